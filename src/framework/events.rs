@@ -1,0 +1,51 @@
+//! Cluster events as a bit mask, for queueing hints: a pod rejected by a plugin only goes back to
+//! the active queue when an event that plugin registered for could have made it schedulable
+//! (upstream `EventsToRegister`).
+
+use std::ops::{BitOr, BitOrAssign};
+
+/// A set of cluster events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EventMask(pub u32);
+
+impl EventMask {
+    pub const NONE: EventMask = EventMask(0);
+    pub const NODE_ADD: EventMask = EventMask(1 << 0);
+    pub const NODE_ALLOCATABLE: EventMask = EventMask(1 << 1);
+    pub const NODE_LABEL: EventMask = EventMask(1 << 2);
+    pub const NODE_TAINT: EventMask = EventMask(1 << 3);
+    /// `spec.unschedulable` changed.
+    pub const NODE_SPEC_UNSCHEDULABLE: EventMask = EventMask(1 << 4);
+    pub const NODE_IMAGES: EventMask = EventMask(1 << 5);
+    pub const NODE_DELETE: EventMask = EventMask(1 << 6);
+    pub const ASSIGNED_POD_ADD: EventMask = EventMask(1 << 7);
+    /// Labels of an assigned pod changed.
+    pub const ASSIGNED_POD_UPDATE: EventMask = EventMask(1 << 8);
+    /// An assigned pod was deleted, finished, or an assumption was forgotten.
+    pub const ASSIGNED_POD_DELETE: EventMask = EventMask(1 << 9);
+    pub const PVC_CHANGE: EventMask = EventMask(1 << 10);
+    pub const PV_CHANGE: EventMask = EventMask(1 << 11);
+    pub const STORAGE_CLASS_CHANGE: EventMask = EventMask(1 << 12);
+    pub const CSI_NODE_CHANGE: EventMask = EventMask(1 << 13);
+    pub const NAMESPACE_CHANGE: EventMask = EventMask(1 << 14);
+    /// The unscheduled pod itself was updated.
+    pub const POD_UPDATE: EventMask = EventMask(1 << 15);
+    pub const ALL: EventMask = EventMask(u32::MAX);
+
+    pub fn intersects(self, other: EventMask) -> bool {
+        self.0 & other.0 != 0
+    }
+}
+
+impl BitOr for EventMask {
+    type Output = EventMask;
+    fn bitor(self, rhs: EventMask) -> EventMask {
+        EventMask(self.0 | rhs.0)
+    }
+}
+
+impl BitOrAssign for EventMask {
+    fn bitor_assign(&mut self, rhs: EventMask) {
+        self.0 |= rhs.0;
+    }
+}

@@ -1,0 +1,178 @@
+//! Plugin verdicts and the FitError message users read in `FailedScheduling` events.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// Status codes of a rejecting plugin (upstream `fwk.Code`, minus Success/Skip/Wait which are
+/// expressed through `Result`/`Option` here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Code {
+    /// The node does not fit now; preemption may help.
+    Unschedulable,
+    /// The node does not fit and preemption cannot change that.
+    UnschedulableAndUnresolvable,
+    /// An internal error (not the pod's fault).
+    Error,
+}
+
+/// Why a plugin rejected a pod (for one node, or for the whole pod at PreFilter).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    pub code: Code,
+    pub reasons: Vec<Cow<'static, str>>,
+    /// The rejecting plugin, filled in by the framework.
+    pub plugin: &'static str,
+}
+
+impl Rejection {
+    pub fn unschedulable(reason: impl Into<Cow<'static, str>>) -> Rejection {
+        Rejection { code: Code::Unschedulable, reasons: vec![reason.into()], plugin: "" }
+    }
+
+    pub fn unresolvable(reason: impl Into<Cow<'static, str>>) -> Rejection {
+        Rejection { code: Code::UnschedulableAndUnresolvable, reasons: vec![reason.into()], plugin: "" }
+    }
+
+    pub fn error(reason: impl Into<Cow<'static, str>>) -> Rejection {
+        Rejection { code: Code::Error, reasons: vec![reason.into()], plugin: "" }
+    }
+
+    pub fn with_plugin(mut self, plugin: &'static str) -> Rejection {
+        self.plugin = plugin;
+        self
+    }
+
+    /// All reasons joined as upstream's `Status.Message()` does (", ").
+    pub fn message(&self) -> String {
+        self.reasons.join(", ")
+    }
+}
+
+/// Upstream `Diagnosis`: per-node verdicts of the filters, plus what PreFilter/PostFilter said.
+#[derive(Debug, Clone, Default)]
+pub struct Diagnosis {
+    /// Node name → rejection, for every node a filter rejected.
+    pub node_to_status: BTreeMap<Box<str>, Rejection>,
+    /// Status of nodes that were never evaluated because PreFilter restricted the node set or
+    /// rejected the pod outright (upstream `AbsentNodesStatus`).
+    pub absent_nodes_status: Option<Rejection>,
+    /// Plugins that rejected the pod somewhere (drives queueing hints).
+    pub unschedulable_plugins: Vec<&'static str>,
+    pub pre_filter_msg: String,
+    pub post_filter_msg: String,
+}
+
+impl Diagnosis {
+    /// Record a rejecting plugin once.
+    pub fn add_plugin(&mut self, plugin: &'static str) {
+        if !plugin.is_empty() && !self.unschedulable_plugins.contains(&plugin) {
+            self.unschedulable_plugins.push(plugin);
+        }
+    }
+
+    /// The status a node ended with: its own, or the absent-nodes status.
+    pub fn status_of(&self, node: &str) -> Option<&Rejection> {
+        self.node_to_status.get(node).or(self.absent_nodes_status.as_ref())
+    }
+}
+
+/// The error text of a pod that fits no node (`FitError.Error()` in
+/// pkg/scheduler/framework/types.go): `0/N nodes are available: <prefilter>. <histogram>. <postfilter>`.
+pub fn fit_error_message(num_all_nodes: usize, d: &Diagnosis) -> String {
+    let mut msg = format!("0/{num_all_nodes} nodes are available:");
+    if !d.pre_filter_msg.is_empty() {
+        msg.push_str(&format!(" {}.", d.pre_filter_msg));
+    } else {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for status in d.node_to_status.values() {
+            for r in &status.reasons {
+                *counts.entry(r).or_default() += 1;
+            }
+        }
+        if d.node_to_status.len() < num_all_nodes {
+            if let Some(absent) = &d.absent_nodes_status {
+                let n = num_all_nodes - d.node_to_status.len();
+                for r in &absent.reasons {
+                    *counts.entry(r).or_default() += n;
+                }
+            }
+        }
+        // "%v %v" then sort.Strings: lexicographic, so "10 x" sorts before "2 y" as upstream.
+        let mut entries: Vec<String> = counts.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        entries.sort();
+        if !entries.is_empty() {
+            msg.push_str(&format!(" {}.", entries.join(", ")));
+        }
+    }
+    if !d.post_filter_msg.is_empty() {
+        msg.push_str(&format!(" {}", d.post_filter_msg));
+    }
+    msg
+}
+
+/// `NoteLengthLimit` truncation for event notes (1024 bytes, ending in " ...").
+pub fn truncate_note(message: &str) -> String {
+    const MAX: usize = 1024;
+    if message.len() <= MAX {
+        return message.to_string();
+    }
+    let mut cut = MAX - 4;
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{} ...", &message[..cut])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_is_sorted_as_strings() {
+        let mut d = Diagnosis::default();
+        for i in 0..10 {
+            d.node_to_status.insert(format!("a{i}").into(), Rejection::unschedulable("node(s) had untolerated taint(s)"));
+        }
+        for i in 0..2 {
+            d.node_to_status.insert(format!("b{i}").into(), Rejection::unschedulable("Insufficient cpu"));
+        }
+        assert_eq!(
+            fit_error_message(12, &d),
+            "0/12 nodes are available: 10 node(s) had untolerated taint(s), 2 Insufficient cpu."
+        );
+    }
+
+    #[test]
+    fn real_k3s_message_shape() {
+        // fixtures: events.k8s.io FailedScheduling note from a k3s v1.33 cluster.
+        let mut d = Diagnosis::default();
+        d.node_to_status.insert("c9b7eea91".into(), Rejection::unschedulable("Insufficient cpu"));
+        d.post_filter_msg = "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.".into();
+        assert_eq!(
+            fit_error_message(1, &d),
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+        );
+    }
+
+    #[test]
+    fn prefilter_message_replaces_histogram_and_absent_nodes_count() {
+        let mut d = Diagnosis { pre_filter_msg: "pod has unbound immediate PersistentVolumeClaims".into(), ..Default::default() };
+        assert_eq!(fit_error_message(3, &d), "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.");
+        d.pre_filter_msg.clear();
+        d.absent_nodes_status = Some(Rejection::unresolvable("node(s) didn't satisfy plugin(s) [NodeAffinity]"));
+        d.node_to_status.insert("n1".into(), Rejection::unschedulable("Too many pods"));
+        assert_eq!(
+            fit_error_message(3, &d),
+            "0/3 nodes are available: 1 Too many pods, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]."
+        );
+    }
+
+    #[test]
+    fn notes_are_truncated_to_1024() {
+        let long = "x".repeat(2000);
+        let t = truncate_note(&long);
+        assert_eq!(t.len(), 1024);
+        assert!(t.ends_with(" ..."));
+        assert_eq!(truncate_note("short"), "short");
+    }
+}

@@ -1,0 +1,661 @@
+//! The few Kubernetes API types edgesched reads and writes, as minimal serde models.
+//!
+//! Only the fields scheduling needs are declared; everything else in the API server's JSON is ignored,
+//! so new upstream fields never break decoding. Collections accept `null` (bookmark events carry
+//! `"containers": null`) and quantities accept JSON numbers as well as strings (hand-written cluster
+//! files for `simulate` often say `cpu: 1`).
+
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Deserialize `null` (or an absent field, with `#[serde(default)]`) as the type's default.
+pub fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A `resource.Quantity` as it appears on the wire: normally a string, sometimes a bare number in
+/// hand-written YAML. Parsing into integers happens later (`kube::quantity`) so that one bad value
+/// becomes a clear per-pod error instead of a failed decode of the whole list page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[serde(transparent)]
+pub struct QuantityStr(pub String);
+
+impl<'de> Deserialize<'de> for QuantityStr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = QuantityStr;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a quantity string or number")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<QuantityStr, E> {
+                Ok(QuantityStr(v.to_string()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<QuantityStr, E> {
+                Ok(QuantityStr(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<QuantityStr, E> {
+                Ok(QuantityStr(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<QuantityStr, E> {
+                Ok(QuantityStr(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<QuantityStr, E> {
+                Ok(QuantityStr(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `v1.ResourceList`: resource name → quantity.
+pub type ResourceList = BTreeMap<String, QuantityStr>;
+
+/// `metav1.ObjectMeta`, reduced to what scheduling and leader election use.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectMeta {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub resource_version: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub owner_references: Vec<OwnerReference>,
+}
+
+/// `metav1.OwnerReference`: lets PodTopologySpread find a pod's controller for system defaults.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerReference {
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub uid: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
+}
+
+/// `metav1.ListMeta`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListMeta {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub resource_version: String,
+    #[serde(default, rename = "continue", deserialize_with = "null_as_default")]
+    pub continue_token: String,
+    #[serde(default)]
+    pub remaining_item_count: Option<i64>,
+}
+
+/// Any `*List` body: `items` of one kind plus list metadata. Items carry no kind/apiVersion.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(bound(deserialize = "T: Deserialize<'de>"))]
+pub struct ObjectList<T> {
+    #[serde(default)]
+    pub metadata: ListMeta,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub items: Vec<T>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pods
+// ---------------------------------------------------------------------------------------------
+
+/// `v1.Pod`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct Pod {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: PodSpec,
+    #[serde(default)]
+    pub status: PodStatus,
+}
+
+/// `v1.PodSpec`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSpec {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub node_name: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub scheduler_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub priority_class_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption_policy: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub node_selector: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Affinity>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub tolerations: Vec<Toleration>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub containers: Vec<Container>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub init_containers: Vec<Container>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub overhead: ResourceList,
+    /// Pod-level resources (`PodLevelResources`); only cpu, memory and hugepages-* are honoured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourceRequirements>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub scheduling_gates: Vec<PodSchedulingGate>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub volumes: Vec<Volume>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub host_network: bool,
+}
+
+/// `v1.PodStatus`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodStatus {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub phase: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<PodCondition>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub nominated_node_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
+}
+
+/// `v1.PodCondition`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PodCondition {
+    #[serde(rename = "type", default)]
+    pub type_: String,
+    #[serde(default)]
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub last_probe_time: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<String>,
+}
+
+/// `v1.Container` (also used for init containers).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Container {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub name: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub image: String,
+    #[serde(default)]
+    pub resources: ResourceRequirements,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<ContainerPort>,
+    /// `Always` marks a restartable ("sidecar") init container.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+}
+
+/// `v1.ResourceRequirements`; limits are not used by any default plugin.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRequirements {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub requests: ResourceList,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub limits: ResourceList,
+}
+
+/// `v1.ContainerPort`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerPort {
+    #[serde(default)]
+    pub container_port: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_port: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    #[serde(rename = "hostIP", default, skip_serializing_if = "Option::is_none")]
+    pub host_ip: Option<String>,
+}
+
+/// `v1.Toleration`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Toleration {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub key: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub operator: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub effect: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toleration_seconds: Option<i64>,
+}
+
+/// `v1.PodSchedulingGate`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct PodSchedulingGate {
+    #[serde(default)]
+    pub name: String,
+}
+
+/// `v1.Affinity`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Affinity {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_affinity: Option<NodeAffinity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_affinity: Option<PodAffinity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_anti_affinity: Option<PodAffinity>,
+}
+
+/// `v1.NodeAffinity`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct NodeAffinity {
+    #[serde(rename = "requiredDuringSchedulingIgnoredDuringExecution", default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<NodeSelector>,
+    #[serde(
+        rename = "preferredDuringSchedulingIgnoredDuringExecution",
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub preferred: Vec<PreferredSchedulingTerm>,
+}
+
+/// `v1.NodeSelector`: terms are ORed.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSelector {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub node_selector_terms: Vec<NodeSelectorTerm>,
+}
+
+/// `v1.NodeSelectorTerm`: expressions and fields are ANDed.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSelectorTerm {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub match_expressions: Vec<NodeSelectorRequirement>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub match_fields: Vec<NodeSelectorRequirement>,
+}
+
+/// `v1.NodeSelectorRequirement`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct NodeSelectorRequirement {
+    #[serde(default)]
+    pub key: String,
+    #[serde(default)]
+    pub operator: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+}
+
+/// `v1.PreferredSchedulingTerm`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct PreferredSchedulingTerm {
+    #[serde(default)]
+    pub weight: i32,
+    #[serde(default)]
+    pub preference: NodeSelectorTerm,
+}
+
+/// `v1.PodAffinity` / `v1.PodAntiAffinity` (same shape).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct PodAffinity {
+    #[serde(
+        rename = "requiredDuringSchedulingIgnoredDuringExecution",
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub required: Vec<PodAffinityTerm>,
+    #[serde(
+        rename = "preferredDuringSchedulingIgnoredDuringExecution",
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub preferred: Vec<WeightedPodAffinityTerm>,
+}
+
+/// `v1.PodAffinityTerm`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PodAffinityTerm {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<LabelSelector>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<String>,
+    #[serde(default)]
+    pub topology_key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace_selector: Option<LabelSelector>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub match_label_keys: Vec<String>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub mismatch_label_keys: Vec<String>,
+}
+
+/// `v1.WeightedPodAffinityTerm`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct WeightedPodAffinityTerm {
+    #[serde(default)]
+    pub weight: i32,
+    #[serde(default)]
+    pub pod_affinity_term: PodAffinityTerm,
+}
+
+/// `metav1.LabelSelector`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct LabelSelector {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub match_labels: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub match_expressions: Vec<LabelSelectorRequirement>,
+}
+
+/// `metav1.LabelSelectorRequirement` (operators In, NotIn, Exists, DoesNotExist).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct LabelSelectorRequirement {
+    #[serde(default)]
+    pub key: String,
+    #[serde(default)]
+    pub operator: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+}
+
+/// `v1.TopologySpreadConstraint`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct TopologySpreadConstraint {
+    #[serde(default)]
+    pub max_skew: i32,
+    #[serde(default)]
+    pub topology_key: String,
+    #[serde(default)]
+    pub when_unsatisfiable: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<LabelSelector>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_domains: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_affinity_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_taints_policy: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub match_label_keys: Vec<String>,
+}
+
+/// `v1.Volume`, reduced to the sources the volume plugins inspect.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Volume {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persistent_volume_claim: Option<PvcSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ephemeral: Option<serde_json::Value>,
+}
+
+/// `v1.PersistentVolumeClaimVolumeSource`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PvcSource {
+    #[serde(default)]
+    pub claim_name: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nodes
+// ---------------------------------------------------------------------------------------------
+
+/// `v1.Node`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct Node {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: NodeSpec,
+    #[serde(default)]
+    pub status: NodeStatus,
+}
+
+/// `v1.NodeSpec`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSpec {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unschedulable: bool,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<Taint>,
+}
+
+/// `v1.Taint`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Taint {
+    #[serde(default)]
+    pub key: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    #[serde(default)]
+    pub effect: String,
+}
+
+/// `v1.NodeStatus`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeStatus {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub capacity: ResourceList,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub allocatable: ResourceList,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ContainerImage>,
+}
+
+/// `v1.ContainerImage`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerImage {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub names: Vec<String>,
+    #[serde(default)]
+    pub size_bytes: i64,
+}
+
+// ---------------------------------------------------------------------------------------------
+// PriorityClass
+// ---------------------------------------------------------------------------------------------
+
+/// `scheduling.k8s.io/v1` PriorityClass: resolves `priorityClassName` for pods created before the
+/// Priority admission plugin ran (or on clusters without it).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriorityClass {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub value: i32,
+    #[serde(default)]
+    pub global_default: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption_policy: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes: Binding, Event, Status
+// ---------------------------------------------------------------------------------------------
+
+/// `v1.Binding`, the body POSTed to `pods/{name}/binding`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Binding {
+    pub kind: String,
+    pub api_version: String,
+    pub metadata: ObjectMeta,
+    pub target: ObjectReference,
+}
+
+/// `v1.ObjectReference`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectReference {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub resource_version: String,
+}
+
+/// `events.k8s.io/v1` Event, with exactly the fields kube-scheduler's recorder writes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    pub kind: String,
+    pub api_version: String,
+    pub metadata: ObjectMeta,
+    pub event_time: String,
+    pub reporting_controller: String,
+    pub reporting_instance: String,
+    pub action: String,
+    pub reason: String,
+    pub regarding: ObjectReference,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub related: Option<ObjectReference>,
+    pub note: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+}
+
+/// `metav1.Status`: the body of every API error (and of some successes).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Status {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub status: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub message: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub reason: String,
+    #[serde(default)]
+    pub details: Option<StatusDetails>,
+    #[serde(default)]
+    pub code: u16,
+}
+
+/// `metav1.StatusDetails`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusDetails {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub name: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub group: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub kind: String,
+    #[serde(default)]
+    pub retry_after_seconds: Option<i64>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leases (leader election)
+// ---------------------------------------------------------------------------------------------
+
+/// `coordination.k8s.io/v1` Lease.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Lease {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: LeaseSpec,
+}
+
+/// `coordination.k8s.io/v1` LeaseSpec. Times are MicroTime strings (RFC 3339, 6 fractional digits).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder_identity: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_duration_seconds: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acquire_time: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renew_time: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_transitions: Option<i32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bookmark_pod_with_null_containers_decodes() {
+        // Shape of a real BOOKMARK object (watch/watch-event-bookmark-initial-events-end-kind-v1.36.json).
+        let raw = r#"{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"554","creationTimestamp":null,
+            "annotations":{"k8s.io/initial-events-end":"true"}},"spec":{"containers":null},"status":{}}"#;
+        let pod: Pod = serde_json::from_str(raw).expect("decodes");
+        assert_eq!(pod.metadata.resource_version, "554");
+        assert!(pod.spec.containers.is_empty());
+    }
+
+    #[test]
+    fn quantities_accept_numbers_and_strings() {
+        let raw = r#"{"requests":{"cpu":1,"memory":"128Mi","nvidia.com/gpu":0.5}}"#;
+        let r: ResourceRequirements = serde_json::from_str(raw).expect("decodes");
+        assert_eq!(r.requests["cpu"].0, "1");
+        assert_eq!(r.requests["memory"].0, "128Mi");
+        assert_eq!(r.requests["nvidia.com/gpu"].0, "0.5");
+    }
+}

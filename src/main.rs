@@ -1,0 +1,5 @@
+//! The `edgesched` binary: command-line parsing and wiring only.
+
+fn main() {
+    println!("edgesched {}", env!("CARGO_PKG_VERSION"));
+}
