@@ -6,9 +6,14 @@
 
 pub mod cache;
 pub mod config;
+pub mod events;
 pub mod framework;
 pub mod intern;
 pub mod kube;
+pub mod logging;
+pub mod metrics;
 pub mod model;
+pub mod queue;
 pub mod rng;
+pub mod scheduler;
 pub mod timefmt;

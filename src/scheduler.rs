@@ -1,0 +1,709 @@
+//! The scheduler core: a deterministic state machine fed with watch changes and binding results,
+//! producing effects (bind, record an event, patch a pod's status) for the shell to perform.
+//!
+//! It owns the node table, the queue and the profiles, mirrors upstream's event handlers
+//! (pkg/scheduler/eventhandlers.go) and failure handling (schedule_one.go `handleSchedulingFailure`),
+//! and never performs I/O itself, so the live loop, `simulate` and tests drive the same code.
+
+use crate::cache::{Cache, NodeChange};
+use crate::events::{pod_reference, EventRecord, EventType};
+use crate::framework::cycle::{CycleParams, NO_NODES_AVAILABLE};
+use crate::framework::{status::truncate_note, EventMask, Framework, ScheduleOutcome};
+use crate::kube::api;
+use crate::metrics::{names as m, Metrics};
+use crate::model::{NodeSpecInfo, PodInfo, PodKey, PreemptionPolicy, PriorityResolver};
+use crate::queue::{Location, QueuedPod, Requeue, SchedulingQueue};
+use crate::rng::Rng;
+use log::{debug, info, warn};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A change observed by a watch (the shell converts the watcher's updates into these).
+#[derive(Debug)]
+pub enum Change<T> {
+    /// A full relist starts; objects not seen before `ListDone` are gone afterwards.
+    ListBegin,
+    ListPage(Vec<T>),
+    ListDone,
+    Added(T),
+    Modified(T),
+    Deleted(T),
+}
+
+/// Everything the scheduler thread reacts to.
+#[derive(Debug)]
+pub enum Input {
+    Pod(Change<Box<api::Pod>>),
+    Node(Change<Box<api::Node>>),
+    PriorityClass(Change<api::PriorityClass>),
+    BindDone(BindOutcome),
+    /// Leadership gained (`true`) or lost.
+    Leading(bool),
+}
+
+/// Result of a binding performed by the shell.
+#[derive(Debug, Clone)]
+pub struct BindOutcome {
+    pub key: PodKey,
+    pub node: Box<str>,
+    pub result: Result<(), BindFailure>,
+}
+
+/// Why a binding failed.
+#[derive(Debug, Clone)]
+pub enum BindFailure {
+    /// 409: the pod is already bound (another scheduler won) or being deleted. We lost it.
+    Conflict(String),
+    /// Anything else (404, 5xx after retries, transport): forget and retry with backoff.
+    Other(String),
+}
+
+/// A request to bind a pod, with what the binder needs to log and measure.
+#[derive(Debug, Clone)]
+pub struct BindRequest {
+    pub pod: Arc<PodInfo>,
+    pub node: Box<str>,
+    pub profile: String,
+    pub evaluated_nodes: usize,
+    pub feasible_nodes: usize,
+    pub attempts: u32,
+    pub initial_attempt: Option<Instant>,
+    pub cycle_start: Instant,
+}
+
+/// The PodScheduled condition (and nominated node) to write to a pod's status.
+#[derive(Debug, Clone)]
+pub struct StatusPatch {
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub condition: Option<api::PodCondition>,
+    /// `Some(node)` sets `status.nominatedNodeName` (empty string clears it).
+    pub nominated_node_name: Option<String>,
+}
+
+/// Work for the shell.
+#[derive(Debug, Clone)]
+pub enum Effect {
+    Bind(BindRequest),
+    Event(EventRecord),
+    PatchStatus(StatusPatch),
+    /// Evict a preemption victim (delete with a uid precondition) after marking it with a
+    /// `DisruptionTarget` condition.
+    Evict {
+        namespace: String,
+        name: String,
+        uid: String,
+        preemptor: String,
+        node: String,
+        profile: String,
+    },
+}
+
+/// What one scheduling attempt did (for metrics and tests).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attempt {
+    Scheduled {
+        pod: PodKey,
+        node: Box<str>,
+    },
+    Unschedulable {
+        pod: PodKey,
+        message: String,
+    },
+    Error {
+        pod: PodKey,
+        message: String,
+    },
+    /// Popped but not attempted (being deleted, already assumed, profile gone).
+    Skipped {
+        pod: PodKey,
+    },
+}
+
+/// PriorityClasses by name, for pods created without `spec.priority`.
+#[derive(Debug, Default)]
+pub struct PriorityClasses {
+    classes: HashMap<String, (i32, Option<PreemptionPolicy>, bool)>,
+}
+
+impl PriorityClasses {
+    fn upsert(&mut self, pc: &api::PriorityClass) {
+        let policy = pc.preemption_policy.as_deref().map(|p| {
+            if p == "Never" {
+                PreemptionPolicy::Never
+            } else {
+                PreemptionPolicy::PreemptLowerPriority
+            }
+        });
+        self.classes.insert(pc.metadata.name.clone(), (pc.value, policy, pc.global_default));
+    }
+}
+
+impl PriorityResolver for PriorityClasses {
+    fn class(&self, name: &str) -> Option<(i32, Option<PreemptionPolicy>)> {
+        self.classes.get(name).map(|(v, p, _)| (*v, *p))
+    }
+    fn global_default(&self) -> Option<(i32, Option<PreemptionPolicy>)> {
+        self.classes.values().find(|c| c.2).map(|(v, p, _)| (*v, *p))
+    }
+}
+
+/// Which watches have delivered a complete list at least once.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Synced {
+    pub pods: bool,
+    pub nodes: bool,
+    pub priority_classes: bool,
+}
+
+/// Static settings of the scheduler core.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub percentage_of_nodes_to_score: i32,
+    pub pod_initial_backoff: Duration,
+    pub pod_max_backoff: Duration,
+}
+
+/// Rejector name used for pods whose spec we cannot read; only their own update can help.
+const POD_SPEC: &str = "PodSpec";
+
+/// The scheduler core.
+pub struct Scheduler {
+    profiles: Vec<Framework>,
+    cache: Cache,
+    queue: SchedulingQueue,
+    priority_classes: PriorityClasses,
+    /// Unassigned pods of our profiles, as last seen (for re-conversion and change detection).
+    pending: HashMap<PodKey, Arc<api::Pod>>,
+    next_start_node_index: usize,
+    percentage_of_nodes_to_score: i32,
+    rng: Rng,
+    synced: Synced,
+    relisting_pods: Option<HashSet<PodKey>>,
+    relisting_nodes: Option<HashSet<Box<str>>>,
+    relisting_classes: Option<HashSet<String>>,
+    leading: bool,
+    effects: Vec<Effect>,
+    metrics: Metrics,
+}
+
+impl Scheduler {
+    pub fn new(profiles: Vec<Framework>, settings: &Settings, metrics: Metrics, rng: Rng, now: Instant) -> Scheduler {
+        Scheduler {
+            profiles,
+            cache: Cache::new(),
+            queue: SchedulingQueue::new(settings.pod_initial_backoff, settings.pod_max_backoff, now),
+            priority_classes: PriorityClasses::default(),
+            pending: HashMap::new(),
+            next_start_node_index: 0,
+            percentage_of_nodes_to_score: settings.percentage_of_nodes_to_score,
+            rng,
+            synced: Synced::default(),
+            relisting_pods: None,
+            relisting_nodes: None,
+            relisting_classes: None,
+            leading: false,
+            effects: Vec::new(),
+            metrics,
+        }
+    }
+
+    /// Read access for diagnostics and tests.
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    pub fn queue(&self) -> &SchedulingQueue {
+        &self.queue
+    }
+
+    pub fn profiles(&self) -> &[Framework] {
+        &self.profiles
+    }
+
+    pub fn synced(&self) -> Synced {
+        self.synced
+    }
+
+    /// All informers synced: scheduling may start (upstream WaitForCacheSync).
+    pub fn caches_synced(&self) -> bool {
+        self.synced.pods && self.synced.nodes && self.synced.priority_classes
+    }
+
+    pub fn is_leading(&self) -> bool {
+        self.leading
+    }
+
+    /// Take the effects produced so far.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    fn profile(&self, name: &str) -> Option<&Framework> {
+        self.profiles.iter().find(|p| p.scheduler_name == name)
+    }
+
+    fn serves(&self, scheduler_name: &str) -> bool {
+        self.profile(scheduler_name).is_some()
+    }
+
+    /// Feed one input.
+    pub fn handle(&mut self, input: Input, now: Instant) {
+        match input {
+            Input::Pod(c) => self.on_pod_change(c, now),
+            Input::Node(c) => self.on_node_change(c, now),
+            Input::PriorityClass(c) => self.on_priority_class_change(c, now),
+            Input::BindDone(o) => self.on_bind_done(o, now),
+            Input::Leading(l) => {
+                self.leading = l;
+                for p in &self.profiles {
+                    debug!("leadership changed profile={:?} leading={l}", p.scheduler_name);
+                }
+            }
+        }
+        self.update_gauges();
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Pods
+    // ------------------------------------------------------------------------------------------
+
+    fn on_pod_change(&mut self, c: Change<Box<api::Pod>>, now: Instant) {
+        match c {
+            Change::ListBegin => self.relisting_pods = Some(HashSet::new()),
+            Change::ListPage(pods) => {
+                for pod in pods {
+                    if let Some(seen) = self.relisting_pods.as_mut() {
+                        seen.insert(crate::model::pod_key(&pod.metadata.namespace, &pod.metadata.name));
+                    }
+                    self.on_pod_upsert(pod, now);
+                }
+            }
+            Change::ListDone => {
+                if let Some(seen) = self.relisting_pods.take() {
+                    let mut known: HashSet<PodKey> = self.cache.pod_keys().into_iter().collect();
+                    known.extend(self.pending.keys().cloned());
+                    for key in known.difference(&seen) {
+                        // Assumed pods are ours and in flight: the relist may predate their binding.
+                        if self.cache.is_assumed(key) {
+                            continue;
+                        }
+                        self.on_pod_gone(key, now);
+                    }
+                }
+                self.synced.pods = true;
+            }
+            Change::Added(p) | Change::Modified(p) => self.on_pod_upsert(p, now),
+            Change::Deleted(p) => {
+                let key = crate::model::pod_key(&p.metadata.namespace, &p.metadata.name);
+                self.on_pod_gone(&key, now);
+            }
+        }
+    }
+
+    fn on_pod_upsert(&mut self, pod: Box<api::Pod>, now: Instant) {
+        let info = Arc::new(PodInfo::from_api(&pod, &self.priority_classes));
+        let key = info.key.clone();
+        if info.is_assigned() {
+            if self.pending.remove(&key).is_some() {
+                self.queue.delete(&key);
+            }
+            if info.phase.is_terminal() {
+                if self.cache.remove_pod(&key).is_some() {
+                    self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
+                }
+                return;
+            }
+            let previous = self.cache.assigned_pod(&key).map(|p| (p.labels.clone(), self.cache.is_assumed(&key)));
+            self.cache.upsert_assigned_pod(&info);
+            match previous {
+                None => self.move_pods(EventMask::ASSIGNED_POD_ADD, now),
+                Some((_, true)) => {} // our own assumption confirmed: nothing new for other pods
+                Some((labels, false)) if labels != info.labels => self.move_pods(EventMask::ASSIGNED_POD_UPDATE, now),
+                Some(_) => {}
+            }
+            return;
+        }
+        if info.phase.is_terminal() || !self.serves(&info.scheduler_name) {
+            if self.pending.remove(&key).is_some() {
+                self.queue.delete(&key);
+            }
+            return;
+        }
+        let changed = match self.pending.get(&key) {
+            Some(old) => scheduling_relevant_change(old, &pod),
+            None => true,
+        };
+        self.pending.insert(key.clone(), Arc::from(pod));
+        if self.cache.is_assumed(&key) {
+            // Being bound by us; the watch has not caught up (upstream skips assumed pods).
+            self.queue.refresh(info);
+            return;
+        }
+        let gate = self.profile(&info.scheduler_name).and_then(|fw| fw.pre_enqueue(&info).err()).map(|r| (r.plugin, r.message()));
+        match self.queue.location(&key) {
+            None => {
+                self.metrics.inc(m::QUEUE_INCOMING, &[if gate.is_some() { "gated" } else { "active" }, "PodAdd"], 1.0);
+                self.queue.add(info, gate, now);
+            }
+            Some(_) if changed => {
+                if self.queue.get(&key).is_some_and(|q| q.rejectors.contains(&POD_SPEC) || q.gating_plugin.is_some()) {
+                    debug!("pod updated, requeueing pod={key}");
+                }
+                self.queue.update(info, gate, now);
+            }
+            Some(_) => self.queue.refresh(info),
+        }
+    }
+
+    fn on_pod_gone(&mut self, key: &str, now: Instant) {
+        if self.pending.remove(key).is_some() {
+            self.queue.delete(key);
+        }
+        if self.cache.remove_pod(key).is_some() {
+            self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Nodes and priority classes
+    // ------------------------------------------------------------------------------------------
+
+    fn on_node_change(&mut self, c: Change<Box<api::Node>>, now: Instant) {
+        match c {
+            Change::ListBegin => self.relisting_nodes = Some(HashSet::new()),
+            Change::ListPage(nodes) => {
+                for n in nodes {
+                    if let Some(seen) = self.relisting_nodes.as_mut() {
+                        seen.insert(n.metadata.name.as_str().into());
+                    }
+                    self.on_node_upsert(&n, now);
+                }
+            }
+            Change::ListDone => {
+                if let Some(seen) = self.relisting_nodes.take() {
+                    for name in self.cache.node_names() {
+                        if !seen.contains(&name) {
+                            self.cache.remove_node(&name);
+                        }
+                    }
+                }
+                self.synced.nodes = true;
+            }
+            Change::Added(n) | Change::Modified(n) => self.on_node_upsert(&n, now),
+            Change::Deleted(n) => {
+                self.cache.remove_node(&n.metadata.name);
+                self.move_pods(EventMask::NODE_DELETE, now);
+            }
+        }
+    }
+
+    fn on_node_upsert(&mut self, node: &api::Node, now: Instant) {
+        let spec = NodeSpecInfo::from_api(node);
+        for w in &spec.warnings {
+            warn!("Ignoring unreadable node resource node={:?} problem={w:?}", spec.name);
+        }
+        let change = self.cache.upsert_node(spec);
+        let mask = node_change_mask(&change);
+        if mask != EventMask::NONE {
+            self.move_pods(mask, now);
+        }
+    }
+
+    fn on_priority_class_change(&mut self, c: Change<api::PriorityClass>, now: Instant) {
+        match c {
+            Change::ListBegin => self.relisting_classes = Some(HashSet::new()),
+            Change::ListPage(items) => {
+                for pc in items {
+                    if let Some(seen) = self.relisting_classes.as_mut() {
+                        seen.insert(pc.metadata.name.clone());
+                    }
+                    self.priority_classes.upsert(&pc);
+                }
+            }
+            Change::ListDone => {
+                if let Some(seen) = self.relisting_classes.take() {
+                    self.priority_classes.classes.retain(|k, _| seen.contains(k));
+                }
+                self.synced.priority_classes = true;
+                self.reconvert_pending(now);
+            }
+            Change::Added(pc) | Change::Modified(pc) => {
+                self.priority_classes.upsert(&pc);
+                self.reconvert_pending(now);
+            }
+            Change::Deleted(pc) => {
+                self.priority_classes.classes.remove(&pc.metadata.name);
+            }
+        }
+    }
+
+    /// Pods converted before their PriorityClass was known are converted again.
+    fn reconvert_pending(&mut self, now: Instant) {
+        let stale: Vec<Arc<api::Pod>> = self
+            .pending
+            .values()
+            .filter(|p| p.spec.priority.is_none() && !p.spec.priority_class_name.is_empty())
+            .cloned()
+            .collect();
+        for p in stale {
+            let info = Arc::new(PodInfo::from_api(&p, &self.priority_classes));
+            if self.queue.location(&info.key).is_some() {
+                self.queue.update(info, None, now);
+            }
+        }
+    }
+
+    /// Wake unschedulable pods that the event could help (queueing hints).
+    fn move_pods(&mut self, mask: EventMask, now: Instant) {
+        let profiles = &self.profiles;
+        let moved = self.queue.move_on_event(now, |qp: &QueuedPod| {
+            if qp.rejectors.contains(&POD_SPEC) {
+                return mask.intersects(EventMask::POD_UPDATE);
+            }
+            match profiles.iter().find(|p| *p.scheduler_name == *qp.pod.scheduler_name) {
+                Some(fw) => fw.events_for(&qp.rejectors).intersects(mask),
+                None => false,
+            }
+        });
+        if moved > 0 {
+            debug!("moved unschedulable pods event={mask:?} count={moved}");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Scheduling
+    // ------------------------------------------------------------------------------------------
+
+    /// Whether `schedule_one` would find work now.
+    pub fn has_work(&self) -> bool {
+        self.leading && self.caches_synced() && self.queue.has_runnable()
+    }
+
+    /// When the loop should wake up without new input (backoff expiry, leftover flush).
+    pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
+        self.queue.next_wakeup(now)
+    }
+
+    /// Run periodic queue maintenance.
+    pub fn tick(&mut self, now: Instant) {
+        self.queue.flush(now);
+        self.update_gauges();
+    }
+
+    /// Schedule the next pod, if any. `explain` keeps per-plugin scores in the returned outcome.
+    pub fn schedule_one(&mut self, now: Instant, explain: bool) -> Option<(Attempt, Option<ScheduleOutcome>)> {
+        if !self.leading || !self.caches_synced() {
+            return None;
+        }
+        self.cache.prepare();
+        let qp = self.queue.pop(now)?;
+        let pod = qp.pod.clone();
+        let key = pod.key.clone();
+        let Some(fw_index) = self.profiles.iter().position(|p| *p.scheduler_name == *pod.scheduler_name) else {
+            self.queue.done(&key);
+            return Some((Attempt::Skipped { pod: key }, None));
+        };
+        if pod.terminating {
+            self.record(
+                fw_index,
+                &pod,
+                EventType::Warning,
+                "FailedScheduling",
+                "Scheduling",
+                format!("skip schedule deleting pod: {}/{}", pod.namespace, pod.name),
+            );
+            info!("Skip schedule deleting pod pod={key:?}");
+            self.queue.done(&key);
+            return Some((Attempt::Skipped { pod: key }, None));
+        }
+        if self.cache.is_assumed(&key) {
+            self.queue.done(&key);
+            return Some((Attempt::Skipped { pod: key }, None));
+        }
+        if let Some(reason) = pod.unschedulable_reason() {
+            let message = format!("pod spec cannot be scheduled: {reason}");
+            self.fail(fw_index, &qp, Requeue::Rejected { plugins: vec![POD_SPEC] }, "Unschedulable", &message, None, now);
+            return Some((Attempt::Unschedulable { pod: key, message }, None));
+        }
+        let mut params = CycleParams {
+            next_start_node_index: &mut self.next_start_node_index,
+            percentage_of_nodes_to_score: self.percentage_of_nodes_to_score,
+            rng: &mut self.rng,
+            explain,
+        };
+        let fw = &self.profiles[fw_index];
+        let outcome = fw.schedule(&self.cache, &pod, &mut params);
+        let attempt = match &outcome {
+            ScheduleOutcome::Scheduled { result, .. } => {
+                self.cache.assume_pod(&pod, &result.node);
+                self.effects.push(Effect::Bind(BindRequest {
+                    pod: pod.clone(),
+                    node: result.node.clone(),
+                    profile: fw.scheduler_name.clone(),
+                    evaluated_nodes: result.evaluated_nodes,
+                    feasible_nodes: result.feasible_nodes,
+                    attempts: qp.attempts,
+                    initial_attempt: qp.initial_attempt,
+                    cycle_start: now,
+                }));
+                Attempt::Scheduled { pod: key, node: result.node.clone() }
+            }
+            ScheduleOutcome::Unschedulable { message, diagnosis, post_filter, .. } => {
+                if message == NO_NODES_AVAILABLE {
+                    info!("Unable to schedule pod; no nodes are registered to the cluster; waiting pod={key:?}");
+                } else {
+                    info!("Unable to schedule pod; no fit; waiting pod={key:?} err={message:?}");
+                }
+                let plugins = diagnosis.unschedulable_plugins.clone();
+                let nominated = post_filter.nominated_node.as_ref().map(|n| n.to_string());
+                let victims = post_filter.victims.clone();
+                let profile = fw.scheduler_name.clone();
+                self.fail(fw_index, &qp, Requeue::Rejected { plugins }, "Unschedulable", message, nominated.clone(), now);
+                if let Some(node) = nominated {
+                    for v in victims {
+                        self.effects.push(Effect::Evict {
+                            namespace: v.namespace.to_string(),
+                            name: v.key.split_once('/').map(|(_, n)| n.to_string()).unwrap_or_default(),
+                            uid: v.uid.to_string(),
+                            preemptor: key.to_string(),
+                            node: node.clone(),
+                            profile: profile.clone(),
+                        });
+                    }
+                }
+                Attempt::Unschedulable { pod: key, message: message.clone() }
+            }
+            ScheduleOutcome::Error { message, .. } => {
+                warn!("Error scheduling pod; retrying pod={key:?} err={message:?}");
+                self.fail(fw_index, &qp, Requeue::Error, "SchedulerError", message, None, now);
+                Attempt::Error { pod: key, message: message.clone() }
+            }
+        };
+        self.update_gauges();
+        Some((attempt, Some(outcome)))
+    }
+
+    /// handleSchedulingFailure: event, PodScheduled=False condition (only if it changed), requeue.
+    #[allow(clippy::too_many_arguments)]
+    fn fail(
+        &mut self,
+        fw_index: usize,
+        qp: &QueuedPod,
+        why: Requeue,
+        reason: &str,
+        message: &str,
+        nominated: Option<String>,
+        now: Instant,
+    ) {
+        let pod = &qp.pod;
+        self.queue.requeue(&pod.key, why, now);
+        self.record(fw_index, pod, EventType::Warning, "FailedScheduling", "Scheduling", truncate_note(message));
+        let wanted = crate::model::ScheduledCondition { status: "False".into(), reason: reason.into(), message: message.into() };
+        let condition_changed = pod.scheduled_condition.as_ref() != Some(&wanted);
+        let nominated_changed = nominated.as_deref().is_some_and(|n| *n != *pod.nominated_node_name);
+        if condition_changed || nominated_changed {
+            self.effects.push(Effect::PatchStatus(StatusPatch {
+                namespace: pod.namespace.to_string(),
+                name: pod.name.to_string(),
+                uid: pod.uid.to_string(),
+                condition: condition_changed.then(|| api::PodCondition {
+                    type_: "PodScheduled".into(),
+                    status: "False".into(),
+                    reason: Some(reason.into()),
+                    message: Some(message.into()),
+                    last_probe_time: None,
+                    last_transition_time: None,
+                }),
+                nominated_node_name: if nominated_changed { nominated } else { None },
+            }));
+        }
+    }
+
+    fn record(&mut self, fw_index: usize, pod: &PodInfo, type_: EventType, reason: &str, action: &str, note: String) {
+        self.effects.push(Effect::Event(EventRecord {
+            regarding: pod_reference(&pod.namespace, &pod.name, &pod.uid, &pod.resource_version),
+            type_,
+            reason: reason.into(),
+            action: action.into(),
+            note,
+            reporting_controller: self.profiles[fw_index].scheduler_name.clone(),
+        }));
+    }
+
+    fn on_bind_done(&mut self, o: BindOutcome, now: Instant) {
+        match o.result {
+            Ok(()) => self.queue.done(&o.key),
+            Err(BindFailure::Conflict(msg)) => {
+                info!("Pod was bound elsewhere; forgetting it pod={:?} node={:?} err={msg:?}", &*o.key, &*o.node);
+                self.queue.done(&o.key);
+                if self.cache.forget_pod(&o.key) {
+                    self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
+                }
+            }
+            Err(BindFailure::Other(msg)) => {
+                warn!("Failed to bind pod pod={:?} node={:?} err={msg:?}", &*o.key, &*o.node);
+                if self.cache.forget_pod(&o.key) {
+                    self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
+                }
+                if let Some(qp) = self.queue.get(&o.key).cloned() {
+                    if self.queue.location(&o.key) == Some(Location::InFlight) {
+                        if let Some(i) = self.profiles.iter().position(|p| *p.scheduler_name == *qp.pod.scheduler_name) {
+                            self.fail(i, &qp, Requeue::Error, "SchedulerError", &format!("binding rejected: {msg}"), None, now);
+                            return;
+                        }
+                    }
+                }
+                self.queue.done(&o.key);
+            }
+        }
+    }
+
+    fn update_gauges(&self) {
+        let c = self.queue.counts();
+        self.metrics.set(m::PENDING_PODS, &["active"], c.active as f64);
+        self.metrics.set(m::PENDING_PODS, &["backoff"], c.backoff as f64);
+        self.metrics.set(m::PENDING_PODS, &["unschedulable"], c.unschedulable as f64);
+        self.metrics.set(m::PENDING_PODS, &["gated"], c.gated as f64);
+        self.metrics.set(m::CACHE_SIZE, &["nodes"], self.cache.num_nodes() as f64);
+        self.metrics.set(m::CACHE_SIZE, &["pods"], self.cache.num_pods() as f64);
+    }
+}
+
+/// Which cluster events a node change represents.
+pub fn node_change_mask(c: &NodeChange) -> EventMask {
+    let mut mask = EventMask::NONE;
+    if c.added {
+        mask |= EventMask::NODE_ADD;
+    }
+    if c.allocatable {
+        mask |= EventMask::NODE_ALLOCATABLE;
+    }
+    if c.labels {
+        mask |= EventMask::NODE_LABEL;
+    }
+    if c.taints {
+        mask |= EventMask::NODE_TAINT;
+    }
+    if c.unschedulable {
+        mask |= EventMask::NODE_SPEC_UNSCHEDULABLE;
+    }
+    if c.images {
+        mask |= EventMask::NODE_IMAGES;
+    }
+    mask
+}
+
+/// upstream `isPodUpdated`: ignore resourceVersion, generation and status; anything else in
+/// metadata labels or the spec may change the scheduling outcome.
+fn scheduling_relevant_change(old: &api::Pod, new: &api::Pod) -> bool {
+    if old.metadata.labels != new.metadata.labels || old.metadata.deletion_timestamp != new.metadata.deletion_timestamp {
+        return true;
+    }
+    match (serde_json::to_vec(&old.spec), serde_json::to_vec(&new.spec)) {
+        (Ok(a), Ok(b)) => a != b,
+        _ => true,
+    }
+}
