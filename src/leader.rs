@@ -1,0 +1,246 @@
+//! Lease-based leader election, as client-go's `tools/leaderelection` with the Lease lock.
+//!
+//! The decision is a pure function of (observed lease, identity, local clock): [`Elector::decide`]
+//! says whether to create the lease, take it over, renew it, or wait. The shell thread performs the
+//! GET/CREATE/UPDATE (optimistic concurrency: a 409 simply means "observe again") and applies the
+//! timing rules: retry every `retryPeriod`, give up leadership when a renewal has not succeeded
+//! within `renewDeadline`.
+
+use crate::kube::api::{Lease, LeaseSpec, ObjectMeta};
+use crate::timefmt;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Timing of the election (`leaderElection` in the config).
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    pub lease_duration: Duration,
+    pub renew_deadline: Duration,
+    pub retry_period: Duration,
+}
+
+/// What to do after observing the lease.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// No lease exists: create it holding it ourselves.
+    Create(Lease),
+    /// Write this lease (take over an expired/released lease or renew ours); `resourceVersion`
+    /// is set for optimistic concurrency.
+    Update(Lease),
+    /// Someone else holds a valid lease.
+    Wait { holder: String },
+}
+
+/// Election state of one candidate.
+#[derive(Debug, Clone)]
+pub struct Elector {
+    pub identity: String,
+    pub namespace: String,
+    pub name: String,
+    pub timing: Timing,
+    /// Last lease spec we saw, and when (on our clock) it last changed.
+    observed: Option<LeaseSpec>,
+    observed_time: Option<Instant>,
+}
+
+impl Elector {
+    pub fn new(identity: &str, namespace: &str, name: &str, timing: Timing) -> Elector {
+        Elector {
+            identity: identity.into(),
+            namespace: namespace.into(),
+            name: name.into(),
+            timing,
+            observed: None,
+            observed_time: None,
+        }
+    }
+
+    /// Whether we hold the lease according to what we last observed.
+    pub fn is_leader(&self) -> bool {
+        self.observed.as_ref().and_then(|s| s.holder_identity.as_deref()) == Some(self.identity.as_str())
+    }
+
+    /// Holder of the lease as last observed.
+    pub fn observed_holder(&self) -> Option<&str> {
+        self.observed.as_ref().and_then(|s| s.holder_identity.as_deref()).filter(|h| !h.is_empty())
+    }
+
+    /// When the observed lease expires on our clock (observedTime + leaseDuration).
+    pub fn lease_expiry(&self) -> Option<Instant> {
+        let duration = self
+            .observed
+            .as_ref()
+            .and_then(|s| s.lease_duration_seconds)
+            .map(|s| Duration::from_secs(s.max(0) as u64))
+            .unwrap_or(self.timing.lease_duration);
+        self.observed_time.map(|t| t + duration)
+    }
+
+    /// Record a lease read from the API (or written by us).
+    pub fn observe(&mut self, lease: &Lease, now: Instant) {
+        if self.observed.as_ref() != Some(&lease.spec) {
+            self.observed = Some(lease.spec.clone());
+            self.observed_time = Some(now);
+        }
+    }
+
+    /// Decide the next write (`tryAcquireOrRenew`). `lease` is the current object, if any.
+    pub fn decide(&mut self, lease: Option<&Lease>, now: Instant, wall: SystemTime) -> Decision {
+        let now_str = timefmt::format_micro(wall);
+        let Some(lease) = lease else {
+            let spec = LeaseSpec {
+                holder_identity: Some(self.identity.clone()),
+                lease_duration_seconds: Some(self.timing.lease_duration.as_secs() as i32),
+                acquire_time: Some(now_str.clone()),
+                renew_time: Some(now_str),
+                lease_transitions: Some(0),
+            };
+            return Decision::Create(self.lease(spec, String::new()));
+        };
+        self.observe(lease, now);
+        let holder = lease.spec.holder_identity.clone().unwrap_or_default();
+        let valid = self.lease_expiry().is_some_and(|exp| exp > now);
+        if !holder.is_empty() && holder != self.identity && valid {
+            return Decision::Wait { holder };
+        }
+        let old = &lease.spec;
+        let transitions = old.lease_transitions.unwrap_or(0);
+        let spec = if holder == self.identity {
+            LeaseSpec {
+                holder_identity: Some(self.identity.clone()),
+                lease_duration_seconds: Some(self.timing.lease_duration.as_secs() as i32),
+                acquire_time: old.acquire_time.clone().or_else(|| Some(now_str.clone())),
+                renew_time: Some(now_str),
+                lease_transitions: Some(transitions),
+            }
+        } else {
+            LeaseSpec {
+                holder_identity: Some(self.identity.clone()),
+                lease_duration_seconds: Some(self.timing.lease_duration.as_secs() as i32),
+                acquire_time: Some(now_str.clone()),
+                renew_time: Some(now_str),
+                lease_transitions: Some(transitions + 1),
+            }
+        };
+        Decision::Update(self.lease(spec, lease.metadata.resource_version.clone()))
+    }
+
+    /// The write that gives the lease up on shutdown (ReleaseOnCancel): empty holder, 1 s duration.
+    pub fn release(&self, lease: &Lease, wall: SystemTime) -> Option<Lease> {
+        if lease.spec.holder_identity.as_deref() != Some(self.identity.as_str()) {
+            return None;
+        }
+        let now_str = timefmt::format_micro(wall);
+        let spec = LeaseSpec {
+            holder_identity: None,
+            lease_duration_seconds: Some(1),
+            acquire_time: Some(now_str.clone()),
+            renew_time: Some(now_str),
+            lease_transitions: lease.spec.lease_transitions,
+        };
+        Some(self.lease(spec, lease.metadata.resource_version.clone()))
+    }
+
+    fn lease(&self, spec: LeaseSpec, resource_version: String) -> Lease {
+        Lease {
+            kind: "Lease".into(),
+            api_version: "coordination.k8s.io/v1".into(),
+            metadata: ObjectMeta {
+                name: self.name.clone(),
+                namespace: self.namespace.clone(),
+                resource_version,
+                ..Default::default()
+            },
+            spec,
+        }
+    }
+
+    /// Healthz watchdog (`HealthzAdaptor.Check`): a leader whose lease expired more than
+    /// `tolerance` ago is unhealthy.
+    pub fn healthy(&self, now: Instant, tolerance: Duration) -> bool {
+        if !self.is_leader() {
+            return true;
+        }
+        match self.lease_expiry() {
+            Some(exp) => now <= exp + tolerance,
+            None => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timing() -> Timing {
+        Timing {
+            lease_duration: Duration::from_secs(15),
+            renew_deadline: Duration::from_secs(10),
+            retry_period: Duration::from_secs(2),
+        }
+    }
+
+    fn stored(d: &Decision, rv: &str) -> Lease {
+        let mut l = match d {
+            Decision::Create(l) | Decision::Update(l) => l.clone(),
+            Decision::Wait { .. } => panic!("no write"),
+        };
+        l.metadata.resource_version = rv.into();
+        l
+    }
+
+    #[test]
+    fn create_renew_takeover_and_release() {
+        let t0 = Instant::now();
+        let wall = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let mut a = Elector::new("host-a_1", "kube-system", "edgesched", timing());
+        let mut b = Elector::new("host-b_2", "kube-system", "edgesched", timing());
+
+        // a creates the lease
+        let d = a.decide(None, t0, wall);
+        assert!(
+            matches!(&d, Decision::Create(l) if l.spec.lease_transitions == Some(0) && l.spec.holder_identity.as_deref() == Some("host-a_1"))
+        );
+        let lease = stored(&d, "1");
+        a.observe(&lease, t0);
+        assert!(a.is_leader());
+
+        // b sees a valid lease held by a and waits
+        assert_eq!(b.decide(Some(&lease), t0, wall), Decision::Wait { holder: "host-a_1".into() });
+
+        // a renews: acquireTime and transitions kept, renewTime moves
+        let later = wall + Duration::from_secs(2);
+        let d = a.decide(Some(&lease), t0 + Duration::from_secs(2), later);
+        let renewed = stored(&d, "2");
+        assert_eq!(renewed.spec.acquire_time, lease.spec.acquire_time);
+        assert_eq!(renewed.spec.lease_transitions, Some(0));
+        assert_ne!(renewed.spec.renew_time, lease.spec.renew_time);
+        assert_eq!(renewed.metadata.resource_version, "2");
+
+        // b observes the renewal at t0+3; a then dies. b may take over only after 15 s of b's clock
+        // without change.
+        assert!(matches!(b.decide(Some(&renewed), t0 + Duration::from_secs(3), later), Decision::Wait { .. }));
+        assert!(matches!(b.decide(Some(&renewed), t0 + Duration::from_secs(17), later), Decision::Wait { .. }));
+        let d = b.decide(Some(&renewed), t0 + Duration::from_secs(19), later);
+        let taken = stored(&d, "3");
+        assert_eq!(taken.spec.holder_identity.as_deref(), Some("host-b_2"));
+        assert_eq!(taken.spec.lease_transitions, Some(1));
+
+        // b releases on shutdown; a candidate may take a released lease at once
+        let released = stored(&Decision::Update(b.release(&taken, later).expect("holder")), "4");
+        assert_eq!(released.spec.holder_identity, None);
+        assert_eq!(released.spec.lease_duration_seconds, Some(1));
+        let mut c = Elector::new("host-c_3", "kube-system", "edgesched", timing());
+        assert!(matches!(c.decide(Some(&released), t0 + Duration::from_secs(20), later), Decision::Update(_)));
+        assert!(a.release(&taken, later).is_none(), "only the holder releases");
+    }
+
+    #[test]
+    fn watchdog_fails_when_lease_not_renewed() {
+        let t0 = Instant::now();
+        let mut a = Elector::new("a", "ns", "l", timing());
+        let lease = stored(&a.decide(None, t0, SystemTime::now()), "1");
+        a.observe(&lease, t0);
+        assert!(a.healthy(t0 + Duration::from_secs(30), Duration::from_secs(20)));
+        assert!(!a.healthy(t0 + Duration::from_secs(36), Duration::from_secs(20)));
+    }
+}
