@@ -27,13 +27,16 @@ pub trait Reviewer: Send + Sync {
     fn access_review(&self, user: &UserInfo, verb: &str, path: &str) -> Result<bool, String>;
 }
 
+/// (token digest, verb, path) → (allowed, decided at).
+type DecisionCache = HashMap<(String, String, String), (bool, Instant)>;
+
 const CACHE_TTL: Duration = Duration::from_secs(10);
 const MAX_CACHE: usize = 1024;
 
 /// Delegating authoriser with a small decision cache.
 pub struct Delegating<R: Reviewer> {
     reviewer: R,
-    cache: Mutex<HashMap<(String, String, String), (bool, Instant)>>,
+    cache: Mutex<DecisionCache>,
     clock: fn() -> Instant,
 }
 
