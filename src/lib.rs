@@ -18,4 +18,6 @@ pub mod queue;
 pub mod rng;
 pub mod scheduler;
 pub mod serve;
+pub mod signals;
+pub mod simulate;
 pub mod timefmt;
