@@ -24,6 +24,7 @@ pub struct Backoff {
 }
 
 impl Backoff {
+    /// Custom parameters (see [`Backoff::reflector`] for the ones the watcher uses).
     pub fn new(initial: Duration, max: Duration, factor: f64, jitter: f64, reset_after: Duration) -> Backoff {
         Backoff { initial, max, factor, jitter, reset_after, next_base: initial, last_backoff: None }
     }

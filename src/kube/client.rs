@@ -51,6 +51,7 @@ pub struct ClientOptions {
     pub burst: i32,
     /// Deadline for a whole non-watch request (connect, send, response and body).
     pub request_timeout: Duration,
+    /// Deadline for establishing a connection (TCP and TLS handshake).
     pub connect_timeout: Duration,
     /// Retries after the first attempt (client-go `maxRetries` is 10).
     pub max_retries: u32,
@@ -92,7 +93,9 @@ pub fn default_user_agent() -> String {
 /// Why the client could not be created.
 #[derive(Debug)]
 pub enum ClientInitError {
+    /// The certificates in the configuration are unusable.
     Tls { origin: String, error: TlsError },
+    /// The server URL cannot be parsed.
     InvalidServer { server: String, problem: String },
 }
 
@@ -133,10 +136,13 @@ impl ApiError {
         }
     }
 
+    /// 404: the object (or the API) does not exist.
     pub fn is_not_found(&self) -> bool {
         self.code() == Some(404)
     }
 
+    /// 409: an optimistic-concurrency conflict, an existing object, or (for bindings) a pod
+    /// that is already bound.
     pub fn is_conflict(&self) -> bool {
         self.code() == Some(409)
     }
@@ -152,6 +158,7 @@ impl ApiError {
         self.code() == Some(410)
     }
 
+    /// 429: throttled by API Priority and Fairness or a cache that is not ready.
     pub fn is_too_many_requests(&self) -> bool {
         self.code() == Some(429)
     }
@@ -324,10 +331,15 @@ impl RetryPolicy {
 /// Query parameters of one list page.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListParams {
+    /// `labelSelector`, e.g. `app=web`.
     pub label_selector: Option<String>,
+    /// `fieldSelector`, e.g. `spec.nodeName=`.
     pub field_selector: Option<String>,
+    /// Page size (`limit`); `None` or 0 asks for everything at once.
     pub limit: Option<u32>,
+    /// `continue` token from the previous page.
     pub continue_token: Option<String>,
+    /// `resourceVersion`; `None` asks for a consistent (most recent) read.
     pub resource_version: Option<String>,
 }
 
@@ -348,13 +360,16 @@ impl ListParams {
 /// Parameters of one watch request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WatchParams {
+    /// `labelSelector`, as for the list the watch continues.
     pub label_selector: Option<String>,
+    /// `fieldSelector`, as for the list the watch continues.
     pub field_selector: Option<String>,
     /// Watch events after this version. Callers should pass the list's version: an empty value
     /// makes the server start "now" and silently skip whatever changed since the list.
     pub resource_version: String,
     /// Server-side end of the watch (`timeoutSeconds`).
     pub timeout_seconds: Option<u32>,
+    /// Ask for BOOKMARK events, which keep our resource version fresh on quiet resources.
     pub allow_watch_bookmarks: bool,
     /// Client-side limit on silence: if no byte arrives for this long the stream ends with an
     /// error, so a dead connection cannot hang the watcher forever.
@@ -408,10 +423,15 @@ fn with_query(path: &str, query: &[(&'static str, String)]) -> String {
 /// HTTP verbs the client issues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verb {
+    /// Read (idempotent).
     Get,
+    /// Create (not idempotent).
     Post,
+    /// Replace (idempotent when preconditioned by resourceVersion).
     Put,
+    /// Partial update.
     Patch,
+    /// Delete (idempotent when preconditioned by UID).
     Delete,
 }
 
@@ -451,10 +471,13 @@ impl PatchType {
 /// A request for [`Client::request`], for calls the typed helpers do not cover.
 #[derive(Debug, Clone)]
 pub struct RawRequest<'a> {
+    /// HTTP method.
     pub verb: Verb,
     /// Path (with query string if any), relative to the server URL.
     pub path: &'a str,
+    /// Request body, if any.
     pub body: Option<Vec<u8>>,
+    /// `Content-Type` of `body`.
     pub content_type: Option<&'a str>,
     /// Whether repeating the request after a 5xx or a failure mid-request is harmless.
     pub idempotent: bool,
@@ -773,13 +796,14 @@ fn transport_error(label: &str, err: ureq::Error) -> (ApiError, FailureStage) {
 /// One event of a watch stream.
 #[derive(Debug, Clone, PartialEq)]
 pub enum WatchEvent<T> {
+    /// The object appeared (or existed when the watch started from an old version).
     Added(T),
+    /// The object changed; carries its new state.
     Modified(T),
+    /// The object is gone; carries its last state.
     Deleted(T),
     /// Progress marker: nothing changed, but the stream is now at this version.
-    Bookmark {
-        resource_version: String,
-    },
+    Bookmark { resource_version: String },
     /// The server ended the watch with a Status (e.g. code 410 when the version is too old).
     Error(api::Status),
 }

@@ -27,10 +27,15 @@ pub struct RestConfig {
     pub server: String,
     /// PEM bundle of the CAs that sign the server certificate; `None` means system roots.
     pub ca_pem: Option<Vec<u8>>,
+    /// PEM client certificate chain for mutual TLS (kubeadm's scheduler.conf uses this).
     pub client_cert_pem: Option<Vec<u8>>,
+    /// PEM private key matching `client_cert_pem`. Secret.
     pub client_key_pem: Option<Vec<u8>>,
+    /// Bearer token source (service accounts, static tokens). Secret.
     pub token: Option<TokenSource>,
+    /// Do not verify the server certificate (kubeconfig `insecure-skip-tls-verify`).
     pub insecure_skip_tls_verify: bool,
+    /// Name to verify the server certificate against instead of the URL host.
     pub tls_server_name: Option<String>,
     /// Where this configuration came from ("kubeconfig FILE context X", "in-cluster"), for logs.
     pub origin: String,
@@ -56,7 +61,9 @@ impl fmt::Debug for RestConfig {
 /// service-account tokens are rotated by the kubelet (typically hourly).
 #[derive(Clone, PartialEq, Eq)]
 pub enum TokenSource {
+    /// A token written in the kubeconfig itself.
     Static(String),
+    /// A token file, re-read every [`TOKEN_FILE_REFRESH`].
     File(PathBuf),
 }
 
@@ -76,7 +83,9 @@ pub const TOKEN_FILE_REFRESH: Duration = Duration::from_secs(60);
 /// Why no bearer token could be produced.
 #[derive(Debug)]
 pub enum TokenError {
+    /// The token file could not be read.
     Read { path: PathBuf, source: io::Error },
+    /// The token file holds only whitespace.
     Empty { path: PathBuf },
 }
 
@@ -109,6 +118,7 @@ struct CachedToken {
 }
 
 impl TokenProvider {
+    /// A provider with an empty cache: the first request reads the file.
     pub fn new(source: TokenSource) -> TokenProvider {
         TokenProvider { source, cache: Mutex::new(None) }
     }
@@ -160,79 +170,34 @@ fn read_token_file(path: &Path) -> Result<String, TokenError> {
 #[derive(Debug)]
 pub enum KubeconfigError {
     /// The kubeconfig itself could not be read.
-    Read {
-        path: PathBuf,
-        source: io::Error,
-    },
+    Read { path: PathBuf, source: io::Error },
     /// The kubeconfig exists but holds no YAML document.
-    Empty {
-        path: PathBuf,
-    },
+    Empty { path: PathBuf },
     /// YAML syntax error or a field of the wrong shape; `field` is the path inside the document.
-    Parse {
-        path: PathBuf,
-        field: String,
-        message: String,
-    },
+    Parse { path: PathBuf, field: String, message: String },
     /// A file named by a kubeconfig field (`certificate-authority`, `tokenFile`, ...) is unreadable.
-    ReadReferenced {
-        path: PathBuf,
-        field: String,
-        file: PathBuf,
-        source: io::Error,
-    },
-    NoCurrentContext {
-        path: PathBuf,
-        available: Vec<String>,
-    },
-    UnknownContext {
-        path: PathBuf,
-        context: String,
-        available: Vec<String>,
-    },
-    MissingCluster {
-        path: PathBuf,
-        context: String,
-        cluster: String,
-    },
-    MissingUser {
-        path: PathBuf,
-        context: String,
-        user: String,
-    },
+    ReadReferenced { path: PathBuf, field: String, file: PathBuf, source: io::Error },
+    /// No context was requested and `current-context` is empty.
+    NoCurrentContext { path: PathBuf, available: Vec<String> },
+    /// The requested context is not defined.
+    UnknownContext { path: PathBuf, context: String, available: Vec<String> },
+    /// The context names a cluster that is not defined.
+    MissingCluster { path: PathBuf, context: String, cluster: String },
+    /// The context names a user that is not defined.
+    MissingUser { path: PathBuf, context: String, user: String },
     /// An authentication or connection feature edgesched deliberately does not implement;
     /// `hint` says what to use instead.
-    Unsupported {
-        path: PathBuf,
-        entry: String,
-        feature: &'static str,
-        hint: &'static str,
-    },
+    Unsupported { path: PathBuf, entry: String, feature: &'static str, hint: &'static str },
     /// Fields that are individually fine but contradict each other or are incomplete.
-    Invalid {
-        path: PathBuf,
-        entry: String,
-        problem: String,
-    },
+    Invalid { path: PathBuf, entry: String, problem: String },
     /// In-cluster configuration requested outside a pod.
-    NotInCluster {
-        missing: &'static str,
-    },
+    NotInCluster { missing: &'static str },
     /// A service-account file (token or CA) could not be read.
-    ServiceAccount {
-        file: PathBuf,
-        source: io::Error,
-    },
+    ServiceAccount { file: PathBuf, source: io::Error },
     /// A plain-HTTP server URL without the explicit opt-in.
-    InsecureHttp {
-        server: String,
-        origin: String,
-    },
-    InvalidServer {
-        server: String,
-        origin: String,
-        problem: String,
-    },
+    InsecureHttp { server: String, origin: String },
+    /// The server URL is malformed.
+    InvalidServer { server: String, origin: String, problem: String },
 }
 
 impl fmt::Display for KubeconfigError {

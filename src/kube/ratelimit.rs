@@ -74,6 +74,7 @@ pub struct RateLimiter {
 }
 
 impl RateLimiter {
+    /// A limiter with explicit limits (already defaulted; see [`RateLimiter::for_client_connection`]).
     pub fn new(qps: f64, burst: u32, now: Instant) -> RateLimiter {
         RateLimiter { bucket: Mutex::new(TokenBucket::new(qps, burst, now)) }
     }

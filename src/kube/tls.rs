@@ -29,36 +29,23 @@ pub const SYSTEM_CA_FILES: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TlsError {
     /// The CA bundle is not PEM, or a PEM block is corrupt.
-    CaUnparsable {
-        detail: String,
-    },
+    CaUnparsable { detail: String },
     /// The CA bundle holds no `CERTIFICATE` block at all.
     CaEmpty,
     /// A certificate in the CA bundle cannot serve as a trust anchor.
-    CaCertificateInvalid {
-        index: usize,
-        detail: String,
-    },
+    CaCertificateInvalid { index: usize, detail: String },
     /// No CA was configured and no system bundle could be loaded.
-    NoSystemRoots {
-        tried: Vec<PathBuf>,
-    },
-    ClientCertificateUnparsable {
-        detail: String,
-    },
+    NoSystemRoots { tried: Vec<PathBuf> },
+    /// The client certificate is not valid PEM.
+    ClientCertificateUnparsable { detail: String },
+    /// The client certificate holds no `CERTIFICATE` block.
     ClientCertificateEmpty,
-    ClientKeyUnparsable {
-        detail: String,
-    },
+    /// The client key is not a PEM private key rustls can use.
+    ClientKeyUnparsable { detail: String },
     /// The client certificate and key do not belong together (or the key type is unsupported).
-    ClientKeyMismatch {
-        detail: String,
-    },
+    ClientKeyMismatch { detail: String },
     /// `tls-server-name` differs from the URL host; ureq always verifies against the URL host.
-    ServerNameOverrideUnsupported {
-        server_name: String,
-        host: String,
-    },
+    ServerNameOverrideUnsupported { server_name: String, host: String },
 }
 
 impl fmt::Display for TlsError {

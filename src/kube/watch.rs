@@ -58,7 +58,9 @@ pub struct WatchSpec {
     pub name: &'static str,
     /// Collection path, e.g. `"/api/v1/pods"`.
     pub path: String,
+    /// Server-side field filter, e.g. `status.phase!=Succeeded,status.phase!=Failed`.
     pub field_selector: Option<String>,
+    /// Server-side label filter.
     pub label_selector: Option<String>,
     /// Objects per list page (client-go's pager uses 500).
     pub page_size: u32,
@@ -90,18 +92,21 @@ impl WatchSpec {
 pub enum Update<T> {
     /// A (re)list starts: collect the following pages into a fresh set.
     ListBegin,
+    /// One page of the list, in server order.
     ListPage(Vec<T>),
     /// The list is complete: replace the old state with the collected set atomically.
-    ListDone {
-        resource_version: String,
-    },
+    ListDone { resource_version: String },
+    /// A watch event: the object appeared.
     Added(T),
+    /// A watch event: the object changed.
     Modified(T),
+    /// A watch event: the object is gone (last known state).
     Deleted(T),
 }
 
 /// Objects whose `metadata.resourceVersion` the watcher tracks to resume after a disconnect.
 pub trait HasResourceVersion {
+    /// `metadata.resourceVersion` (empty if unknown).
     fn resource_version(&self) -> &str;
 }
 
@@ -131,15 +136,20 @@ impl HasResourceVersion for api::Lease {
 
 /// The two calls the state machine needs; the real one is [`ClientTransport`], tests script one.
 pub trait ListWatchTransport<T> {
+    /// The events of one open watch; ends when the server closes it.
     type Stream: Iterator<Item = Result<WatchEvent<T>, ApiError>>;
+    /// Fetch one page of the collection.
     fn list(&mut self, params: &ListParams) -> Result<ObjectList<T>, ApiError>;
+    /// Open a watch on the collection.
     fn watch(&mut self, params: &WatchParams) -> Result<Self::Stream, ApiError>;
 }
 
 /// [`ListWatchTransport`] over a real [`Client`] for one collection path.
 #[derive(Debug, Clone)]
 pub struct ClientTransport {
+    /// The API client.
     pub client: Client,
+    /// Collection path, e.g. `/api/v1/pods`.
     pub path: String,
 }
 
@@ -157,7 +167,9 @@ impl<T: DeserializeOwned> ListWatchTransport<T> for ClientTransport {
 
 /// Time for the state machine: real in production, scripted in tests.
 pub trait Clock {
+    /// The current time.
     fn now(&self) -> Instant;
+    /// Block for `duration` (a fake clock just advances).
     fn sleep(&self, duration: Duration);
 }
 
@@ -209,6 +221,7 @@ pub struct Reflector<Tr, C> {
 }
 
 impl<Tr, C: Clock> Reflector<Tr, C> {
+    /// A reflector that has not started; `rng_seed` drives backoff jitter and watch timeouts.
     pub fn new(spec: WatchSpec, transport: Tr, clock: C, stop: Arc<AtomicBool>, rng_seed: u64) -> Reflector<Tr, C> {
         Reflector {
             spec,
