@@ -7,12 +7,16 @@
 //! `tools/cache/reflector.go`:
 //!
 //! ```text
-//!            ┌───────────── 410 / expired continue ─────────────┐
-//!            v                                                  │
-//!   Listing{continue} ──page──> Listing{next} ──last page──> Watching{rv} ──stream end──┐
-//!        │  ^                                                 │  ^   │                   │
-//!     error│  └──────── then ── Backoff{until, then} <── error ─┘  │   └── events, bookmarks
-//!        └──────────────────────────> ^                            └─────────────────────┘
+//! Listing{None}     ─ListBegin, page─────────────> Listing{Some(continue)}  (more pages)
+//! Listing{..}       ─last page, ListDone─────────> Watching{list rv}
+//! Listing{Some(..)} ─410: continue expired───────> Listing{None}
+//! Listing{..}       ─other error─────────────────> Backoff{then: Listing{None}}
+//! Watching{rv}      ─event / bookmark────────────> (same stream, rv advances)
+//! Watching{rv}      ─server ends the stream──────> Watching{last rv}
+//! Watching{rv}      ─410 (HTTP or ERROR event)───> Listing{None} (via Backoff if it repeats)
+//! Watching{rv}      ─other error─────────────────> Backoff{then: Watching{last rv}}
+//! Backoff{until, s} ─until reached───────────────> s
+//! any               ─stop flag / sink says no────> Stopped
 //! ```
 //!
 //! - A relist sends [`Update::ListBegin`], each page as it arrives ([`Update::ListPage`], so
