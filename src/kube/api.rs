@@ -602,6 +602,26 @@ pub struct StatusDetails {
     pub retry_after_seconds: Option<i64>,
 }
 
+/// `metav1.DeleteOptions`, sent with DELETE so a delete only removes the object we looked at.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct DeleteOptions {
+    pub kind: String,
+    pub api_version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preconditions: Option<Preconditions>,
+}
+
+/// `metav1.Preconditions`: the server refuses the delete (409) when the object's UID differs.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Preconditions {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+}
+
 // ---------------------------------------------------------------------------------------------
 // Leases (leader election)
 // ---------------------------------------------------------------------------------------------

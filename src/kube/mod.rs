@@ -2,4 +2,11 @@
 //! list+watch machinery.
 
 pub mod api;
+pub mod backoff;
+pub mod base64;
+pub mod client;
+pub mod kubeconfig;
 pub mod quantity;
+pub mod ratelimit;
+pub mod tls;
+pub mod watch;
