@@ -26,7 +26,6 @@ pub fn init(verbosity: u32) {
     b.filter_module("ureq", log::LevelFilter::Warn);
     b.filter_module("ureq_proto", log::LevelFilter::Warn);
     b.filter_module("rustls", log::LevelFilter::Warn);
-    b.filter_module("tiny_http", log::LevelFilter::Warn);
     if let Ok(spec) = std::env::var("RUST_LOG") {
         b.parse_filters(&spec);
     }
