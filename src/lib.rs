@@ -4,8 +4,10 @@
 //! performs I/O or reads the clock, and a thin shell (kube client, watchers, binder, leader election,
 //! serving) running on plain threads. The binary in `main.rs` only wires them together.
 
+pub mod bind;
 pub mod cache;
 pub mod config;
+pub mod election;
 pub mod events;
 pub mod framework;
 pub mod intern;
@@ -15,7 +17,9 @@ pub mod logging;
 pub mod metrics;
 pub mod model;
 pub mod queue;
+pub mod recorder;
 pub mod rng;
+pub mod run;
 pub mod scheduler;
 pub mod serve;
 pub mod signals;

@@ -74,7 +74,12 @@ pub fn parse_cluster(text: &str, name: &str) -> Result<Cluster, SimError> {
             let items = doc.get("items").and_then(|i| i.as_array()).cloned().unwrap_or_default();
             let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty()).map(str::to_string);
             for (j, item) in items.into_iter().enumerate() {
-                let k = item.get("kind").and_then(|k| k.as_str()).map(str::to_string).or_else(|| item_kind.clone()).unwrap_or_default();
+                let k = item
+                    .get("kind")
+                    .and_then(|k| k.as_str())
+                    .map(str::to_string)
+                    .or_else(|| item_kind.clone())
+                    .unwrap_or_default();
                 add_object(&mut cluster, &k, item, &format!("{name}: document {i}: items[{j}]"))?;
             }
         } else {
@@ -251,8 +256,10 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
         sched.handle(Input::Pod(Change::Added(Box::new((*p).clone()))), now);
     }
     sched.handle(Input::Leading(true), now);
-    let by_key: BTreeMap<String, &api::Pod> = pending.iter().map(|p| (format!("{}/{}", p.metadata.namespace, p.metadata.name), *p)).collect();
-    let mut all_pods: BTreeMap<String, api::Pod> = cluster.pods.iter().map(|p| (format!("{}/{}", p.metadata.namespace, p.metadata.name), p.clone())).collect();
+    let by_key: BTreeMap<String, &api::Pod> =
+        pending.iter().map(|p| (format!("{}/{}", p.metadata.namespace, p.metadata.name), *p)).collect();
+    let mut all_pods: BTreeMap<String, api::Pod> =
+        cluster.pods.iter().map(|p| (format!("{}/{}", p.metadata.namespace, p.metadata.name), p.clone())).collect();
 
     // Each pod may be retried when a placement or eviction wakes it (bounded).
     let budget = pending.len() * 4 + 16;
@@ -260,8 +267,17 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
         now += Duration::from_millis(1);
         let Some((attempt, outcome)) = sched.schedule_one(now, true) else { break };
         let (key, scheduler_name) = match &attempt {
-            Attempt::Scheduled { pod, .. } | Attempt::Unschedulable { pod, .. } | Attempt::Error { pod, .. } | Attempt::Skipped { pod } => {
-                let name = by_key.get(&**pod).map(|p| if p.spec.scheduler_name.is_empty() { "default-scheduler".to_string() } else { p.spec.scheduler_name.clone() });
+            Attempt::Scheduled { pod, .. }
+            | Attempt::Unschedulable { pod, .. }
+            | Attempt::Error { pod, .. }
+            | Attempt::Skipped { pod } => {
+                let name = by_key.get(&**pod).map(|p| {
+                    if p.spec.scheduler_name.is_empty() {
+                        "default-scheduler".to_string()
+                    } else {
+                        p.spec.scheduler_name.clone()
+                    }
+                });
                 (pod.to_string(), name.unwrap_or_default())
             }
         };
@@ -271,7 +287,11 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
         let decision = match (&attempt, &outcome) {
             (_, Some(o)) => decision_from(&key, &scheduler_name, o),
             (Attempt::Unschedulable { message, .. }, None) | (Attempt::Error { message, .. }, None) => {
-                let mut d = decision_from(&key, &scheduler_name, &ScheduleOutcome::Error { message: message.clone(), diagnosis: Default::default() });
+                let mut d = decision_from(
+                    &key,
+                    &scheduler_name,
+                    &ScheduleOutcome::Error { message: message.clone(), diagnosis: Default::default() },
+                );
                 d.message = message.clone();
                 d
             }
@@ -300,7 +320,9 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
                     }
                 }
                 Effect::PatchStatus(patch) => {
-                    if let (Some(p), Some(n)) = (all_pods.get_mut(&format!("{}/{}", patch.namespace, patch.name)), patch.nominated_node_name) {
+                    if let (Some(p), Some(n)) =
+                        (all_pods.get_mut(&format!("{}/{}", patch.namespace, patch.name)), patch.nominated_node_name)
+                    {
                         p.status.nominated_node_name = n;
                         sched.handle(Input::Pod(Change::Modified(Box::new(p.clone()))), now);
                     }

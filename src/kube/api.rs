@@ -679,3 +679,47 @@ mod tests {
         assert_eq!(r.requests["nvidia.com/gpu"].0, "0.5");
     }
 }
+
+/// core/v1 Event: used for leader-election events (as upstream's legacy recorder) and as the
+/// fallback when the events.k8s.io API is not served.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CoreEvent {
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub involved_object: ObjectReference,
+    #[serde(default)]
+    pub reason: String,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default)]
+    pub source: EventSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_timestamp: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_timestamp: Option<String>,
+    #[serde(default)]
+    pub count: i32,
+    #[serde(rename = "type", default)]
+    pub type_: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reporting_component: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reporting_instance: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub action: String,
+}
+
+/// core/v1 EventSource.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct EventSource {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub component: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host: String,
+}

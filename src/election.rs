@@ -1,0 +1,222 @@
+//! The leader-election thread: drives [`crate::leader::Elector`] against the API server.
+//!
+//! Candidates try every `retryPeriod` (with client-go's 1.2 jitter); the leader renews every
+//! `retryPeriod` and, if no renewal succeeds within `renewDeadline`, gives up leadership — and the
+//! process exits non-zero so that the kubelet or systemd restarts it, as kube-scheduler does.
+//! On shutdown the leader releases the lease (ReleaseOnCancel) so a standby takes over at once.
+
+use crate::kube::api::{self, Lease};
+use crate::kube::client::Client;
+use crate::leader::{Decision, Elector};
+use crate::logging::Line;
+use crate::metrics::{names as m, Metrics};
+use crate::rng::Rng;
+use crate::scheduler::Input;
+use crate::timefmt;
+use log::{error, info, warn};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::SyncSender;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Shared view of the election for health checks.
+#[derive(Debug, Default)]
+pub struct ElectionStatus {
+    pub leading: bool,
+    /// On our clock: when the lease we hold expires unless renewed.
+    pub lease_expiry: Option<Instant>,
+}
+
+/// Healthz watchdog tolerance (kube-scheduler uses 20 s).
+pub const WATCHDOG_TOLERANCE: Duration = Duration::from_secs(20);
+
+/// How the thread reports.
+pub struct ElectionContext {
+    pub client: Client,
+    pub elector: Elector,
+    pub scheduler: SyncSender<Input>,
+    pub status: Arc<Mutex<ElectionStatus>>,
+    pub metrics: Metrics,
+    /// Set by the main loop when shutting down; the thread then releases the lease and stops.
+    pub stop: Arc<AtomicBool>,
+    /// Raised by this thread once the lease has been released (or was not held).
+    pub released: Arc<AtomicBool>,
+    /// Component name for the LeaderElection event (`source.component`).
+    pub component: String,
+    pub hostname: String,
+}
+
+fn lease_path(e: &Elector) -> String {
+    format!("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}", e.namespace, e.name)
+}
+
+fn set_status(ctx: &ElectionContext, leading: bool, expiry: Option<Instant>) {
+    if let Ok(mut s) = ctx.status.lock() {
+        s.leading = leading;
+        s.lease_expiry = expiry;
+    }
+}
+
+/// Run the election until stopped. Returns when the lease was released after `stop`, or when
+/// leadership was lost (the caller then exits non-zero).
+pub fn run(mut ctx: ElectionContext) -> Result<(), String> {
+    let lock = format!("{}/{}", ctx.elector.namespace, ctx.elector.name);
+    info!("{}", Line::new("Attempting to acquire leader lease...").s("lock", &lock));
+    let mut rng = Rng::from_os();
+    let mut leading = false;
+    let mut last_renew = Instant::now();
+    let mut last_holder: Option<String> = None;
+    let period = ctx.elector.timing.retry_period;
+    loop {
+        if ctx.stop.load(Ordering::SeqCst) {
+            release(&ctx, leading);
+            ctx.released.store(true, Ordering::SeqCst);
+            return Ok(());
+        }
+        let now = Instant::now();
+        let attempt = try_acquire_or_renew(&mut ctx, now);
+        match attempt {
+            Ok(true) => {
+                last_renew = now;
+                if !leading {
+                    leading = true;
+                    info!("{}", Line::new("Successfully acquired lease").s("lock", &lock));
+                    ctx.metrics.set(m::LEADER_STATUS, &[&ctx.elector.name], 1.0);
+                    record_leader_event(&ctx);
+                    let _ = ctx.scheduler.send(Input::Leading(true));
+                }
+                set_status(&ctx, true, ctx.elector.lease_expiry());
+            }
+            Ok(false) => {
+                if leading {
+                    error!("{}", Line::new("Leader lease was taken by another holder").s("lock", &lock));
+                    return lose(&ctx, &lock);
+                }
+                let holder = ctx.elector.observed_holder().map(str::to_string);
+                if holder != last_holder {
+                    if let Some(h) = &holder {
+                        info!("{}", Line::new("New leader elected").s("identity", h));
+                    }
+                    last_holder = holder;
+                }
+            }
+            Err(e) => {
+                warn!("{}", Line::new("Error retrieving or updating the lease").s("lock", &lock).s("err", &e));
+            }
+        }
+        if leading && now.saturating_duration_since(last_renew) > ctx.elector.timing.renew_deadline {
+            error!("{}", Line::new("Failed to renew lease").s("lock", &lock).s("err", "timed out waiting for the condition"));
+            return lose(&ctx, &lock);
+        }
+        // Candidates jitter their retries (JitterUntil factor 1.2); leaders renew on the period.
+        let wait = if leading { period } else { period + period.mul_f64(1.2 * rng.unit()) };
+        sleep_unless_stopped(&ctx.stop, wait);
+    }
+}
+
+fn lose(ctx: &ElectionContext, lock: &str) -> Result<(), String> {
+    ctx.metrics.set(m::LEADER_STATUS, &[&ctx.elector.name], 0.0);
+    set_status(ctx, false, None);
+    let _ = ctx.scheduler.send(Input::Leading(false));
+    error!("{}", Line::new("Leaderelection lost").s("lock", lock));
+    Err(format!("leader election lost for {lock}"))
+}
+
+fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
+    let step = Duration::from_millis(50);
+    let start = Instant::now();
+    while start.elapsed() < total {
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        std::thread::sleep(step.min(total.saturating_sub(start.elapsed())));
+    }
+}
+
+/// One round of `tryAcquireOrRenew`: `Ok(true)` when we hold the lease afterwards.
+fn try_acquire_or_renew(ctx: &mut ElectionContext, now: Instant) -> Result<bool, String> {
+    let path = lease_path(&ctx.elector);
+    let current: Option<Lease> = match ctx.client.get::<Lease>(&path) {
+        Ok(l) => Some(l),
+        Err(e) if e.is_not_found() => None,
+        Err(e) => return Err(e.to_string()),
+    };
+    match ctx.elector.decide(current.as_ref(), now, SystemTime::now()) {
+        Decision::Wait { .. } => Ok(false),
+        Decision::Create(lease) => {
+            let collection = format!("/apis/coordination.k8s.io/v1/namespaces/{}/leases", ctx.elector.namespace);
+            match ctx.client.create::<_, Lease>(&collection, &lease) {
+                Ok(created) => {
+                    ctx.elector.observe(&created, now);
+                    Ok(true)
+                }
+                Err(e) if e.is_already_exists() || e.is_conflict() => Ok(false),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        Decision::Update(lease) => match ctx.client.replace::<_, Lease>(&path, &lease) {
+            Ok(updated) => {
+                ctx.elector.observe(&updated, now);
+                Ok(true)
+            }
+            // Optimistic concurrency: someone wrote first; observe again next round. For a leader
+            // this counts as a failed renewal (the renew deadline decides), not as a loss.
+            Err(e) if e.is_conflict() => Err(format!("lease changed concurrently: {e}")),
+            Err(e) => Err(e.to_string()),
+        },
+    }
+}
+
+fn release(ctx: &ElectionContext, leading: bool) {
+    if !leading {
+        return;
+    }
+    let path = lease_path(&ctx.elector);
+    let Ok(current) = ctx.client.get::<Lease>(&path) else { return };
+    if let Some(released) = ctx.elector.release(&current, SystemTime::now()) {
+        match ctx.client.replace::<_, Lease>(&path, &released) {
+            Ok(_) => info!(
+                "{}",
+                Line::new("Released leader lease").s("lock", format!("{}/{}", ctx.elector.namespace, ctx.elector.name))
+            ),
+            Err(e) => warn!("{}", Line::new("Failed to release lease").s("err", e)),
+        }
+    }
+    ctx.metrics.set(m::LEADER_STATUS, &[&ctx.elector.name], 0.0);
+    set_status(ctx, false, None);
+}
+
+/// `<identity> became leader` on the Lease, through core/v1 as upstream's legacy recorder does.
+fn record_leader_event(ctx: &ElectionContext) {
+    let wall = SystemTime::now();
+    let ts = timefmt::format_rfc3339(wall);
+    let nanos = wall.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let ev = api::CoreEvent {
+        kind: "Event".into(),
+        api_version: "v1".into(),
+        metadata: api::ObjectMeta {
+            name: format!("{}.{nanos:x}", ctx.elector.name),
+            namespace: ctx.elector.namespace.clone(),
+            ..Default::default()
+        },
+        involved_object: api::ObjectReference {
+            kind: "Lease".into(),
+            api_version: "coordination.k8s.io/v1".into(),
+            namespace: ctx.elector.namespace.clone(),
+            name: ctx.elector.name.clone(),
+            ..Default::default()
+        },
+        reason: "LeaderElection".into(),
+        message: format!("{} became leader", ctx.elector.identity),
+        source: api::EventSource { component: ctx.component.clone(), host: ctx.hostname.clone() },
+        first_timestamp: Some(ts.clone()),
+        last_timestamp: Some(ts),
+        count: 1,
+        type_: "Normal".into(),
+        ..Default::default()
+    };
+    let path = format!("/api/v1/namespaces/{}/events", ctx.elector.namespace);
+    if let Err(e) = ctx.client.create::<_, serde_json::Value>(&path, &ev) {
+        warn!("{}", Line::new("Could not record leader election event").s("err", e));
+    }
+}
