@@ -5,6 +5,7 @@
 //! serving) running on plain threads. The binary in `main.rs` only wires them together.
 
 pub mod cache;
+pub mod cli;
 pub mod config;
 pub mod framework;
 pub mod intern;
