@@ -31,9 +31,16 @@ pub enum Command {
         pods: Vec<String>,
         all_pending: bool,
         output: OutputFormat,
+        allow_insecure_http: bool,
     },
     /// Report a running scheduler's health, leadership and profiles.
-    Status { kubeconfig: Option<PathBuf>, config: Option<PathBuf>, master: Option<String>, output: OutputFormat },
+    Status {
+        kubeconfig: Option<PathBuf>,
+        config: Option<PathBuf>,
+        master: Option<String>,
+        output: OutputFormat,
+        allow_insecure_http: bool,
+    },
     /// Print the version.
     Version,
     /// Print this help text.
@@ -266,17 +273,17 @@ const FLAGS: &[Flag] = &[
     flag("stderrthreshold", Kind::Value("level"), RUN, IGNORED, "klog flag removed in v1.26."),
     flag("one-output", B, RUN, IGNORED, "klog flag removed in v1.26."),
     flag("vmodule", Kind::Value("pattern"), RUN, IGNORED, "Per-module verbosity is not supported."),
-    flag("client-ca-file", Kind::Value("path"), RUN, IGNORED, "Client certificates are not used to authenticate requests."),
+    flag("client-ca-file", Kind::Value("path"), RUN, IGNORED, "Client-certificate authentication is not supported."),
     flag("requestheader-client-ca-file", Kind::Value("path"), RUN, IGNORED, "Front-proxy authentication is not supported."),
     flag("requestheader-allowed-names", Kind::Value("names"), RUN, IGNORED, "Front-proxy authentication is not supported."),
     flag("requestheader-extra-headers-prefix", Kind::Value("prefixes"), RUN, IGNORED, "Front-proxy authentication is not supported."),
     flag("requestheader-group-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
     flag("requestheader-username-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
     flag("requestheader-uid-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("tls-min-version", Kind::Value("version"), RUN, IGNORED, "TLS 1.2 and 1.3 are always offered."),
-    flag("tls-cipher-suites", Kind::Value("suites"), RUN, IGNORED, "The TLS library's secure defaults are used."),
-    flag("permit-port-sharing", B, RUN, IGNORED, "SO_REUSEPORT is not used."),
-    flag("permit-address-sharing", B, RUN, IGNORED, "SO_REUSEADDR is not used."),
+    flag("tls-min-version", Kind::Value("version"), RUN, IGNORED, "Not configurable."),
+    flag("tls-cipher-suites", Kind::Value("suites"), RUN, IGNORED, "Not configurable."),
+    flag("permit-port-sharing", B, RUN, IGNORED, "Not supported."),
+    flag("permit-address-sharing", B, RUN, IGNORED, "Not supported."),
 ];
 
 fn find_flag(name: &str) -> Option<&'static Flag> {
@@ -522,9 +529,16 @@ impl Acc {
                     pods: self.positionals,
                     all_pending: self.all_pending,
                     output: self.output,
+                    allow_insecure_http: self.run.allow_insecure_http,
                 }
             }
-            Cmd::Status => Command::Status { kubeconfig, config: self.run.config, master: self.run.master, output: self.output },
+            Cmd::Status => Command::Status {
+                kubeconfig,
+                config: self.run.config,
+                master: self.run.master,
+                output: self.output,
+                allow_insecure_http: self.run.allow_insecure_http,
+            },
         })
     }
 }
@@ -568,7 +582,7 @@ fn help(cmd: Cmd) -> String {
                 Kind::Bool => format!("--{}", f.name),
                 Kind::Value(t) => format!("--{} {t}", f.name),
             };
-            out.push_str(&format!("  {left:<44} {}\n", f.help));
+            out.push_str(&format!("  {left:<48} {}\n", f.help));
         }
     }
     out
@@ -820,13 +834,20 @@ mod tests {
                 pods: vec!["web-0".into(), "web-1".into()],
                 all_pending: false,
                 output: OutputFormat::Table,
+                allow_insecure_http: false,
             }
         );
         assert!(matches!(parse(args(&["explain", "--all-pending"])).unwrap(), Command::Explain { all_pending: true, .. }));
         assert_eq!(usage(&["explain"]), "explain needs pod names or --all-pending");
         assert_eq!(
-            parse(args(&["status", "--master=https://m", "--output", "json"])).unwrap(),
-            Command::Status { kubeconfig: None, config: None, master: Some("https://m".into()), output: OutputFormat::Json }
+            parse(args(&["status", "--master=http://m", "--output", "json", "--allow-insecure-http"])).unwrap(),
+            Command::Status {
+                kubeconfig: None,
+                config: None,
+                master: Some("http://m".into()),
+                output: OutputFormat::Json,
+                allow_insecure_http: true
+            }
         );
         assert_eq!(usage(&["--v=2", "simulate"]), "the subcommand must come first: edgesched simulate [flags]");
     }

@@ -351,10 +351,7 @@ fn decoding_errors_name_path_and_position() {
         err(&format!("{V1}parallelizm: 3\n")),
         "s.yaml: parallelizm: unknown field \"parallelizm\" (did you mean \"parallelism\"?) (line 3 column 1)"
     );
-    assert_eq!(
-        err(&format!("{V1}kind: KubeSchedulerConfiguration\n")),
-        "s.yaml: not valid YAML: duplicate field \"kind\" (line 3 column 1)"
-    );
+    assert_eq!(err(&format!("{V1}kind: KubeSchedulerConfiguration\n")), "s.yaml: duplicate field \"kind\" (line 3 column 1)");
     let deep = format!("{V1}profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        type: MostAllocated\n        resources:\n        - name: cpu\n          weight: x\n");
     assert_eq!(
         err(&deep),
@@ -402,4 +399,19 @@ fn dump_looks_like_upstream() {
     assert!(text.contains("  qps: 50\n"));
     let v1beta1 = load_fixture("web-pmk-v1beta1-intended.yaml").config;
     assert!(to_yaml(&v1beta1).ends_with("# metricsBindAddress: 0.0.0.0:10252  (v1beta1/v1beta2 only; served over plain HTTP)\n"));
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let deep = format!("{V1}x: {}{}\n", "[".repeat(50_000), "]".repeat(50_000));
+    assert!(err(&deep).starts_with("s.yaml: not valid YAML: nested more than 32 levels deep (line 3"), "{}", err(&deep));
+    let deep_map =
+        format!("{V1}profiles:\n- pluginConfig:\n  - name: Out\n    args: {}1{}\n", "{a: ".repeat(20_000), "}".repeat(20_000));
+    assert!(err(&deep_map).contains("nested more than 32 levels deep"));
+    // Run on a thread with the default 2 MiB stack: the limit keeps every walk shallow.
+    let at_limit = format!("{V1}profiles:\n- pluginConfig:\n  - name: Out\n    args: {}1{}\n", "{a: ".repeat(24), "}".repeat(24));
+    let h = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(move || load_str(&at_limit, "s").map(|l| to_yaml(&l.config)));
+    assert!(h.unwrap().join().unwrap().is_ok());
 }

@@ -51,6 +51,8 @@ pub fn load_str(text: &str, source_name: &str) -> Result<Loaded, ConfigError> {
     let root = match parse_yaml(text) {
         Ok(Some(root)) if !root.is_null() => root,
         Ok(_) => return Err(whole("file is empty; expected a KubeSchedulerConfiguration".into())),
+        // Duplicate fields are a strict-decoding error upstream, not a syntax error.
+        Err(e) if e.message.starts_with("duplicate field") => return Err(whole(e.message)),
         Err(e) => return Err(whole(format!("not valid YAML: {}", e.message))),
     };
     let version = detect_version(&root).map_err(whole)?;

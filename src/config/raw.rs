@@ -105,6 +105,9 @@ pub fn position(line: u64, column: u64) -> String {
     format!("(line {line} column {column})")
 }
 
+/// Deepest nesting of mappings and lists accepted in a configuration file.
+pub const MAX_DEPTH: usize = 32;
+
 /// Why the text is not a YAML document, with the position serde-saphyr reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseFailure {
@@ -115,6 +118,11 @@ pub struct ParseFailure {
 pub fn parse_yaml(text: &str) -> Result<Option<Node>, ParseFailure> {
     let mut options = serde_saphyr::options::Options::default();
     options.with_snippet = false;
+    // Configurations nest about a dozen levels deep; a low limit keeps every recursive walk over
+    // the tree (ours and serde-saphyr's) far from the end of a thread's stack.
+    let mut budget = serde_saphyr::budget::Budget::default();
+    budget.max_depth = MAX_DEPTH;
+    options.budget = Some(budget);
     let parsed: Option<Spanned<RawValue>> =
         serde_saphyr::from_str_with_options(text, options).map_err(|e| ParseFailure { message: yaml_error_message(&e) })?;
     Ok(parsed.map(into_node))
@@ -131,6 +139,8 @@ fn yaml_error_message(e: &serde_saphyr::Error) -> String {
     let reworded = if let Some(rest) = bare.strip_prefix("duplicate mapping key: ") {
         let key = rest.split(',').next().unwrap_or(rest);
         format!("duplicate field {key:?}")
+    } else if bare.starts_with("budget breached: Depth") || bare.starts_with("recursion limit exceeded") {
+        format!("nested more than {MAX_DEPTH} levels deep")
     } else if bare.starts_with("multiple YAML documents") {
         "more than one YAML document; the file must hold exactly one KubeSchedulerConfiguration".to_string()
     } else {
