@@ -72,12 +72,17 @@ pub struct RunOptions {
     pub insecure_address: Option<String>,
     /// `--bind-address` of the secure port.
     pub bind_address: String,
+    /// Serving certificate; a self-signed one is generated when unset, as kube-scheduler does.
     pub tls_cert_file: Option<PathBuf>,
+    /// Key of `tls_cert_file`.
     pub tls_private_key_file: Option<PathBuf>,
+    /// Where TokenReviews are sent (defaults to the scheduler's own connection).
     pub authentication_kubeconfig: Option<PathBuf>,
+    /// Where SubjectAccessReviews are sent (defaults to the scheduler's own connection).
     pub authorization_kubeconfig: Option<PathBuf>,
     /// Paths served without authorization.
     pub authorization_always_allow_paths: Vec<String>,
+    /// Do not read the extension-apiserver-authentication ConfigMap.
     pub authentication_skip_lookup: bool,
     /// `--v`: klog-style verbosity.
     pub verbosity: u8,
@@ -750,6 +755,21 @@ mod tests {
             "{:?}",
             o.warnings
         );
+    }
+
+    // Static-pod manifest from CKA notes: --kubeconfig next to --config is ignored (with a warning),
+    // as kube-scheduler ignores it.
+    #[test]
+    fn kubeconfig_next_to_config() {
+        let o = run(&[
+            "--address=127.0.0.1",
+            "--kubeconfig=/etc/kubernetes/scheduler.conf",
+            "--config=/etc/kubernetes/my-scheduler-config.yaml",
+        ]);
+        assert_eq!(o.overrides.kubeconfig.as_deref(), Some("/etc/kubernetes/scheduler.conf"));
+        assert!(o.overrides.config_file_given);
+        assert_eq!(o.warnings.len(), 2, "{:?}", o.warnings);
+        assert!(o.warnings[1].starts_with("--kubeconfig is ignored because --config is set"));
     }
 
     #[test]
