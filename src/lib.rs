@@ -6,6 +6,7 @@
 
 pub mod bind;
 pub mod cache;
+pub mod cli;
 pub mod config;
 pub mod election;
 pub mod events;

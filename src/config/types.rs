@@ -190,6 +190,8 @@ pub enum PluginArgs {
     DefaultPreemption(DefaultPreemptionArgs),
     #[serde(rename = "VolumeBindingArgs")]
     VolumeBinding(VolumeBindingArgs),
+    #[serde(rename = "DynamicResourcesArgs")]
+    DynamicResources(DynamicResourcesArgs),
     /// Args of a plugin this build does not interpret, kept verbatim.
     #[serde(untagged)]
     Other(serde_json::Value),
@@ -385,6 +387,21 @@ pub struct VolumeBindingArgs {
 impl Default for VolumeBindingArgs {
     fn default() -> Self {
         VolumeBindingArgs { api_version: "kubescheduler.config.k8s.io/v1".into(), bind_timeout_seconds: 600, shape: Vec::new() }
+    }
+}
+
+/// `DynamicResourcesArgs`: how long Filter may search for devices on one node (0 = no limit).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DynamicResourcesArgs {
+    #[serde(default)]
+    pub api_version: String,
+    pub filter_timeout: GoDuration,
+}
+
+impl Default for DynamicResourcesArgs {
+    fn default() -> Self {
+        DynamicResourcesArgs { api_version: "kubescheduler.config.k8s.io/v1".into(), filter_timeout: GoDuration::from_secs(10) }
     }
 }
 
