@@ -6,7 +6,11 @@
 //! timing rules: retry every `retryPeriod`, give up leadership when a renewal has not succeeded
 //! within `renewDeadline`.
 
-use crate::kube::api::{Lease, LeaseSpec, ObjectMeta};
+use crate::kube::api::{Lease, LeaseMeta, LeaseSpec};
+use std::collections::BTreeMap;
+
+/// Annotation listing the scheduler names a lease holder serves (comma-separated).
+pub const SCHEDULER_NAMES_ANNOTATION: &str = "edgesched.io/scheduler-names";
 use crate::timefmt;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -37,6 +41,8 @@ pub struct Elector {
     pub namespace: String,
     pub name: String,
     pub timing: Timing,
+    /// Scheduler names served by this candidate, recorded on the lease.
+    pub scheduler_names: Vec<String>,
     /// Last lease spec we saw, and when (on our clock) it last changed.
     observed: Option<LeaseSpec>,
     observed_time: Option<Instant>,
@@ -49,6 +55,7 @@ impl Elector {
             namespace: namespace.into(),
             name: name.into(),
             timing,
+            scheduler_names: Vec::new(),
             observed: None,
             observed_time: None,
         }
@@ -141,15 +148,14 @@ impl Elector {
     }
 
     fn lease(&self, spec: LeaseSpec, resource_version: String) -> Lease {
+        let mut annotations = BTreeMap::new();
+        if !self.scheduler_names.is_empty() && spec.holder_identity.is_some() {
+            annotations.insert(SCHEDULER_NAMES_ANNOTATION.to_string(), self.scheduler_names.join(","));
+        }
         Lease {
             kind: "Lease".into(),
             api_version: "coordination.k8s.io/v1".into(),
-            metadata: ObjectMeta {
-                name: self.name.clone(),
-                namespace: self.namespace.clone(),
-                resource_version,
-                ..Default::default()
-            },
+            metadata: LeaseMeta { name: self.name.clone(), namespace: self.namespace.clone(), resource_version, annotations },
             spec,
         }
     }

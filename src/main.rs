@@ -1,5 +1,261 @@
-//! The `edgesched` binary: command-line parsing and wiring only.
+//! The `edgesched` binary: command-line parsing and wiring only. Exit codes: 0 success, 1 runtime
+//! failure (lost leadership, API unreachable at startup, port in use), 2 bad usage or configuration.
+
+use edgesched::cli::{self, Command, OutputFormat, RunOptions};
+use edgesched::config::{self, Overrides, SchedulerConfig};
+use edgesched::kube::kubeconfig;
+use edgesched::logging::{self, Line};
+use edgesched::{run, signals, simulate};
+use log::{error, info, warn};
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+
+const EXIT_RUNTIME: i32 = 1;
+const EXIT_USAGE: i32 = 2;
 
 fn main() {
-    println!("edgesched {}", env!("CARGO_PKG_VERSION"));
+    std::process::exit(real_main());
+}
+
+fn real_main() -> i32 {
+    let cmd = match cli::parse(std::env::args_os().skip(1)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            eprintln!("Run 'edgesched --help' for usage.");
+            return EXIT_USAGE;
+        }
+    };
+    match cmd {
+        Command::Help(text) => {
+            print!("{text}");
+            0
+        }
+        Command::Version => {
+            println!("edgesched v{}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        Command::CheckConfig { config, overrides, warnings } => check_config(config.as_deref(), &overrides, &warnings),
+        Command::Simulate { config, cluster, output, seed } => simulate_cmd(config.as_deref(), &cluster, output, seed),
+        Command::Explain { kubeconfig, config, master, namespace, pods, all_pending, output, allow_insecure_http } => {
+            edgesched::diagnose::explain_cmd(&edgesched::diagnose::ExplainArgs {
+                kubeconfig,
+                config,
+                master,
+                namespace,
+                pods,
+                all_pending,
+                output,
+                allow_insecure_http,
+            })
+        }
+        Command::Status { kubeconfig, config, master, output, allow_insecure_http } => {
+            edgesched::diagnose::status_cmd(&edgesched::diagnose::StatusArgs {
+                kubeconfig,
+                config,
+                master,
+                output,
+                allow_insecure_http,
+            })
+        }
+        Command::Run(opts) => run_cmd(*Box::new(opts)),
+    }
+}
+
+/// Load `--config` (or the defaults) and apply flag overrides; errors are printed.
+pub fn load_config(path: Option<&Path>, overrides: &Overrides) -> Result<(SchedulerConfig, Vec<String>), String> {
+    let (mut cfg, warnings) = match path {
+        Some(p) => {
+            let loaded = config::load_file(p).map_err(|e| e.to_string())?;
+            (loaded.config, loaded.warnings)
+        }
+        None => (config::default_config(), Vec::new()),
+    };
+    config::apply_overrides(&mut cfg, overrides).map_err(|e| e.to_string())?;
+    Ok((cfg, warnings))
+}
+
+fn check_config(path: Option<&Path>, overrides: &Overrides, warnings: &[String]) -> i32 {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    let (cfg, more) = match load_config(path, overrides) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    for w in more {
+        eprintln!("warning: {w}");
+    }
+    if let Err(e) = simulate::frameworks(&cfg) {
+        eprintln!("error: {}: {e}", path.map(|p| p.display().to_string()).unwrap_or_else(|| "default configuration".into()));
+        return EXIT_USAGE;
+    }
+    print!("{}", config::to_yaml(&cfg));
+    0
+}
+
+fn simulate_cmd(path: Option<&Path>, cluster: &Path, output: OutputFormat, seed: Option<u64>) -> i32 {
+    let (cfg, warnings) = match load_config(path, &Overrides { config_file_given: path.is_some(), ..Default::default() }) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    let cluster = match simulate::load_cluster(cluster) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    for (kind, n) in &cluster.ignored_kinds {
+        eprintln!("note: ignoring {n} {kind} object(s)");
+    }
+    let seed = seed.unwrap_or_else(|| edgesched::rng::Rng::from_os().next_u64());
+    match simulate::simulate(&cfg, &cluster, seed) {
+        Ok(decisions) => {
+            match output {
+                OutputFormat::Json => print!("{}", simulate::render_json(&decisions)),
+                OutputFormat::Table => print!("{}", simulate::render_table(&decisions)),
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_USAGE
+        }
+    }
+}
+
+fn insecure_addrs(opts: &RunOptions, cfg: &SchedulerConfig) -> Result<Vec<SocketAddr>, String> {
+    let mut out: Vec<SocketAddr> = Vec::new();
+    if let Some(port) = opts.port.filter(|p| *p > 0) {
+        let ip: IpAddr = opts
+            .insecure_address
+            .as_deref()
+            .unwrap_or("0.0.0.0")
+            .parse()
+            .map_err(|_| format!("--address: invalid IP {:?}", opts.insecure_address))?;
+        out.push(SocketAddr::new(ip, port));
+    }
+    for (field, value) in [("healthzBindAddress", &cfg.healthz_bind_address), ("metricsBindAddress", &cfg.metrics_bind_address)] {
+        if value.is_empty() {
+            continue;
+        }
+        let addr: SocketAddr = value.parse().map_err(|_| format!("{field}: invalid address {value:?}"))?;
+        if !out.contains(&addr) {
+            out.push(addr);
+        }
+    }
+    Ok(out)
+}
+
+fn rest_for(path: Option<&Path>, master: Option<&str>, allow_http: bool, what: &str) -> Result<kubeconfig::RestConfig, String> {
+    kubeconfig::build_config(path, master, allow_http).map_err(|e| format!("{what}: {e}"))
+}
+
+fn run_cmd(opts: RunOptions) -> i32 {
+    logging::init(u32::from(opts.verbosity));
+    signals::install();
+    for w in &opts.warnings {
+        warn!("{w}");
+    }
+    info!("{}", Line::new("Starting edgesched").s("version", env!("CARGO_PKG_VERSION")));
+    let (cfg, warnings) = match load_config(opts.config.as_deref(), &opts.overrides) {
+        Ok(c) => c,
+        Err(e) => {
+            error!("{e}");
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    for w in &warnings {
+        warn!("{w}");
+    }
+    if opts.verbosity >= 2 {
+        info!("Using component config:\n{}", config::to_yaml(&cfg));
+    }
+    if let Err(e) = simulate::frameworks(&cfg) {
+        error!("{e}");
+        eprintln!("error: {e}");
+        return EXIT_USAGE;
+    }
+    let kubeconfig_path =
+        (!cfg.client_connection.kubeconfig.is_empty()).then(|| PathBuf::from(&cfg.client_connection.kubeconfig));
+    let rest = match rest_for(kubeconfig_path.as_deref(), opts.master.as_deref(), opts.allow_insecure_http, "kubeconfig") {
+        Ok(r) => r,
+        Err(e) => {
+            error!("{e}");
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    if rest.insecure_skip_tls_verify {
+        warn!("insecure-skip-tls-verify is set: the API server's certificate is NOT verified; anyone on the network path can impersonate it");
+    }
+    let side = |p: &Option<PathBuf>, what: &str| -> Result<Option<kubeconfig::RestConfig>, String> {
+        match p {
+            Some(path) => rest_for(Some(path), opts.master.as_deref(), opts.allow_insecure_http, what).map(Some),
+            None => Ok(None),
+        }
+    };
+    let (authn_rest, authz_rest) = match (
+        side(&opts.authentication_kubeconfig, "--authentication-kubeconfig"),
+        side(&opts.authorization_kubeconfig, "--authorization-kubeconfig"),
+    ) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let bind_address: IpAddr = match opts.bind_address.parse() {
+        Ok(a) => a,
+        Err(_) => {
+            eprintln!("error: --bind-address: invalid IP address {:?}", opts.bind_address);
+            return EXIT_USAGE;
+        }
+    };
+    let insecure = match insecure_addrs(&opts, &cfg) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    if cfg.profiles.iter().any(|p| p.scheduler_name == "default-scheduler")
+        && cfg.leader_election.resource_name != "kube-scheduler"
+    {
+        warn!("A profile is named default-scheduler: if kube-scheduler also runs, both will schedule the same pods. Give edgesched its own schedulerName unless it replaces kube-scheduler.");
+    }
+    let configz = serde_json::json!({ "componentconfig": config::to_json(&cfg) }).to_string();
+    let settings = run::RunSettings {
+        configz,
+        rest,
+        authn_rest,
+        authz_rest,
+        bind_address,
+        secure_port: opts.secure_port,
+        tls_cert_file: opts.tls_cert_file.clone(),
+        tls_key_file: opts.tls_private_key_file.clone(),
+        insecure_addrs: insecure,
+        always_allow_paths: opts.authorization_always_allow_paths.clone(),
+        hostname: run::hostname(),
+        api_workers: 16,
+        config: cfg,
+    };
+    match run::run(settings) {
+        Ok(()) => 0,
+        Err(e) => {
+            error!("{e}");
+            EXIT_RUNTIME
+        }
+    }
 }

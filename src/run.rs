@@ -315,7 +315,11 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
             Timing { lease_duration: le.lease_duration.0, renew_deadline: le.renew_deadline.0, retry_period: le.retry_period.0 };
         let ectx = ElectionContext {
             client: client.clone(),
-            elector: Elector::new(&identity, &le.resource_namespace, &le.resource_name, timing),
+            elector: {
+                let mut e = Elector::new(&identity, &le.resource_namespace, &le.resource_name, timing);
+                e.scheduler_names = cfg.profiles.iter().map(|p| p.scheduler_name.clone()).collect();
+                e
+            },
             scheduler: tx.clone(),
             status: election_status.clone(),
             metrics: metrics.clone(),

@@ -22,6 +22,16 @@ pub fn to_yaml(cfg: &SchedulerConfig) -> String {
     out
 }
 
+/// The same document as JSON (for `/configz`).
+pub fn to_json(cfg: &SchedulerConfig) -> Value {
+    let mut v = body(cfg);
+    if let Some(m) = v.as_object_mut() {
+        m.insert("apiVersion".into(), json!("kubescheduler.config.k8s.io/v1"));
+        m.insert("kind".into(), json!("KubeSchedulerConfiguration"));
+    }
+    v
+}
+
 /// Everything but `apiVersion`/`kind`, as JSON with sorted keys.
 fn body(cfg: &SchedulerConfig) -> Value {
     let le = &cfg.leader_election;

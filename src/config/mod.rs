@@ -69,6 +69,11 @@ pub fn to_yaml(cfg: &SchedulerConfig) -> String {
     dump::to_yaml(cfg)
 }
 
+/// The effective configuration as JSON (the `/configz` body's `componentconfig`).
+pub fn to_json(cfg: &SchedulerConfig) -> serde_json::Value {
+    dump::to_json(cfg)
+}
+
 /// Validate a configuration built or changed in code (loading already validates).
 pub fn validate(cfg: &SchedulerConfig) -> Result<(), ConfigError> {
     match ConfigError::from_problems("configuration", validate::validate_config(cfg, true)) {

@@ -73,12 +73,14 @@ impl Overrides {
 }
 
 /// Warnings for flags that [`apply_overrides`] will ignore because a configuration file is used.
+/// `--kubeconfig` is the one exception (see [`apply_overrides`]) and is not reported here.
 pub fn override_warnings(o: &Overrides) -> Vec<String> {
     if !o.config_file_given {
         return Vec::new();
     }
     o.deprecated_given()
         .into_iter()
+        .filter(|(flag, _)| *flag != "--kubeconfig")
         .map(|(flag, field)| {
             format!("{flag} is ignored because --config is set (as kube-scheduler does); set {field} in the configuration file")
         })
@@ -86,9 +88,18 @@ pub fn override_warnings(o: &Overrides) -> Vec<String> {
 }
 
 /// Apply flag overrides to `cfg` and validate the result.
+///
+/// As kube-scheduler, a configuration file makes the deprecated flags inert, with one deliberate
+/// exception: `--kubeconfig` still fills `clientConnection.kubeconfig` when the file leaves it
+/// empty (the flag's own help says the file's value "takes precedence"). Static-pod manifests
+/// pass both, and silently falling back to in-cluster credentials there would only confuse.
 pub fn apply_overrides(cfg: &mut SchedulerConfig, o: &Overrides) -> Result<(), ConfigError> {
     if !o.config_file_given {
         apply_deprecated(cfg, o)?;
+    } else if let Some(k) = &o.kubeconfig {
+        if cfg.client_connection.kubeconfig.is_empty() {
+            cfg.client_connection.kubeconfig = k.clone();
+        }
     }
     let le = &mut cfg.leader_election;
     set(&mut le.leader_elect, o.leader_elect);
@@ -175,12 +186,16 @@ mod tests {
             ..Default::default()
         };
         apply_overrides(&mut cfg, &o).unwrap();
-        assert_eq!(cfg.client_connection.kubeconfig, "");
+        assert_eq!(cfg.client_connection.kubeconfig, "/x", "--kubeconfig fills an empty clientConnection.kubeconfig");
         assert_eq!(cfg.profiles[0].scheduler_name, "default-scheduler");
         assert!(!cfg.leader_election.leader_elect);
         let w = override_warnings(&o);
-        assert_eq!(w.len(), 2);
-        assert!(w[0].starts_with("--kubeconfig is ignored because --config is set"));
+        assert_eq!(w.len(), 1);
+        assert!(w[0].starts_with("--scheduler-name is ignored because --config is set"));
+        let mut cfg = default_config();
+        cfg.client_connection.kubeconfig = "/from-file".into();
+        apply_overrides(&mut cfg, &o).unwrap();
+        assert_eq!(cfg.client_connection.kubeconfig, "/from-file", "the file's value takes precedence");
     }
 
     #[test]

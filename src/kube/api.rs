@@ -635,9 +635,24 @@ pub struct Lease {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub api_version: String,
     #[serde(default)]
-    pub metadata: ObjectMeta,
+    pub metadata: LeaseMeta,
     #[serde(default)]
     pub spec: LeaseSpec,
+}
+
+/// Lease metadata: identity plus annotations (edgesched records the scheduler names it serves
+/// there, so `status` and unserved-name detection can tell which names a lease stands for).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseMeta {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub resource_version: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
 }
 
 /// `coordination.k8s.io/v1` LeaseSpec. Times are MicroTime strings (RFC 3339, 6 fractional digits).
