@@ -235,7 +235,7 @@ const FLAGS: &[Flag] = &[
     flag("authentication-skip-lookup", B, RUN, AUTHN, "Do not look up missing authentication configuration from the cluster."),
     flag("authorization-kubeconfig", Kind::Value("path"), RUN, AUTHZ, "kubeconfig pointing at the API server that performs SubjectAccessReviews."),
     flag("authorization-always-allow-paths", Kind::Value("paths"), RUN, AUTHZ, "Comma-separated HTTP paths served without authorization. (default \"/healthz,/readyz,/livez\")"),
-    flag("kubeconfig", Kind::Value("path"), RUN | CHECK | EXPLAIN | STATUS, MISC, "Path to a kubeconfig with authorization and master location (ignored by the scheduler when --config is set; use clientConnection.kubeconfig)."),
+    flag("kubeconfig", Kind::Value("path"), RUN | CHECK | EXPLAIN | STATUS, MISC, "Path to a kubeconfig with authorization and master location (with --config, used only when the file leaves clientConnection.kubeconfig empty)."),
     flag("kube-api-qps", Kind::Value("qps"), LE_CMDS, DEPRECATED, "QPS to use while talking with the API server (ignored when --config is set)."),
     flag("kube-api-burst", Kind::Value("n"), LE_CMDS, DEPRECATED, "Burst to use while talking with the API server (ignored when --config is set)."),
     flag("kube-api-content-type", Kind::Value("type"), LE_CMDS, DEPRECATED, "Content type of requests sent to the API server (ignored when --config is set)."),

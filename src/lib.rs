@@ -23,6 +23,7 @@ pub mod recorder;
 pub mod rng;
 pub mod run;
 pub mod scheduler;
+pub mod sdnotify;
 pub mod serve;
 pub mod served;
 pub mod signals;

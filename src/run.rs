@@ -358,6 +358,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
             health.shutting_down.store(true, Ordering::SeqCst);
             sched.handle(Input::Leading(false), Instant::now());
             shutdown_deadline = Some(Instant::now() + SHUTDOWN_BIND_GRACE);
+            crate::sdnotify::notify("STOPPING=1");
         }
         if let Some(deadline) = shutdown_deadline {
             if workers.pending() == 0 || Instant::now() >= deadline {
@@ -389,6 +390,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         if !was_synced && sched.caches_synced() {
             was_synced = true;
             synced.store(true, Ordering::SeqCst);
+            crate::sdnotify::notify("READY=1");
             info!("{}", Line::new("Caches are synced").n("nodes", sched.cache().num_nodes()).n("pods", sched.cache().num_pods()));
         }
         dispatch(&mut sched, &workers, &recorder);
