@@ -7,6 +7,7 @@
 
 use crate::events::{pod_reference, EventRecord, EventType};
 use crate::framework::plugins::default_binder::binding_for;
+use crate::framework::PreBindAction;
 use crate::kube::client::{ApiError, Client, PatchType};
 use crate::logging::Line;
 use crate::metrics::{names as m, Metrics};
@@ -113,9 +114,54 @@ pub fn bind(client: &Client, pod: &crate::model::PodInfo, node: &str) -> Result<
     }
 }
 
+/// Perform the PreBind writes planned at Reserve (volume claims), in order.
+pub fn pre_bind(client: &Client, actions: &[PreBindAction]) -> Result<(), String> {
+    for a in actions {
+        match a {
+            PreBindAction::AnnotatePvc { namespace, name, key, value } => {
+                let path = format!("/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}");
+                let body = serde_json::json!({"metadata": {"annotations": {key: value}}});
+                client.patch::<serde_json::Value>(&path, PatchType::Merge, &body).map_err(|e| e.to_string())?;
+            }
+            PreBindAction::BindPv { pv, claim_namespace, claim_name, claim_uid } => {
+                let path = format!("/api/v1/persistentvolumes/{pv}");
+                let mut obj: serde_json::Value = client.get(&path).map_err(|e| e.to_string())?;
+                let bound_to = obj.pointer("/spec/claimRef/uid").and_then(|u| u.as_str()).unwrap_or("");
+                if !bound_to.is_empty() && bound_to != claim_uid {
+                    return Err(format!("PersistentVolume {pv} was bound to another claim meanwhile"));
+                }
+                obj["spec"]["claimRef"] = serde_json::json!({"kind": "PersistentVolumeClaim", "apiVersion": "v1",
+                    "namespace": claim_namespace, "name": claim_name, "uid": claim_uid});
+                obj["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] = serde_json::json!("yes");
+                client.replace::<_, serde_json::Value>(&path, &obj).map_err(|e| e.to_string())?;
+            }
+            PreBindAction::WaitForClaims { claims, timeout_seconds } => {
+                let deadline = Instant::now() + std::time::Duration::from_secs(*timeout_seconds);
+                for (ns, name) in claims {
+                    let path = format!("/api/v1/namespaces/{ns}/persistentvolumeclaims/{name}");
+                    loop {
+                        let pvc: serde_json::Value = client.get(&path).map_err(|e| e.to_string())?;
+                        if pvc.pointer("/status/phase").and_then(|p| p.as_str()) == Some("Bound") {
+                            break;
+                        }
+                        if Instant::now() >= deadline {
+                            return Err(format!("binding volumes: timed out waiting for the condition (claim {ns}/{name} not bound)"));
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(500));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn run_bind(ctx: &WorkerContext, req: BindRequest) {
     let pod = &req.pod;
-    let result = bind(&ctx.client, pod, &req.node);
+    let result = match pre_bind(&ctx.client, &req.pre_bind) {
+        Ok(()) => bind(&ctx.client, pod, &req.node),
+        Err(e) => Err(BindFailure::Other(format!("running PreBind plugin \"VolumeBinding\": {e}"))),
+    };
     let now = Instant::now();
     match &result {
         Ok(()) => {

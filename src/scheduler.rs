@@ -64,6 +64,8 @@ pub enum BindFailure {
 pub struct BindRequest {
     pub pod: Arc<PodInfo>,
     pub node: Box<str>,
+    /// Writes to perform before the binding (volume claims), in order.
+    pub pre_bind: Vec<crate::framework::PreBindAction>,
     pub profile: String,
     pub evaluated_nodes: usize,
     pub feasible_nodes: usize,
@@ -537,11 +539,12 @@ impl Scheduler {
         let fw = &self.profiles[fw_index];
         let outcome = fw.schedule(&self.cache, &pod, &mut params);
         let attempt = match &outcome {
-            ScheduleOutcome::Scheduled { result, .. } => {
+            ScheduleOutcome::Scheduled { result, pre_bind, .. } => {
                 self.cache.assume_pod(&pod, &result.node);
                 self.effects.push(Effect::Bind(BindRequest {
                     pod: pod.clone(),
                     node: result.node.clone(),
+                    pre_bind: pre_bind.clone(),
                     profile: fw.scheduler_name.clone(),
                     evaluated_nodes: result.evaluated_nodes,
                     feasible_nodes: result.feasible_nodes,

@@ -158,7 +158,7 @@ pub fn decision_from(pod: &str, scheduler_name: &str, outcome: &ScheduleOutcome)
         skipped: None,
     };
     let diagnosis = match outcome {
-        ScheduleOutcome::Scheduled { result, diagnosis, scores } => {
+        ScheduleOutcome::Scheduled { result, diagnosis, scores, .. } => {
             d.node = Some(result.node.to_string());
             d.evaluated_nodes = result.evaluated_nodes;
             d.feasible_nodes = result.feasible_nodes;

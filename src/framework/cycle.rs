@@ -48,6 +48,8 @@ pub struct NodeScores {
 pub enum ScheduleOutcome {
     Scheduled {
         result: ScheduleResult,
+        /// API writes to perform before binding (from Reserve plugins), in order.
+        pre_bind: Vec<super::PreBindAction>,
         /// Nodes rejected by filters on the way (evaluated but infeasible).
         diagnosis: Diagnosis,
         /// Filled when `explain` is set and more than one node was feasible.
@@ -199,11 +201,8 @@ impl Framework {
         if !pod.nominated_node_name.is_empty() {
             if let Some(node) = cache.node_by_name(&pod.nominated_node_name) {
                 if self.filter_node(cache, pod, node, &cs.states, &cs.skip_filter).is_ok() {
-                    return ScheduleOutcome::Scheduled {
-                        result: ScheduleResult { node: node.node.name.clone(), evaluated_nodes: 1, feasible_nodes: 1 },
-                        diagnosis,
-                        scores: Vec::new(),
-                    };
+                    let result = ScheduleResult { node: node.node.name.clone(), evaluated_nodes: 1, feasible_nodes: 1 };
+                    return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new());
                 }
             }
         }
@@ -267,11 +266,8 @@ impl Framework {
         }
         let evaluated = feasible.len() + diagnosis.node_to_status.len();
         if feasible.len() == 1 {
-            return ScheduleOutcome::Scheduled {
-                result: ScheduleResult { node: feasible[0].node.name.clone(), evaluated_nodes: evaluated, feasible_nodes: 1 },
-                diagnosis,
-                scores: Vec::new(),
-            };
+            let result = ScheduleResult { node: feasible[0].node.name.clone(), evaluated_nodes: evaluated, feasible_nodes: 1 };
+            return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new());
         }
 
         let scores = match self.prioritize(cache, pod, &feasible, &mut cs, params.explain) {
@@ -279,15 +275,42 @@ impl Framework {
             Err(message) => return ScheduleOutcome::Error { message, diagnosis },
         };
         let chosen = select_host(&scores.totals, params.rng);
-        ScheduleOutcome::Scheduled {
-            result: ScheduleResult {
-                node: feasible[chosen].node.name.clone(),
-                evaluated_nodes: evaluated,
-                feasible_nodes: feasible.len(),
-            },
-            diagnosis,
-            scores: scores.explained,
+        let result = ScheduleResult { node: feasible[chosen].node.name.clone(), evaluated_nodes: evaluated, feasible_nodes: feasible.len() };
+        self.reserve_on(cache, pod, &cs, result, diagnosis, scores.explained)
+    }
+
+    /// Reserve on the chosen node: collect the PreBind actions; a rejection turns the attempt
+    /// into a FitError on that single node (as upstream's Reserve failure handling).
+    fn reserve_on(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        cs: &CycleState,
+        result: ScheduleResult,
+        mut diagnosis: Diagnosis,
+        scores: Vec<NodeScores>,
+    ) -> ScheduleOutcome {
+        let mut pre_bind = Vec::new();
+        if let Some(node) = cache.node_by_name(&result.node) {
+            for &i in &self.reserve {
+                let pl = &self.plugins[i];
+                match pl.reserve(cache, pod, node, &cs.states[i]) {
+                    Ok(actions) => pre_bind.extend(actions),
+                    Err(r) if r.code == Code::Error => {
+                        return ScheduleOutcome::Error { message: format!("running Reserve plugin {:?}: {}", pl.name(), r.message()), diagnosis };
+                    }
+                    Err(r) => {
+                        let mut d = Diagnosis::default();
+                        d.add_plugin(pl.name());
+                        d.node_to_status.insert(result.node.clone(), r.with_plugin(pl.name()));
+                        let message = fit_error_message(1, &d);
+                        diagnosis = d;
+                        return ScheduleOutcome::Unschedulable { num_all_nodes: 1, diagnosis, post_filter: PostFilterResult::default(), message };
+                    }
+                }
+            }
         }
+        ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores }
     }
 
     fn fit_error(

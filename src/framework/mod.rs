@@ -72,6 +72,19 @@ pub struct Points {
     pub post_bind: bool,
 }
 
+/// An API write the binding cycle must perform before the pod is bound (upstream's Reserve +
+/// PreBind of VolumeBinding). The core plans them; the binder threads execute them in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreBindAction {
+    /// Set an annotation on a PVC (`volume.kubernetes.io/selected-node` for WaitForFirstConsumer
+    /// claims that a provisioner will satisfy).
+    AnnotatePvc { namespace: String, name: String, key: String, value: String },
+    /// Pre-bind a static PV to a claim by setting `spec.claimRef` (the PV controller completes it).
+    BindPv { pv: String, claim_namespace: String, claim_name: String, claim_uid: String },
+    /// Wait until these claims are Bound (provisioning / PV controller), up to `timeout_seconds`.
+    WaitForClaims { claims: Vec<(String, String)>, timeout_seconds: u64 },
+}
+
 /// What a PostFilter plugin (preemption) decided after the pod fit nowhere.
 #[derive(Debug, Clone, Default)]
 pub struct PostFilterResult {
@@ -165,4 +178,10 @@ pub trait Plugin: Send + Sync {
 
     /// Turn raw scores into 0..=100 (only called when `points().normalize`).
     fn normalize(&self, _pod: &PodInfo, _scores: &mut [i64], _state: &PluginState) {}
+
+    /// Reserve: plan the API writes needed before binding to `node` (PreBind). A rejection here
+    /// makes the attempt fail as unschedulable on that node.
+    fn reserve(&self, _cache: &Cache, _pod: &PodInfo, _node: &NodeInfo, _state: &PluginState) -> Result<Vec<PreBindAction>, Rejection> {
+        Ok(Vec::new())
+    }
 }
