@@ -24,7 +24,7 @@ use std::time::{Instant, SystemTime};
 pub enum Job {
     Bind(BindRequest),
     PatchStatus(StatusPatch),
-    Evict { namespace: String, name: String, uid: String, preemptor: String, node: String, profile: String },
+    Evict { namespace: String, name: String, uid: String, preemptor_uid: String, node: String, profile: String },
 }
 
 /// Handle to the worker pool.
@@ -93,8 +93,8 @@ fn worker_loop(rx: &Mutex<Receiver<Job>>, ctx: &WorkerContext, in_flight: &Atomi
                     warn!("{}", Line::new("Error updating pod").s("pod", format!("{}/{}", p.namespace, p.name)).s("err", e));
                 }
             }
-            Job::Evict { namespace, name, uid, preemptor, node, profile } => {
-                if let Err(e) = evict(ctx, &namespace, &name, &uid, &preemptor, &node, &profile) {
+            Job::Evict { namespace, name, uid, preemptor_uid, node, profile } => {
+                if let Err(e) = evict(ctx, &namespace, &name, &uid, &preemptor_uid, &node, &profile) {
                     warn!("{}", Line::new("Failed to preempt victim").s("pod", format!("{namespace}/{name}")).s("err", e));
                 }
             }
@@ -145,7 +145,9 @@ pub fn pre_bind(client: &Client, actions: &[PreBindAction]) -> Result<(), String
                             break;
                         }
                         if Instant::now() >= deadline {
-                            return Err(format!("binding volumes: timed out waiting for the condition (claim {ns}/{name} not bound)"));
+                            return Err(format!(
+                                "binding volumes: timed out waiting for the condition (claim {ns}/{name} not bound)"
+                            ));
                         }
                         std::thread::sleep(std::time::Duration::from_millis(500));
                     }
@@ -236,7 +238,7 @@ fn evict(
     namespace: &str,
     name: &str,
     uid: &str,
-    preemptor: &str,
+    preemptor_uid: &str,
     node: &str,
     profile: &str,
 ) -> Result<(), ApiError> {
@@ -265,7 +267,7 @@ fn evict(
         type_: EventType::Normal,
         reason: "Preempted".into(),
         action: "Preempting".into(),
-        note: format!("Preempted by pod {preemptor} on node {node}"),
+        note: format!("Preempted by pod {preemptor_uid} on node {node}"),
         reporting_controller: profile.to_string(),
     });
     Ok(())

@@ -33,6 +33,8 @@ pub struct AssignedPod {
     pub labels: Labels,
     pub affinity: Option<Arc<api::Affinity>>,
     pub terminating: bool,
+    /// Being deleted by a scheduler preemption (victims in their graceful termination).
+    pub preempted_by_scheduler: bool,
 }
 
 impl AssignedPod {
@@ -50,6 +52,7 @@ impl AssignedPod {
             labels: pod.labels.clone(),
             affinity: pod.affinity.clone(),
             terminating: pod.terminating,
+            preempted_by_scheduler: pod.preempted_by_scheduler,
         }
     }
 
@@ -164,6 +167,10 @@ struct PodRecord {
 /// The node table.
 #[derive(Debug, Default)]
 pub struct Cache {
+    /// Pods nominated to nodes by preemption, not yet bound (see `crate::nominator`).
+    pub(crate) nominated: crate::nominator::Nominated,
+    /// PodDisruptionBudgets, consulted by preemption (see `crate::pdb`).
+    pub(crate) budgets: crate::pdb::Budgets,
     slots: Vec<Option<NodeInfo>>,
     free: Vec<NodeId>,
     by_name: HashMap<Box<str>, NodeId>,

@@ -18,6 +18,8 @@ pub mod leader;
 pub mod logging;
 pub mod metrics;
 pub mod model;
+pub mod nominator;
+pub mod pdb;
 pub mod queue;
 pub mod recorder;
 pub mod rng;

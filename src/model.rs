@@ -493,6 +493,10 @@ pub struct PodInfo {
     pub scheduled_condition: Option<ScheduledCondition>,
     /// Any other reason the spec cannot be scheduled as written (e.g. an invalid priority class).
     pub spec_error: Option<String>,
+    /// Terminating because the scheduler preempted it (`DisruptionTarget`/`PreemptionByScheduler`).
+    pub preempted_by_scheduler: bool,
+    /// The pod references DRA resource claims.
+    pub has_resource_claims: bool,
 }
 
 /// How `priorityClassName` is resolved when `spec.priority` is missing (the Priority admission
@@ -560,6 +564,10 @@ impl PodInfo {
         });
 
         let owner = meta.owner_references.iter().find(|o| o.controller == Some(true)).cloned();
+        let preempted_by_scheduler = meta.deletion_timestamp.is_some()
+            && pod.status.conditions.iter().any(|c| {
+                c.type_ == "DisruptionTarget" && c.status == "True" && c.reason.as_deref() == Some("PreemptionByScheduler")
+            });
 
         PodInfo {
             key: pod_key(&meta.namespace, &meta.name),
@@ -593,6 +601,8 @@ impl PodInfo {
             nominated_node_name: pod.status.nominated_node_name.as_str().into(),
             scheduled_condition,
             spec_error,
+            preempted_by_scheduler,
+            has_resource_claims: !spec.resource_claims.is_empty(),
         }
     }
 

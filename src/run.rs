@@ -447,8 +447,8 @@ fn dispatch(sched: &mut Scheduler, workers: &bind::Workers, recorder: &crate::re
             Effect::Bind(b) => workers.submit(Job::Bind(b)),
             Effect::PatchStatus(p) => workers.submit(Job::PatchStatus(p)),
             Effect::Event(e) => recorder.record(e),
-            Effect::Evict { namespace, name, uid, preemptor, node, profile } => {
-                workers.submit(Job::Evict { namespace, name, uid, preemptor, node, profile })
+            Effect::Evict { namespace, name, uid, preemptor_uid, node, profile } => {
+                workers.submit(Job::Evict { namespace, name, uid, preemptor_uid, node, profile })
             }
         }
     }

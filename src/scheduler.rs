@@ -97,7 +97,7 @@ pub enum Effect {
         namespace: String,
         name: String,
         uid: String,
-        preemptor: String,
+        preemptor_uid: String,
         node: String,
         profile: String,
     },
@@ -309,6 +309,7 @@ impl Scheduler {
         let info = Arc::new(PodInfo::from_api(&pod, &self.priority_classes));
         let key = info.key.clone();
         if info.is_assigned() {
+            self.cache.clear_nomination(&key);
             if self.pending.remove(&key).is_some() {
                 self.queue.delete(&key);
             }
@@ -329,10 +330,17 @@ impl Scheduler {
             return;
         }
         if info.phase.is_terminal() || !self.serves(&info.scheduler_name) {
+            self.cache.clear_nomination(&key);
             if self.pending.remove(&key).is_some() {
                 self.queue.delete(&key);
             }
             return;
+        }
+        // The nominator follows the pod's status.nominatedNodeName (upstream AddNominatedPod).
+        if info.nominated_node_name.is_empty() {
+            self.cache.clear_nomination(&key);
+        } else {
+            self.cache.nominate(info.clone(), &info.nominated_node_name.clone());
         }
         let changed = match self.pending.get(&key) {
             Some(old) => scheduling_relevant_change(old, &pod),
@@ -361,6 +369,7 @@ impl Scheduler {
     }
 
     fn on_pod_gone(&mut self, key: &str, now: Instant) {
+        self.cache.clear_nomination(key);
         if self.pending.remove(key).is_some() {
             self.queue.delete(key);
         }
@@ -541,6 +550,7 @@ impl Scheduler {
         let attempt = match &outcome {
             ScheduleOutcome::Scheduled { result, pre_bind, .. } => {
                 self.cache.assume_pod(&pod, &result.node);
+                self.cache.clear_nomination(&key);
                 self.effects.push(Effect::Bind(BindRequest {
                     pod: pod.clone(),
                     node: result.node.clone(),
@@ -564,18 +574,48 @@ impl Scheduler {
                 let nominated = post_filter.nominated_node.as_ref().map(|n| n.to_string());
                 let victims = post_filter.victims.clone();
                 let profile = fw.scheduler_name.clone();
-                self.fail(fw_index, &qp, Requeue::Rejected { plugins }, "Unschedulable", message, nominated.clone(), now);
-                if let Some(node) = nominated {
-                    for v in victims {
-                        self.effects.push(Effect::Evict {
-                            namespace: v.namespace.to_string(),
-                            name: v.key.split_once('/').map(|(_, n)| n.to_string()).unwrap_or_default(),
-                            uid: v.uid.to_string(),
-                            preemptor: key.to_string(),
-                            node: node.clone(),
-                            profile: profile.clone(),
-                        });
+                if fw.has_plugin(crate::framework::plugins::names::DEFAULT_PREEMPTION) {
+                    self.metrics.inc(m::PREEMPTION_ATTEMPTS, &[], 1.0);
+                }
+                let message = message.clone();
+                self.fail(fw_index, &qp, Requeue::Rejected { plugins }, "Unschedulable", &message, nominated.clone(), now);
+                match nominated.as_deref() {
+                    Some("") => self.cache.clear_nomination(&key),
+                    Some(node) => {
+                        info!(
+                            "{}",
+                            crate::logging::Line::new("Preempting to make room for pod")
+                                .s("pod", &*key)
+                                .s("node", node)
+                                .n("victims", victims.len())
+                        );
+                        self.metrics.observe(m::PREEMPTION_VICTIMS, &[], victims.len() as f64);
+                        self.cache.nominate(pod.clone(), node);
+                        for v in &victims {
+                            self.effects.push(Effect::Evict {
+                                namespace: v.namespace.to_string(),
+                                name: v.key.split_once('/').map(|(_, n)| n.to_string()).unwrap_or_default(),
+                                uid: v.uid.to_string(),
+                                preemptor_uid: pod.uid.to_string(),
+                                node: node.to_string(),
+                                profile: profile.clone(),
+                            });
+                        }
+                        // Lower-priority pods nominated to this node may no longer fit there.
+                        let lower: Vec<Arc<PodInfo>> =
+                            self.cache.nominated_pods(node).iter().filter(|p| p.priority < pod.priority).cloned().collect();
+                        for p in lower {
+                            self.cache.clear_nomination(&p.key);
+                            self.effects.push(Effect::PatchStatus(StatusPatch {
+                                namespace: p.namespace.to_string(),
+                                name: p.name.to_string(),
+                                uid: p.uid.to_string(),
+                                condition: None,
+                                nominated_node_name: Some(String::new()),
+                            }));
+                        }
                     }
+                    None => {}
                 }
                 Attempt::Unschedulable { pod: key, message: message.clone() }
             }

@@ -147,7 +147,7 @@ impl Framework {
     }
 
     /// Run the Filter plugins on one node; the first rejection stops (RunFilterPlugins).
-    fn filter_node(
+    fn run_filters(
         &self,
         cache: &Cache,
         pod: &PodInfo,
@@ -163,6 +163,59 @@ impl Framework {
             pl.filter(cache, pod, node, &states[i]).map_err(|r| r.with_plugin(pl.name()))?;
         }
         Ok(())
+    }
+
+    /// Copy the PreFilter states: through each plugin's `clone_state`, or — for a plugin that
+    /// keeps state but does not implement it — by running its PreFilter again (same inputs, same
+    /// state), so simulations never see a missing state.
+    pub(crate) fn copy_states(&self, cache: &Cache, pod: &PodInfo, states: &[PluginState]) -> Vec<PluginState> {
+        states
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let copied = self.plugins[i].clone_state(s);
+                if copied.is_none() && s.is_some() {
+                    let mut fresh: PluginState = None;
+                    let _ = self.plugins[i].pre_filter(cache, pod, &mut fresh);
+                    fresh
+                } else {
+                    copied
+                }
+            })
+            .collect()
+    }
+
+    /// RunFilterPluginsWithNominatedPods: when pods of higher or equal priority are nominated to
+    /// the node, the filters first run as if those pods were already there (so lower-priority
+    /// pods cannot take the room preemption is freeing), then again without them (filters such
+    /// as inter-pod affinity may only pass without them).
+    fn filter_node(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        node: &NodeInfo,
+        states: &[PluginState],
+        skip: &[bool],
+    ) -> Result<(), Rejection> {
+        if cache.has_nominations() {
+            let nominated: Vec<&std::sync::Arc<PodInfo>> =
+                cache.nominated_pods(node.name()).iter().filter(|p| p.key != pod.key && p.priority >= pod.priority).collect();
+            if !nominated.is_empty() {
+                let mut with = node.clone();
+                let mut with_states = self.copy_states(cache, pod, states);
+                for p in nominated {
+                    let added = std::sync::Arc::new(AssignedPod::from_pod(p, node.name()));
+                    with.add_pod(added.clone());
+                    for &i in &self.pre_filter {
+                        if !skip[i] {
+                            self.plugins[i].add_pod(&mut with_states[i], pod, &added, &with);
+                        }
+                    }
+                }
+                self.run_filters(cache, pod, &with, &with_states, skip)?;
+            }
+        }
+        self.run_filters(cache, pod, node, states, skip)
     }
 
     /// Schedule one pod against the cache. Pure: reads the cache, returns the decision.
@@ -275,7 +328,11 @@ impl Framework {
             Err(message) => return ScheduleOutcome::Error { message, diagnosis },
         };
         let chosen = select_host(&scores.totals, params.rng);
-        let result = ScheduleResult { node: feasible[chosen].node.name.clone(), evaluated_nodes: evaluated, feasible_nodes: feasible.len() };
+        let result = ScheduleResult {
+            node: feasible[chosen].node.name.clone(),
+            evaluated_nodes: evaluated,
+            feasible_nodes: feasible.len(),
+        };
         self.reserve_on(cache, pod, &cs, result, diagnosis, scores.explained)
     }
 
@@ -297,7 +354,10 @@ impl Framework {
                 match pl.reserve(cache, pod, node, &cs.states[i]) {
                     Ok(actions) => pre_bind.extend(actions),
                     Err(r) if r.code == Code::Error => {
-                        return ScheduleOutcome::Error { message: format!("running Reserve plugin {:?}: {}", pl.name(), r.message()), diagnosis };
+                        return ScheduleOutcome::Error {
+                            message: format!("running Reserve plugin {:?}: {}", pl.name(), r.message()),
+                            diagnosis,
+                        };
                     }
                     Err(r) => {
                         let mut d = Diagnosis::default();
@@ -305,7 +365,12 @@ impl Framework {
                         d.node_to_status.insert(result.node.clone(), r.with_plugin(pl.name()));
                         let message = fit_error_message(1, &d);
                         diagnosis = d;
-                        return ScheduleOutcome::Unschedulable { num_all_nodes: 1, diagnosis, post_filter: PostFilterResult::default(), message };
+                        return ScheduleOutcome::Unschedulable {
+                            num_all_nodes: 1,
+                            diagnosis,
+                            post_filter: PostFilterResult::default(),
+                            message,
+                        };
                     }
                 }
             }
@@ -467,8 +532,8 @@ impl super::FilterRunner for Runner<'_> {
         self.states
     }
 
-    fn clone_states(&self, states: &[PluginState]) -> Vec<PluginState> {
-        states.iter().enumerate().map(|(i, s)| self.fw.plugins[i].clone_state(s)).collect()
+    fn clone_states(&self, cache: &Cache, pod: &PodInfo, states: &[PluginState]) -> Vec<PluginState> {
+        self.fw.copy_states(cache, pod, states)
     }
 
     fn remove_pod(&self, states: &mut [PluginState], pod: &PodInfo, removed: &AssignedPod, node: &NodeInfo) {

@@ -103,7 +103,7 @@ pub trait FilterRunner {
     /// The PreFilter states of this cycle (one slot per plugin).
     fn states(&self) -> &[PluginState];
     /// Deep-copy the states (for one candidate node).
-    fn clone_states(&self, states: &[PluginState]) -> Vec<PluginState>;
+    fn clone_states(&self, cache: &Cache, pod: &PodInfo, states: &[PluginState]) -> Vec<PluginState>;
     /// Tell every PreFilter plugin that `removed` left `node`.
     fn remove_pod(&self, states: &mut [PluginState], pod: &PodInfo, removed: &crate::cache::AssignedPod, node: &NodeInfo);
     /// Tell every PreFilter plugin that `added` joined `node`.
@@ -181,7 +181,13 @@ pub trait Plugin: Send + Sync {
 
     /// Reserve: plan the API writes needed before binding to `node` (PreBind). A rejection here
     /// makes the attempt fail as unschedulable on that node.
-    fn reserve(&self, _cache: &Cache, _pod: &PodInfo, _node: &NodeInfo, _state: &PluginState) -> Result<Vec<PreBindAction>, Rejection> {
+    fn reserve(
+        &self,
+        _cache: &Cache,
+        _pod: &PodInfo,
+        _node: &NodeInfo,
+        _state: &PluginState,
+    ) -> Result<Vec<PreBindAction>, Rejection> {
         Ok(Vec::new())
     }
 }

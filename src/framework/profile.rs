@@ -242,6 +242,11 @@ impl Framework {
         ]
     }
 
+    /// Whether a plugin of that name is instantiated in this profile.
+    pub fn has_plugin(&self, name: &str) -> bool {
+        self.plugins.iter().any(|p| p.name() == name)
+    }
+
     /// Whether any PostFilter (preemption) plugin is enabled.
     pub fn has_post_filter(&self) -> bool {
         !self.post_filter.is_empty()

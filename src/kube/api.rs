@@ -168,6 +168,9 @@ pub struct PodSpec {
     pub volumes: Vec<Volume>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub host_network: bool,
+    /// Dynamic resource allocation claims (only their presence matters to edgesched).
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub resource_claims: Vec<serde_json::Value>,
 }
 
 /// `v1.PodStatus`.
@@ -737,4 +740,32 @@ pub struct EventSource {
     pub component: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub host: String,
+}
+
+/// `policy/v1` PodDisruptionBudget (what preemption reads).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct PodDisruptionBudget {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: PdbSpec,
+    #[serde(default)]
+    pub status: PdbStatus,
+}
+
+/// `policy/v1` PodDisruptionBudgetSpec (selector only).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct PdbSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<LabelSelector>,
+}
+
+/// `policy/v1` PodDisruptionBudgetStatus.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PdbStatus {
+    #[serde(default)]
+    pub disruptions_allowed: i32,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub disrupted_pods: BTreeMap<String, String>,
 }

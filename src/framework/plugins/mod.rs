@@ -3,6 +3,8 @@
 //! exercised by the profiles that enable it.
 
 pub mod default_binder;
+pub mod default_preemption;
+pub mod dynamic_resources;
 pub mod priority_sort;
 pub mod scheduling_gates;
 
@@ -39,11 +41,19 @@ pub struct PluginContext {}
 
 /// Instantiate a plugin by name. `Ok(None)` means no plugin of that name exists.
 pub fn new_plugin(name: &str, args: Option<&PluginArgs>, ctx: &PluginContext) -> Result<Option<Arc<dyn Plugin>>, String> {
-    let _ = (args, ctx);
+    let _ = ctx;
     let p: Arc<dyn Plugin> = match name {
         names::PRIORITY_SORT => Arc::new(priority_sort::PrioritySort),
         names::DEFAULT_BINDER => Arc::new(default_binder::DefaultBinder),
         names::SCHEDULING_GATES => Arc::new(scheduling_gates::SchedulingGates),
+        names::DYNAMIC_RESOURCES => Arc::new(dynamic_resources::DynamicResources),
+        names::DEFAULT_PREEMPTION => Arc::new(default_preemption::DefaultPreemption {
+            args: match args {
+                Some(PluginArgs::DefaultPreemption(a)) => a.clone(),
+                None => Default::default(),
+                Some(other) => return Err(format!("unexpected args {other:?}")),
+            },
+        }),
         _ => return Ok(None),
     };
     Ok(Some(p))

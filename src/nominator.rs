@@ -1,0 +1,55 @@
+//! Nominated pods: pods that preemption (or an earlier attempt) nominated to a node and that are
+//! not bound yet. Filters count higher-or-equal priority nominated pods as if they already ran
+//! there (upstream `RunFilterPluginsWithNominatedPods`), so lower-priority pods do not take the
+//! room being freed for them. Kept in the cache so every cycle sees the same view.
+
+use crate::cache::Cache;
+use crate::model::{PodInfo, PodKey};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Node → nominated pods, and pod → node.
+#[derive(Debug, Default)]
+pub struct Nominated {
+    by_node: HashMap<Box<str>, Vec<Arc<PodInfo>>>,
+    by_pod: HashMap<PodKey, Box<str>>,
+}
+
+impl Cache {
+    /// Record (or move, or with an empty node clear) a pod's nomination.
+    pub fn nominate(&mut self, pod: Arc<PodInfo>, node: &str) {
+        self.clear_nomination(&pod.key);
+        if node.is_empty() {
+            return;
+        }
+        self.nominated.by_pod.insert(pod.key.clone(), node.into());
+        self.nominated.by_node.entry(node.into()).or_default().push(pod);
+    }
+
+    /// Forget a pod's nomination (bound, deleted, or nominated elsewhere).
+    pub fn clear_nomination(&mut self, key: &str) {
+        if let Some(node) = self.nominated.by_pod.remove(key) {
+            if let Some(list) = self.nominated.by_node.get_mut(&node) {
+                list.retain(|p| &*p.key != key);
+                if list.is_empty() {
+                    self.nominated.by_node.remove(&node);
+                }
+            }
+        }
+    }
+
+    /// Pods nominated to a node.
+    pub fn nominated_pods(&self, node: &str) -> &[Arc<PodInfo>] {
+        self.nominated.by_node.get(node).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+
+    /// The node a pod is nominated to.
+    pub fn nominated_node(&self, key: &str) -> Option<&str> {
+        self.nominated.by_pod.get(key).map(|n| &**n)
+    }
+
+    /// Whether any pod is nominated anywhere (fast path for the cycle).
+    pub fn has_nominations(&self) -> bool {
+        !self.nominated.by_pod.is_empty()
+    }
+}
