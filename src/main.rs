@@ -249,6 +249,8 @@ fn run_cmd(opts: RunOptions) -> i32 {
         always_allow_paths: opts.authorization_always_allow_paths.clone(),
         hostname: run::hostname(),
         api_workers: 16,
+        known_scheduler_names: opts.known_scheduler_names.clone(),
+        warn_unserved_scheduler_names: opts.warn_unserved_scheduler_names,
         config: cfg,
     };
     match run::run(settings) {

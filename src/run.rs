@@ -52,6 +52,10 @@ pub struct RunSettings {
     pub always_allow_paths: Vec<String>,
     pub hostname: String,
     pub api_workers: usize,
+    /// `--known-scheduler-names`.
+    pub known_scheduler_names: Vec<String>,
+    /// `--warn-unserved-scheduler-names`.
+    pub warn_unserved_scheduler_names: bool,
 }
 
 /// Why the scheduler stopped with an error (exit status 1).
@@ -201,6 +205,8 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
         pod_initial_backoff: Duration::from_secs(cfg.pod_initial_backoff_seconds.max(0) as u64),
         pod_max_backoff: Duration::from_secs(cfg.pod_max_backoff_seconds.max(0) as u64),
+        known_scheduler_names: s.known_scheduler_names.clone(),
+        warn_unserved_scheduler_names: s.warn_unserved_scheduler_names,
     };
     let mut sched = Scheduler::new(profiles, &settings, metrics.clone(), Rng::from_os(), Instant::now());
 
@@ -297,6 +303,25 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         metrics.clone(),
         Input::PriorityClass,
     )?;
+    watch_into::<api::PodDisruptionBudget, _>(
+        &client,
+        WatchSpec::new("poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets"),
+        tx.clone(),
+        stop.clone(),
+        metrics.clone(),
+        Input::PodDisruptionBudget,
+    )?;
+    watch_into::<api::Lease, _>(
+        &client,
+        WatchSpec::new(
+            "leases",
+            format!("/apis/coordination.k8s.io/v1/namespaces/{}/leases", cfg.leader_election.resource_namespace),
+        ),
+        tx.clone(),
+        stop.clone(),
+        metrics.clone(),
+        Input::Lease,
+    )?;
 
     // Leader election (or lead at once).
     let election_stop = Arc::new(AtomicBool::new(false));
@@ -348,7 +373,13 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     // The scheduler loop.
     let mut shutdown_deadline: Option<Instant> = None;
     let mut was_synced = false;
+    let mut last_tick = Instant::now();
     loop {
+        if last_tick.elapsed() >= Duration::from_secs(1) {
+            last_tick = Instant::now();
+            sched.tick(last_tick, std::time::SystemTime::now());
+            dispatch(&mut sched, &workers, &recorder);
+        }
         if let Some(reason) = fatal.lock().ok().and_then(|f| f.clone()) {
             stop.store(true, Ordering::SeqCst);
             return Err(RunError(reason));
@@ -422,7 +453,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
             .min(Duration::from_millis(200));
         match rx.recv_timeout(wait.max(Duration::from_millis(1))) {
             Ok(input) => sched.handle(input, Instant::now()),
-            Err(RecvTimeoutError::Timeout) => sched.tick(Instant::now()),
+            Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 error!("All event sources stopped");
                 return Err(RunError("all watches stopped".into()));

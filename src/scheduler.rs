@@ -17,7 +17,7 @@ use crate::rng::Rng;
 use log::{debug, info, warn};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// A change observed by a watch (the shell converts the watcher's updates into these).
 #[derive(Debug)]
@@ -37,6 +37,9 @@ pub enum Input {
     Pod(Change<Box<api::Pod>>),
     Node(Change<Box<api::Node>>),
     PriorityClass(Change<api::PriorityClass>),
+    /// Leader-election leases (which other schedulers run).
+    Lease(Change<api::Lease>),
+    PodDisruptionBudget(Change<api::PodDisruptionBudget>),
     BindDone(BindOutcome),
     /// Leadership gained (`true`) or lost.
     Leading(bool),
@@ -161,12 +164,34 @@ pub struct Synced {
 }
 
 /// Static settings of the scheduler core.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Settings {
     pub percentage_of_nodes_to_score: i32,
     pub pod_initial_backoff: Duration,
     pub pod_max_backoff: Duration,
+    /// Scheduler names served by schedulers we cannot see (`--known-scheduler-names`).
+    pub known_scheduler_names: Vec<String>,
+    /// Record a Warning event on pods whose scheduler name nobody serves.
+    pub warn_unserved_scheduler_names: bool,
 }
+
+/// A pending pod that names another scheduler.
+#[derive(Debug, Clone)]
+struct ForeignPod {
+    scheduler_name: String,
+    namespace: String,
+    name: String,
+    uid: String,
+    resource_version: String,
+    first_seen: Instant,
+    reported: bool,
+}
+
+/// How long a foreign pod may stay pending before its scheduler name is checked (its own
+/// scheduler usually binds it within this time).
+pub const UNSERVED_GRACE: Duration = Duration::from_secs(30);
+/// How often unserved names are re-evaluated.
+const UNSERVED_CHECK_EVERY: Duration = Duration::from_secs(10);
 
 /// Rejector name used for pods whose spec we cannot read; only their own update can help.
 const POD_SPEC: &str = "PodSpec";
@@ -189,6 +214,13 @@ pub struct Scheduler {
     leading: bool,
     effects: Vec<Effect>,
     metrics: Metrics,
+    known_scheduler_names: Vec<String>,
+    warn_unserved: bool,
+    leases: HashMap<String, api::Lease>,
+    relisting_leases: Option<HashSet<String>>,
+    relisting_budgets: Option<HashSet<(String, String)>>,
+    foreign: HashMap<PodKey, ForeignPod>,
+    last_unserved_check: Option<Instant>,
 }
 
 impl Scheduler {
@@ -209,6 +241,13 @@ impl Scheduler {
             leading: false,
             effects: Vec::new(),
             metrics,
+            known_scheduler_names: settings.known_scheduler_names.clone(),
+            warn_unserved: settings.warn_unserved_scheduler_names,
+            leases: HashMap::new(),
+            relisting_leases: None,
+            relisting_budgets: None,
+            foreign: HashMap::new(),
+            last_unserved_check: None,
         }
     }
 
@@ -257,6 +296,8 @@ impl Scheduler {
             Input::Pod(c) => self.on_pod_change(c, now),
             Input::Node(c) => self.on_node_change(c, now),
             Input::PriorityClass(c) => self.on_priority_class_change(c, now),
+            Input::Lease(c) => self.on_lease_change(c),
+            Input::PodDisruptionBudget(c) => self.on_budget_change(c),
             Input::BindDone(o) => self.on_bind_done(o, now),
             Input::Leading(l) => {
                 self.leading = l;
@@ -287,6 +328,7 @@ impl Scheduler {
                 if let Some(seen) = self.relisting_pods.take() {
                     let mut known: HashSet<PodKey> = self.cache.pod_keys().into_iter().collect();
                     known.extend(self.pending.keys().cloned());
+                    known.extend(self.foreign.keys().cloned());
                     for key in known.difference(&seen) {
                         // Assumed pods are ours and in flight: the relist may predate their binding.
                         if self.cache.is_assumed(key) {
@@ -309,6 +351,7 @@ impl Scheduler {
         let info = Arc::new(PodInfo::from_api(&pod, &self.priority_classes));
         let key = info.key.clone();
         if info.is_assigned() {
+            self.foreign.remove(&key);
             self.cache.clear_nomination(&key);
             if self.pending.remove(&key).is_some() {
                 self.queue.delete(&key);
@@ -334,8 +377,28 @@ impl Scheduler {
             if self.pending.remove(&key).is_some() {
                 self.queue.delete(&key);
             }
+            if info.phase.is_terminal() || info.terminating {
+                self.foreign.remove(&key);
+            } else {
+                let entry = self.foreign.entry(key.clone()).or_insert_with(|| ForeignPod {
+                    scheduler_name: info.scheduler_name.to_string(),
+                    namespace: info.namespace.to_string(),
+                    name: info.name.to_string(),
+                    uid: info.uid.to_string(),
+                    resource_version: info.resource_version.to_string(),
+                    first_seen: now,
+                    reported: false,
+                });
+                if *entry.scheduler_name != *info.scheduler_name {
+                    entry.scheduler_name = info.scheduler_name.to_string();
+                    entry.reported = false;
+                    entry.first_seen = now;
+                }
+                entry.resource_version = info.resource_version.to_string();
+            }
             return;
         }
+        self.foreign.remove(&key);
         // The nominator follows the pod's status.nominatedNodeName (upstream AddNominatedPod).
         if info.nominated_node_name.is_empty() {
             self.cache.clear_nomination(&key);
@@ -369,6 +432,7 @@ impl Scheduler {
     }
 
     fn on_pod_gone(&mut self, key: &str, now: Instant) {
+        self.foreign.remove(key);
         self.cache.clear_nomination(key);
         if self.pending.remove(key).is_some() {
             self.queue.delete(key);
@@ -467,6 +531,115 @@ impl Scheduler {
         }
     }
 
+    fn on_lease_change(&mut self, c: Change<api::Lease>) {
+        match c {
+            Change::ListBegin => self.relisting_leases = Some(HashSet::new()),
+            Change::ListPage(items) => {
+                for l in items {
+                    if let Some(seen) = self.relisting_leases.as_mut() {
+                        seen.insert(l.metadata.name.clone());
+                    }
+                    self.leases.insert(l.metadata.name.clone(), l);
+                }
+            }
+            Change::ListDone => {
+                if let Some(seen) = self.relisting_leases.take() {
+                    self.leases.retain(|k, _| seen.contains(k));
+                }
+            }
+            Change::Added(l) | Change::Modified(l) => {
+                self.leases.insert(l.metadata.name.clone(), l);
+            }
+            Change::Deleted(l) => {
+                self.leases.remove(&l.metadata.name);
+            }
+        }
+    }
+
+    fn on_budget_change(&mut self, c: Change<api::PodDisruptionBudget>) {
+        match c {
+            Change::ListBegin => self.relisting_budgets = Some(HashSet::new()),
+            Change::ListPage(items) => {
+                for b in items {
+                    if let Some(seen) = self.relisting_budgets.as_mut() {
+                        seen.insert((b.metadata.namespace.clone(), b.metadata.name.clone()));
+                    }
+                    self.cache.upsert_budget(&b);
+                }
+            }
+            Change::ListDone => {
+                if let Some(seen) = self.relisting_budgets.take() {
+                    self.cache.retain_budgets(&seen);
+                }
+            }
+            Change::Added(b) | Change::Modified(b) => self.cache.upsert_budget(&b),
+            Change::Deleted(b) => self.cache.remove_budget(&b.metadata.namespace, &b.metadata.name),
+        }
+    }
+
+    /// Which scheduler names are served, as far as this process can see.
+    pub fn schedulers(&self, wall: SystemTime) -> crate::served::Schedulers {
+        let leases: Vec<api::Lease> = self.leases.values().cloned().collect();
+        crate::served::Schedulers {
+            ours: self.profiles.iter().map(|p| p.scheduler_name.clone()).collect(),
+            seen: crate::served::schedulers_from_leases(&leases, wall),
+            known: self.known_scheduler_names.clone(),
+            assume_default_served: true,
+        }
+    }
+
+    /// Report pending pods whose `schedulerName` nobody serves: a log line once per pod, the
+    /// `edgesched_pending_pods_unserved_scheduler_name` gauge, and — only when enabled, since
+    /// it writes to pods we do not own — one Warning event per pod. Never binds or patches them.
+    fn check_unserved(&mut self, now: Instant, wall: SystemTime) {
+        if self.last_unserved_check.is_some_and(|t| now.saturating_duration_since(t) < UNSERVED_CHECK_EVERY) {
+            return;
+        }
+        self.last_unserved_check = Some(now);
+        let scheds = self.schedulers(wall);
+        let running = scheds.running_names();
+        let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        let reporter = self.profiles.first().map(|p| p.scheduler_name.clone()).unwrap_or_else(|| "edgesched".into());
+        for f in self.foreign.values_mut() {
+            if now.saturating_duration_since(f.first_seen) < UNSERVED_GRACE {
+                continue;
+            }
+            if scheds.serving(&f.scheduler_name) != crate::served::Served::Nobody {
+                f.reported = false;
+                continue;
+            }
+            *counts.entry(f.scheduler_name.clone()).or_default() += 1;
+            if f.reported {
+                continue;
+            }
+            f.reported = true;
+            let hint = scheds.suggestion(&f.scheduler_name).map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default();
+            warn!(
+                "{}",
+                crate::logging::Line::new("Pending pod names a scheduler that is not running")
+                    .s("pod", format!("{}/{}", f.namespace, f.name))
+                    .s("schedulerName", &f.scheduler_name)
+                    .s("running", running.join(","))
+            );
+            if self.warn_unserved {
+                self.effects.push(Effect::Event(EventRecord {
+                    regarding: pod_reference(&f.namespace, &f.name, &f.uid, &f.resource_version),
+                    type_: EventType::Warning,
+                    reason: "NoSchedulerForName".into(),
+                    action: "Scheduling".into(),
+                    note: format!(
+                        "no running scheduler serves schedulerName {:?}{hint}; running schedulers: {}",
+                        f.scheduler_name,
+                        if running.is_empty() { "none seen".to_string() } else { running.join(", ") }
+                    ),
+                    reporting_controller: reporter.clone(),
+                }));
+            }
+        }
+        let series: Vec<(Vec<String>, f64)> = counts.into_iter().map(|(k, v)| (vec![k], v as f64)).collect();
+        self.metrics.replace_gauge(m::UNSERVED, &series);
+    }
+
     /// Wake unschedulable pods that the event could help (queueing hints).
     fn move_pods(&mut self, mask: EventMask, now: Instant) {
         let profiles = &self.profiles;
@@ -498,9 +671,12 @@ impl Scheduler {
         self.queue.next_wakeup(now)
     }
 
-    /// Run periodic queue maintenance.
-    pub fn tick(&mut self, now: Instant) {
+    /// Run periodic maintenance: queue flushes and the unserved-name check.
+    pub fn tick(&mut self, now: Instant, wall: SystemTime) {
         self.queue.flush(now);
+        if self.caches_synced() {
+            self.check_unserved(now, wall);
+        }
         self.update_gauges();
     }
 

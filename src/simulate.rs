@@ -197,6 +197,7 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
         percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
         pod_initial_backoff: Duration::from_secs(cfg.pod_initial_backoff_seconds.max(0) as u64),
         pod_max_backoff: Duration::from_secs(cfg.pod_max_backoff_seconds.max(0) as u64),
+        ..Default::default()
     };
     let served: Vec<String> = profiles.iter().map(|p| p.scheduler_name.clone()).collect();
     let t0 = Instant::now();
@@ -411,6 +412,7 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
         percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
         pod_initial_backoff: Duration::from_secs(1),
         pod_max_backoff: Duration::from_secs(1),
+        ..Default::default()
     };
     let mut now = Instant::now();
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);

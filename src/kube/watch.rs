@@ -138,6 +138,12 @@ impl HasResourceVersion for api::Lease {
     }
 }
 
+impl HasResourceVersion for api::PodDisruptionBudget {
+    fn resource_version(&self) -> &str {
+        &self.metadata.resource_version
+    }
+}
+
 /// The two calls the state machine needs; the real one is [`ClientTransport`], tests script one.
 pub trait ListWatchTransport<T> {
     /// The events of one open watch; ends when the server closes it.
