@@ -118,7 +118,7 @@ impl Default for RunOptions {
             logging_format: "text".into(),
             allow_insecure_http: false,
             known_scheduler_names: Vec::new(),
-            warn_unserved_scheduler_names: true,
+            warn_unserved_scheduler_names: false,
             warnings: Vec::new(),
         }
     }
@@ -257,7 +257,7 @@ const FLAGS: &[Flag] = &[
     flag("logging-format", Kind::Value("format"), RUN, LOGS, "Log format; only \"text\" is supported. (default \"text\")"),
     flag("allow-insecure-http", B, RUN | EXPLAIN | STATUS, OURS, "Permit http:// API servers (credentials would travel in clear text)."),
     flag("known-scheduler-names", Kind::Value("names"), RUN, OURS, "Comma-separated scheduler names served by other schedulers."),
-    flag("warn-unserved-scheduler-names", B, RUN, OURS, "Warn about pending pods whose scheduler name nobody serves. (default true)"),
+    flag("warn-unserved-scheduler-names", B, RUN, OURS, "Also record a Warning event (NoSchedulerForName) on pending pods whose scheduler name nobody serves; they are always logged and counted in metrics. (default false)"),
     flag("version", B, RUN, MISC, "Print version information and quit."),
     flag("help", B, RUN | CHECK | SIM | EXPLAIN | STATUS, MISC, "Show this help (-h)."),
     flag("algorithm-provider", Kind::Value("name"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
@@ -622,7 +622,7 @@ mod tests {
         assert_eq!(o.secure_port, 10259);
         assert_eq!(o.bind_address, "0.0.0.0");
         assert_eq!(o.authorization_always_allow_paths, ["/healthz", "/readyz", "/livez"]);
-        assert!(o.warn_unserved_scheduler_names);
+        assert!(!o.warn_unserved_scheduler_names);
     }
 
     #[test]
@@ -646,6 +646,7 @@ mod tests {
         assert!(usage(&["--leader-elect=maybe"]).contains("expected true or false"));
         assert!(usage(&["--leader-elect", "false"]).contains("boolean flags take their value with '='"));
         assert!(!run(&["--warn-unserved-scheduler-names=false"]).warn_unserved_scheduler_names);
+        assert!(run(&["--warn-unserved-scheduler-names"]).warn_unserved_scheduler_names);
         assert!(run(&["--allow-insecure-http"]).allow_insecure_http);
         assert!(run(&["--authentication-skip-lookup"]).authentication_skip_lookup);
     }
