@@ -257,7 +257,7 @@ const FLAGS: &[Flag] = &[
     flag("logging-format", Kind::Value("format"), RUN, LOGS, "Log format; only \"text\" is supported. (default \"text\")"),
     flag("allow-insecure-http", B, RUN | EXPLAIN | STATUS, OURS, "Permit http:// API servers (credentials would travel in clear text)."),
     flag("known-scheduler-names", Kind::Value("names"), RUN, OURS, "Comma-separated scheduler names served by other schedulers."),
-    flag("warn-unserved-scheduler-names", B, RUN, OURS, "Also record a Warning event (NoSchedulerForName) on pending pods whose scheduler name nobody serves; they are always logged and counted in metrics. (default false)"),
+    flag("warn-unserved-scheduler-names", B, RUN, OURS, "Also record a NoSchedulerForName Warning event on pods whose scheduler name nobody serves."),
     flag("version", B, RUN, MISC, "Print version information and quit."),
     flag("help", B, RUN | CHECK | SIM | EXPLAIN | STATUS, MISC, "Show this help (-h)."),
     flag("algorithm-provider", Kind::Value("name"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
