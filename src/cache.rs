@@ -176,6 +176,8 @@ pub struct Cache {
     orphans: HashMap<Box<str>, Vec<Arc<AssignedPod>>>,
     /// Image name → number of nodes that have it (ImageLocality's spread factor).
     image_nodes: HashMap<Name, u32>,
+    /// Claims, volumes, classes and CSI nodes for the volume plugins.
+    pub storage: crate::storage::StorageState,
 }
 
 /// `utilnode.GetZoneKey`: region and zone labels (current or legacy beta names).
@@ -198,6 +200,16 @@ fn zone_key(labels: &Labels) -> String {
 impl Cache {
     pub fn new() -> Cache {
         Cache::default()
+    }
+
+    /// Storage objects and bindings the volume plugins read.
+    pub fn storage(&self) -> &crate::storage::StorageState {
+        &self.storage
+    }
+
+    /// Storage state, for watch events and Reserve's assumptions.
+    pub fn storage_mut(&mut self) -> &mut crate::storage::StorageState {
+        &mut self.storage
     }
 
     /// Number of nodes that can be scheduled on (ghost entries excluded).

@@ -5,6 +5,7 @@
 pub mod default_binder;
 pub mod priority_sort;
 pub mod scheduling_gates;
+pub mod volume_binding;
 
 use super::Plugin;
 use crate::config::PluginArgs;
@@ -44,6 +45,10 @@ pub fn new_plugin(name: &str, args: Option<&PluginArgs>, ctx: &PluginContext) ->
         names::PRIORITY_SORT => Arc::new(priority_sort::PrioritySort),
         names::DEFAULT_BINDER => Arc::new(default_binder::DefaultBinder),
         names::SCHEDULING_GATES => Arc::new(scheduling_gates::SchedulingGates),
+        names::VOLUME_BINDING => Arc::new(volume_binding::VolumeBinding::new(match args {
+            Some(PluginArgs::VolumeBinding(a)) => Some(a),
+            _ => None,
+        })),
         _ => return Ok(None),
     };
     Ok(Some(p))
