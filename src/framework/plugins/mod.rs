@@ -6,6 +6,8 @@ pub mod default_binder;
 pub mod priority_sort;
 pub mod scheduling_gates;
 pub mod volume_binding;
+pub mod volume_restrictions;
+pub mod volume_zone;
 
 use super::Plugin;
 use crate::config::PluginArgs;
@@ -49,6 +51,8 @@ pub fn new_plugin(name: &str, args: Option<&PluginArgs>, ctx: &PluginContext) ->
             Some(PluginArgs::VolumeBinding(a)) => Some(a),
             _ => None,
         })),
+        names::VOLUME_RESTRICTIONS => Arc::new(volume_restrictions::VolumeRestrictions),
+        names::VOLUME_ZONE => Arc::new(volume_zone::VolumeZone),
         _ => return Ok(None),
     };
     Ok(Some(p))
