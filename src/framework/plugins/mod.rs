@@ -3,6 +3,7 @@
 //! exercised by the profiles that enable it.
 
 pub mod default_binder;
+pub mod node_volume_limits;
 pub mod priority_sort;
 pub mod scheduling_gates;
 pub mod volume_binding;
@@ -53,6 +54,7 @@ pub fn new_plugin(name: &str, args: Option<&PluginArgs>, ctx: &PluginContext) ->
         })),
         names::VOLUME_RESTRICTIONS => Arc::new(volume_restrictions::VolumeRestrictions),
         names::VOLUME_ZONE => Arc::new(volume_zone::VolumeZone),
+        names::NODE_VOLUME_LIMITS => Arc::new(node_volume_limits::NodeVolumeLimits),
         _ => return Ok(None),
     };
     Ok(Some(p))
