@@ -18,6 +18,7 @@ use crate::framework::{
 };
 use crate::model::{Labels, PodInfo};
 use crate::storage::{label_selector_matches, volume_claim, ClaimInfo, StorageState, VolumeInfo, ANN_SELECTED_NODE};
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// `ErrReasonBindConflict`.
@@ -132,6 +133,23 @@ fn classify_claims(storage: &StorageState, pod: &PodInfo) -> Result<PodClaims, R
         }
     }
     Ok(claims)
+}
+
+/// PreFilter's work: `None` when the pod references no claim (the plugin has nothing to do).
+pub fn pod_claims(storage: &StorageState, pod: &PodInfo) -> Result<Option<PodClaims>, Rejection> {
+    if !check_claims_exist(storage, pod)? {
+        return Ok(None);
+    }
+    classify_claims(storage, pod).map(Some)
+}
+
+/// The PreFilter state, or the same computed now when PreFilter did not run for this plugin
+/// (Reserve also runs for pods PreFilter skipped; a profile may not enable PreFilter at all).
+fn claims_of<'a>(cache: &Cache, pod: &PodInfo, state: &'a PluginState) -> Result<Option<Cow<'a, PodClaims>>, Rejection> {
+    match state_as::<PodClaims>(state) {
+        Some(c) => Ok(Some(Cow::Borrowed(c))),
+        None => Ok(pod_claims(cache.storage(), pod)?.map(Cow::Owned)),
+    }
 }
 
 /// `FindMatchingVolume` on the scheduler path: a PV pre-bound to the claim wins (if big enough
@@ -353,18 +371,13 @@ impl Plugin for VolumeBinding {
     }
 
     fn pre_filter(&self, cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
-        let storage = cache.storage();
-        match check_claims_exist(storage, pod) {
-            Err(r) => return PreFilterOutcome::Reject(r),
-            Ok(false) => return PreFilterOutcome::Skip,
-            Ok(true) => {}
-        }
-        match classify_claims(storage, pod) {
-            Ok(claims) => {
+        match pod_claims(cache.storage(), pod) {
+            Err(r) => PreFilterOutcome::Reject(r),
+            Ok(None) => PreFilterOutcome::Skip,
+            Ok(Some(claims)) => {
                 *state = Some(Box::new(claims));
                 PreFilterOutcome::Continue
             }
-            Err(r) => PreFilterOutcome::Reject(r),
         }
     }
 
@@ -372,11 +385,11 @@ impl Plugin for VolumeBinding {
         state_as::<PodClaims>(state).map(|c| Box::new(c.clone()) as Box<dyn std::any::Any + Send>)
     }
 
-    fn filter(&self, cache: &Cache, _pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
-        let Some(claims) = state_as::<PodClaims>(state) else {
-            return Ok(());
-        };
-        find_pod_volumes(cache.storage(), claims, node).map(|_| ())
+    fn filter(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+        match claims_of(cache, pod, state)? {
+            Some(claims) => find_pod_volumes(cache.storage(), &claims, node).map(|_| ()),
+            None => Ok(()),
+        }
     }
 
     fn pre_score(&self, _cache: &Cache, _pod: &PodInfo, _nodes: &[&NodeInfo], _state: &mut PluginState) -> PreScoreOutcome {
@@ -387,17 +400,17 @@ impl Plugin for VolumeBinding {
     fn reserve(
         &self,
         cache: &Cache,
-        _pod: &PodInfo,
+        pod: &PodInfo,
         node: &NodeInfo,
         state: &PluginState,
     ) -> Result<Vec<PreBindAction>, Rejection> {
-        let Some(claims) = state_as::<PodClaims>(state) else {
+        let Some(claims) = claims_of(cache, pod, state)? else {
             return Ok(Vec::new());
         };
         if claims.to_bind.is_empty() {
             return Ok(Vec::new());
         }
-        let plan = find_pod_volumes(cache.storage(), claims, node)?;
+        let plan = find_pod_volumes(cache.storage(), &claims, node)?;
         Ok(self.actions_for(&plan, node.name()))
     }
 }

@@ -74,6 +74,30 @@ fn inline_disks_fit(cache: &Cache, pod: &PodInfo, node: &NodeInfo) -> bool {
     })
 }
 
+/// `readWriteOncePodPVCsForPod` + `calPreFilterState`: the placed pods using the pod's
+/// ReadWriteOncePod claims. Only `persistentVolumeClaim` volumes count, and they must exist.
+fn rwop_state(cache: &Cache, pod: &PodInfo) -> Result<RwopState, Rejection> {
+    let storage = cache.storage();
+    let mut rwop = Vec::new();
+    for v in &pod.volumes {
+        let Some(src) = &v.persistent_volume_claim else {
+            continue;
+        };
+        let Some(claim) = storage.claim(&pod.namespace, &src.claim_name) else {
+            return Err(Rejection::unresolvable(format!("persistentvolumeclaim \"{}\" not found", src.claim_name)));
+        };
+        if claim.has_access_mode(READ_WRITE_ONCE_POD) {
+            rwop.push(claim_key(&pod.namespace, &src.claim_name));
+        }
+    }
+    if rwop.is_empty() {
+        return Ok(RwopState::default());
+    }
+    let users: Vec<(String, i64)> = storage.claim_users(&rwop).into_iter().filter(|(k, _)| **k != *pod.key).collect();
+    let conflicts = users.iter().map(|(_, n)| n).sum();
+    Ok(RwopState { users, conflicts })
+}
+
 impl Plugin for VolumeRestrictions {
     fn name(&self) -> &'static str {
         super::names::VOLUME_RESTRICTIONS
@@ -88,32 +112,14 @@ impl Plugin for VolumeRestrictions {
     }
 
     fn pre_filter(&self, cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
-        let storage = cache.storage();
-        let needs_disk_check = pod.volumes.iter().any(is_inline_disk);
-        // `readWriteOncePodPVCsForPod`: only `persistentVolumeClaim` volumes, which must exist.
-        let mut rwop = Vec::new();
-        for v in &pod.volumes {
-            let Some(src) = &v.persistent_volume_claim else {
-                continue;
-            };
-            let Some(claim) = storage.claim(&pod.namespace, &src.claim_name) else {
-                return PreFilterOutcome::Reject(Rejection::unresolvable(format!(
-                    "persistentvolumeclaim \"{}\" not found",
-                    src.claim_name
-                )));
-            };
-            if claim.has_access_mode(READ_WRITE_ONCE_POD) {
-                rwop.push(claim_key(&pod.namespace, &src.claim_name));
+        match rwop_state(cache, pod) {
+            Err(r) => PreFilterOutcome::Reject(r),
+            Ok(s) if s.conflicts == 0 && !pod.volumes.iter().any(is_inline_disk) => PreFilterOutcome::Skip,
+            Ok(s) => {
+                *state = Some(Box::new(s));
+                PreFilterOutcome::Continue
             }
         }
-        let users = if rwop.is_empty() { Vec::new() } else { storage.claim_users(&rwop) };
-        let users: Vec<(String, i64)> = users.into_iter().filter(|(k, _)| **k != *pod.key).collect();
-        let conflicts = users.iter().map(|(_, n)| n).sum();
-        if !needs_disk_check && conflicts == 0 {
-            return PreFilterOutcome::Skip;
-        }
-        *state = Some(Box::new(RwopState { users, conflicts }));
-        PreFilterOutcome::Continue
     }
 
     fn clone_state(&self, state: &PluginState) -> PluginState {
@@ -136,7 +142,12 @@ impl Plugin for VolumeRestrictions {
         if !inline_disks_fit(cache, pod, node) {
             return Err(Rejection::unschedulable(ERR_REASON_DISK_CONFLICT));
         }
-        if state_as::<RwopState>(state).is_some_and(|s| s.conflicts > 0) {
+        // Without PreFilter (a profile that does not enable it) compute the state here.
+        let conflicts = match state_as::<RwopState>(state) {
+            Some(s) => s.conflicts,
+            None => rwop_state(cache, pod)?.conflicts,
+        };
+        if conflicts > 0 {
             return Err(Rejection::unschedulable(ERR_REASON_RWOP_CONFLICT));
         }
         Ok(())
@@ -268,6 +279,7 @@ mod tests {
             let r = run(&c, &new, n).1.unwrap().unwrap_err();
             assert_eq!((r.code, r.message()), (Code::Unschedulable, ERR_REASON_RWOP_CONFLICT.to_string()));
         }
+        assert!(VolumeRestrictions.filter(&c, &new, c.node_by_name("n1").unwrap(), &None).is_err(), "no PreFilter");
         // Preemption simulation: removing the user clears the conflict; adding it back restores it.
         let mut state = None;
         let _ = VolumeRestrictions.pre_filter(&c, &new, &mut state);

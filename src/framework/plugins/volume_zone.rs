@@ -122,9 +122,18 @@ impl Plugin for VolumeZone {
         state_as::<Vec<PvTopology>>(state).map(|s| Box::new(s.clone()) as Box<dyn std::any::Any + Send>)
     }
 
-    fn filter(&self, _cache: &Cache, _pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
-        let Some(topologies) = state_as::<Vec<PvTopology>>(state) else {
+    fn filter(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+        if pod.volumes.is_empty() {
             return Ok(());
+        }
+        // Without PreFilter (a profile that does not enable it) compute here, as upstream does.
+        let computed;
+        let topologies = match state_as::<Vec<PvTopology>>(state) {
+            Some(t) => t,
+            None => {
+                computed = pod_pv_topologies(cache.storage(), pod)?;
+                &computed
+            }
         };
         let labels = &node.node.labels;
         if !TOPOLOGY_LABELS.iter().any(|k| labels.get_str(k).is_some()) {
@@ -214,6 +223,13 @@ mod tests {
         assert_eq!(check(&[(GA_ZONE, "us-west1-a")], "PVC_1"), Ok(()), "beta PV label matched by GA node label");
         assert_eq!(check(&[(GA_ZONE, "us-west1-a"), (GA_REGION, "us-west1")], "PVC_3"), Ok(()), "GA labels matched");
         assert_eq!(check(&[(GA_ZONE, "us-west1-b"), (GA_REGION, "us-west1")], "PVC_3"), conflict(), "GA zone mismatched");
+    }
+
+    #[test]
+    fn filter_without_prefilter_computes_the_topologies() {
+        let c = cache(node("host1", &[(BETA_ZONE, "no_us-west1-a")]));
+        let p = pod_with_volumes("default", "pod", vec![pvc_volume("v", "PVC_1")]);
+        assert_eq!(VolumeZone.filter(&c, &p, c.node_by_name("host1").unwrap(), &None), conflict());
     }
 
     #[test]
