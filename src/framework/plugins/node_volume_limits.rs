@@ -277,6 +277,9 @@ mod tests {
         p.metadata.uid = "12345".into();
         p.spec.volumes = vec![api::Volume { name: "xyz".into(), ephemeral: Some(serde_json::json!({})), ..Default::default() }];
         let eph = PodInfo::from_api(&p, &crate::model::NoPriorityClasses);
+        // "ephemeral volume missing" (the upstream test's fake lister says "persistentvolumeclaims").
+        let r = filter(&c, &eph).unwrap_err();
+        assert_eq!(r.message(), r#"looking up PVC test/abc-xyz: persistentvolumeclaim "abc-xyz" not found"#);
         let mut c = cache(&[(EBS, Some(2))]);
         c.storage_mut().upsert_pvc(&pvc("test", "abc-xyz", "csi-sc"));
         let r = filter(&c, &eph).unwrap_err();

@@ -188,8 +188,8 @@ mod tests {
         for (claim, vol) in [("PVC_1", "Vol_1"), ("PVC_2", "Vol_2"), ("PVC_3", "Vol_3"), ("PVC_MZ", "Vol_MZ")] {
             s.upsert_pvc(&bound(pvc("default", claim, ""), vol));
         }
-        s.upsert_pvc(&pvc("default", "PVC_NoSC", ""));
-        s.upsert_pvc(&pvc("default", "PVC_EmptySC", "Class_0"));
+        s.upsert_pvc(&pvc("default", "PVC_EmptySC", ""));
+        s.upsert_pvc(&pvc("default", "PVC_NoSC", "Class_0"));
         s.upsert_pvc(&pvc("default", "PVC_WaitSC", "Class_Wait"));
         s.upsert_pvc(&pvc("default", "PVC_ImmediateSC", "Class_Immediate"));
         s.upsert_storage_class(&class("Class_Wait", true, ""));
@@ -246,15 +246,19 @@ mod tests {
         let zone = [(BETA_ZONE, "us-west1-a")];
         assert_eq!(check(&zone, "PVC_1"), Ok(()), "label zone failure domain matched");
         assert_eq!(
-            check(&zone, "PVC_NoSC").map_err(|r| (r.code, r.message())),
+            check(&zone, "PVC_EmptySC").map_err(|r| (r.code, r.message())),
             Err((Code::UnschedulableAndUnresolvable, "PersistentVolumeClaim had no pv name and storageClass name".into())),
             "unbound volume empty storage class"
         );
+        // The real lister's NotFound names the resource in the singular (the upstream test's fake
+        // lister says "storageclasses").
         assert_eq!(
-            check(&zone, "PVC_EmptySC").map_err(|r| r.message()),
+            check(&zone, "PVC_NoSC").map_err(|r| r.message()),
             Err(r#"storageclass.storage.k8s.io "Class_0" not found"#.into()),
             "unbound volume no storage class"
         );
+        // Upstream's fixture leaves the binding mode unset ("VolumeBindingMode not set"); the API
+        // server always defaults it, so an explicit Immediate class is what clusters have.
         assert_eq!(
             check(&zone, "PVC_ImmediateSC").map_err(|r| r.message()),
             Err("PersistentVolume had no name".into()),
