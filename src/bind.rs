@@ -145,9 +145,7 @@ pub fn pre_bind(client: &Client, actions: &[PreBindAction]) -> Result<(), String
                             break;
                         }
                         if Instant::now() >= deadline {
-                            return Err(format!(
-                                "binding volumes: timed out waiting for the condition (claim {ns}/{name} not bound)"
-                            ));
+                            return Err(format!("binding volumes: timed out waiting for the condition (claim {ns}/{name} not bound)"));
                         }
                         std::thread::sleep(std::time::Duration::from_millis(500));
                     }

@@ -275,11 +275,7 @@ impl Framework {
             Err(message) => return ScheduleOutcome::Error { message, diagnosis },
         };
         let chosen = select_host(&scores.totals, params.rng);
-        let result = ScheduleResult {
-            node: feasible[chosen].node.name.clone(),
-            evaluated_nodes: evaluated,
-            feasible_nodes: feasible.len(),
-        };
+        let result = ScheduleResult { node: feasible[chosen].node.name.clone(), evaluated_nodes: evaluated, feasible_nodes: feasible.len() };
         self.reserve_on(cache, pod, &cs, result, diagnosis, scores.explained)
     }
 
@@ -301,10 +297,7 @@ impl Framework {
                 match pl.reserve(cache, pod, node, &cs.states[i]) {
                     Ok(actions) => pre_bind.extend(actions),
                     Err(r) if r.code == Code::Error => {
-                        return ScheduleOutcome::Error {
-                            message: format!("running Reserve plugin {:?}: {}", pl.name(), r.message()),
-                            diagnosis,
-                        };
+                        return ScheduleOutcome::Error { message: format!("running Reserve plugin {:?}: {}", pl.name(), r.message()), diagnosis };
                     }
                     Err(r) => {
                         let mut d = Diagnosis::default();
@@ -312,12 +305,7 @@ impl Framework {
                         d.node_to_status.insert(result.node.clone(), r.with_plugin(pl.name()));
                         let message = fit_error_message(1, &d);
                         diagnosis = d;
-                        return ScheduleOutcome::Unschedulable {
-                            num_all_nodes: 1,
-                            diagnosis,
-                            post_filter: PostFilterResult::default(),
-                            message,
-                        };
+                        return ScheduleOutcome::Unschedulable { num_all_nodes: 1, diagnosis, post_filter: PostFilterResult::default(), message };
                     }
                 }
             }

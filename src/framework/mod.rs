@@ -181,13 +181,7 @@ pub trait Plugin: Send + Sync {
 
     /// Reserve: plan the API writes needed before binding to `node` (PreBind). A rejection here
     /// makes the attempt fail as unschedulable on that node.
-    fn reserve(
-        &self,
-        _cache: &Cache,
-        _pod: &PodInfo,
-        _node: &NodeInfo,
-        _state: &PluginState,
-    ) -> Result<Vec<PreBindAction>, Rejection> {
+    fn reserve(&self, _cache: &Cache, _pod: &PodInfo, _node: &NodeInfo, _state: &PluginState) -> Result<Vec<PreBindAction>, Rejection> {
         Ok(Vec::new())
     }
 }
