@@ -183,6 +183,8 @@ pub struct Cache {
     orphans: HashMap<Box<str>, Vec<Arc<AssignedPod>>>,
     /// Image name → number of nodes that have it (ImageLocality's spread factor).
     image_nodes: HashMap<Name, u32>,
+    /// Claims, volumes, classes and CSI nodes for the volume plugins.
+    pub storage: crate::storage::StorageState,
 }
 
 /// `utilnode.GetZoneKey`: region and zone labels (current or legacy beta names).
@@ -205,6 +207,16 @@ fn zone_key(labels: &Labels) -> String {
 impl Cache {
     pub fn new() -> Cache {
         Cache::default()
+    }
+
+    /// Storage objects and bindings the volume plugins read.
+    pub fn storage(&self) -> &crate::storage::StorageState {
+        &self.storage
+    }
+
+    /// Storage state, for watch events and Reserve's assumptions.
+    pub fn storage_mut(&mut self) -> &mut crate::storage::StorageState {
+        &mut self.storage
     }
 
     /// Number of nodes that can be scheduled on (ghost entries excluded).
@@ -421,12 +433,14 @@ impl Cache {
         if let Some(old) = self.pods.remove(&pod.key) {
             self.detach(&old.pod);
         }
+        self.storage.pod_added(pod, &pod.node_name);
         self.attach(new.clone());
         self.pods.insert(pod.key.clone(), PodRecord { pod: new, assumed: false });
     }
 
     /// Remove a pod (deleted, finished, or no longer assigned). Returns the pod that was removed.
     pub fn remove_pod(&mut self, key: &str) -> Option<Arc<AssignedPod>> {
+        self.storage.pod_removed(key);
         let rec = self.pods.remove(key)?;
         self.detach(&rec.pod);
         Some(rec.pod)
@@ -438,6 +452,7 @@ impl Cache {
         if let Some(old) = self.pods.remove(&pod.key) {
             self.detach(&old.pod);
         }
+        self.storage.pod_added(pod, node_name);
         self.attach(assumed.clone());
         self.pods.insert(pod.key.clone(), PodRecord { pod: assumed, assumed: true });
     }

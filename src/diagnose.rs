@@ -95,6 +95,11 @@ pub fn fetch_cluster(client: &Client) -> Result<Cluster, String> {
         nodes: list_all(client, "/api/v1/nodes", None)?,
         pods: list_all(client, "/api/v1/pods", Some("status.phase!=Succeeded,status.phase!=Failed"))?,
         priority_classes: list_all(client, "/apis/scheduling.k8s.io/v1/priorityclasses", None).unwrap_or_default(),
+        pvcs: list_all(client, "/api/v1/persistentvolumeclaims", None).unwrap_or_default(),
+        pvs: list_all(client, "/api/v1/persistentvolumes", None).unwrap_or_default(),
+        storage_classes: list_all(client, "/apis/storage.k8s.io/v1/storageclasses", None).unwrap_or_default(),
+        csi_nodes: list_all(client, "/apis/storage.k8s.io/v1/csinodes", None).unwrap_or_default(),
+        pdbs: list_all(client, "/apis/policy/v1/poddisruptionbudgets", None).unwrap_or_default(),
         ignored_kinds: BTreeMap::new(),
     })
 }

@@ -30,4 +30,5 @@ pub mod serve;
 pub mod served;
 pub mod signals;
 pub mod simulate;
+pub mod storage;
 pub mod timefmt;

@@ -311,6 +311,39 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         metrics.clone(),
         Input::PodDisruptionBudget,
     )?;
+    watch_into::<api::PersistentVolumeClaim, _>(
+        &client,
+        WatchSpec::new("persistentvolumeclaims", "/api/v1/persistentvolumeclaims"),
+        tx.clone(),
+        stop.clone(),
+        metrics.clone(),
+        Input::PersistentVolumeClaim,
+    )?;
+    watch_into::<api::PersistentVolume, _>(
+        &client,
+        WatchSpec::new("persistentvolumes", "/api/v1/persistentvolumes"),
+        tx.clone(),
+        stop.clone(),
+        metrics.clone(),
+        Input::PersistentVolume,
+    )?;
+    watch_into::<api::StorageClass, _>(
+        &client,
+        WatchSpec::new("storageclasses", "/apis/storage.k8s.io/v1/storageclasses"),
+        tx.clone(),
+        stop.clone(),
+        metrics.clone(),
+        Input::StorageClass,
+    )?;
+    watch_into::<api::CsiNode, _>(
+        &client,
+        WatchSpec::new("csinodes", "/apis/storage.k8s.io/v1/csinodes"),
+        tx.clone(),
+        stop.clone(),
+        metrics.clone(),
+        Input::CsiNode,
+    )?;
+    sched.require_synced(&["PodDisruptionBudget", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"]);
     watch_into::<api::Lease, _>(
         &client,
         WatchSpec::new(

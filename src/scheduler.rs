@@ -40,6 +40,10 @@ pub enum Input {
     /// Leader-election leases (which other schedulers run).
     Lease(Change<api::Lease>),
     PodDisruptionBudget(Change<api::PodDisruptionBudget>),
+    PersistentVolumeClaim(Change<api::PersistentVolumeClaim>),
+    PersistentVolume(Change<api::PersistentVolume>),
+    StorageClass(Change<api::StorageClass>),
+    CsiNode(Change<api::CsiNode>),
     BindDone(BindOutcome),
     /// Leadership gained (`true`) or lost.
     Leading(bool),
@@ -221,6 +225,86 @@ pub struct Scheduler {
     relisting_budgets: Option<HashSet<(String, String)>>,
     foreign: HashMap<PodKey, ForeignPod>,
     last_unserved_check: Option<Instant>,
+    relisting_storage: HashMap<&'static str, HashSet<String>>,
+    /// Extra watches that must have listed before scheduling starts (the live scheduler waits
+    /// for every informer, as upstream; `simulate` feeds only what its file holds).
+    required_extra: Vec<&'static str>,
+    synced_extra: HashSet<&'static str>,
+}
+
+/// The storage objects the volume plugins read, handled uniformly by the scheduler.
+pub trait StorageObject {
+    const KIND: &'static str;
+    fn key(&self) -> String;
+    fn upsert(&self, s: &mut crate::storage::StorageState);
+    fn keys(s: &crate::storage::StorageState) -> Vec<String>;
+    fn remove_key(s: &mut crate::storage::StorageState, key: &str);
+}
+
+impl StorageObject for api::PersistentVolumeClaim {
+    const KIND: &'static str = "PersistentVolumeClaim";
+    fn key(&self) -> String {
+        format!("{}/{}", self.metadata.namespace, self.metadata.name)
+    }
+    fn upsert(&self, s: &mut crate::storage::StorageState) {
+        s.upsert_pvc(self);
+    }
+    fn keys(s: &crate::storage::StorageState) -> Vec<String> {
+        s.claim_keys()
+    }
+    fn remove_key(s: &mut crate::storage::StorageState, key: &str) {
+        if let Some((ns, name)) = key.split_once('/') {
+            s.remove_pvc(ns, name);
+        }
+    }
+}
+
+impl StorageObject for api::PersistentVolume {
+    const KIND: &'static str = "PersistentVolume";
+    fn key(&self) -> String {
+        self.metadata.name.clone()
+    }
+    fn upsert(&self, s: &mut crate::storage::StorageState) {
+        s.upsert_pv(self);
+    }
+    fn keys(s: &crate::storage::StorageState) -> Vec<String> {
+        s.volume_names()
+    }
+    fn remove_key(s: &mut crate::storage::StorageState, key: &str) {
+        s.remove_pv(key);
+    }
+}
+
+impl StorageObject for api::StorageClass {
+    const KIND: &'static str = "StorageClass";
+    fn key(&self) -> String {
+        self.metadata.name.clone()
+    }
+    fn upsert(&self, s: &mut crate::storage::StorageState) {
+        s.upsert_storage_class(self);
+    }
+    fn keys(s: &crate::storage::StorageState) -> Vec<String> {
+        s.class_names()
+    }
+    fn remove_key(s: &mut crate::storage::StorageState, key: &str) {
+        s.remove_storage_class(key);
+    }
+}
+
+impl StorageObject for api::CsiNode {
+    const KIND: &'static str = "CSINode";
+    fn key(&self) -> String {
+        self.metadata.name.clone()
+    }
+    fn upsert(&self, s: &mut crate::storage::StorageState) {
+        s.upsert_csi_node(self);
+    }
+    fn keys(s: &crate::storage::StorageState) -> Vec<String> {
+        s.csi_node_names()
+    }
+    fn remove_key(s: &mut crate::storage::StorageState, key: &str) {
+        s.remove_csi_node(key);
+    }
 }
 
 impl Scheduler {
@@ -248,6 +332,9 @@ impl Scheduler {
             relisting_budgets: None,
             foreign: HashMap::new(),
             last_unserved_check: None,
+            relisting_storage: HashMap::new(),
+            required_extra: Vec::new(),
+            synced_extra: HashSet::new(),
         }
     }
 
@@ -270,7 +357,16 @@ impl Scheduler {
 
     /// All informers synced: scheduling may start (upstream WaitForCacheSync).
     pub fn caches_synced(&self) -> bool {
-        self.synced.pods && self.synced.nodes && self.synced.priority_classes
+        self.synced.pods
+            && self.synced.nodes
+            && self.synced.priority_classes
+            && self.required_extra.iter().all(|k| self.synced_extra.contains(k))
+    }
+
+    /// Also wait for these watches (by kind: `PersistentVolumeClaim`, `PodDisruptionBudget`, ...)
+    /// before scheduling.
+    pub fn require_synced(&mut self, kinds: &[&'static str]) {
+        self.required_extra = kinds.to_vec();
     }
 
     pub fn is_leading(&self) -> bool {
@@ -298,6 +394,10 @@ impl Scheduler {
             Input::PriorityClass(c) => self.on_priority_class_change(c, now),
             Input::Lease(c) => self.on_lease_change(c),
             Input::PodDisruptionBudget(c) => self.on_budget_change(c),
+            Input::PersistentVolumeClaim(c) => self.on_storage_change(c, now, EventMask::PVC_CHANGE),
+            Input::PersistentVolume(c) => self.on_storage_change(c, now, EventMask::PV_CHANGE),
+            Input::StorageClass(c) => self.on_storage_change(c, now, EventMask::STORAGE_CLASS_CHANGE),
+            Input::CsiNode(c) => self.on_storage_change(c, now, EventMask::CSI_NODE_CHANGE),
             Input::BindDone(o) => self.on_bind_done(o, now),
             Input::Leading(l) => {
                 self.leading = l;
@@ -571,9 +671,45 @@ impl Scheduler {
                 if let Some(seen) = self.relisting_budgets.take() {
                     self.cache.retain_budgets(&seen);
                 }
+                self.synced_extra.insert("PodDisruptionBudget");
             }
             Change::Added(b) | Change::Modified(b) => self.cache.upsert_budget(&b),
             Change::Deleted(b) => self.cache.remove_budget(&b.metadata.namespace, &b.metadata.name),
+        }
+    }
+
+    fn on_storage_change<T: StorageObject>(&mut self, c: Change<T>, now: Instant, mask: EventMask) {
+        match c {
+            Change::ListBegin => {
+                self.relisting_storage.insert(T::KIND, HashSet::new());
+            }
+            Change::ListPage(items) => {
+                for o in items {
+                    if let Some(seen) = self.relisting_storage.get_mut(T::KIND) {
+                        seen.insert(o.key());
+                    }
+                    o.upsert(self.cache.storage_mut());
+                }
+            }
+            Change::ListDone => {
+                if let Some(seen) = self.relisting_storage.remove(T::KIND) {
+                    for key in T::keys(self.cache.storage()) {
+                        if !seen.contains(&key) {
+                            T::remove_key(self.cache.storage_mut(), &key);
+                        }
+                    }
+                }
+                self.synced_extra.insert(T::KIND);
+                self.move_pods(mask, now);
+            }
+            Change::Added(o) | Change::Modified(o) => {
+                o.upsert(self.cache.storage_mut());
+                self.move_pods(mask, now);
+            }
+            Change::Deleted(o) => {
+                T::remove_key(self.cache.storage_mut(), &o.key());
+                self.move_pods(mask, now);
+            }
         }
     }
 
@@ -727,6 +863,9 @@ impl Scheduler {
             ScheduleOutcome::Scheduled { result, pre_bind, .. } => {
                 self.cache.assume_pod(&pod, &result.node);
                 self.cache.clear_nomination(&key);
+                if !pre_bind.is_empty() {
+                    self.cache.storage_mut().assume_actions(&key, pre_bind);
+                }
                 self.effects.push(Effect::Bind(BindRequest {
                     pod: pod.clone(),
                     node: result.node.clone(),
@@ -856,6 +995,7 @@ impl Scheduler {
         match o.result {
             Ok(()) => self.queue.done(&o.key),
             Err(BindFailure::Conflict(msg)) => {
+                self.cache.storage_mut().forget_assumed_for_pod(&o.key);
                 info!("Pod was bound elsewhere; forgetting it pod={:?} node={:?} err={msg:?}", &*o.key, &*o.node);
                 self.queue.done(&o.key);
                 if self.cache.forget_pod(&o.key) {
@@ -863,6 +1003,7 @@ impl Scheduler {
                 }
             }
             Err(BindFailure::Other(msg)) => {
+                self.cache.storage_mut().forget_assumed_for_pod(&o.key);
                 warn!("Failed to bind pod pod={:?} node={:?} err={msg:?}", &*o.key, &*o.node);
                 if self.cache.forget_pod(&o.key) {
                     self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);

@@ -26,6 +26,11 @@ pub struct Cluster {
     pub nodes: Vec<api::Node>,
     pub pods: Vec<api::Pod>,
     pub priority_classes: Vec<api::PriorityClass>,
+    pub pvcs: Vec<api::PersistentVolumeClaim>,
+    pub pvs: Vec<api::PersistentVolume>,
+    pub storage_classes: Vec<api::StorageClass>,
+    pub csi_nodes: Vec<api::CsiNode>,
+    pub pdbs: Vec<api::PodDisruptionBudget>,
     /// Kinds present in the file that the simulation does not use (reported, not fatal).
     pub ignored_kinds: BTreeMap<String, usize>,
 }
@@ -98,10 +103,24 @@ fn add_object(c: &mut Cluster, kind: &str, value: serde_json::Value, at: &str) -
         "Node" => c.nodes.push(decode(value, at)?),
         "Pod" => c.pods.push(decode(value, at)?),
         "PriorityClass" => c.priority_classes.push(decode(value, at)?),
+        "PersistentVolumeClaim" => c.pvcs.push(decode(value, at)?),
+        "PersistentVolume" => c.pvs.push(decode(value, at)?),
+        "StorageClass" => c.storage_classes.push(decode(value, at)?),
+        "CSINode" => c.csi_nodes.push(decode(value, at)?),
+        "PodDisruptionBudget" => c.pdbs.push(decode(value, at)?),
         "" => return Err(SimError(format!("{at}: object has no kind"))),
         other => *c.ignored_kinds.entry(other.to_string()).or_default() += 1,
     }
     Ok(())
+}
+
+/// Feed the storage objects and budgets of a cluster file.
+fn feed_storage(sched: &mut Scheduler, c: &Cluster, now: Instant) {
+    sched.handle(Input::PersistentVolumeClaim(Change::ListPage(c.pvcs.clone())), now);
+    sched.handle(Input::PersistentVolume(Change::ListPage(c.pvs.clone())), now);
+    sched.handle(Input::StorageClass(Change::ListPage(c.storage_classes.clone())), now);
+    sched.handle(Input::CsiNode(Change::ListPage(c.csi_nodes.clone())), now);
+    sched.handle(Input::PodDisruptionBudget(Change::ListPage(c.pdbs.clone())), now);
 }
 
 /// Scores of one node in a decision.
@@ -210,6 +229,7 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
     sched.handle(Input::Node(Change::ListBegin), now);
     sched.handle(Input::Node(Change::ListPage(cluster.nodes.iter().cloned().map(Box::new).collect())), now);
     sched.handle(Input::Node(Change::ListDone), now);
+    feed_storage(&mut sched, cluster, now);
 
     // Existing load first, then pending pods in creation order (the queue's arrival order).
     let mut decisions: BTreeMap<String, Decision> = BTreeMap::new();
@@ -422,6 +442,7 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
     sched.handle(Input::Node(Change::ListBegin), now);
     sched.handle(Input::Node(Change::ListPage(cluster.nodes.iter().cloned().map(Box::new).collect())), now);
     sched.handle(Input::Node(Change::ListDone), now);
+    feed_storage(&mut sched, cluster, now);
     let assigned: Vec<Box<api::Pod>> = cluster
         .pods
         .iter()

@@ -433,6 +433,14 @@ pub struct Volume {
     pub persistent_volume_claim: Option<PvcSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ephemeral: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gce_persistent_disk: Option<GcePersistentDiskSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aws_elastic_block_store: Option<AwsElasticBlockStoreSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rbd: Option<RbdSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iscsi: Option<IscsiSource>,
 }
 
 /// `v1.PersistentVolumeClaimVolumeSource`.
@@ -768,4 +776,248 @@ pub struct PdbStatus {
     pub disruptions_allowed: i32,
     #[serde(default, deserialize_with = "null_as_default")]
     pub disrupted_pods: BTreeMap<String, String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Storage: inline disk sources, claims, volumes, classes, CSI nodes (read by the volume plugins)
+// ---------------------------------------------------------------------------------------------
+
+/// `v1.GCEPersistentDiskVolumeSource`: only the identity VolumeRestrictions compares.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct GcePersistentDiskSource {
+    #[serde(default, rename = "pdName")]
+    pub pd_name: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+/// `v1.AWSElasticBlockStoreVolumeSource`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct AwsElasticBlockStoreSource {
+    #[serde(default, rename = "volumeID")]
+    pub volume_id: String,
+}
+
+/// `v1.RBDVolumeSource`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct RbdSource {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub monitors: Vec<String>,
+    #[serde(default)]
+    pub image: String,
+    #[serde(default)]
+    pub pool: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+/// `v1.ISCSIVolumeSource`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct IscsiSource {
+    #[serde(default)]
+    pub iqn: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+/// Object metadata of storage objects: unlike pods they carry annotations the binder reads
+/// (`volume.kubernetes.io/selected-node`, `pv.kubernetes.io/bind-completed`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageObjectMeta {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub name: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub resource_version: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub owner_references: Vec<OwnerReference>,
+}
+
+/// `v1.PersistentVolumeClaim`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct PersistentVolumeClaim {
+    #[serde(default)]
+    pub metadata: StorageObjectMeta,
+    #[serde(default)]
+    pub spec: PersistentVolumeClaimSpec,
+    #[serde(default)]
+    pub status: PersistentVolumeClaimStatus,
+}
+
+/// `v1.PersistentVolumeClaimSpec`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeClaimSpec {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub access_modes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<LabelSelector>,
+    #[serde(default)]
+    pub resources: VolumeResourceRequirements,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub volume_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_class_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_mode: Option<String>,
+}
+
+/// `v1.VolumeResourceRequirements`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct VolumeResourceRequirements {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub requests: ResourceList,
+}
+
+/// `v1.PersistentVolumeClaimStatus`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct PersistentVolumeClaimStatus {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub phase: String,
+}
+
+/// `v1.PersistentVolume`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct PersistentVolume {
+    #[serde(default)]
+    pub metadata: StorageObjectMeta,
+    #[serde(default)]
+    pub spec: PersistentVolumeSpec,
+    #[serde(default)]
+    pub status: PersistentVolumeStatus,
+}
+
+/// `v1.PersistentVolumeSpec`, with the CSI source as the only volume source kept.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeSpec {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    pub capacity: ResourceList,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub access_modes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_ref: Option<ClaimReference>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub storage_class_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_affinity: Option<VolumeNodeAffinity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csi: Option<CsiPersistentVolumeSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_mode: Option<String>,
+}
+
+/// `spec.claimRef` of a PV (a `v1.ObjectReference`; only the claim's identity matters).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct ClaimReference {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub namespace: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub name: String,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+}
+
+/// `v1.VolumeNodeAffinity`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct VolumeNodeAffinity {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<NodeSelector>,
+}
+
+/// `v1.CSIPersistentVolumeSource`: driver and handle identify the volume for attach limits.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct CsiPersistentVolumeSource {
+    #[serde(default)]
+    pub driver: String,
+    #[serde(default)]
+    pub volume_handle: String,
+}
+
+/// `v1.PersistentVolumeStatus`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct PersistentVolumeStatus {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    pub phase: String,
+}
+
+/// `storage.k8s.io/v1` `StorageClass` (its fields sit at the top level, not under `spec`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageClass {
+    #[serde(default)]
+    pub metadata: StorageObjectMeta,
+    #[serde(default)]
+    pub provisioner: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_binding_mode: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub allowed_topologies: Vec<TopologySelectorTerm>,
+}
+
+/// `v1.TopologySelectorTerm`: requirements are ANDed, terms ORed.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct TopologySelectorTerm {
+    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    pub match_label_expressions: Vec<TopologySelectorLabelRequirement>,
+}
+
+/// `v1.TopologySelectorLabelRequirement`: the label must have one of the values.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct TopologySelectorLabelRequirement {
+    #[serde(default)]
+    pub key: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub values: Vec<String>,
+}
+
+/// `storage.k8s.io/v1` `CSINode`: per-node attach limits of CSI drivers.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct CsiNode {
+    #[serde(default)]
+    pub metadata: StorageObjectMeta,
+    #[serde(default)]
+    pub spec: CsiNodeSpec,
+}
+
+/// `v1.CSINodeSpec`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct CsiNodeSpec {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub drivers: Vec<CsiNodeDriver>,
+}
+
+/// `v1.CSINodeDriver`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct CsiNodeDriver {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, rename = "nodeID", skip_serializing_if = "String::is_empty")]
+    pub node_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocatable: Option<VolumeNodeResources>,
+}
+
+/// `v1.VolumeNodeResources`: `count` absent means unlimited.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct VolumeNodeResources {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<i64>,
 }

@@ -144,6 +144,30 @@ impl HasResourceVersion for api::PodDisruptionBudget {
     }
 }
 
+impl HasResourceVersion for api::PersistentVolumeClaim {
+    fn resource_version(&self) -> &str {
+        &self.metadata.resource_version
+    }
+}
+
+impl HasResourceVersion for api::PersistentVolume {
+    fn resource_version(&self) -> &str {
+        &self.metadata.resource_version
+    }
+}
+
+impl HasResourceVersion for api::StorageClass {
+    fn resource_version(&self) -> &str {
+        &self.metadata.resource_version
+    }
+}
+
+impl HasResourceVersion for api::CsiNode {
+    fn resource_version(&self) -> &str {
+        &self.metadata.resource_version
+    }
+}
+
 /// The two calls the state machine needs; the real one is [`ClientTransport`], tests script one.
 pub trait ListWatchTransport<T> {
     /// The events of one open watch; ends when the server closes it.

@@ -5,8 +5,12 @@
 pub mod default_binder;
 pub mod default_preemption;
 pub mod dynamic_resources;
+pub mod node_volume_limits;
 pub mod priority_sort;
 pub mod scheduling_gates;
+pub mod volume_binding;
+pub mod volume_restrictions;
+pub mod volume_zone;
 
 use super::Plugin;
 use crate::config::PluginArgs;
@@ -54,6 +58,13 @@ pub fn new_plugin(name: &str, args: Option<&PluginArgs>, ctx: &PluginContext) ->
                 Some(other) => return Err(format!("unexpected args {other:?}")),
             },
         }),
+        names::VOLUME_BINDING => Arc::new(volume_binding::VolumeBinding::new(match args {
+            Some(PluginArgs::VolumeBinding(a)) => Some(a),
+            _ => None,
+        })),
+        names::VOLUME_RESTRICTIONS => Arc::new(volume_restrictions::VolumeRestrictions),
+        names::VOLUME_ZONE => Arc::new(volume_zone::VolumeZone),
+        names::NODE_VOLUME_LIMITS => Arc::new(node_volume_limits::NodeVolumeLimits),
         _ => return Ok(None),
     };
     Ok(Some(p))
