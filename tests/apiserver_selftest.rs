@@ -606,3 +606,161 @@ fn watch_from_a_compacted_version_gets_one_410_error_event() {
     let shape: Value = serde_json::from_str(fixture("watch/watch-error-410-expired.jsonl").lines().next().unwrap()).unwrap();
     assert_eq!(shape["object"]["reason"], err["object"]["reason"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Step 3: faults, reviews, inspection
+// ---------------------------------------------------------------------------------------------
+
+use support::Failure;
+
+#[test]
+fn injected_429s_carry_retry_after_in_json_or_plain_text() {
+    let server = TestApiServer::start();
+    let mut c = admin(&server);
+    server.fail_next(1, "GET", "/api/v1/nodes", Failure::TooManyRequests { retry_after: 3 });
+    server.fail_next(1, "*", "/api/v1/nodes", Failure::ApfTooManyRequests { retry_after: 2 });
+    let r = c.call("GET", "/api/v1/nodes", None);
+    assert_eq!((r.code, r.header("Retry-After")), (429, Some("3")));
+    let expected = fixture("status/status-429-storage-reinitializing.RECONSTRUCTED.json")
+        .replace("\"retryAfterSeconds\":1", "\"retryAfterSeconds\":3");
+    assert_eq!(r.text().trim_end(), expected.trim_end());
+    let r = c.call("GET", "/api/v1/nodes", None);
+    assert_eq!((r.code, r.header("Retry-After"), r.header("Content-Type")), (429, Some("2"), Some("text/plain; charset=utf-8")));
+    assert_eq!(r.text(), fixture("status/http-429-apf-too-many-requests.body.txt"));
+    assert_eq!(c.call("GET", "/api/v1/nodes", None).code, 200, "only the next N fail");
+}
+
+#[test]
+fn injected_500_503_and_random_failures() {
+    let server = TestApiServer::start();
+    let mut c = admin(&server);
+    server.fail_next(2, "POST", "/binding", Failure::Status(500));
+    server.create(PODS, pod("default", "p").build());
+    let bind = json!({"metadata": {"name": "p"}, "target": {"name": "n1"}});
+    let r = c.call("POST", &format!("{PODS}/p/binding"), Some(&bind));
+    assert_eq!((r.code, r.json()["reason"].clone()), (500, json!("InternalError")));
+    assert_eq!(c.call("GET", &format!("{PODS}/p"), None).code, 200, "method must match");
+    assert_eq!(c.call("POST", &format!("{PODS}/p/binding"), Some(&bind)).code, 500);
+    assert_eq!(c.call("POST", &format!("{PODS}/p/binding"), Some(&bind)).code, 201);
+    server.set_failure_rate(1.0, "", "/api/v1/nodes", Failure::Status(503), 7);
+    let r = c.call("GET", "/api/v1/nodes", None);
+    assert_eq!((r.code, r.json()["reason"].clone()), (503, json!("ServiceUnavailable")));
+    server.clear_faults();
+    server.set_failure_rate(0.5, "GET", "/api/v1/nodes", Failure::Status(500), 42);
+    let codes: Vec<u16> = (0..40).map(|_| c.call("GET", "/api/v1/nodes", None).code).collect();
+    assert!(codes.contains(&500) && codes.contains(&200), "{codes:?}");
+}
+
+#[test]
+fn dropped_watches_end_without_a_terminating_chunk() {
+    let server = TestApiServer::start();
+    let mut c = admin(&server);
+    c.watch("/api/v1/pods?watch=1&resourceVersion=0");
+    support::wait_until(Duration::from_secs(5), "watch to start", || server.active_watches() == 1).unwrap();
+    server.drop_watches();
+    assert!(c.chunk().is_err(), "abrupt close, no 0-length chunk");
+    support::wait_until(Duration::from_secs(5), "watch to end", || server.active_watches() == 0).unwrap();
+}
+
+#[test]
+fn stalled_watches_stay_open_but_silent() {
+    let server = TestApiServer::start();
+    let mut c = admin(&server);
+    c.watch(&format!("/api/v1/pods?watch=1&resourceVersion={}", server.resource_version()));
+    support::wait_until(Duration::from_secs(5), "watch to start", || server.active_watches() == 1).unwrap();
+    server.stall_watches(true);
+    server.create(PODS, pod("default", "p").build());
+    c.stream.get_ref().sock.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
+    let err = c.chunk().unwrap_err();
+    assert!(matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut), "{err}");
+    c.stream.get_ref().sock.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    server.stall_watches(false);
+    assert_eq!(c.event().unwrap()["type"], "ADDED");
+}
+
+#[test]
+fn truncated_responses_declare_the_full_length_then_close() {
+    let server = TestApiServer::start();
+    let mut c = admin(&server);
+    server.truncate_next(1, "/api/v1/namespaces");
+    let err = c.try_call("GET", "/api/v1/namespaces", "", b"").err().expect("body must be cut short");
+    assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+    let mut c = admin(&server);
+    assert_eq!(c.call("GET", "/api/v1/namespaces", None).code, 200);
+}
+
+#[test]
+fn restart_on_the_same_port_keeps_the_store() {
+    let server = TestApiServer::start();
+    let port = server.port();
+    server.create(PODS, pod("default", "survivor").build());
+    let mut watcher = admin(&server);
+    watcher.watch("/api/v1/pods?watch=1&resourceVersion=0");
+    assert_eq!(watcher.event().unwrap()["object"]["metadata"]["name"], "survivor");
+    server.stop();
+    assert!(watcher.chunk().is_err(), "streams end with the server");
+    assert!(TcpStream::connect(("127.0.0.1", port)).is_err(), "listener closed");
+    server.restart();
+    assert_eq!(server.port(), port);
+    let r = admin(&server).call("GET", &format!("{PODS}/survivor"), None);
+    assert_eq!(r.code, 200);
+}
+
+#[test]
+fn token_review_and_subject_access_review() {
+    let server = TestApiServer::start();
+    server.add_token("good", "jane", &["devs"]);
+    server.allow_non_resource("prometheus", "/metrics");
+    let mut c = admin(&server);
+    let review = |token: &str| json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token, "audiences": ["api"]}});
+    let r = c.call("POST", "/apis/authentication.k8s.io/v1/tokenreviews", Some(&review("good")));
+    assert_eq!(r.code, 201);
+    let status = &r.json()["status"];
+    assert_eq!(status["authenticated"], true);
+    assert_eq!(status["user"]["username"], "jane");
+    assert_eq!(status["user"]["groups"], json!(["devs", "system:authenticated"]));
+    assert_eq!(status["audiences"], json!(["api"]));
+    let status = c.call("POST", "/apis/authentication.k8s.io/v1/tokenreviews", Some(&review("bad"))).json()["status"].clone();
+    assert!(status.get("authenticated").is_none() && status["error"].is_string());
+    let sar = |user: &str, path: &str| json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "spec": {"user": user, "groups": ["system:authenticated"], "nonResourceAttributes": {"path": path, "verb": "get"}}});
+    let allowed = |c: &mut Conn, user: &str, path: &str| {
+        c.call("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", Some(&sar(user, path))).json()["status"]["allowed"]
+            .clone()
+    };
+    assert_eq!(allowed(&mut c, "prometheus", "/metrics"), true);
+    assert_eq!(allowed(&mut c, "prometheus", "/debug/pprof"), false);
+    assert_eq!(allowed(&mut c, "mallory", "/metrics"), false);
+}
+
+#[test]
+fn request_log_and_events_from_both_apis() {
+    let server = TestApiServer::start();
+    let mut c = admin(&server);
+    let core = json!({"metadata": {"name": "p.1"}, "involvedObject": {"kind": "Pod", "name": "p"}, "reason": "Scheduled", "type": "Normal"});
+    let new = json!({"metadata": {"name": "p.2"}, "regarding": {"kind": "Pod", "name": "p"}, "reason": "Scheduled", "type": "Normal", "eventTime": "2025-09-11T20:39:39.123456Z", "reportingController": "edgesched", "reportingInstance": "edgesched-1", "action": "Binding"});
+    assert_eq!(c.call("POST", "/api/v1/namespaces/default/events", Some(&core)).code, 201);
+    assert_eq!(c.call("POST", "/apis/events.k8s.io/v1/namespaces/default/events", Some(&new)).code, 201);
+    let kinds: Vec<String> = server.events("default").iter().map(|e| e["apiVersion"].as_str().unwrap().to_string()).collect();
+    assert_eq!(kinds, ["v1", "events.k8s.io/v1"]);
+    assert_eq!(server.requests_matching("POST", "/events"), 2);
+    assert_eq!(server.requests_matching("", "events.k8s.io"), 1);
+    let last = server.requests().last().unwrap().clone();
+    assert_eq!((last.code, last.user.as_str()), (201, "admin"));
+}
+
+#[test]
+fn graceful_pod_deletion_marks_bound_pods_terminating() {
+    let server = TestApiServer::start_with(support::ServerOptions { graceful_pod_deletion: true, ..Default::default() });
+    let mut c = admin(&server);
+    server.create(PODS, pod("default", "p").node_name("n1").build());
+    let r = c.call("DELETE", &format!("{PODS}/p"), None);
+    assert!(r.json()["metadata"]["deletionTimestamp"].is_string());
+    let bind = json!({"metadata": {"name": "p"}, "target": {"name": "n2"}});
+    let r = c.call("POST", &format!("{PODS}/p/binding"), Some(&bind));
+    assert_eq!(
+        r.json()["message"],
+        "Operation cannot be fulfilled on pods/binding \"p\": pod p is being deleted, cannot be assigned to a host"
+    );
+    assert!(server.delete(&format!("{PODS}/p")));
+    assert_eq!(c.call("POST", &format!("{PODS}/p/binding"), Some(&bind)).code, 404);
+}
