@@ -764,3 +764,24 @@ fn graceful_pod_deletion_marks_bound_pods_terminating() {
     assert!(server.delete(&format!("{PODS}/p")));
     assert_eq!(c.call("POST", &format!("{PODS}/p/binding"), Some(&bind)).code, 404);
 }
+
+#[test]
+fn option_combinations_the_real_server_rejects_get_422() {
+    let server = TestApiServer::start();
+    let mut c = admin(&server);
+    let r = c.call("GET", &format!("{PODS}?sendInitialEvents=true"), None);
+    assert_eq!(r.code, 422);
+    assert_eq!(
+        r.json()["message"],
+        "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list"
+    );
+    assert_eq!(
+        r.json()["details"]["causes"][0],
+        json!({"reason": "FieldValueForbidden", "message": "Forbidden: sendInitialEvents is forbidden for list", "field": "sendInitialEvents"})
+    );
+    let r = c.call("GET", &format!("{PODS}?watch=1&sendInitialEvents=true"), None);
+    assert_eq!(r.code, 422, "sendInitialEvents needs resourceVersionMatch=NotOlderThan");
+    let r = c.call("GET", &format!("{PODS}?watch=1&resourceVersionMatch=NotOlderThan"), None);
+    assert_eq!(r.code, 422);
+    assert_eq!(c.call("GET", &format!("{PODS}?resourceVersion=0&resourceVersionMatch=NotOlderThan"), None).code, 200);
+}

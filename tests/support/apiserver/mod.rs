@@ -12,6 +12,7 @@ mod discovery;
 mod faults;
 mod http;
 mod inspect;
+mod options;
 mod patch;
 mod resources;
 mod routes;

@@ -8,6 +8,7 @@ use super::binding;
 use super::clock;
 use super::discovery;
 use super::http::{Request, Response};
+use super::options;
 use super::resources::{self, is_review, ResId, ResourceType, RESOURCES};
 use super::selectors::Selectors;
 use super::server::Shared;
@@ -227,6 +228,7 @@ fn parse_rv(s: &str) -> Result<u64, ApiError> {
 }
 
 fn list(shared: &Shared, req: &Request, target: &Target) -> Result<Value, ApiError> {
+    options::validate(req, false)?;
     let res = target.resource();
     let sel = Selectors::parse(req.param("labelSelector"), req.param("fieldSelector")).map_err(|e| status::bad_request(&e))?;
     let limit = req.param("limit").and_then(|l| l.parse::<usize>().ok()).filter(|l| *l > 0);
@@ -274,6 +276,7 @@ fn list(shared: &Shared, req: &Request, target: &Target) -> Result<Value, ApiErr
 }
 
 fn watch_spec(req: &Request, target: &Target) -> Result<WatchSpec, ApiError> {
+    options::validate(req, true)?;
     let selectors =
         Selectors::parse(req.param("labelSelector"), req.param("fieldSelector")).map_err(|e| status::bad_request(&e))?;
     let rv = req.param("resourceVersion").unwrap_or("");
