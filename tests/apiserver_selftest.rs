@@ -785,3 +785,52 @@ fn option_combinations_the_real_server_rejects_get_422() {
     assert_eq!(r.code, 422);
     assert_eq!(c.call("GET", &format!("{PODS}?resourceVersion=0&resourceVersionMatch=NotOlderThan"), None).code, 200);
 }
+
+#[test]
+fn the_crate_client_pages_watches_and_sees_retry_after() {
+    use edgesched::kube::client::{Client, ClientOptions, ListParams, WatchEvent, WatchParams};
+    use edgesched::kube::kubeconfig::load_kubeconfig;
+    let server = TestApiServer::start();
+    server.set_bookmark_interval(Duration::from_millis(50));
+    let dir = support::tempdir("selftest-client");
+    let config =
+        load_kubeconfig(&server.write_kubeconfig(&dir, KubeAuth::ClientCert { user: "edgesched".into() }), None).unwrap();
+    let options = ClientOptions { max_retries: 0, ..Default::default() };
+    let client = Client::new(&config, &options).unwrap();
+    for i in 0..3 {
+        server.create(PODS, pod("default", &format!("p{i}")).build());
+    }
+    let page = client.list::<Value>("/api/v1/pods", &ListParams { limit: Some(2), ..Default::default() }).unwrap();
+    assert_eq!((page.items.len(), page.metadata.remaining_item_count), (2, Some(1)));
+    let rest = client
+        .list::<Value>(
+            "/api/v1/pods",
+            &ListParams { limit: Some(2), continue_token: Some(page.metadata.continue_token), ..Default::default() },
+        )
+        .unwrap();
+    assert_eq!(rest.items.len(), 1);
+    let params = WatchParams {
+        resource_version: page.metadata.resource_version.clone(),
+        allow_watch_bookmarks: true,
+        timeout_seconds: Some(2),
+        ..Default::default()
+    };
+    let mut stream = client.watch::<Value>("/api/v1/pods", &params).unwrap();
+    server.set_pod_phase("default", "p1", "Running");
+    let mut saw_modified = false;
+    let mut saw_bookmark = false;
+    for event in stream.by_ref() {
+        match event.unwrap() {
+            WatchEvent::Modified(p) => saw_modified |= p["metadata"]["name"] == "p1",
+            WatchEvent::Bookmark { resource_version } => saw_bookmark |= !resource_version.is_empty(),
+            other => panic!("unexpected {other:?}"),
+        }
+        if saw_modified && saw_bookmark {
+            break;
+        }
+    }
+    assert!(saw_modified && saw_bookmark);
+    server.fail_next(1, "GET", "/api/v1/nodes", Failure::TooManyRequests { retry_after: 4 });
+    let err = client.get::<Value>("/api/v1/nodes").unwrap_err();
+    assert_eq!((err.code(), err.retry_after()), (Some(429), Some(Duration::from_secs(4))));
+}

@@ -184,8 +184,8 @@ impl TestApiServer {
                     wire::base64_std(key.as_bytes())
                 )
             }
-            KubeAuth::Token(token) => format!("    token: {token}\n"),
-            KubeAuth::TokenFile(path) => format!("    tokenFile: {}\n", path.display()),
+            KubeAuth::Token(token) => format!("    token: \"{token}\"\n"),
+            KubeAuth::TokenFile(path) => format!("    tokenFile: \"{}\"\n", path.display()),
         };
         let user_name = match &auth {
             KubeAuth::ClientCert { user } => user.clone(),

@@ -16,7 +16,7 @@ use super::watch;
 use super::wire;
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
 use std::collections::HashMap;
-use std::io::{self, BufReader};
+use std::io::{self, BufReader, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -206,7 +206,10 @@ fn serve_connection(shared: &Shared, tcp: TcpStream) {
                 break;
             }
         }
-        let _ = reader.get_ref().sock.shutdown(Shutdown::Both);
+        let stream = reader.get_mut();
+        stream.conn.send_close_notify();
+        let _ = stream.flush();
+        let _ = stream.sock.shutdown(Shutdown::Both);
     }
     shared.unregister(id);
 }
