@@ -1,0 +1,77 @@
+//! What tests assert on afterwards: every request (method, path, query, code, user) and every
+//! binding attempt and success per pod, so a test can prove each pod was bound exactly once.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// One served request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestRecord {
+    /// HTTP method.
+    pub method: String,
+    /// Path without query.
+    pub path: String,
+    /// Raw query string.
+    pub query: String,
+    /// Response status code (200 for a watch that started streaming).
+    pub code: u16,
+    /// Authenticated user ("" when unauthenticated).
+    pub user: String,
+}
+
+#[derive(Debug, Default)]
+struct BindingStats {
+    attempts: usize,
+    nodes: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    requests: Vec<RequestRecord>,
+    bindings: HashMap<(String, String), BindingStats>,
+}
+
+/// The request log and binding statistics.
+#[derive(Debug, Default)]
+pub struct Inspect(Mutex<State>);
+
+impl Inspect {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Append a request.
+    pub fn record(&self, r: RequestRecord) {
+        self.state().requests.push(r);
+    }
+
+    /// A copy of the log.
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        self.state().requests.clone()
+    }
+
+    /// Count a binding attempt for a pod.
+    pub fn binding_attempt(&self, ns: &str, name: &str) {
+        self.state().bindings.entry((ns.to_string(), name.to_string())).or_default().attempts += 1;
+    }
+
+    /// Record a successful binding of a pod to `node`.
+    pub fn binding_success(&self, ns: &str, name: &str, node: &str) {
+        self.state().bindings.entry((ns.to_string(), name.to_string())).or_default().nodes.push(node.to_string());
+    }
+
+    /// Binding attempts for a pod.
+    pub fn binding_attempts(&self, ns: &str, name: &str) -> usize {
+        self.state().bindings.get(&(ns.to_string(), name.to_string())).map_or(0, |b| b.attempts)
+    }
+
+    /// Nodes the pod was successfully bound to, in order.
+    pub fn binding_nodes(&self, ns: &str, name: &str) -> Vec<String> {
+        self.state().bindings.get(&(ns.to_string(), name.to_string())).map(|b| b.nodes.clone()).unwrap_or_default()
+    }
+
+    /// Total successful bindings across all pods.
+    pub fn total_bindings(&self) -> usize {
+        self.state().bindings.values().map(|b| b.nodes.len()).sum()
+    }
+}

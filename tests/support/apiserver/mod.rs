@@ -1,0 +1,449 @@
+//! An in-memory Kubernetes API server for end-to-end tests, faithful on the wire: HTTPS with
+//! client-certificate or bearer-token authentication, the real URL layout, Status error bodies,
+//! list paging, watch streams with bookmarks and 410s, pod binding, patches, discovery, and
+//! TokenReview/SubjectAccessReview. Tests drive it through [`TestApiServer`]: store helpers to
+//! arrange cluster state, fault knobs to break it, and inspection to assert what the scheduler did.
+
+mod admission;
+mod auth;
+mod binding;
+mod clock;
+mod discovery;
+mod faults;
+mod http;
+mod inspect;
+mod options;
+mod patch;
+mod resources;
+mod routes;
+mod selectors;
+mod server;
+mod status;
+mod store;
+mod tls;
+mod verbs;
+mod watch;
+mod wire;
+
+pub use faults::Failure;
+pub use inspect::RequestRecord;
+pub use status::ApiError;
+
+use super::certs::TestCa;
+use resources::RESOURCES;
+use serde_json::{json, Value};
+use server::{Listener, Shared};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+use store::{ObjKey, Store};
+use verbs::Part;
+
+/// Knobs fixed at start (some can be changed later through [`TestApiServer`] methods).
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Events kept for watch resumption and consistent paging (default 10 000).
+    pub history_window: usize,
+    /// Period of BOOKMARK events on watches that allow them (default 1 s).
+    pub bookmark_interval: Duration,
+    /// Port on 127.0.0.1; 0 picks a free one.
+    pub port: u16,
+    /// DELETE of a bound pod only sets `deletionTimestamp` (as with a kubelet that has not yet
+    /// confirmed); default false: pods disappear at once.
+    pub graceful_pod_deletion: bool,
+}
+
+impl Default for ServerOptions {
+    fn default() -> ServerOptions {
+        ServerOptions {
+            history_window: store::DEFAULT_HISTORY_WINDOW,
+            bookmark_interval: Duration::from_secs(1),
+            port: 0,
+            graceful_pod_deletion: false,
+        }
+    }
+}
+
+/// How a generated kubeconfig authenticates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KubeAuth {
+    /// An embedded client certificate (CN = user, no groups) signed by the server's CA.
+    ClientCert {
+        /// User name (certificate CN).
+        user: String,
+    },
+    /// An embedded bearer token (register it with [`TestApiServer::add_token`]).
+    Token(String),
+    /// A `tokenFile` path, re-read by clients (rotate by rewriting the file).
+    TokenFile(PathBuf),
+}
+
+/// A running test API server. Dropping it stops it.
+pub struct TestApiServer {
+    shared: Arc<Shared>,
+    port: u16,
+    listener: Mutex<Option<Listener>>,
+}
+
+fn expect_target(path: &str) -> routes::Target {
+    match routes::parse_path(path) {
+        Some(Ok(t)) => t,
+        _ => panic!("not a resource path: {path}"),
+    }
+}
+
+fn expect_key(path: &str) -> (routes::Target, ObjKey) {
+    let t = expect_target(path);
+    let key = t.key().unwrap_or_else(|| panic!("path names no object: {path}"));
+    (t, key)
+}
+
+fn part_of(t: &routes::Target) -> Part {
+    if t.sub.as_deref() == Some("status") {
+        Part::Status
+    } else {
+        Part::Main
+    }
+}
+
+fn ensure_namespace(store: &mut Store, ns: &str) {
+    let key = ObjKey::new(resources::namespaces(), "", ns);
+    if store.get(&key).is_none() {
+        let obj = json!({"metadata": {"name": ns}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
+        let _ = verbs::create(store, resources::namespaces(), "", obj, SystemTime::now());
+    }
+}
+
+impl TestApiServer {
+    /// Start with default options on a free port.
+    pub fn start() -> TestApiServer {
+        TestApiServer::start_with(ServerOptions::default())
+    }
+
+    /// Start with `opts`.
+    pub fn start_with(opts: ServerOptions) -> TestApiServer {
+        let ca = TestCa::new();
+        let serving = ca.issue_server_cert();
+        let tls_config = tls::server_config(&ca, &serving);
+        let mut store = Store::new(opts.history_window);
+        for ns in admission::INITIAL_NAMESPACES {
+            ensure_namespace(&mut store, ns);
+        }
+        let shared = Arc::new(Shared::new(ca, tls_config, store, opts.bookmark_interval, opts.graceful_pod_deletion));
+        let listener = server::listen(shared.clone(), opts.port).unwrap();
+        TestApiServer { shared, port: listener.port, listener: Mutex::new(Some(listener)) }
+    }
+
+    /// `https://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("https://127.0.0.1:{}", self.port)
+    }
+
+    /// The listening port (stable across [`TestApiServer::restart`]).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The CA certificate (PEM) clients must trust.
+    pub fn ca_pem(&self) -> String {
+        self.shared.ca.ca_pem().to_string()
+    }
+
+    /// A client certificate and key (both PEM) for `user` in `groups` (at most two).
+    pub fn issue_client_cert(&self, user: &str, groups: &[&str]) -> (String, String) {
+        let c = self.shared.ca.issue_client_cert(user, groups);
+        (c.cert_pem, c.key_pem)
+    }
+
+    /// Accept bearer `token` as `user` in `groups`.
+    pub fn add_token(&self, token: &str, user: &str, groups: &[&str]) {
+        self.shared.lock_auth().add_token(token, user, groups);
+    }
+
+    /// Stop accepting `token` (later requests with it get 401).
+    pub fn remove_token(&self, token: &str) {
+        self.shared.lock_auth().remove_token(token);
+    }
+
+    /// Let `subject` (user or group) access non-resource `path` in SubjectAccessReviews
+    /// (trailing `*` = prefix). Everything else is denied.
+    pub fn allow_non_resource(&self, subject: &str, path: &str) {
+        self.shared.lock_auth().allow_non_resource(subject, path);
+    }
+
+    /// Write a kubeconfig for this server into `dir` and return its path.
+    pub fn write_kubeconfig(&self, dir: &Path, auth: KubeAuth) -> PathBuf {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let user_block = match &auth {
+            KubeAuth::ClientCert { user } => {
+                let (cert, key) = self.issue_client_cert(user, &[]);
+                format!(
+                    "    client-certificate-data: {}\n    client-key-data: {}\n",
+                    wire::base64_std(cert.as_bytes()),
+                    wire::base64_std(key.as_bytes())
+                )
+            }
+            KubeAuth::Token(token) => format!("    token: \"{token}\"\n"),
+            KubeAuth::TokenFile(path) => format!("    tokenFile: \"{}\"\n", path.display()),
+        };
+        let user_name = match &auth {
+            KubeAuth::ClientCert { user } => user.clone(),
+            _ => "test-user".to_string(),
+        };
+        let yaml = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: test\n  cluster:\n    server: {}\n    certificate-authority-data: {}\nusers:\n- name: \"{user_name}\"\n  user:\n{user_block}contexts:\n- name: test\n  context:\n    cluster: test\n    user: \"{user_name}\"\n    namespace: default\ncurrent-context: test\npreferences: {{}}\n",
+            self.url(),
+            wire::base64_std(self.ca_pem().as_bytes()),
+        );
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!("kubeconfig-{n}.yaml"));
+        std::fs::write(&path, yaml).unwrap();
+        path
+    }
+
+    // ----- store helpers -------------------------------------------------------------------
+
+    /// Create `obj` in the collection at `path` (e.g. `/api/v1/namespaces/default/pods`) as a
+    /// client would, creating the namespace first if needed. A `status` in a pod body (which
+    /// the create strategy resets) is applied afterwards, as a kubelet would.
+    pub fn create(&self, path: &str, obj: Value) -> Value {
+        self.try_create(path, obj).unwrap_or_else(|e| panic!("create {path} failed: {}", e.body))
+    }
+
+    /// Like [`TestApiServer::create`] but returning the API error.
+    pub fn try_create(&self, path: &str, obj: Value) -> Result<Value, ApiError> {
+        let t = expect_target(path);
+        let ns = t.ns.clone().unwrap_or_default();
+        let status = obj.get("status").cloned();
+        self.shared.write(|s| {
+            if !ns.is_empty() {
+                ensure_namespace(s, &ns);
+            }
+            let created = verbs::create(s, t.res, &ns, obj, SystemTime::now())?;
+            let is_pod = t.res == resources::pods();
+            match status {
+                Some(st) if is_pod && created["status"] != st => {
+                    let key = ObjKey::new(t.res, &ns, created["metadata"]["name"].as_str().unwrap_or(""));
+                    let mut merged = created.clone();
+                    patch::merge_patch(&mut merged["status"], &st);
+                    verbs::update(s, &key, Part::Status, merged)
+                }
+                _ => Ok(created),
+            }
+        })
+    }
+
+    /// The object at `path`, if it exists.
+    pub fn get(&self, path: &str) -> Option<Value> {
+        let (_, key) = expect_key(path);
+        self.shared.lock_store().get(&key).cloned()
+    }
+
+    /// All objects in the collection at `path` (with kind/apiVersion), sorted by
+    /// namespace/name. A `?labelSelector=...&fieldSelector=...` suffix filters.
+    pub fn list(&self, path: &str) -> Vec<Value> {
+        let (path, query) = path.split_once('?').unwrap_or((path, ""));
+        let param = |name: &str| {
+            query
+                .split('&')
+                .find_map(|p| p.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
+                .map(|v| http::percent_decode(v, true))
+        };
+        let sel = selectors::Selectors::parse(param("labelSelector").as_deref(), param("fieldSelector").as_deref()).unwrap();
+        let t = expect_target(path);
+        let store = self.shared.lock_store();
+        store.objects_of(t.res, t.ns.as_deref()).map(|(_, v)| v).filter(|v| sel.matches(v)).cloned().collect()
+    }
+
+    /// Replace the object at `path` (a `/status` path replaces only status).
+    pub fn update(&self, path: &str, obj: Value) -> Value {
+        self.try_update(path, obj).unwrap_or_else(|e| panic!("update {path} failed: {}", e.body))
+    }
+
+    /// Like [`TestApiServer::update`] but returning the API error.
+    pub fn try_update(&self, path: &str, obj: Value) -> Result<Value, ApiError> {
+        let (t, key) = expect_key(path);
+        self.shared.write(|s| verbs::update(s, &key, part_of(&t), obj))
+    }
+
+    /// Merge-patch the object at `path` (a `/status` path patches only status).
+    pub fn patch_merge(&self, path: &str, patch: Value) -> Value {
+        let (t, key) = expect_key(path);
+        self.shared
+            .write(|s| verbs::patch(s, &key, part_of(&t), verbs::PatchKind::Merge, &patch))
+            .unwrap_or_else(|e| panic!("patch {path} failed: {}", e.body))
+    }
+
+    /// Delete the object at `path` at once (no grace period); returns whether it existed.
+    pub fn delete(&self, path: &str) -> bool {
+        let (_, key) = expect_key(path);
+        self.shared.write(|s| s.remove(&key)).is_some()
+    }
+
+    /// Bind a pod server-side, as a competing scheduler would; the error is the HTTP code the
+    /// binding would have got (404, 409). Counts in [`TestApiServer::bindings`].
+    pub fn bind(&self, ns: &str, name: &str, node: &str) -> Result<(), u16> {
+        self.shared.inspect.binding_attempt(ns, name);
+        let body = json!({"kind": "Binding", "apiVersion": "v1", "metadata": {"name": name, "namespace": ns}, "target": {"kind": "Node", "name": node}});
+        let when = clock::rfc3339(SystemTime::now());
+        let node = self.shared.write(|s| binding::bind(s, ns, name, &body, &when)).map_err(|e| e.code)?;
+        self.shared.inspect.binding_success(ns, name, &node);
+        Ok(())
+    }
+
+    /// Set a pod's `status.phase` (as its kubelet would).
+    pub fn set_pod_phase(&self, ns: &str, name: &str, phase: &str) {
+        let key = ObjKey::new(resources::pods(), ns, name);
+        self.shared
+            .write(|s| verbs::patch(s, &key, Part::Status, verbs::PatchKind::Merge, &json!({"status": {"phase": phase}})))
+            .unwrap_or_else(|e| panic!("set phase of {ns}/{name} failed: {}", e.body));
+    }
+
+    /// The store's latest resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.shared.lock_store().rv()
+    }
+
+    // ----- faults ----------------------------------------------------------------------------
+
+    /// Delay every request by `delay` (zero removes).
+    pub fn set_latency(&self, delay: Duration) {
+        self.shared.faults.set_latency("", delay);
+    }
+
+    /// Delay requests whose path contains `path_substring` by `delay` (zero removes).
+    pub fn set_latency_for(&self, path_substring: &str, delay: Duration) {
+        self.shared.faults.set_latency(path_substring, delay);
+    }
+
+    /// Fail the next `n` requests with `method` ("" or "*" = any) whose path contains
+    /// `path_substring`.
+    pub fn fail_next(&self, n: usize, method: &str, path_substring: &str, failure: Failure) {
+        self.shared.faults.fail_next(n, method, path_substring, failure);
+    }
+
+    /// Fail matching requests with probability `p` (seeded, reproducible).
+    pub fn set_failure_rate(&self, p: f64, method: &str, path_substring: &str, failure: Failure, seed: u64) {
+        self.shared.faults.set_failure_rate(p, method, path_substring, failure, seed);
+    }
+
+    /// Remove all latency, failure, truncation and stall faults.
+    pub fn clear_faults(&self) {
+        self.shared.faults.clear();
+    }
+
+    /// Close every active watch abruptly (no terminating chunk).
+    pub fn drop_watches(&self) {
+        self.shared.drop_watches();
+    }
+
+    /// Keep watches open but silent (`true`), or let them continue (`false`).
+    pub fn stall_watches(&self, stalled: bool) {
+        self.shared.faults.set_stalled(stalled);
+    }
+
+    /// Send only half of the next `n` response bodies whose path contains `path_substring`
+    /// (full Content-Length declared), then close the connection.
+    pub fn truncate_next(&self, n: usize, path_substring: &str) {
+        self.shared.faults.truncate_next(n, path_substring);
+    }
+
+    /// Change how many events of history are kept.
+    pub fn set_history_window(&self, events: usize) {
+        self.shared.write(|s| s.set_window(events));
+    }
+
+    /// Expire all history now: older watch versions and continue tokens get 410.
+    pub fn compact(&self) {
+        self.shared.write(|s| s.compact());
+    }
+
+    /// Change the bookmark period of watches.
+    pub fn set_bookmark_interval(&self, d: Duration) {
+        self.shared.set_bookmark_interval(d);
+    }
+
+    /// Close the listener and every connection (the store survives).
+    pub fn stop(&self) {
+        let taken = self.listener.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(mut l) = taken {
+            l.close();
+        }
+        self.shared.close_all();
+    }
+
+    /// Stop (if running) and listen again on the same port with the same store, CA and tokens.
+    pub fn restart(&self) {
+        self.stop();
+        let l = server::listen(self.shared.clone(), self.port).unwrap();
+        *self.listener.lock().unwrap_or_else(|e| e.into_inner()) = Some(l);
+    }
+
+    /// Like [`TestApiServer::restart`], applying the history window, bookmark interval and
+    /// graceful deletion of `opts` (its port is ignored: the port stays).
+    pub fn restart_with(&self, opts: ServerOptions) {
+        self.set_history_window(opts.history_window);
+        self.set_bookmark_interval(opts.bookmark_interval);
+        self.shared.graceful_pod_deletion.store(opts.graceful_pod_deletion, Ordering::SeqCst);
+        self.restart();
+    }
+
+    // ----- inspection ------------------------------------------------------------------------
+
+    /// Every request served so far.
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        self.shared.inspect.requests()
+    }
+
+    /// How many requests had `method` ("" or "*" = any) and a path containing `path_substring`.
+    pub fn requests_matching(&self, method: &str, path_substring: &str) -> usize {
+        let any = method.is_empty() || method == "*";
+        self.requests()
+            .iter()
+            .filter(|r| (any || r.method.eq_ignore_ascii_case(method)) && r.path.contains(path_substring))
+            .count()
+    }
+
+    /// Binding attempts (HTTP and [`TestApiServer::bind`]) for a pod.
+    pub fn binding_attempts(&self, ns: &str, name: &str) -> usize {
+        self.shared.inspect.binding_attempts(ns, name)
+    }
+
+    /// Successful bindings of a pod (should end up exactly 1 for every scheduled pod).
+    pub fn bindings(&self, ns: &str, name: &str) -> usize {
+        self.shared.inspect.binding_nodes(ns, name).len()
+    }
+
+    /// The nodes a pod was successfully bound to, in order.
+    pub fn binding_nodes(&self, ns: &str, name: &str) -> Vec<String> {
+        self.shared.inspect.binding_nodes(ns, name)
+    }
+
+    /// Successful bindings across all pods.
+    pub fn total_bindings(&self) -> usize {
+        self.shared.inspect.total_bindings()
+    }
+
+    /// Events in namespace `ns` from both core/v1 and events.k8s.io/v1.
+    pub fn events(&self, ns: &str) -> Vec<Value> {
+        let store = self.shared.lock_store();
+        RESOURCES
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.plural == "events")
+            .flat_map(|(id, _)| store.objects_of(id, Some(ns)).map(|(_, v)| v.clone()).collect::<Vec<_>>())
+            .collect()
+    }
+
+    /// Watches currently streaming (to wait until a client has started watching).
+    pub fn active_watches(&self) -> usize {
+        self.shared.active_watches()
+    }
+}
+
+impl Drop for TestApiServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

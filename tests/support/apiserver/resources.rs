@@ -1,0 +1,127 @@
+//! The resource table: which (group, version, plural) the server serves, with kind, scope and
+//! whether a `/status` subresource splits spec from status. Paths, list kinds, error messages and
+//! discovery documents are all derived from it, so adding a resource is one line.
+
+/// One served resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResourceType {
+    /// API group; "" for the legacy core group served under `/api`.
+    pub group: &'static str,
+    /// Version, e.g. `v1`.
+    pub version: &'static str,
+    /// Lower-case plural used in URLs.
+    pub plural: &'static str,
+    /// Kind of single objects.
+    pub kind: &'static str,
+    /// Whether objects live in a namespace.
+    pub namespaced: bool,
+    /// Whether `/status` exists (then the main resource ignores status changes and vice versa).
+    pub status_subresource: bool,
+    /// Short names advertised in discovery.
+    pub short_names: &'static [&'static str],
+}
+
+/// Index into [`RESOURCES`].
+pub type ResId = usize;
+
+const fn r(
+    group: &'static str,
+    plural: &'static str,
+    kind: &'static str,
+    namespaced: bool,
+    status_subresource: bool,
+    short_names: &'static [&'static str],
+) -> ResourceType {
+    ResourceType { group, version: "v1", plural, kind, namespaced, status_subresource, short_names }
+}
+
+/// Everything the server serves (all at version v1).
+pub const RESOURCES: &[ResourceType] = &[
+    r("", "namespaces", "Namespace", false, true, &["ns"]),
+    r("", "nodes", "Node", false, true, &["no"]),
+    r("", "pods", "Pod", true, true, &["po"]),
+    r("", "events", "Event", true, false, &["ev"]),
+    r("", "configmaps", "ConfigMap", true, false, &["cm"]),
+    r("", "services", "Service", true, true, &["svc"]),
+    r("", "replicationcontrollers", "ReplicationController", true, true, &["rc"]),
+    r("", "persistentvolumeclaims", "PersistentVolumeClaim", true, true, &["pvc"]),
+    r("", "persistentvolumes", "PersistentVolume", false, true, &["pv"]),
+    r("apps", "replicasets", "ReplicaSet", true, true, &["rs"]),
+    r("apps", "statefulsets", "StatefulSet", true, true, &["sts"]),
+    r("apps", "deployments", "Deployment", true, true, &["deploy"]),
+    r("apps", "daemonsets", "DaemonSet", true, true, &["ds"]),
+    r("events.k8s.io", "events", "Event", true, false, &["ev"]),
+    r("coordination.k8s.io", "leases", "Lease", true, false, &[]),
+    r("scheduling.k8s.io", "priorityclasses", "PriorityClass", false, false, &["pc"]),
+    r("storage.k8s.io", "storageclasses", "StorageClass", false, false, &["sc"]),
+    r("storage.k8s.io", "csinodes", "CSINode", false, false, &[]),
+    r("storage.k8s.io", "csidrivers", "CSIDriver", false, false, &[]),
+    r("storage.k8s.io", "csistoragecapacities", "CSIStorageCapacity", true, false, &[]),
+    r("storage.k8s.io", "volumeattachments", "VolumeAttachment", false, true, &[]),
+    r("policy", "poddisruptionbudgets", "PodDisruptionBudget", true, true, &["pdb"]),
+    r("authentication.k8s.io", "tokenreviews", "TokenReview", false, false, &[]),
+    r("authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview", false, false, &[]),
+];
+
+/// Resources that are create-only reviews, answered without storing anything.
+pub fn is_review(res: &ResourceType) -> bool {
+    matches!(res.plural, "tokenreviews" | "subjectaccessreviews")
+}
+
+impl ResourceType {
+    /// `v1` or `group/v1`, as in an object's `apiVersion`.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_string()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// `pods` or `leases.coordination.k8s.io`, as in error messages.
+    pub fn qualified(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.to_string()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
+    /// URL prefix of the group version: `/api/v1` or `/apis/<group>/v1`.
+    pub fn prefix(&self) -> String {
+        if self.group.is_empty() {
+            format!("/api/{}", self.version)
+        } else {
+            format!("/apis/{}/{}", self.group, self.version)
+        }
+    }
+
+    /// Collection path in a namespace ("" for cluster-scoped or all namespaces).
+    pub fn collection_path(&self, ns: &str) -> String {
+        if self.namespaced && !ns.is_empty() {
+            format!("{}/namespaces/{ns}/{}", self.prefix(), self.plural)
+        } else {
+            format!("{}/{}", self.prefix(), self.plural)
+        }
+    }
+}
+
+/// The resource served at `group`/`version`/`plural`.
+pub fn find(group: &str, version: &str, plural: &str) -> Option<ResId> {
+    RESOURCES.iter().position(|r| r.group == group && r.version == version && r.plural == plural)
+}
+
+/// The resource by its core-group plural or `plural.group` name (`pods`, `leases.coordination.k8s.io`).
+pub fn find_qualified(name: &str) -> Option<ResId> {
+    RESOURCES.iter().position(|r| r.qualified() == name)
+}
+
+/// Shorthand for the core pods resource.
+pub fn pods() -> ResId {
+    find("", "v1", "pods").unwrap_or(0)
+}
+
+/// Shorthand for the core namespaces resource.
+pub fn namespaces() -> ResId {
+    find("", "v1", "namespaces").unwrap_or(0)
+}

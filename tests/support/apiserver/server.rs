@@ -1,0 +1,269 @@
+//! The running server: state shared by all connection threads, the accept loop on
+//! 127.0.0.1, and the per-connection keep-alive loop (TLS, authenticate, inject faults, route,
+//! log, respond or stream). Stopping closes the listener and every connection, so a restart on
+//! the same port looks to clients like an API server that went away and came back.
+
+use super::super::certs::TestCa;
+use super::auth::{self, AuthTables, Identity};
+use super::clock;
+use super::faults::Faults;
+use super::http::{self, Request, Response};
+use super::inspect::{Inspect, RequestRecord};
+use super::routes::{self, Reply};
+use super::status;
+use super::store::Store;
+use super::watch;
+use super::wire;
+use rustls::{ServerConfig, ServerConnection, StreamOwned};
+use std::collections::HashMap;
+use std::io::{self, BufReader, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant, SystemTime};
+
+/// State every connection thread shares; it outlives a stop/restart cycle.
+pub struct Shared {
+    store: Mutex<Store>,
+    /// Signalled after every store write (watches wait on it).
+    pub changed: Condvar,
+    /// Tokens and authorization rules.
+    pub auth: Mutex<AuthTables>,
+    /// Fault knobs.
+    pub faults: Faults,
+    /// Request log and binding statistics.
+    pub inspect: Inspect,
+    /// The CA that signed the serving and client certificates.
+    pub ca: TestCa,
+    /// TLS configuration.
+    pub tls: Arc<ServerConfig>,
+    bookmark_interval: Mutex<Duration>,
+    /// Whether DELETE of a bound pod only marks it terminating.
+    pub graceful_pod_deletion: AtomicBool,
+    /// Bumped by stop(): streams and connections of the old incarnation end.
+    pub stop_epoch: AtomicU64,
+    /// Bumped by drop_watches().
+    pub watch_drop_epoch: AtomicU64,
+    active_watches: AtomicUsize,
+    conns: Mutex<HashMap<u64, TcpStream>>,
+    next_conn: AtomicU64,
+}
+
+/// Decrements the active watch count when a stream ends.
+pub struct WatchGuard<'a>(&'a AtomicUsize);
+
+impl Drop for WatchGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Shared {
+    /// Fresh state with an empty store.
+    pub fn new(ca: TestCa, tls: Arc<ServerConfig>, store: Store, bookmark_interval: Duration, graceful: bool) -> Shared {
+        Shared {
+            store: Mutex::new(store),
+            changed: Condvar::new(),
+            auth: Mutex::new(AuthTables::default()),
+            faults: Faults::default(),
+            inspect: Inspect::default(),
+            ca,
+            tls,
+            bookmark_interval: Mutex::new(bookmark_interval),
+            graceful_pod_deletion: AtomicBool::new(graceful),
+            stop_epoch: AtomicU64::new(0),
+            watch_drop_epoch: AtomicU64::new(0),
+            active_watches: AtomicUsize::new(0),
+            conns: Mutex::new(HashMap::new()),
+            next_conn: AtomicU64::new(0),
+        }
+    }
+
+    /// Lock the store (a panicked holder does not poison tests).
+    pub fn lock_store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Lock the auth tables.
+    pub fn lock_auth(&self) -> MutexGuard<'_, AuthTables> {
+        self.auth.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Run a store mutation and wake watches.
+    pub fn write<T>(&self, f: impl FnOnce(&mut Store) -> T) -> T {
+        let out = f(&mut self.lock_store());
+        self.changed.notify_all();
+        out
+    }
+
+    /// Current bookmark period.
+    pub fn bookmark_interval(&self) -> Duration {
+        *self.bookmark_interval.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Change the bookmark period.
+    pub fn set_bookmark_interval(&self, d: Duration) {
+        *self.bookmark_interval.lock().unwrap_or_else(|e| e.into_inner()) = d;
+    }
+
+    /// Count a watch as active until the guard drops.
+    pub fn watch_started(&self) -> WatchGuard<'_> {
+        self.active_watches.fetch_add(1, Ordering::SeqCst);
+        WatchGuard(&self.active_watches)
+    }
+
+    /// Watches currently streaming.
+    pub fn active_watches(&self) -> usize {
+        self.active_watches.load(Ordering::SeqCst)
+    }
+
+    /// End every watch abruptly (no terminating chunk).
+    pub fn drop_watches(&self) {
+        self.watch_drop_epoch.fetch_add(1, Ordering::SeqCst);
+        self.changed.notify_all();
+    }
+
+    fn register(&self, stream: &TcpStream) -> Option<u64> {
+        let id = self.next_conn.fetch_add(1, Ordering::SeqCst);
+        let clone = stream.try_clone().ok()?;
+        self.conns.lock().unwrap_or_else(|e| e.into_inner()).insert(id, clone);
+        Some(id)
+    }
+
+    fn unregister(&self, id: u64) {
+        self.conns.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+    }
+
+    /// Close every open connection and end every stream.
+    pub fn close_all(&self) {
+        self.stop_epoch.fetch_add(1, Ordering::SeqCst);
+        let conns: Vec<TcpStream> = self.conns.lock().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, s)| s).collect();
+        for c in conns {
+            let _ = c.shutdown(Shutdown::Both);
+        }
+        self.changed.notify_all();
+    }
+}
+
+/// A bound listener and its accept thread.
+pub struct Listener {
+    /// The bound port.
+    pub port: u16,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// Bind 127.0.0.1:`port` (0 = any), retrying briefly while a previous incarnation's port is
+/// still being released, and start accepting.
+pub fn listen(shared: Arc<Shared>, port: u16) -> io::Result<Listener> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let listener = loop {
+        match TcpListener::bind(("127.0.0.1", port)) {
+            Ok(l) => break l,
+            Err(e) if e.kind() == io::ErrorKind::AddrInUse && Instant::now() < deadline => {
+                thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    let port = listener.local_addr()?.port();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop_flag = stop.clone();
+    let thread = thread::Builder::new().name(format!("apiserver-accept-{port}")).spawn(move || {
+        for conn in listener.incoming() {
+            if stop_flag.load(Ordering::SeqCst) {
+                break;
+            }
+            let Ok(tcp) = conn else { continue };
+            let shared = shared.clone();
+            let _ = thread::Builder::new().name("apiserver-conn".into()).spawn(move || serve_connection(&shared, tcp));
+        }
+    })?;
+    Ok(Listener { port, stop, thread: Some(thread) })
+}
+
+impl Listener {
+    /// Stop accepting and release the port.
+    pub fn close(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+type Tls = StreamOwned<ServerConnection, TcpStream>;
+
+fn serve_connection(shared: &Shared, tcp: TcpStream) {
+    let _ = tcp.set_nodelay(true);
+    let Some(id) = shared.register(&tcp) else { return };
+    if let Ok(conn) = ServerConnection::new(shared.tls.clone()) {
+        let mut reader = BufReader::new(StreamOwned::new(conn, tcp));
+        while let Ok(Some(req)) = http::read_request(&mut reader) {
+            if !handle(shared, &mut reader, &req) {
+                break;
+            }
+        }
+        let stream = reader.get_mut();
+        stream.conn.send_close_notify();
+        let _ = stream.flush();
+        let _ = stream.sock.shutdown(Shutdown::Both);
+    }
+    shared.unregister(id);
+}
+
+fn peer_certificate(stream: &Tls) -> Option<Vec<u8>> {
+    stream.conn.peer_certificates().and_then(|certs| certs.first()).map(|c| c.as_ref().to_vec())
+}
+
+fn error_response(e: status::ApiError, pretty: bool) -> Response {
+    let headers = e.retry_after.map(|s| vec![("Retry-After".to_string(), s.to_string())]).unwrap_or_default();
+    Response { code: e.code, content_type: "application/json", headers, body: wire::encode(&e.body, pretty) }
+}
+
+/// Serve one request; returns whether the connection stays open.
+fn handle(shared: &Shared, reader: &mut BufReader<Tls>, req: &Request) -> bool {
+    let delay = shared.faults.latency_for(&req.path);
+    if !delay.is_zero() {
+        thread::sleep(delay);
+    }
+    let identity: Option<Identity> = {
+        let cert = peer_certificate(reader.get_ref());
+        auth::authenticate(cert.as_deref(), req.header("authorization"), &shared.lock_auth())
+    };
+    let reply = match &identity {
+        None => Reply::Full(error_response(status::unauthorized(), req.wants_pretty())),
+        Some(who) => match shared.faults.take_failure(&req.method, &req.path) {
+            Some(f) => Reply::Full(f.response()),
+            None => routes::route(shared, req, who),
+        },
+    };
+    let code = match &reply {
+        Reply::Full(r) => r.code,
+        Reply::Watch(_) => 200,
+    };
+    shared.inspect.record(RequestRecord {
+        method: req.method.clone(),
+        path: req.path.clone(),
+        query: req.raw_query.clone(),
+        code,
+        user: identity.map(|i| i.user).unwrap_or_default(),
+    });
+    let audit_id = clock::uuid();
+    let date = clock::http_date(SystemTime::now());
+    let stream = reader.get_mut();
+    match reply {
+        Reply::Full(resp) => {
+            let truncate = shared.faults.take_truncate(&req.path);
+            let written = http::write_response(stream, &resp, &audit_id, &date, truncate);
+            if truncate {
+                let _ = stream.sock.shutdown(Shutdown::Both);
+                return false;
+            }
+            written.is_ok() && !req.close
+        }
+        Reply::Watch(spec) => matches!(watch::serve(shared, stream, &spec, &audit_id, &date), Ok(true)) && !req.close,
+    }
+}

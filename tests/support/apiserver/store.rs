@@ -1,0 +1,239 @@
+//! The object store: every object of every resource under one global resourceVersion counter
+//! (like etcd's revision), plus a bounded history of change events. The history serves watches
+//! that resume from an older version and reconstructs consistent list snapshots for `continue`
+//! tokens; once an event falls out of the window, both answer 410 Expired like a compacted etcd.
+
+use super::resources::ResId;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::{Bound, RangeBounds};
+
+/// Where an object lives: resource, namespace ("" for cluster-scoped) and name. Ordered so a
+/// resource's objects sort by namespace then name, the order lists return.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjKey {
+    /// Resource index.
+    pub res: ResId,
+    /// Namespace, "" if cluster-scoped.
+    pub ns: String,
+    /// Object name.
+    pub name: String,
+}
+
+impl ObjKey {
+    /// Build a key.
+    pub fn new(res: ResId, ns: &str, name: &str) -> ObjKey {
+        ObjKey { res, ns: ns.to_string(), name: name.to_string() }
+    }
+}
+
+/// What happened to an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// Created.
+    Added,
+    /// Updated.
+    Modified,
+    /// Removed.
+    Deleted,
+}
+
+/// One entry of the history.
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// The resourceVersion this change produced.
+    pub rv: u64,
+    /// Which object.
+    pub key: ObjKey,
+    /// What happened.
+    pub change: Change,
+    /// The new state (for Deleted: the last state, stamped with `rv`).
+    pub object: Value,
+    /// The state before (None for Added); watches use it for selector transitions.
+    pub prev: Option<Value>,
+}
+
+/// One page of a list.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// Matching objects, in key order.
+    pub items: Vec<Value>,
+    /// Key of the last returned item when more matching items follow.
+    pub next_after: Option<ObjKey>,
+    /// How many matching items follow this page.
+    pub remaining: usize,
+}
+
+/// Default number of events kept for watch resumption and list snapshots.
+pub const DEFAULT_HISTORY_WINDOW: usize = 10_000;
+
+/// All objects, the global version counter and the change history.
+#[derive(Debug)]
+pub struct Store {
+    objects: BTreeMap<ObjKey, Value>,
+    rv: u64,
+    history: VecDeque<Event>,
+    window: usize,
+    compacted_rv: u64,
+}
+
+fn set_rv(obj: &mut Value, rv: u64) {
+    if !obj["metadata"].is_object() {
+        obj["metadata"] = json!({});
+    }
+    obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+}
+
+/// The object without `metadata.resourceVersion`, to detect no-op writes.
+fn without_rv(obj: &Value) -> Value {
+    let mut o = obj.clone();
+    if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("resourceVersion");
+    }
+    o
+}
+
+impl Store {
+    /// An empty store keeping `window` events of history.
+    pub fn new(window: usize) -> Store {
+        Store { objects: BTreeMap::new(), rv: 0, history: VecDeque::new(), window, compacted_rv: 0 }
+    }
+
+    /// The latest resourceVersion.
+    pub fn rv(&self) -> u64 {
+        self.rv
+    }
+
+    /// Versions at or below this one are no longer reconstructible.
+    pub fn compacted_rv(&self) -> u64 {
+        self.compacted_rv
+    }
+
+    /// Change the history window (drops the oldest events if needed).
+    pub fn set_window(&mut self, window: usize) {
+        self.window = window;
+        self.trim();
+    }
+
+    /// Forget all history, as an etcd compaction at the current revision does.
+    pub fn compact(&mut self) {
+        self.history.clear();
+        self.compacted_rv = self.rv;
+    }
+
+    fn trim(&mut self) {
+        while self.history.len() > self.window {
+            if let Some(ev) = self.history.pop_front() {
+                self.compacted_rv = ev.rv;
+            }
+        }
+    }
+
+    fn record(&mut self, key: ObjKey, change: Change, object: Value, prev: Option<Value>) {
+        self.history.push_back(Event { rv: self.rv, key, change, object, prev });
+        self.trim();
+    }
+
+    /// The current object, if any.
+    pub fn get(&self, key: &ObjKey) -> Option<&Value> {
+        self.objects.get(key)
+    }
+
+    /// Store a new object (the caller checked it does not exist), stamping a new version.
+    pub fn insert(&mut self, key: ObjKey, mut obj: Value) -> Value {
+        self.rv += 1;
+        set_rv(&mut obj, self.rv);
+        self.objects.insert(key.clone(), obj.clone());
+        self.record(key, Change::Added, obj.clone(), None);
+        obj
+    }
+
+    /// Replace an existing object. A write that changes nothing keeps the old version and emits
+    /// no event, as the real server's no-op update detection does.
+    pub fn replace(&mut self, key: &ObjKey, mut obj: Value) -> Value {
+        let Some(old) = self.objects.get(key) else {
+            return self.insert(key.clone(), obj);
+        };
+        if without_rv(old) == without_rv(&obj) {
+            return old.clone();
+        }
+        let prev = old.clone();
+        self.rv += 1;
+        set_rv(&mut obj, self.rv);
+        self.objects.insert(key.clone(), obj.clone());
+        self.record(key.clone(), Change::Modified, obj.clone(), Some(prev));
+        obj
+    }
+
+    /// Remove an object; returns its last state stamped with the deletion's version.
+    pub fn remove(&mut self, key: &ObjKey) -> Option<Value> {
+        let prev = self.objects.remove(key)?;
+        self.rv += 1;
+        let mut last = prev.clone();
+        set_rv(&mut last, self.rv);
+        self.record(key.clone(), Change::Deleted, last.clone(), Some(prev));
+        Some(last)
+    }
+
+    /// Events with a version greater than `rv`, oldest first. The caller checks `rv` against
+    /// [`Store::compacted_rv`] first.
+    pub fn events_after(&self, rv: u64) -> impl Iterator<Item = &Event> {
+        let start = self.history.partition_point(|e| e.rv <= rv);
+        self.history.range(start..)
+    }
+
+    /// Current objects of `res` (in `ns` if given), in key order.
+    pub fn objects_of<'a>(&'a self, res: ResId, ns: Option<&'a str>) -> impl Iterator<Item = (&'a ObjKey, &'a Value)> + 'a {
+        let lo = ObjKey::new(res, "", "");
+        let hi = ObjKey::new(res + 1, "", "");
+        self.objects.range(lo..hi).filter(move |(k, _)| ns.is_none_or(|n| k.ns == n))
+    }
+
+    /// One page of `res` objects as they were at version `at` (which must be reconstructible),
+    /// after `after` (exclusive), keeping those `matches` accepts, at most `limit` of them.
+    pub fn page_at(
+        &self,
+        res: ResId,
+        ns: Option<&str>,
+        at: u64,
+        after: Option<&ObjKey>,
+        matches: &dyn Fn(&Value) -> bool,
+        limit: Option<usize>,
+    ) -> Result<Page, u64> {
+        if at < self.compacted_rv {
+            return Err(self.compacted_rv + 1);
+        }
+        let lower = match after {
+            Some(k) => Bound::Excluded(k.clone()),
+            None => Bound::Included(ObjKey::new(res, "", "")),
+        };
+        let upper = Bound::Excluded(ObjKey::new(res + 1, "", ""));
+        let in_scope = |k: &ObjKey| ns.is_none_or(|n| k.ns == n);
+        let mut state: BTreeMap<&ObjKey, &Value> =
+            self.objects.range((lower.clone(), upper.clone())).filter(|(k, _)| in_scope(k)).collect();
+        // Undo later changes: the first event after `at` for a key holds the key's state at `at`.
+        let mut undone = std::collections::HashSet::new();
+        for ev in self.events_after(at) {
+            let in_range = ev.key.res == res && in_scope(&ev.key) && (lower.clone(), upper.clone()).contains(&ev.key);
+            if !in_range || !undone.insert(&ev.key) {
+                continue;
+            }
+            match &ev.prev {
+                Some(prev) => state.insert(&ev.key, prev),
+                None => state.remove(&ev.key),
+            };
+        }
+        let mut matching = state.into_iter().filter(|(_, v)| matches(v));
+        let mut items = Vec::new();
+        let mut last = None;
+        for (k, v) in matching.by_ref() {
+            if limit.is_some_and(|l| items.len() >= l) {
+                let remaining = 1 + matching.count();
+                return Ok(Page { items, next_after: last, remaining });
+            }
+            items.push(v.clone());
+            last = Some(k.clone());
+        }
+        Ok(Page { items, next_after: None, remaining: 0 })
+    }
+}

@@ -1,0 +1,207 @@
+//! Watch streams with the semantics of the API server's watch cache
+//! (`k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go`, `convertToWatchEvent`): an object
+//! that starts matching the selectors arrives as ADDED, one that stops matching as DELETED
+//! (previous state, new resourceVersion); resuming from a compacted version yields HTTP 200 and
+//! one ERROR event with a 410 Status; bookmarks carry only the kind and resourceVersion.
+
+use super::http;
+use super::resources::{ResId, RESOURCES};
+use super::selectors::Selectors;
+use super::server::Shared;
+use super::status;
+use super::store::{Change, Event, Store};
+use super::wire;
+use rustls::{ServerConnection, StreamOwned};
+use serde_json::{json, Value};
+use std::io;
+use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Where a watch starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// Synthetic ADDED events for the current state, then changes (resourceVersion "" or "0",
+    /// or `sendInitialEvents=true`).
+    CurrentState,
+    /// Only changes after this version.
+    After(u64),
+    /// Only changes from now on (`sendInitialEvents=false` with no version).
+    Now,
+}
+
+/// A parsed watch request.
+#[derive(Debug, Clone)]
+pub struct WatchSpec {
+    /// Watched resource.
+    pub res: ResId,
+    /// Namespace filter (None = all namespaces or cluster-scoped).
+    pub ns: Option<String>,
+    /// labelSelector / fieldSelector.
+    pub selectors: Selectors,
+    /// Starting point.
+    pub start: Start,
+    /// `allowWatchBookmarks=true`.
+    pub bookmarks: bool,
+    /// `sendInitialEvents=true`: end the initial ADDED burst with an initial-events-end bookmark.
+    pub initial_events_end: bool,
+    /// `timeoutSeconds`.
+    pub timeout: Option<Duration>,
+}
+
+/// How long a watch waits for a change before re-checking stop flags and timers.
+const POLL: Duration = Duration::from_millis(50);
+
+fn event_line(kind: &str, object: Value) -> Vec<u8> {
+    wire::encode_line(&json!({"type": kind, "object": object}))
+}
+
+fn with_rv(mut obj: Value, rv: u64) -> Value {
+    obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+    obj
+}
+
+/// The BOOKMARK object: the watched kind with only `metadata.resourceVersion` and the zero
+/// values Go serializes for required fields (`"spec":{"containers":null},"status":{}` for pods).
+pub fn bookmark_object(res: ResId, rv: u64, initial_events_end: bool) -> Value {
+    let r = &RESOURCES[res];
+    let mut obj = json!({"kind": r.kind, "apiVersion": r.api_version(), "metadata": {"resourceVersion": rv.to_string()}});
+    if initial_events_end {
+        obj["metadata"]["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+    }
+    if r.group.is_empty() && r.plural == "pods" {
+        obj["spec"] = json!({"containers": null});
+        obj["status"] = json!({});
+    } else if r.status_subresource {
+        obj["spec"] = json!({});
+        obj["status"] = json!({});
+    }
+    obj
+}
+
+impl WatchSpec {
+    fn in_scope(&self, ev: &Event) -> bool {
+        ev.key.res == self.res && self.ns.as_ref().is_none_or(|n| &ev.key.ns == n)
+    }
+
+    /// The line this watcher sees for `ev`, if any (selector transitions included).
+    fn convert(&self, ev: &Event) -> Option<Vec<u8>> {
+        if !self.in_scope(ev) {
+            return None;
+        }
+        let now_matches = ev.change != Change::Deleted && self.selectors.matches(&ev.object);
+        let was_matching = ev.prev.as_ref().is_some_and(|p| self.selectors.matches(p));
+        match (now_matches, was_matching) {
+            (true, false) => Some(event_line("ADDED", ev.object.clone())),
+            (true, true) => Some(event_line("MODIFIED", ev.object.clone())),
+            (false, true) => {
+                let last = if ev.change == Change::Deleted { ev.object.clone() } else { with_rv(ev.prev.clone()?, ev.rv) };
+                Some(event_line("DELETED", last))
+            }
+            (false, false) => None,
+        }
+    }
+
+    fn initial_lines(&self, store: &Store) -> Vec<Vec<u8>> {
+        let mut lines: Vec<Vec<u8>> = store
+            .objects_of(self.res, self.ns.as_deref())
+            .filter(|(_, v)| self.selectors.matches(v))
+            .map(|(_, v)| event_line("ADDED", v.clone()))
+            .collect();
+        if self.initial_events_end && self.bookmarks {
+            lines.push(event_line("BOOKMARK", bookmark_object(self.res, store.rv(), true)));
+        }
+        lines
+    }
+}
+
+/// What the first look at the store decided.
+enum Opening {
+    Expired(Vec<u8>),
+    Stream { lines: Vec<Vec<u8>>, cursor: u64 },
+}
+
+fn open(spec: &WatchSpec, store: &Store) -> Opening {
+    match spec.start {
+        Start::After(rv) if rv < store.compacted_rv() => {
+            let err = status::too_old_resource_version(rv, store.compacted_rv() + 1);
+            Opening::Expired(event_line("ERROR", err.body))
+        }
+        Start::After(rv) => Opening::Stream { lines: Vec::new(), cursor: rv },
+        Start::CurrentState => Opening::Stream { lines: spec.initial_lines(store), cursor: store.rv() },
+        Start::Now => Opening::Stream { lines: Vec::new(), cursor: store.rv() },
+    }
+}
+
+type Tls = StreamOwned<ServerConnection, TcpStream>;
+
+fn abort(stream: &mut Tls) -> io::Error {
+    let _ = stream.sock.shutdown(Shutdown::Both);
+    io::Error::new(io::ErrorKind::ConnectionAborted, "watch dropped")
+}
+
+/// Stream a watch until it times out (clean end, returns `Ok(true)` to keep the connection),
+/// the client goes away, or a fault drops it (abrupt close, `Err`).
+pub fn serve(shared: &Shared, stream: &mut Tls, spec: &WatchSpec, audit_id: &str, date: &str) -> io::Result<bool> {
+    let stop_epoch = shared.stop_epoch.load(Ordering::SeqCst);
+    let drop_epoch = shared.watch_drop_epoch.load(Ordering::SeqCst);
+    let opening = open(spec, &shared.lock_store());
+    http::write_stream_head(stream, "application/json", audit_id, date)?;
+    let (lines, mut cursor) = match opening {
+        Opening::Expired(line) => {
+            http::write_chunk(stream, &line)?;
+            http::write_last_chunk(stream)?;
+            return Ok(true);
+        }
+        Opening::Stream { lines, cursor } => (lines, cursor),
+    };
+    for line in lines {
+        http::write_chunk(stream, &line)?;
+    }
+    let _active = shared.watch_started();
+    let deadline = spec.timeout.map(|t| Instant::now() + t);
+    let mut next_bookmark = Instant::now() + shared.bookmark_interval();
+    loop {
+        if shared.stop_epoch.load(Ordering::SeqCst) != stop_epoch || shared.watch_drop_epoch.load(Ordering::SeqCst) != drop_epoch
+        {
+            return Err(abort(stream));
+        }
+        if shared.faults.stalled() {
+            std::thread::sleep(POLL);
+            continue;
+        }
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            http::write_last_chunk(stream)?;
+            return Ok(true);
+        }
+        let store = shared.lock_store();
+        if cursor < store.compacted_rv() {
+            // Fell behind the history window: the watch cache terminates such a watcher.
+            drop(store);
+            http::write_last_chunk(stream)?;
+            return Ok(true);
+        }
+        let mut lines: Vec<Vec<u8>> = store.events_after(cursor).filter_map(|ev| spec.convert(ev)).collect();
+        cursor = store.rv();
+        if lines.is_empty() && spec.bookmarks && now >= next_bookmark {
+            lines.push(event_line("BOOKMARK", bookmark_object(spec.res, cursor, false)));
+            next_bookmark = now + shared.bookmark_interval();
+        }
+        if lines.is_empty() {
+            let mut wait = POLL;
+            if let Some(d) = deadline {
+                wait = wait.min(d.saturating_duration_since(now));
+            }
+            if spec.bookmarks {
+                wait = wait.min(next_bookmark.saturating_duration_since(now));
+            }
+            let _unused = shared.changed.wait_timeout(store, wait).map_err(|_| io::Error::other("store lock poisoned"))?;
+            continue;
+        }
+        drop(store);
+        for line in lines {
+            http::write_chunk(stream, &line)?;
+        }
+    }
+}

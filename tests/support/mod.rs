@@ -1,0 +1,14 @@
+#![allow(dead_code)]
+//! Shared helpers for end-to-end tests and benchmarks: an in-memory Kubernetes API server that
+//! speaks the real wire protocol, object builders, and bounded polling. Each test crate uses a
+//! subset, hence `dead_code` is allowed here.
+
+pub mod apiserver;
+pub mod certs;
+pub mod objects;
+pub mod wait;
+
+#[allow(unused_imports)]
+pub use apiserver::{Failure, KubeAuth, RequestRecord, ServerOptions, TestApiServer};
+#[allow(unused_imports)]
+pub use wait::{tempdir, wait_until};

@@ -1,0 +1,35 @@
+//! Bounded polling and scratch directories: end-to-end tests observe a separate process, so they
+//! must poll for an outcome with a deadline instead of sleeping a guessed amount.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How often [`wait_until`] re-checks its condition.
+const POLL_INTERVAL: Duration = Duration::from_millis(20);
+
+/// Poll `cond` every 20 ms until it holds or `timeout` passes; the error names `what` so a
+/// failing test says which outcome never happened.
+pub fn wait_until(timeout: Duration, what: &str, mut cond: impl FnMut() -> bool) -> Result<(), String> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if cond() {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(format!("timed out after {timeout:?} waiting for {what}"));
+        }
+        thread::sleep(POLL_INTERVAL);
+    }
+}
+
+/// A fresh, unique directory under the system temp dir, so parallel tests never share files.
+pub fn tempdir(tag: &str) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("edgesched-{tag}-{}-{n}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
