@@ -1,0 +1,186 @@
+//! Running the real `edgesched` binary as a child process: arguments, captured logs (stderr),
+//! signals, and a standard setup (kubeconfig + KubeSchedulerConfiguration) against a
+//! [`TestApiServer`].
+
+use super::apiserver::{KubeAuth, TestApiServer};
+use super::wait::{tempdir, wait_until};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Path of the binary under test (Cargo builds it for integration tests).
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_edgesched"))
+}
+
+/// A port that was free a moment ago (for `--secure-port`).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(0)
+}
+
+/// A running edgesched.
+pub struct Edgesched {
+    child: Child,
+    logs: Arc<Mutex<String>>,
+    pub secure_port: u16,
+    pub dir: PathBuf,
+}
+
+const MAX_LOG_BYTES: usize = 8 * 1024 * 1024;
+
+impl Edgesched {
+    /// Start the binary with these arguments.
+    pub fn spawn(args: &[String], dir: PathBuf, secure_port: u16) -> Edgesched {
+        let mut child = Command::new(binary())
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn edgesched");
+        let logs = Arc::new(Mutex::new(String::new()));
+        for stream in [child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>), child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>)].into_iter().flatten() {
+            let logs = logs.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines() {
+                    let Ok(line) = line else { break };
+                    if std::env::var_os("EDGESCHED_TEST_ECHO").is_some() {
+                        eprintln!("[edgesched] {line}");
+                    }
+                    let mut l = logs.lock().expect("log lock");
+                    if l.len() < MAX_LOG_BYTES {
+                        l.push_str(&line);
+                        l.push('\n');
+                    }
+                }
+            });
+        }
+        Edgesched { child, logs, secure_port, dir }
+    }
+
+    /// Everything the process logged so far.
+    pub fn logs(&self) -> String {
+        self.logs.lock().expect("log lock").clone()
+    }
+
+    /// Wait until the logs contain `needle`.
+    pub fn wait_for_log(&self, needle: &str, timeout: Duration) -> Result<(), String> {
+        wait_until(timeout, &format!("log line containing {needle:?}"), || self.logs().contains(needle))
+            .map_err(|e| format!("{e}\n--- logs ---\n{}", self.logs()))
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Send SIGTERM (graceful shutdown).
+    pub fn terminate(&self) {
+        unsafe { libc::kill(self.pid(), libc::SIGTERM) };
+    }
+
+    /// Send SIGKILL.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Wait for the process to exit.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Still running?
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Resident set size in KiB (from /proc), for memory-bound checks.
+    pub fn rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
+        status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()
+    }
+}
+
+impl Drop for Edgesched {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// How to start edgesched for a test.
+pub struct Launch {
+    pub scheduler_names: Vec<String>,
+    pub leader_elect: bool,
+    pub lease_name: String,
+    /// Extra top-level config YAML (e.g. `percentageOfNodesToScore: 100`).
+    pub extra_config: String,
+    /// Extra profile YAML appended under the first profile (indented by the caller).
+    pub profile_extra: String,
+    pub extra_args: Vec<String>,
+    pub secure_port: Option<u16>,
+    pub auth: KubeAuth,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Launch {
+            scheduler_names: vec!["edgesched".into()],
+            leader_elect: false,
+            lease_name: "edgesched".into(),
+            extra_config: String::new(),
+            profile_extra: String::new(),
+            extra_args: Vec::new(),
+            secure_port: None,
+            auth: KubeAuth::ClientCert { user: "system:kube-scheduler".into() },
+        }
+    }
+}
+
+impl Launch {
+    /// Write kubeconfig and config files and start edgesched against `server`.
+    pub fn start(self, server: &TestApiServer) -> Edgesched {
+        let dir = tempdir("edgesched-e2e");
+        let kubeconfig = server.write_kubeconfig(&dir, self.auth.clone());
+        let mut profiles = String::new();
+        for (i, name) in self.scheduler_names.iter().enumerate() {
+            profiles.push_str(&format!("- schedulerName: {name}\n"));
+            if i == 0 && !self.profile_extra.is_empty() {
+                profiles.push_str(&self.profile_extra);
+                if !self.profile_extra.ends_with('\n') {
+                    profiles.push('\n');
+                }
+            }
+        }
+        let config = format!(
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection:\n  kubeconfig: {}\n  qps: -1\nleaderElection:\n  leaderElect: {}\n  resourceNamespace: kube-system\n  resourceName: {}\n  leaseDuration: 4s\n  renewDeadline: 3s\n  retryPeriod: 500ms\n{}profiles:\n{}",
+            kubeconfig.display(),
+            self.leader_elect,
+            self.lease_name,
+            self.extra_config,
+            profiles
+        );
+        let config_path = dir.join("config.yaml");
+        std::fs::write(&config_path, config).expect("write config");
+        let port = self.secure_port.unwrap_or_else(free_port);
+        let mut args = vec![
+            format!("--config={}", config_path.display()),
+            format!("--secure-port={port}"),
+            "--bind-address=127.0.0.1".to_string(),
+            "--v=2".to_string(),
+        ];
+        args.extend(self.extra_args);
+        Edgesched::spawn(&args, dir, port)
+    }
+}
