@@ -418,7 +418,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
             return Err(RunError(reason));
         }
         if crate::signals::terminating() && shutdown_deadline.is_none() {
-            info!("Received termination signal; stopping scheduling, finishing in-flight binds");
+            info!("{}", Line::new("Received termination signal; stopping scheduling, finishing in-flight binds"));
             health.shutting_down.store(true, Ordering::SeqCst);
             sched.handle(Input::Leading(false), Instant::now());
             shutdown_deadline = Some(Instant::now() + SHUTDOWN_BIND_GRACE);
@@ -435,7 +435,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
                     std::thread::sleep(Duration::from_millis(10));
                 }
                 stop.store(true, Ordering::SeqCst);
-                info!("Shutdown complete");
+                info!("{}", Line::new("Shutdown complete"));
                 return Ok(());
             }
         }
@@ -488,7 +488,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
             Ok(input) => sched.handle(input, Instant::now()),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
-                error!("All event sources stopped");
+                error!("{}", Line::new("All event sources stopped"));
                 return Err(RunError("all watches stopped".into()));
             }
         }

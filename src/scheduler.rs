@@ -10,6 +10,7 @@ use crate::events::{pod_reference, EventRecord, EventType};
 use crate::framework::cycle::{CycleParams, NO_NODES_AVAILABLE};
 use crate::framework::{status::truncate_note, EventMask, Framework, ScheduleOutcome};
 use crate::kube::api;
+use crate::logging::Line;
 use crate::metrics::{names as m, Metrics};
 use crate::model::{NodeSpecInfo, PodInfo, PodKey, PreemptionPolicy, PriorityResolver};
 use crate::queue::{Location, QueuedPod, Requeue, SchedulingQueue};
@@ -402,7 +403,7 @@ impl Scheduler {
             Input::Leading(l) => {
                 self.leading = l;
                 for p in &self.profiles {
-                    debug!("leadership changed profile={:?} leading={l}", p.scheduler_name);
+                    debug!("{}", Line::new("Leadership changed").s("profile", &p.scheduler_name).n("leading", l));
                 }
             }
         }
@@ -523,7 +524,7 @@ impl Scheduler {
             }
             Some(_) if changed => {
                 if self.queue.get(&key).is_some_and(|q| q.rejectors.contains(&POD_SPEC) || q.gating_plugin.is_some()) {
-                    debug!("pod updated, requeueing pod={key}");
+                    debug!("{}", Line::new("Pod updated, requeueing").s("pod", &*key));
                 }
                 self.queue.update(info, gate, now);
             }
@@ -578,7 +579,7 @@ impl Scheduler {
     fn on_node_upsert(&mut self, node: &api::Node, now: Instant) {
         let spec = NodeSpecInfo::from_api(node);
         for w in &spec.warnings {
-            warn!("Ignoring unreadable node resource node={:?} problem={w:?}", spec.name);
+            warn!("{}", Line::new("Ignoring unreadable node resource").s("node", &*spec.name).s("problem", w));
         }
         let change = self.cache.upsert_node(spec);
         let mask = node_change_mask(&change);
@@ -752,7 +753,7 @@ impl Scheduler {
             let hint = scheds.suggestion(&f.scheduler_name).map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default();
             warn!(
                 "{}",
-                crate::logging::Line::new("Pending pod names a scheduler that is not running")
+                Line::new("Pending pod names a scheduler that is not running")
                     .s("pod", format!("{}/{}", f.namespace, f.name))
                     .s("schedulerName", &f.scheduler_name)
                     .s("running", running.join(","))
@@ -789,7 +790,7 @@ impl Scheduler {
             }
         });
         if moved > 0 {
-            debug!("moved unschedulable pods event={mask:?} count={moved}");
+            debug!("{}", Line::new("Moved unschedulable pods").s("event", format!("{mask:?}")).n("count", moved));
         }
     }
 
@@ -838,7 +839,7 @@ impl Scheduler {
                 "Scheduling",
                 format!("skip schedule deleting pod: {}/{}", pod.namespace, pod.name),
             );
-            info!("Skip schedule deleting pod pod={key:?}");
+            info!("{}", Line::new("Skip schedule deleting pod").s("pod", &*key));
             self.queue.done(&key);
             return Some((Attempt::Skipped { pod: key }, None));
         }
@@ -881,9 +882,9 @@ impl Scheduler {
             }
             ScheduleOutcome::Unschedulable { message, diagnosis, post_filter, .. } => {
                 if message == NO_NODES_AVAILABLE {
-                    info!("Unable to schedule pod; no nodes are registered to the cluster; waiting pod={key:?}");
+                    info!("{}", Line::new("Unable to schedule pod; no nodes are registered to the cluster; waiting").s("pod", &*key));
                 } else {
-                    info!("Unable to schedule pod; no fit; waiting pod={key:?} err={message:?}");
+                    info!("{}", Line::new("Unable to schedule pod; no fit; waiting").s("pod", &*key).s("err", message));
                 }
                 let plugins = diagnosis.unschedulable_plugins.clone();
                 let nominated = post_filter.nominated_node.as_ref().map(|n| n.to_string());
@@ -899,7 +900,7 @@ impl Scheduler {
                     Some(node) => {
                         info!(
                             "{}",
-                            crate::logging::Line::new("Preempting to make room for pod")
+                            Line::new("Preempting to make room for pod")
                                 .s("pod", &*key)
                                 .s("node", node)
                                 .n("victims", victims.len())
@@ -935,7 +936,7 @@ impl Scheduler {
                 Attempt::Unschedulable { pod: key, message: message.clone() }
             }
             ScheduleOutcome::Error { message, .. } => {
-                warn!("Error scheduling pod; retrying pod={key:?} err={message:?}");
+                warn!("{}", Line::new("Error scheduling pod; retrying").s("pod", &*key).s("err", message));
                 self.fail(fw_index, &qp, Requeue::Error, "SchedulerError", message, None, now);
                 Attempt::Error { pod: key, message: message.clone() }
             }
@@ -996,7 +997,7 @@ impl Scheduler {
             Ok(()) => self.queue.done(&o.key),
             Err(BindFailure::Conflict(msg)) => {
                 self.cache.storage_mut().forget_assumed_for_pod(&o.key);
-                info!("Pod was bound elsewhere; forgetting it pod={:?} node={:?} err={msg:?}", &*o.key, &*o.node);
+                info!("{}", Line::new("Pod was bound elsewhere; forgetting it").s("pod", &*o.key).s("node", &*o.node).s("err", &msg));
                 self.queue.done(&o.key);
                 if self.cache.forget_pod(&o.key) {
                     self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
@@ -1004,7 +1005,7 @@ impl Scheduler {
             }
             Err(BindFailure::Other(msg)) => {
                 self.cache.storage_mut().forget_assumed_for_pod(&o.key);
-                warn!("Failed to bind pod pod={:?} node={:?} err={msg:?}", &*o.key, &*o.node);
+                warn!("{}", Line::new("Failed to bind pod").s("pod", &*o.key).s("node", &*o.node).s("err", &msg));
                 if self.cache.forget_pod(&o.key) {
                     self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
                 }

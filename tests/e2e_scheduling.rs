@@ -57,7 +57,9 @@ fn binds_pods_to_suitable_nodes_with_upstream_events() {
     let failed = events_for(&events, "port-b", "FailedScheduling");
     assert_eq!(
         failed[0]["note"],
-        "0/4 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, 1 node(s) were unschedulable, 2 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling."
+        // Filters run in upstream order and each node reports its first failure: the tainted node
+        // fails TaintToleration before NodeAffinity is consulted.
+        "0/4 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable. no new claims to deallocate, preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling."
     );
     assert_eq!(failed[0]["reportingController"], "edgesched");
     assert_eq!(failed[0]["type"], "Warning");
