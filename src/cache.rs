@@ -185,6 +185,10 @@ pub struct Cache {
     image_nodes: HashMap<Name, u32>,
     /// Claims, volumes, classes and CSI nodes for the volume plugins.
     pub storage: crate::storage::StorageState,
+    /// Pods with pod (anti-)affinity terms, parsed (InterPodAffinity).
+    pod_index: crate::podindex::PodIndex,
+    /// Namespaces and controller selectors (InterPodAffinity, PodTopologySpread).
+    pub cluster: crate::cluster::ClusterObjects,
 }
 
 /// `utilnode.GetZoneKey`: region and zone labels (current or legacy beta names).
@@ -217,6 +221,26 @@ impl Cache {
     /// Storage state, for watch events and Reserve's assumptions.
     pub fn storage_mut(&mut self) -> &mut crate::storage::StorageState {
         &mut self.storage
+    }
+
+    /// Upper bound of node ids (for per-node scratch vectors indexed by [`NodeId`]).
+    pub fn node_id_bound(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Pods by label and pods with pod (anti-)affinity terms.
+    pub fn pod_index(&self) -> &crate::podindex::PodIndex {
+        &self.pod_index
+    }
+
+    /// Namespaces and controller selectors.
+    pub fn cluster(&self) -> &crate::cluster::ClusterObjects {
+        &self.cluster
+    }
+
+    /// Compare the pod index with a recomputation from every accounted pod.
+    pub fn verify_pod_index(&self) -> Result<(), String> {
+        self.pod_index.verify(self.pods.values().map(|r| &r.pod))
     }
 
     /// Number of nodes that can be scheduled on (ghost entries excluded).
@@ -394,6 +418,7 @@ impl Cache {
     }
 
     fn attach(&mut self, pod: Arc<AssignedPod>) {
+        self.pod_index.add(&pod);
         match self.by_name.get(&pod.node_name) {
             Some(&id) => {
                 if let Some(n) = self.slots[id as usize].as_mut() {
@@ -405,6 +430,7 @@ impl Cache {
     }
 
     fn detach(&mut self, pod: &AssignedPod) {
+        self.pod_index.remove_pod(pod);
         match self.by_name.get(&pod.node_name) {
             Some(&id) => {
                 if let Some(n) = self.slots[id as usize].as_mut() {
@@ -602,5 +628,119 @@ mod tests {
         assert!(c.forget_pod("default/r"));
         assert_eq!(c.node_by_name("n1").map(|n| n.requested.milli_cpu), Some(500));
         c.verify_totals().expect("consistent");
+    }
+
+    /// Property: after any sequence of pod adds, binds (assume + confirm), failed binds (forget),
+    /// deletes, finishes and node churn, every node's incremental totals equal a recomputation
+    /// from an independent model of which pod is where.
+    #[test]
+    fn incremental_totals_equal_recomputation_after_random_sequences() {
+        use std::collections::BTreeMap;
+        #[derive(Clone)]
+        struct Placed {
+            node: String,
+            cpu: i64,
+            memory: i64,
+            port: Option<i32>,
+        }
+        fn pod_with(name: &str, node: &str, cpu: i64, memory: i64, port: Option<i32>, phase: &str) -> PodInfo {
+            let mut p = api::Pod::default();
+            p.metadata.namespace = "default".into();
+            p.metadata.name = name.into();
+            p.spec.node_name = node.into();
+            p.status.phase = phase.into();
+            let mut c = api::Container::default();
+            c.resources.requests.insert("cpu".into(), api::QuantityStr(format!("{cpu}m")));
+            c.resources.requests.insert("memory".into(), api::QuantityStr(memory.to_string()));
+            if let Some(port) = port {
+                c.ports.push(api::ContainerPort { container_port: 80, host_port: Some(port), ..Default::default() });
+            }
+            p.spec.containers.push(c);
+            PodInfo::from_api(&p, &NoPriorityClasses)
+        }
+        let node_names = ["n0", "n1", "n2", "n3"];
+        for seed in 0..40u64 {
+            let mut rng = crate::rng::Rng::seeded(seed);
+            let mut c = Cache::new();
+            let mut live_nodes: Vec<&str> = Vec::new();
+            // Pods accounted on a node (bound or assumed) and which of them are only assumed.
+            let mut model: BTreeMap<String, Placed> = BTreeMap::new();
+            let mut assumed: BTreeMap<String, Placed> = BTreeMap::new();
+            for step in 0..300 {
+                let name = format!("p{}", rng.below(25));
+                let key = format!("default/{name}");
+                let node = node_names[rng.below(node_names.len() as u64) as usize];
+                let cpu = 100 * (1 + rng.below(8) as i64);
+                let memory = (1 + rng.below(4) as i64) << 20;
+                let port = (rng.below(3) == 0).then(|| 8000 + rng.below(3) as i32);
+                let placed = Placed { node: node.to_string(), cpu, memory, port };
+                match rng.below(8) {
+                    // a node appears or changes (its pods keep counting)
+                    0 => {
+                        c.upsert_node(super::tests::node(node, ""));
+                        if !live_nodes.contains(&node) {
+                            live_nodes.push(node);
+                        }
+                    }
+                    // the watch shows a pod bound (by us or anyone)
+                    1 | 2 => {
+                        c.upsert_assigned_pod(&pod_with(&name, node, cpu, memory, port, "Running"));
+                        assumed.remove(&key);
+                        model.insert(key, placed);
+                    }
+                    // we choose a node for a pending pod
+                    3 if !model.contains_key(&key) => {
+                        c.assume_pod(&pod_with(&name, "", cpu, memory, port, "Pending"), node);
+                        assumed.insert(key.clone(), placed.clone());
+                        model.insert(key, placed);
+                    }
+                    // its binding failed
+                    4 => {
+                        let forgotten = c.forget_pod(&key);
+                        assert_eq!(forgotten, assumed.remove(&key).is_some(), "seed {seed} step {step}");
+                        if forgotten {
+                            model.remove(&key);
+                        }
+                    }
+                    // the pod finished: resources are released
+                    5 => {
+                        if let Some(p) = model.get(&key).cloned() {
+                            c.upsert_assigned_pod(&pod_with(&name, &p.node, p.cpu, p.memory, p.port, "Succeeded"));
+                            model.remove(&key);
+                            assumed.remove(&key);
+                        }
+                    }
+                    // the pod was deleted
+                    6 => {
+                        c.remove_pod(&key);
+                        model.remove(&key);
+                        assumed.remove(&key);
+                    }
+                    // a node goes away (its pods wait as orphans) — rarely
+                    _ if rng.below(4) == 0 => {
+                        c.remove_node(node);
+                        live_nodes.retain(|n| *n != node);
+                    }
+                    _ => {}
+                }
+                c.verify_totals().unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
+                assert_eq!(c.num_pods(), model.len(), "seed {seed} step {step}");
+                assert_eq!(c.num_assumed(), assumed.len(), "seed {seed} step {step}");
+                for n in &live_nodes {
+                    let info = c.node_by_name(n).expect("live node");
+                    let on: Vec<&Placed> = model.values().filter(|p| p.node == *n).collect();
+                    let cpu: i64 = on.iter().map(|p| p.cpu).sum();
+                    let memory: i64 = on.iter().map(|p| p.memory).sum();
+                    let mut ports: Vec<i32> = on.iter().filter_map(|p| p.port).collect();
+                    let mut used: Vec<i32> = info.used_ports.iter().map(|hp| hp.port).collect();
+                    ports.sort();
+                    used.sort();
+                    assert_eq!(info.requested.milli_cpu, cpu, "seed {seed} step {step} node {n} cpu");
+                    assert_eq!(info.requested.memory, memory, "seed {seed} step {step} node {n} memory");
+                    assert_eq!(info.pod_count(), on.len(), "seed {seed} step {step} node {n} pods");
+                    assert_eq!(used, ports, "seed {seed} step {step} node {n} ports");
+                }
+            }
+        }
     }
 }

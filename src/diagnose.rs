@@ -100,6 +100,11 @@ pub fn fetch_cluster(client: &Client) -> Result<Cluster, String> {
         storage_classes: list_all(client, "/apis/storage.k8s.io/v1/storageclasses", None).unwrap_or_default(),
         csi_nodes: list_all(client, "/apis/storage.k8s.io/v1/csinodes", None).unwrap_or_default(),
         pdbs: list_all(client, "/apis/policy/v1/poddisruptionbudgets", None).unwrap_or_default(),
+        namespaces: list_all(client, "/api/v1/namespaces", None).unwrap_or_default(),
+        services: list_all(client, "/api/v1/services", None).unwrap_or_default(),
+        replication_controllers: list_all(client, "/api/v1/replicationcontrollers", None).unwrap_or_default(),
+        replica_sets: list_all(client, "/apis/apps/v1/replicasets", None).unwrap_or_default(),
+        stateful_sets: list_all(client, "/apis/apps/v1/statefulsets", None).unwrap_or_default(),
         ignored_kinds: BTreeMap::new(),
     })
 }
@@ -354,7 +359,11 @@ pub fn status(client: &Client, cfg: &SchedulerConfig) -> Result<StatusReport, St
     let profiles: Vec<String> = cfg.profiles.iter().map(|p| p.scheduler_name.clone()).collect();
     let mut recent_events: BTreeMap<String, usize> = BTreeMap::new();
     let mut last_failures = Vec::new();
-    if let Ok(events) = list_all::<api::Event>(client, "/apis/events.k8s.io/v1/events", None) {
+    let events = list_all::<api::Event>(client, "/apis/events.k8s.io/v1/events", None);
+    if let Err(e) = &events {
+        log::warn!("cannot list events, recent outcomes are not shown: {e}");
+    }
+    if let Ok(events) = events {
         let cutoff = now.checked_sub(std::time::Duration::from_secs(3600)).unwrap_or(now);
         let mut failures: Vec<(String, String)> = Vec::new();
         for e in events.iter().filter(|e| profiles.contains(&e.reporting_controller)) {

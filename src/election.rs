@@ -67,6 +67,8 @@ pub fn run(mut ctx: ElectionContext) -> Result<(), String> {
     let mut last_renew = Instant::now();
     let mut last_holder: Option<String> = None;
     let period = ctx.elector.timing.retry_period;
+    // 0 = standby until the lease is acquired, so a scrape tells the leader from its backups.
+    ctx.metrics.set(m::LEADER_STATUS, &[&ctx.elector.name], 0.0);
     loop {
         if ctx.stop.load(Ordering::SeqCst) {
             release(&ctx, leading);
@@ -74,7 +76,11 @@ pub fn run(mut ctx: ElectionContext) -> Result<(), String> {
             return Ok(());
         }
         let now = Instant::now();
-        let attempt = try_acquire_or_renew(&mut ctx, now);
+        // A leader's renewal must succeed by renewDeadline: bound its requests by that (as
+        // client-go's renew loop does with a context), so a hanging API server cannot keep it
+        // leading past the deadline.
+        let client = if leading { ctx.client.until(last_renew + ctx.elector.timing.renew_deadline) } else { ctx.client.clone() };
+        let attempt = try_acquire_or_renew(&mut ctx.elector, &client, now);
         match attempt {
             Ok(true) => {
                 last_renew = now;
@@ -104,7 +110,9 @@ pub fn run(mut ctx: ElectionContext) -> Result<(), String> {
                 warn!("{}", Line::new("Error retrieving or updating the lease").s("lock", &lock).s("err", &e));
             }
         }
-        if leading && now.saturating_duration_since(last_renew) > ctx.elector.timing.renew_deadline {
+        // Measured after the attempt: a renewal that hung until its timeout counts against the
+        // deadline.
+        if leading && last_renew.elapsed() >= ctx.elector.timing.renew_deadline {
             error!("{}", Line::new("Failed to renew lease").s("lock", &lock).s("err", "timed out waiting for the condition"));
             return lose(&ctx, &lock);
         }
@@ -134,29 +142,29 @@ fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
 }
 
 /// One round of `tryAcquireOrRenew`: `Ok(true)` when we hold the lease afterwards.
-fn try_acquire_or_renew(ctx: &mut ElectionContext, now: Instant) -> Result<bool, String> {
-    let path = lease_path(&ctx.elector);
-    let current: Option<Lease> = match ctx.client.get::<Lease>(&path) {
+fn try_acquire_or_renew(elector: &mut Elector, client: &Client, now: Instant) -> Result<bool, String> {
+    let path = lease_path(elector);
+    let current: Option<Lease> = match client.get::<Lease>(&path) {
         Ok(l) => Some(l),
         Err(e) if e.is_not_found() => None,
         Err(e) => return Err(e.to_string()),
     };
-    match ctx.elector.decide(current.as_ref(), now, SystemTime::now()) {
+    match elector.decide(current.as_ref(), now, SystemTime::now()) {
         Decision::Wait { .. } => Ok(false),
         Decision::Create(lease) => {
-            let collection = format!("/apis/coordination.k8s.io/v1/namespaces/{}/leases", ctx.elector.namespace);
-            match ctx.client.create::<_, Lease>(&collection, &lease) {
+            let collection = format!("/apis/coordination.k8s.io/v1/namespaces/{}/leases", elector.namespace);
+            match client.create::<_, Lease>(&collection, &lease) {
                 Ok(created) => {
-                    ctx.elector.observe(&created, now);
+                    elector.observe(&created, now);
                     Ok(true)
                 }
                 Err(e) if e.is_already_exists() || e.is_conflict() => Ok(false),
                 Err(e) => Err(e.to_string()),
             }
         }
-        Decision::Update(lease) => match ctx.client.replace::<_, Lease>(&path, &lease) {
+        Decision::Update(lease) => match client.replace::<_, Lease>(&path, &lease) {
             Ok(updated) => {
-                ctx.elector.observe(&updated, now);
+                elector.observe(&updated, now);
                 Ok(true)
             }
             // Optimistic concurrency: someone wrote first; observe again next round. For a leader

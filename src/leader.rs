@@ -7,7 +7,6 @@
 //! within `renewDeadline`.
 
 use crate::kube::api::{Lease, LeaseMeta, LeaseSpec};
-use std::collections::BTreeMap;
 
 /// Annotation listing the scheduler names a lease holder serves (comma-separated).
 pub const SCHEDULER_NAMES_ANNOTATION: &str = "edgesched.io/scheduler-names";
@@ -101,7 +100,7 @@ impl Elector {
                 renew_time: Some(now_str),
                 lease_transitions: Some(0),
             };
-            return Decision::Create(self.lease(spec, String::new()));
+            return Decision::Create(self.lease(spec, None));
         };
         self.observe(lease, now);
         let holder = lease.spec.holder_identity.clone().unwrap_or_default();
@@ -128,36 +127,38 @@ impl Elector {
                 lease_transitions: Some(transitions + 1),
             }
         };
-        Decision::Update(self.lease(spec, lease.metadata.resource_version.clone()))
+        Decision::Update(self.lease(spec, Some(&lease.metadata)))
     }
 
-    /// The write that gives the lease up on shutdown (ReleaseOnCancel): empty holder, 1 s duration.
+    /// The write that gives the lease up on shutdown (ReleaseOnCancel), as client-go's
+    /// `release()`: holderIdentity `""` (client-go always sends the field), 1 s duration,
+    /// acquireTime = renewTime = now, transitions kept.
     pub fn release(&self, lease: &Lease, wall: SystemTime) -> Option<Lease> {
         if lease.spec.holder_identity.as_deref() != Some(self.identity.as_str()) {
             return None;
         }
         let now_str = timefmt::format_micro(wall);
         let spec = LeaseSpec {
-            holder_identity: None,
+            holder_identity: Some(String::new()),
             lease_duration_seconds: Some(1),
             acquire_time: Some(now_str.clone()),
             renew_time: Some(now_str),
             lease_transitions: lease.spec.lease_transitions,
         };
-        Some(self.lease(spec, lease.metadata.resource_version.clone()))
+        Some(self.lease(spec, Some(&lease.metadata)))
     }
 
-    fn lease(&self, spec: LeaseSpec, resource_version: String) -> Lease {
-        let mut annotations = BTreeMap::new();
-        if !self.scheduler_names.is_empty() && spec.holder_identity.is_some() {
-            annotations.insert(SCHEDULER_NAMES_ANNOTATION.to_string(), self.scheduler_names.join(","));
+    /// The lease to write: `current`'s metadata (resourceVersion for optimistic concurrency, and
+    /// whatever labels or annotations others put there) with our spec and names annotation.
+    fn lease(&self, spec: LeaseSpec, current: Option<&LeaseMeta>) -> Lease {
+        let mut metadata = current.cloned().unwrap_or_default();
+        metadata.name = self.name.clone();
+        metadata.namespace = self.namespace.clone();
+        // Kept on release too: client-go leaves the lease's metadata alone when releasing.
+        if !self.scheduler_names.is_empty() {
+            metadata.annotations.insert(SCHEDULER_NAMES_ANNOTATION.to_string(), self.scheduler_names.join(","));
         }
-        Lease {
-            kind: "Lease".into(),
-            api_version: "coordination.k8s.io/v1".into(),
-            metadata: LeaseMeta { name: self.name.clone(), namespace: self.namespace.clone(), resource_version, annotations },
-            spec,
-        }
+        Lease { kind: "Lease".into(), api_version: "coordination.k8s.io/v1".into(), metadata, spec }
     }
 
     /// Healthz watchdog (`HealthzAdaptor.Check`): a leader whose lease expired more than
@@ -233,7 +234,7 @@ mod tests {
 
         // b releases on shutdown; a candidate may take a released lease at once
         let released = stored(&Decision::Update(b.release(&taken, later).expect("holder")), "4");
-        assert_eq!(released.spec.holder_identity, None);
+        assert_eq!(released.spec.holder_identity.as_deref(), Some(""));
         assert_eq!(released.spec.lease_duration_seconds, Some(1));
         let mut c = Elector::new("host-c_3", "kube-system", "edgesched", timing());
         assert!(matches!(c.decide(Some(&released), t0 + Duration::from_secs(20), later), Decision::Update(_)));

@@ -4,9 +4,11 @@
 //! performs I/O or reads the clock, and a thin shell (kube client, watchers, binder, leader election,
 //! serving) running on plain threads. The binary in `main.rs` only wires them together.
 
+pub mod affinity_terms;
 pub mod bind;
 pub mod cache;
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod diagnose;
 pub mod election;
@@ -14,12 +16,14 @@ pub mod events;
 pub mod framework;
 pub mod intern;
 pub mod kube;
+pub mod labelsel;
 pub mod leader;
 pub mod logging;
 pub mod metrics;
 pub mod model;
 pub mod nominator;
 pub mod pdb;
+pub mod podindex;
 pub mod queue;
 pub mod recorder;
 pub mod rng;

@@ -38,6 +38,8 @@ fn real_main() -> i32 {
         Command::CheckConfig { config, overrides, warnings } => check_config(config.as_deref(), &overrides, &warnings),
         Command::Simulate { config, cluster, output, seed } => simulate_cmd(config.as_deref(), &cluster, output, seed),
         Command::Explain { kubeconfig, config, master, namespace, pods, all_pending, output, allow_insecure_http } => {
+            // Warnings (e.g. a list the user may not read) go to stderr like the scheduler's own.
+            logging::init(0);
             edgesched::diagnose::explain_cmd(&edgesched::diagnose::ExplainArgs {
                 kubeconfig,
                 config,
@@ -50,6 +52,7 @@ fn real_main() -> i32 {
             })
         }
         Command::Status { kubeconfig, config, master, output, allow_insecure_http } => {
+            logging::init(0);
             edgesched::diagnose::status_cmd(&edgesched::diagnose::StatusArgs {
                 kubeconfig,
                 config,

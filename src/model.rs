@@ -216,9 +216,13 @@ fn set_resource(r: &mut Resources, name: &str, q: &str) -> Result<(), QuantityEr
     Ok(())
 }
 
-/// `schedutil.IsScalarResourceName`: extended resources, hugepages and attachable volumes.
+/// `schedutil.IsScalarResourceName`: extended resources, hugepages, prefixed native resources
+/// (`kubernetes.io/...`, `IsPrefixedNativeResource`) and attachable volumes.
 pub fn is_scalar_resource_name(name: &str) -> bool {
-    is_extended_resource_name(name) || name.starts_with("hugepages-") || name.starts_with("attachable-volumes-")
+    is_extended_resource_name(name)
+        || name.starts_with("hugepages-")
+        || name.contains("kubernetes.io/")
+        || name.starts_with("attachable-volumes-")
 }
 
 /// `v1helper.IsExtendedResourceName`: a domain-qualified name outside `kubernetes.io/` and not
@@ -861,7 +865,10 @@ mod tests {
         assert!(is_scalar_resource_name("hugepages-2Mi"));
         assert!(is_scalar_resource_name("attachable-volumes-aws-ebs"));
         assert!(!is_scalar_resource_name("cpu"));
-        assert!(!is_scalar_resource_name("kubernetes.io/something"));
+        // fit_test.go "kubernetes.io resource capacity enforced": prefixed native resources are
+        // scalars (though not extended resources, so ignoredResources never skips them).
+        assert!(is_scalar_resource_name("kubernetes.io/something"));
+        assert!(!is_extended_resource_name("kubernetes.io/something"));
         assert!(!is_scalar_resource_name("requests.nvidia.com/gpu"));
     }
 

@@ -343,7 +343,58 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         metrics.clone(),
         Input::CsiNode,
     )?;
-    sched.require_synced(&["PodDisruptionBudget", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"]);
+    watch_into::<api::Namespace, _>(
+        &client,
+        WatchSpec::new("namespaces", "/api/v1/namespaces"),
+        tx.clone(),
+        stop.clone(),
+        metrics.clone(),
+        Input::Namespace,
+    )?;
+    watch_into::<api::Service, _>(
+        &client,
+        WatchSpec::new("services", "/api/v1/services"),
+        tx.clone(),
+        stop.clone(),
+        metrics.clone(),
+        Input::Service,
+    )?;
+    watch_into::<api::ReplicationController, _>(
+        &client,
+        WatchSpec::new("replicationcontrollers", "/api/v1/replicationcontrollers"),
+        tx.clone(),
+        stop.clone(),
+        metrics.clone(),
+        Input::ReplicationController,
+    )?;
+    watch_into::<api::ReplicaSet, _>(
+        &client,
+        WatchSpec::new("replicasets", "/apis/apps/v1/replicasets"),
+        tx.clone(),
+        stop.clone(),
+        metrics.clone(),
+        Input::ReplicaSet,
+    )?;
+    watch_into::<api::StatefulSet, _>(
+        &client,
+        WatchSpec::new("statefulsets", "/apis/apps/v1/statefulsets"),
+        tx.clone(),
+        stop.clone(),
+        metrics.clone(),
+        Input::StatefulSet,
+    )?;
+    sched.require_synced(&[
+        "PodDisruptionBudget",
+        "PersistentVolumeClaim",
+        "PersistentVolume",
+        "StorageClass",
+        "CSINode",
+        "Namespace",
+        "Service",
+        "ReplicationController",
+        "ReplicaSet",
+        "StatefulSet",
+    ]);
     watch_into::<api::Lease, _>(
         &client,
         WatchSpec::new(
@@ -371,8 +422,22 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         );
         let timing =
             Timing { lease_duration: le.lease_duration.0, renew_deadline: le.renew_deadline.0, retry_period: le.retry_period.0 };
+        // Its own client, as client-go's `resourcelock.NewFromKubeconfig`: every request bounded
+        // by max(renewDeadline/2, 1s) and no retries inside the client (the election loop retries
+        // every retryPeriod), so that a leader whose renewals fail or hang notices it within
+        // renewDeadline instead of after the general client's 60 s timeout and 10 retries.
+        let election_client = Client::new(
+            &s.rest,
+            &ClientOptions {
+                request_timeout: (timing.renew_deadline / 2).max(Duration::from_secs(1)),
+                max_retries: 0,
+                user_agent: Some(format!("{}/leader-election", crate::kube::client::default_user_agent())),
+                ..client_options(cfg)
+            },
+        )
+        .map_err(|e| RunError(e.to_string()))?;
         let ectx = ElectionContext {
-            client: client.clone(),
+            client: election_client,
             elector: {
                 let mut e = Elector::new(&identity, &le.resource_namespace, &le.resource_name, timing);
                 e.scheduler_names = cfg.profiles.iter().map(|p| p.scheduler_name.clone()).collect();

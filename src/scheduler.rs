@@ -45,6 +45,13 @@ pub enum Input {
     PersistentVolume(Change<api::PersistentVolume>),
     StorageClass(Change<api::StorageClass>),
     CsiNode(Change<api::CsiNode>),
+    /// Namespace labels (InterPodAffinity `namespaceSelector`).
+    Namespace(Change<api::Namespace>),
+    /// Controller selectors for PodTopologySpread's default constraints.
+    Service(Change<api::Service>),
+    ReplicationController(Change<api::ReplicationController>),
+    ReplicaSet(Change<api::ReplicaSet>),
+    StatefulSet(Change<api::StatefulSet>),
     BindDone(BindOutcome),
     /// Leadership gained (`true`) or lost.
     Leading(bool),
@@ -233,6 +240,67 @@ pub struct Scheduler {
     synced_extra: HashSet<&'static str>,
 }
 
+/// Namespaces and controllers the topology plugins read, handled uniformly by the scheduler.
+pub trait ClusterObject {
+    const KIND: crate::cluster::ClusterKind;
+    fn key(&self) -> String;
+    fn upsert(&self, c: &mut crate::cluster::ClusterObjects);
+}
+
+fn namespaced_key(meta: &api::ObjectMeta) -> String {
+    format!("{}/{}", meta.namespace, meta.name)
+}
+
+impl ClusterObject for api::Namespace {
+    const KIND: crate::cluster::ClusterKind = crate::cluster::ClusterKind::Namespace;
+    fn key(&self) -> String {
+        self.metadata.name.clone()
+    }
+    fn upsert(&self, c: &mut crate::cluster::ClusterObjects) {
+        c.upsert_namespace(self);
+    }
+}
+
+impl ClusterObject for api::Service {
+    const KIND: crate::cluster::ClusterKind = crate::cluster::ClusterKind::Service;
+    fn key(&self) -> String {
+        namespaced_key(&self.metadata)
+    }
+    fn upsert(&self, c: &mut crate::cluster::ClusterObjects) {
+        c.upsert_service(self);
+    }
+}
+
+impl ClusterObject for api::ReplicationController {
+    const KIND: crate::cluster::ClusterKind = crate::cluster::ClusterKind::ReplicationController;
+    fn key(&self) -> String {
+        namespaced_key(&self.metadata)
+    }
+    fn upsert(&self, c: &mut crate::cluster::ClusterObjects) {
+        c.upsert_replication_controller(self);
+    }
+}
+
+impl ClusterObject for api::ReplicaSet {
+    const KIND: crate::cluster::ClusterKind = crate::cluster::ClusterKind::ReplicaSet;
+    fn key(&self) -> String {
+        namespaced_key(&self.metadata)
+    }
+    fn upsert(&self, c: &mut crate::cluster::ClusterObjects) {
+        c.upsert_replica_set(self);
+    }
+}
+
+impl ClusterObject for api::StatefulSet {
+    const KIND: crate::cluster::ClusterKind = crate::cluster::ClusterKind::StatefulSet;
+    fn key(&self) -> String {
+        namespaced_key(&self.metadata)
+    }
+    fn upsert(&self, c: &mut crate::cluster::ClusterObjects) {
+        c.upsert_stateful_set(self);
+    }
+}
+
 /// The storage objects the volume plugins read, handled uniformly by the scheduler.
 pub trait StorageObject {
     const KIND: &'static str;
@@ -399,6 +467,13 @@ impl Scheduler {
             Input::PersistentVolume(c) => self.on_storage_change(c, now, EventMask::PV_CHANGE),
             Input::StorageClass(c) => self.on_storage_change(c, now, EventMask::STORAGE_CLASS_CHANGE),
             Input::CsiNode(c) => self.on_storage_change(c, now, EventMask::CSI_NODE_CHANGE),
+            Input::Namespace(c) => self.on_cluster_change(c, now, EventMask::NAMESPACE_CHANGE),
+            // Upstream registers no queueing events for these (PodTopologySpread only reacts to
+            // pods and nodes), so they update the table without moving pods.
+            Input::Service(c) => self.on_cluster_change(c, now, EventMask::NONE),
+            Input::ReplicationController(c) => self.on_cluster_change(c, now, EventMask::NONE),
+            Input::ReplicaSet(c) => self.on_cluster_change(c, now, EventMask::NONE),
+            Input::StatefulSet(c) => self.on_cluster_change(c, now, EventMask::NONE),
             Input::BindDone(o) => self.on_bind_done(o, now),
             Input::Leading(l) => {
                 self.leading = l;
@@ -714,6 +789,48 @@ impl Scheduler {
         }
     }
 
+    fn on_cluster_change<T: ClusterObject>(&mut self, c: Change<T>, now: Instant, mask: EventMask) {
+        let kind = T::KIND;
+        match c {
+            Change::ListBegin => {
+                self.relisting_storage.insert(kind.name(), HashSet::new());
+            }
+            Change::ListPage(items) => {
+                for o in items {
+                    if let Some(seen) = self.relisting_storage.get_mut(kind.name()) {
+                        seen.insert(o.key());
+                    }
+                    o.upsert(&mut self.cache.cluster);
+                }
+            }
+            Change::ListDone => {
+                if let Some(seen) = self.relisting_storage.remove(kind.name()) {
+                    for key in self.cache.cluster.keys(kind) {
+                        if !seen.contains(&key) {
+                            self.cache.cluster.remove(kind, &key);
+                        }
+                    }
+                }
+                self.synced_extra.insert(kind.name());
+                self.move_pods_if(mask, now);
+            }
+            Change::Added(o) | Change::Modified(o) => {
+                o.upsert(&mut self.cache.cluster);
+                self.move_pods_if(mask, now);
+            }
+            Change::Deleted(o) => {
+                self.cache.cluster.remove(kind, &o.key());
+                self.move_pods_if(mask, now);
+            }
+        }
+    }
+
+    fn move_pods_if(&mut self, mask: EventMask, now: Instant) {
+        if mask != EventMask::NONE {
+            self.move_pods(mask, now);
+        }
+    }
+
     /// Which scheduler names are served, as far as this process can see.
     pub fn schedulers(&self, wall: SystemTime) -> crate::served::Schedulers {
         let leases: Vec<api::Lease> = self.leases.values().cloned().collect();
@@ -882,7 +999,10 @@ impl Scheduler {
             }
             ScheduleOutcome::Unschedulable { message, diagnosis, post_filter, .. } => {
                 if message == NO_NODES_AVAILABLE {
-                    info!("{}", Line::new("Unable to schedule pod; no nodes are registered to the cluster; waiting").s("pod", &*key));
+                    info!(
+                        "{}",
+                        Line::new("Unable to schedule pod; no nodes are registered to the cluster; waiting").s("pod", &*key)
+                    );
                 } else {
                     info!("{}", Line::new("Unable to schedule pod; no fit; waiting").s("pod", &*key).s("err", message));
                 }
@@ -997,7 +1117,10 @@ impl Scheduler {
             Ok(()) => self.queue.done(&o.key),
             Err(BindFailure::Conflict(msg)) => {
                 self.cache.storage_mut().forget_assumed_for_pod(&o.key);
-                info!("{}", Line::new("Pod was bound elsewhere; forgetting it").s("pod", &*o.key).s("node", &*o.node).s("err", &msg));
+                info!(
+                    "{}",
+                    Line::new("Pod was bound elsewhere; forgetting it").s("pod", &*o.key).s("node", &*o.node).s("err", &msg)
+                );
                 self.queue.done(&o.key);
                 if self.cache.forget_pod(&o.key) {
                     self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);

@@ -31,6 +31,11 @@ pub struct Cluster {
     pub storage_classes: Vec<api::StorageClass>,
     pub csi_nodes: Vec<api::CsiNode>,
     pub pdbs: Vec<api::PodDisruptionBudget>,
+    pub namespaces: Vec<api::Namespace>,
+    pub services: Vec<api::Service>,
+    pub replication_controllers: Vec<api::ReplicationController>,
+    pub replica_sets: Vec<api::ReplicaSet>,
+    pub stateful_sets: Vec<api::StatefulSet>,
     /// Kinds present in the file that the simulation does not use (reported, not fatal).
     pub ignored_kinds: BTreeMap<String, usize>,
 }
@@ -108,19 +113,29 @@ fn add_object(c: &mut Cluster, kind: &str, value: serde_json::Value, at: &str) -
         "StorageClass" => c.storage_classes.push(decode(value, at)?),
         "CSINode" => c.csi_nodes.push(decode(value, at)?),
         "PodDisruptionBudget" => c.pdbs.push(decode(value, at)?),
+        "Namespace" => c.namespaces.push(decode(value, at)?),
+        "Service" => c.services.push(decode(value, at)?),
+        "ReplicationController" => c.replication_controllers.push(decode(value, at)?),
+        "ReplicaSet" => c.replica_sets.push(decode(value, at)?),
+        "StatefulSet" => c.stateful_sets.push(decode(value, at)?),
         "" => return Err(SimError(format!("{at}: object has no kind"))),
         other => *c.ignored_kinds.entry(other.to_string()).or_default() += 1,
     }
     Ok(())
 }
 
-/// Feed the storage objects and budgets of a cluster file.
+/// Feed the storage objects, budgets, namespaces and controllers of a cluster file.
 fn feed_storage(sched: &mut Scheduler, c: &Cluster, now: Instant) {
     sched.handle(Input::PersistentVolumeClaim(Change::ListPage(c.pvcs.clone())), now);
     sched.handle(Input::PersistentVolume(Change::ListPage(c.pvs.clone())), now);
     sched.handle(Input::StorageClass(Change::ListPage(c.storage_classes.clone())), now);
     sched.handle(Input::CsiNode(Change::ListPage(c.csi_nodes.clone())), now);
     sched.handle(Input::PodDisruptionBudget(Change::ListPage(c.pdbs.clone())), now);
+    sched.handle(Input::Namespace(Change::ListPage(c.namespaces.clone())), now);
+    sched.handle(Input::Service(Change::ListPage(c.services.clone())), now);
+    sched.handle(Input::ReplicationController(Change::ListPage(c.replication_controllers.clone())), now);
+    sched.handle(Input::ReplicaSet(Change::ListPage(c.replica_sets.clone())), now);
+    sched.handle(Input::StatefulSet(Change::ListPage(c.stateful_sets.clone())), now);
 }
 
 /// Scores of one node in a decision.
@@ -193,7 +208,7 @@ pub fn decision_from(pod: &str, scheduler_name: &str, outcome: &ScheduleOutcome)
         ScheduleOutcome::Unschedulable { diagnosis, message, post_filter, .. } => {
             d.evaluated_nodes = diagnosis.node_to_status.len();
             d.message = message.clone();
-            d.nominated_node = post_filter.nominated_node.as_ref().map(|n| n.to_string());
+            d.nominated_node = post_filter.nominated_node.as_ref().filter(|n| !n.is_empty()).map(|n| n.to_string());
             d.victims = post_filter.victims.iter().map(|v| v.key.to_string()).collect();
             diagnosis
         }
@@ -512,14 +527,32 @@ mod tests {
 
     #[test]
     fn parses_lists_multi_documents_and_reports_bad_items() {
-        let yaml = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p, namespace: default}\n  spec: {containers: [{name: c}]}\n- apiVersion: v1\n  kind: Service\n  metadata: {name: s}\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n";
+        let yaml = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p, namespace: default}\n  spec: {containers: [{name: c}]}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: s}\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n";
         let c = parse_cluster(yaml, "c.yaml").expect("parses");
         assert_eq!((c.nodes.len(), c.pods.len(), c.priority_classes.len()), (1, 1, 1));
-        assert_eq!(c.ignored_kinds.get("Service"), Some(&1));
+        assert_eq!(c.ignored_kinds.get("ConfigMap"), Some(&1));
         let bad = "kind: List\nitems:\n- kind: Node\n  metadata: {name: [1]}\n";
         let e = parse_cluster(bad, "bad.yaml").expect_err("bad");
         assert!(e.0.contains("bad.yaml: document 0: items[0]: metadata.name"), "{e}");
         let json = r#"{"kind":"NodeList","items":[{"metadata":{"name":"n1"}}]}"#;
         assert_eq!(parse_cluster(json, "c.json").expect("json").nodes.len(), 1);
+    }
+
+    #[test]
+    fn parses_the_objects_topology_plugins_read() {
+        let yaml = "kind: Namespace\nmetadata: {name: team-a, labels: {team: a}}\n---\n\
+                    kind: Service\nmetadata: {name: web, namespace: team-a}\nspec: {selector: {app: web}}\n---\n\
+                    kind: ReplicationController\nmetadata: {name: rc, namespace: team-a}\nspec: {selector: {app: rc}}\n---\n\
+                    apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: rs, namespace: team-a}\n\
+                    spec: {selector: {matchLabels: {app: web}}}\n---\n\
+                    apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: team-a}\n\
+                    spec: {selector: {matchExpressions: [{key: app, operator: In, values: [db]}]}}\n";
+        let c = parse_cluster(yaml, "c.yaml").expect("parses");
+        assert_eq!(c.namespaces.len(), 1);
+        assert_eq!(c.services[0].spec.selector.as_ref().map(|s| s.len()), Some(1));
+        assert_eq!(c.replication_controllers.len(), 1);
+        assert_eq!(c.replica_sets.len(), 1);
+        assert_eq!(c.stateful_sets[0].spec.selector.as_ref().map(|s| s.match_expressions.len()), Some(1));
+        assert!(c.ignored_kinds.is_empty());
     }
 }

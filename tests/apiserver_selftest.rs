@@ -1,6 +1,6 @@
 //! Self-test of the in-memory API server used by the end-to-end tests: it must answer exactly
 //! like a real kube-apiserver on the wire, so each test pins one behaviour against a captured
-//! fixture (tests/fixtures/, see README.apiserver.md) or the upstream semantics.
+//! fixture (tests/fixtures/, see README.md) or the upstream semantics.
 
 mod support;
 

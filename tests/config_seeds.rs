@@ -1,4 +1,4 @@
-//! Configurations copied from web pages users deploy from (see tests/fixtures/README.config.md):
+//! Configurations copied from web pages users deploy from (see tests/fixtures/README.md):
 //! what loads, what is refused, and that the refusals say what to fix.
 
 use edgesched::config::*;

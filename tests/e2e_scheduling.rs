@@ -19,11 +19,15 @@ fn pods_path(ns: &str) -> String {
 }
 
 fn node_of(server: &TestApiServer, ns: &str, name: &str) -> Option<String> {
-    server.get(&format!("{}/{name}", pods_path(ns))).and_then(|p| p["spec"]["nodeName"].as_str().map(str::to_string)).filter(|n| !n.is_empty())
+    server
+        .get(&format!("{}/{name}", pods_path(ns)))
+        .and_then(|p| p["spec"]["nodeName"].as_str().map(str::to_string))
+        .filter(|n| !n.is_empty())
 }
 
 fn wait_bound(server: &TestApiServer, es: &Edgesched, ns: &str, name: &str) -> String {
-    wait_until(T, &format!("{ns}/{name} bound"), || node_of(server, ns, name).is_some()).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    wait_until(T, &format!("{ns}/{name} bound"), || node_of(server, ns, name).is_some())
+        .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
     node_of(server, ns, name).unwrap_or_default()
 }
 
@@ -42,17 +46,27 @@ fn binds_pods_to_suitable_nodes_with_upstream_events() {
     es.wait_for_log("Caches are synced", T).expect("synced");
 
     let ns = "default";
-    server.create(&pods_path(ns), pod(ns, "needs-4cpu").scheduler("edgesched").cpu("4").toleration("dedicated", "Equal", "gpu", "NoSchedule").build());
+    server.create(
+        &pods_path(ns),
+        pod(ns, "needs-4cpu").scheduler("edgesched").cpu("4").toleration("dedicated", "Equal", "gpu", "NoSchedule").build(),
+    );
     server.create(&pods_path(ns), pod(ns, "on-ssd").scheduler("edgesched").cpu("100m").node_selector("disk", "ssd").build());
-    server.create(&pods_path(ns), pod(ns, "port-a").scheduler("edgesched").cpu("100m").host_port(8080).node_selector("disk", "ssd").build());
+    server.create(
+        &pods_path(ns),
+        pod(ns, "port-a").scheduler("edgesched").cpu("100m").host_port(8080).node_selector("disk", "ssd").build(),
+    );
 
     assert_eq!(wait_bound(&server, &es, ns, "needs-4cpu"), "gpu", "only the tolerated, tainted node has 4 cpu");
     assert_eq!(wait_bound(&server, &es, ns, "on-ssd"), "ssd");
     assert_eq!(wait_bound(&server, &es, ns, "port-a"), "ssd");
 
     // The same host port on the only matching node cannot fit.
-    server.create(&pods_path(ns), pod(ns, "port-b").scheduler("edgesched").cpu("100m").host_port(8080).node_selector("disk", "ssd").build());
-    wait_until(T, "FailedScheduling for port-b", || !events_for(&server.events(ns), "port-b", "FailedScheduling").is_empty()).expect("event");
+    server.create(
+        &pods_path(ns),
+        pod(ns, "port-b").scheduler("edgesched").cpu("100m").host_port(8080).node_selector("disk", "ssd").build(),
+    );
+    wait_until(T, "FailedScheduling for port-b", || !events_for(&server.events(ns), "port-b", "FailedScheduling").is_empty())
+        .expect("event");
     let events = server.events(ns);
     let failed = events_for(&events, "port-b", "FailedScheduling");
     assert_eq!(
@@ -71,11 +85,16 @@ fn binds_pods_to_suitable_nodes_with_upstream_events() {
     assert_eq!(scheduled[0]["note"], "Successfully assigned default/on-ssd to ssd");
     assert_eq!(scheduled[0]["action"], "Binding");
     assert!(scheduled[0]["reportingInstance"].as_str().is_some_and(|s| s.starts_with("edgesched-")));
-    es.wait_for_log(r#""Successfully bound pod to node" pod="default/on-ssd" node="ssd" evaluatedNodes=4 feasibleNodes=1"#, T).expect("log line");
+    es.wait_for_log(r#""Successfully bound pod to node" pod="default/on-ssd" node="ssd" evaluatedNodes=4 feasibleNodes=1"#, T)
+        .expect("log line");
 
     // The pod's condition carries the full message.
     let p = server.get(&format!("{}/port-b", pods_path(ns))).expect("pod");
-    let cond = p["status"]["conditions"].as_array().and_then(|c| c.iter().find(|c| c["type"] == "PodScheduled")).cloned().expect("condition");
+    let cond = p["status"]["conditions"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["type"] == "PodScheduled"))
+        .cloned()
+        .expect("condition");
     assert_eq!(cond["status"], "False");
     assert_eq!(cond["reason"], "Unschedulable");
     assert!(cond["message"].as_str().is_some_and(|m| m.starts_with("0/4 nodes are available")));
@@ -113,7 +132,8 @@ fn unschedulable_pod_waits_then_lands_on_a_new_node() {
     let es = Launch::default().start(&server);
     es.wait_for_log("Caches are synced", T).expect("synced");
     server.create(&pods_path("default"), pod("default", "big").scheduler("edgesched").cpu("4").build());
-    wait_until(T, "FailedScheduling", || !events_for(&server.events("default"), "big", "FailedScheduling").is_empty()).expect("event");
+    wait_until(T, "FailedScheduling", || !events_for(&server.events("default"), "big", "FailedScheduling").is_empty())
+        .expect("event");
     let events = server.events("default");
     assert_eq!(
         events_for(&events, "big", "FailedScheduling")[0]["note"],
@@ -132,7 +152,8 @@ fn pods_bound_by_others_consume_capacity() {
     let es = Launch::default().start(&server);
     es.wait_for_log("Caches are synced", T).expect("synced");
     server.create(&pods_path("default"), pod("default", "mine").scheduler("edgesched").cpu("1").build());
-    wait_until(T, "FailedScheduling", || !events_for(&server.events("default"), "mine", "FailedScheduling").is_empty()).expect("event");
+    wait_until(T, "FailedScheduling", || !events_for(&server.events("default"), "mine", "FailedScheduling").is_empty())
+        .expect("event");
     assert!(node_of(&server, "default", "mine").is_none());
     // The foreign pod finishes: its resources are released and ours fits.
     server.set_pod_phase("kube-system", "foreign", "Succeeded");
@@ -183,9 +204,11 @@ fn many_pods_over_many_nodes_zero_overcommit() {
     let n = 600;
     for i in 0..n {
         let cpu = ["100m", "150m", "200m", "250m"][i % 4];
-        server.create(&pods_path("load"), pod("load", &format!("p-{i:03}")).scheduler("edgesched").cpu(cpu).memory("64Mi").build());
+        server
+            .create(&pods_path("load"), pod("load", &format!("p-{i:03}")).scheduler("edgesched").cpu(cpu).memory("64Mi").build());
     }
-    wait_until(Duration::from_secs(60), "all pods bound", || server.total_bindings() >= n).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    wait_until(Duration::from_secs(60), "all pods bound", || server.total_bindings() >= n)
+        .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
     let elapsed = start.elapsed();
     eprintln!("bound {n} pods over 60 nodes in {:.2}s ({:.0} pods/s)", elapsed.as_secs_f64(), n as f64 / elapsed.as_secs_f64());
     for i in 0..n {
@@ -214,8 +237,10 @@ fn faults_neither_lose_nor_double_bind_pods() {
             server.compact();
         }
     }
-    wait_until(Duration::from_secs(90), "all pods bound despite faults", || (0..n).all(|i| node_of(&server, "faults", &format!("f-{i:03}")).is_some()))
-        .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    wait_until(Duration::from_secs(90), "all pods bound despite faults", || {
+        (0..n).all(|i| node_of(&server, "faults", &format!("f-{i:03}")).is_some())
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
     server.clear_faults();
     for i in 0..n {
         assert_eq!(server.bindings("faults", &format!("f-{i:03}")), 1, "f-{i:03} bound exactly once");
@@ -229,12 +254,12 @@ fn malformed_config_exits_2_naming_the_file() {
     let dir = support::tempdir("bad-config");
     let path = dir.join("broken.yaml");
     std::fs::write(&path, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: a\n  plugins:\n    score:\n      enabled:\n      - name: NodeResourcesFit\n        weight: heavy\n").expect("write");
-    let out = std::process::Command::new(support::process::binary()).arg(format!("--config={}", path.display())).output().expect("run");
+    let out = support::process::command().arg(format!("--config={}", path.display())).output().expect("run");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&path.display().to_string()), "{err}");
     assert!(err.contains("profiles[0].plugins.score.enabled[0].weight"), "{err}");
-    let out = std::process::Command::new(support::process::binary()).arg("--kube-config=/etc/kubernetes/scheduler.conf").output().expect("run");
+    let out = support::process::command().arg("--kube-config=/etc/kubernetes/scheduler.conf").output().expect("run");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--kube-config"));
 }
@@ -248,9 +273,46 @@ fn a_pod_with_an_invalid_quantity_is_reported_and_does_not_block_others() {
     server.create(&pods_path("default"), pod("default", "broken").scheduler("edgesched").cpu("lots").build());
     server.create(&pods_path("default"), pod("default", "fine").scheduler("edgesched").cpu("100m").build());
     wait_bound(&server, &es, "default", "fine");
-    wait_until(T, "FailedScheduling for broken", || !events_for(&server.events("default"), "broken", "FailedScheduling").is_empty()).expect("event");
+    wait_until(T, "FailedScheduling for broken", || {
+        !events_for(&server.events("default"), "broken", "FailedScheduling").is_empty()
+    })
+    .expect("event");
     let events = server.events("default");
     let note = events_for(&events, "broken", "FailedScheduling")[0]["note"].as_str().unwrap_or_default().to_string();
     assert!(note.contains("cpu") && note.contains("lots"), "{note}");
     assert!(node_of(&server, "default", "broken").is_none());
+}
+
+/// InterPodAffinity with a `namespaceSelector` needs the namespaces watched from the API server.
+#[test]
+fn pod_affinity_follows_namespace_labels_from_the_api() {
+    let server = TestApiServer::start();
+    for n in ["n1", "n2"] {
+        server.create(NODES, node(n).cpu("4").label("kubernetes.io/hostname", n).build());
+    }
+    server.create(
+        "/api/v1/namespaces",
+        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a", "labels": {"team": "a"}}}),
+    );
+    let es = Launch::default().start(&server);
+    es.wait_for_log("Caches are synced", T).expect("synced");
+    server.create(&pods_path("team-a"), pod("team-a", "db").scheduler("edgesched").cpu("100m").label("app", "db").build());
+    let db_node = wait_bound(&server, &es, "team-a", "db");
+    let term = |kind: &str| {
+        serde_json::json!({kind: {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "labelSelector": {"matchLabels": {"app": "db"}},
+            "namespaceSelector": {"matchLabels": {"team": "a"}},
+            "topologyKey": "kubernetes.io/hostname"
+        }]}})
+    };
+    server.create(
+        &pods_path("default"),
+        pod("default", "near").scheduler("edgesched").cpu("100m").affinity(term("podAffinity")).build(),
+    );
+    server.create(
+        &pods_path("default"),
+        pod("default", "far").scheduler("edgesched").cpu("100m").affinity(term("podAntiAffinity")).build(),
+    );
+    assert_eq!(wait_bound(&server, &es, "default", "near"), db_node);
+    assert_ne!(wait_bound(&server, &es, "default", "far"), db_node);
 }

@@ -29,6 +29,7 @@ pub use error::{ConfigError, Problem};
 pub use load::MAX_FILE_BYTES;
 pub use overrides::{apply_overrides, override_warnings, Overrides};
 pub use types::*;
+pub use validate::{validate_inter_pod_affinity_args, validate_pod_topology_spread_args};
 
 use std::path::Path;
 

@@ -563,23 +563,35 @@ pub struct ObjectReference {
     pub resource_version: String,
 }
 
-/// `events.k8s.io/v1` Event, with exactly the fields kube-scheduler's recorder writes.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// `events.k8s.io/v1` Event, with exactly the fields kube-scheduler's recorder writes. Decoding is
+/// lenient: list items carry no kind/apiVersion, and events converted from core/v1 may lack the
+/// newer fields or hold nulls.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
+    #[serde(default)]
     pub kind: String,
+    #[serde(default)]
     pub api_version: String,
+    #[serde(default)]
     pub metadata: ObjectMeta,
+    #[serde(default, deserialize_with = "null_as_default")]
     pub event_time: String,
+    #[serde(default, deserialize_with = "null_as_default")]
     pub reporting_controller: String,
+    #[serde(default, deserialize_with = "null_as_default")]
     pub reporting_instance: String,
+    #[serde(default, deserialize_with = "null_as_default")]
     pub action: String,
+    #[serde(default, deserialize_with = "null_as_default")]
     pub reason: String,
+    #[serde(default)]
     pub regarding: ObjectReference,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub related: Option<ObjectReference>,
+    #[serde(default, deserialize_with = "null_as_default")]
     pub note: String,
-    #[serde(rename = "type")]
+    #[serde(rename = "type", default, deserialize_with = "null_as_default")]
     pub type_: String,
 }
 
@@ -664,6 +676,10 @@ pub struct LeaseMeta {
     pub resource_version: String,
     #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
+    /// The rest of `metadata` (labels, uid, ownerReferences, ...), sent back unchanged on update:
+    /// like client-go's LeaseLock, leader election rewrites only `spec` (and our annotation).
+    #[serde(flatten)]
+    pub other: BTreeMap<String, serde_json::Value>,
 }
 
 /// `coordination.k8s.io/v1` LeaseSpec. Times are MicroTime strings (RFC 3339, 6 fractional digits).
@@ -1020,4 +1036,67 @@ pub struct CsiNodeDriver {
 pub struct VolumeNodeResources {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<i64>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cluster objects PodTopologySpread and InterPodAffinity read: namespaces (labels for
+// `namespaceSelector`) and the selectors of the controllers that system default spreading uses.
+// ---------------------------------------------------------------------------------------------
+
+/// `v1.Namespace` (metadata only: its labels feed `namespaceSelector`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct Namespace {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+}
+
+/// A spec holding a plain equality selector (`v1.ServiceSpec`, `v1.ReplicationControllerSpec`).
+/// `None` (absent or null) selects nothing; an empty map selects every pod.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct MapSelectorSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<BTreeMap<String, String>>,
+}
+
+/// A spec holding a `metav1.LabelSelector` (`apps/v1` ReplicaSet and StatefulSet).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct LabelSelectorSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<LabelSelector>,
+}
+
+/// `v1.Service` (selector only).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct Service {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: MapSelectorSpec,
+}
+
+/// `v1.ReplicationController` (selector only).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct ReplicationController {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: MapSelectorSpec,
+}
+
+/// `apps/v1` ReplicaSet (selector only).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct ReplicaSet {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: LabelSelectorSpec,
+}
+
+/// `apps/v1` StatefulSet (selector only).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+pub struct StatefulSet {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: LabelSelectorSpec,
 }

@@ -491,6 +491,8 @@ pub struct RawRequest<'a> {
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
+    /// Absolute deadline for every request made through this handle (see [`Client::until`]).
+    deadline: Option<Instant>,
 }
 
 struct Inner {
@@ -551,7 +553,26 @@ impl Client {
                     base_delay: options.retry_base_delay,
                 },
             }),
+            deadline: None,
         })
+    }
+
+    /// A handle whose requests (retries included) all end by `deadline`, like a Go context
+    /// deadline: each attempt's timeout is cut to the time left, and a request started after
+    /// the deadline fails at once. Leader election bounds a renewal by renewDeadline this way.
+    pub fn until(&self, deadline: Instant) -> Client {
+        Client { inner: self.inner.clone(), deadline: Some(deadline) }
+    }
+
+    /// The timeout for an attempt starting now, or an error when the deadline has passed.
+    fn attempt_timeout(&self, label: &str) -> Result<Duration, ApiError> {
+        match self.deadline {
+            None => Ok(self.inner.request_timeout),
+            Some(d) => match d.checked_duration_since(Instant::now()).filter(|left| !left.is_zero()) {
+                Some(left) => Ok(left.min(self.inner.request_timeout)),
+                None => Err(ApiError::Transport { request: label.to_string(), message: "deadline exceeded".to_string() }),
+            },
+        }
     }
 
     /// The server URL this client talks to (for logs).
@@ -651,6 +672,9 @@ impl Client {
             let Some(wait) = self.inner.retry.delay(&error, stage, req.idempotent, retries_done) else {
                 return Err(error);
             };
+            if self.deadline.is_some_and(|d| Instant::now() + wait >= d) {
+                return Err(error);
+            }
             retries_done += 1;
             log::debug!(
                 "\"Retrying request\" request=\"{label}\" attempt={} wait=\"{wait:?}\" reason=\"{error}\"",
@@ -701,8 +725,9 @@ impl Client {
 
     /// One HTTP exchange, body included.
     fn attempt(&self, req: &RawRequest<'_>, url: &http::Uri, label: &str) -> Result<Vec<u8>, (ApiError, FailureStage)> {
+        let timeout = self.attempt_timeout(label).map_err(|e| (e, FailureStage::Permanent))?;
         let request = self.build(req.verb, url, req.body.clone(), req.content_type, label)?;
-        let request = self.inner.agent.configure_request(request).timeout_global(Some(self.inner.request_timeout)).build();
+        let request = self.inner.agent.configure_request(request).timeout_global(Some(timeout)).build();
         let response = self.inner.agent.run(request).map_err(|e| transport_error(label, e))?;
         let code = response.status().as_u16();
         let retry_after = header(&response, "retry-after");
@@ -1336,6 +1361,23 @@ mod tests {
         assert_eq!(seen[1].0, "GET");
         assert_eq!(seen[1].1, "/api/v1/nodes/n1");
         assert_eq!(seen[1].2.as_deref(), Some("Bearer sekret"));
+    }
+
+    #[test]
+    fn a_deadline_bounds_requests_and_retries() {
+        // Past the deadline nothing is sent; within it, 503s are retried only while time is left.
+        let server = Server::start(vec![reply(503, "{}")]);
+        let client = client_for(&server);
+        let late = client.until(Instant::now());
+        let err = late.get::<api::Node>("/api/v1/nodes/n1").unwrap_err();
+        assert!(err.to_string().contains("deadline exceeded"), "{err}");
+        let options = ClientOptions { qps: -1.0, retry_base_delay: Duration::from_secs(5), ..ClientOptions::default() };
+        let slow_retries = Client::new(&client_for_url(&server.url), &options).unwrap();
+        let start = Instant::now();
+        let err = slow_retries.until(start + Duration::from_secs(2)).get::<api::Node>("/api/v1/nodes/n1").unwrap_err();
+        assert_eq!(err.code(), Some(503));
+        assert!(start.elapsed() < Duration::from_secs(2), "gave up instead of sleeping past the deadline");
+        assert_eq!(server.finish().len(), 1);
     }
 
     #[test]

@@ -71,9 +71,7 @@ impl Quantity {
         }
         let int_digits = &bytes[int_start..pos];
         let mut frac_digits: &[u8] = &[];
-        let mut had_dot = false;
         if pos < bytes.len() && bytes[pos] == b'.' {
-            had_dot = true;
             pos += 1;
             let frac_start = pos;
             while pos < bytes.len() && bytes[pos].is_ascii_digit() {
@@ -81,14 +79,9 @@ impl Quantity {
             }
             frac_digits = &bytes[frac_start..pos];
         }
-        if int_digits.is_empty() && frac_digits.is_empty() {
-            // "", "-", "." and friends: upstream fails to read a number.
-            return Err(if had_dot {
-                QuantityError::Numeric(input.to_string())
-            } else {
-                QuantityError::FormatWrong(input.to_string())
-            });
-        }
+        // No digits at all ("-", ".", "Mi", "e3") is not an error upstream: parseQuantityString
+        // reads the missing numerator as "0", so such inputs are zero as long as the suffix is
+        // valid (TestParseQuantityString accepts "." and "-.").
         // Suffix: letters from the suffix alphabet, then an optional sign and digits (exponent form).
         let suffix_start = pos;
         while pos < bytes.len() && b"eEinumkKMGTP".contains(&bytes[pos]) {
@@ -222,8 +215,9 @@ fn interpret_suffix(s: &str) -> Option<(i64, u32)> {
         "Ei" => Some((0, 60)),
         _ if s.len() > 1 && (s.starts_with('e') || s.starts_with('E')) => {
             let exp: i64 = s[1..].parse().ok()?;
-            // upstream stores the exponent as int32
-            let exp = i32::try_from(exp).ok()?;
+            // Upstream stores the exponent as int32 and negates it later, so it accepts
+            // [-MaxInt32, MaxInt32] (TestInterpretExponentInt32Bounds).
+            let exp = i32::try_from(exp).ok().filter(|e| *e != i32::MIN)?;
             Some((i64::from(exp), 0))
         }
         _ => None,
@@ -295,9 +289,163 @@ mod tests {
 
     #[test]
     fn rejects_malformed() {
-        for bad in ["", "-", ".", "1K", "1ki", "abc", "1 ", " 1", "1e", "1.2.3", "1Mi1", "--1", "1e1.5", "Mi"] {
+        for bad in ["", "1K", "1ki", "abc", "1 ", " 1", "1e", "1.2.3", "1Mi1", "--1", "1e1.5", "i", "e"] {
             assert!(Quantity::parse(bad).is_err(), "{bad:?} should fail");
         }
         assert!(parse_value("-1").is_err());
+    }
+
+    /// staging/src/k8s.io/apimachinery/pkg/api/resource/quantity_test.go TestQuantityParse: every
+    /// valid input with `(Value(), MilliValue())` of the expected quantity (both round up).
+    const VALID: &[(&str, i64, i64)] = &[
+        ("0", 0, 0),
+        ("0n", 0, 0),
+        ("0u", 0, 0),
+        ("0m", 0, 0),
+        ("0Ki", 0, 0),
+        ("0k", 0, 0),
+        ("0Mi", 0, 0),
+        ("0M", 0, 0),
+        ("0Gi", 0, 0),
+        ("0G", 0, 0),
+        ("0Ti", 0, 0),
+        ("0T", 0, 0),
+        // Quantity less numbers are allowed
+        ("1", 1, 1000),
+        // Binary suffixes
+        ("1Ki", 1024, 1024 * 1000),
+        ("8Ki", 8 * 1024, 8 * 1024 * 1000),
+        ("7Mi", 7 << 20, (7 << 20) * 1000),
+        ("6Gi", 6 << 30, (6 << 30) * 1000),
+        ("5Ti", 5 << 40, (5 << 40) * 1000),
+        ("4Pi", 4 << 50, (4 << 50) * 1000),
+        ("3Ei", 3 << 60, i64::MAX),
+        ("10Ti", 10 << 40, (10 << 40) * 1000),
+        ("100Ti", 100 << 40, (100 << 40) * 1000),
+        // Decimal suffixes
+        ("5n", 1, 1),
+        ("4u", 1, 1),
+        ("3m", 1, 3),
+        ("9", 9, 9000),
+        ("8k", 8000, 8_000_000),
+        ("50k", 50_000, 50_000_000),
+        ("7M", 7_000_000, 7_000_000_000),
+        ("6G", 6_000_000_000, 6_000_000_000_000),
+        ("5T", 5_000_000_000_000, 5_000_000_000_000_000),
+        ("40T", 40_000_000_000_000, 40_000_000_000_000_000),
+        ("300T", 300_000_000_000_000, 300_000_000_000_000_000),
+        ("2P", 2_000_000_000_000_000, 2_000_000_000_000_000_000),
+        ("1E", 1_000_000_000_000_000_000, i64::MAX),
+        // Decimal exponents
+        ("1E-3", 1, 1),
+        ("1e3", 1000, 1_000_000),
+        ("1E6", 1_000_000, 1_000_000_000),
+        ("1e9", 1_000_000_000, 1_000_000_000_000),
+        ("1E12", 1_000_000_000_000, 1_000_000_000_000_000),
+        ("1e15", 1_000_000_000_000_000, 1_000_000_000_000_000_000),
+        ("1E18", 1_000_000_000_000_000_000, i64::MAX),
+        // Nonstandard but still parsable
+        ("1e14", 100_000_000_000_000, 100_000_000_000_000_000),
+        ("1e13", 10_000_000_000_000, 10_000_000_000_000_000),
+        ("100.035k", 100_035, 100_035_000),
+        // Things that look like floating point
+        ("0.001", 1, 1),
+        ("0.0005k", 1, 500),
+        ("0.005", 1, 5),
+        ("0.05", 1, 50),
+        ("0.5", 1, 500),
+        ("0.00050k", 1, 500),
+        ("0.00500", 1, 5),
+        ("0.05000", 1, 50),
+        ("0.50000", 1, 500),
+        ("0.5e0", 1, 500),
+        ("0.5e-1", 1, 50),
+        ("0.5e-2", 1, 5),
+        ("10.035M", 10_035_000, 10_035_000_000),
+        ("1.2e3", 1200, 1_200_000),
+        ("1.3E+6", 1_300_000, 1_300_000_000),
+        ("1.40e9", 1_400_000_000, 1_400_000_000_000),
+        ("1.53E12", 1_530_000_000_000, 1_530_000_000_000_000),
+        ("1.6e15", 1_600_000_000_000_000, 1_600_000_000_000_000_000),
+        ("1.7E18", 1_700_000_000_000_000_000, i64::MAX),
+        ("9.01", 10, 9010),
+        ("8.1k", 8100, 8_100_000),
+        ("7.123456M", 7_123_456, 7_123_456_000),
+        ("6.987654321G", 6_987_654_321, 6_987_654_321_000),
+        ("5.444T", 5_444_000_000_000, 5_444_000_000_000_000),
+        ("40.1T", 40_100_000_000_000, 40_100_000_000_000_000),
+        ("300.2T", 300_200_000_000_000, 300_200_000_000_000_000),
+        ("2.5P", 2_500_000_000_000_000, 2_500_000_000_000_000_000),
+        ("1.01E", 1_010_000_000_000_000_000, i64::MAX),
+        // Things that saturate/round
+        ("3.001n", 1, 1),
+        ("1.1E-9", 1, 1),
+        ("0.0000000001", 1, 1),
+        ("0.0000000005", 1, 1),
+        ("0.00000000050", 1, 1),
+        ("0.5e-9", 1, 1),
+        ("0.9n", 1, 1),
+        ("0.00000012345", 1, 1),
+        ("0.00000012354", 1, 1),
+        ("9Ei", i64::MAX, i64::MAX),
+        ("9223372036854775807Ki", i64::MAX, i64::MAX),
+        ("12E", i64::MAX, i64::MAX),
+        // We'll accept fractional binary stuff, too.
+        ("100.035Ki", 102_436, 102_435_840),
+        ("0.5Mi", 524_288, 524_288_000),
+        ("0.05Gi", 53_687_092, 53_687_091_200),
+        ("0.025Ti", 27_487_790_695, 27_487_790_694_400),
+        // Things written by trolls
+        ("0.000000000001Ki", 1, 1),
+        (".001", 1, 1),
+        (".0001k", 1, 100),
+        ("1.", 1, 1000),
+        ("1.G", 1_000_000_000, 1_000_000_000_000),
+    ];
+
+    #[test]
+    fn upstream_parse_table() {
+        for &(input, value, milli) in VALID {
+            assert_eq!((v(input), m(input)), (value, milli), "{input}");
+            // "Try everything with an explicit +"
+            assert_eq!(v(&format!("+{input}")), value, "+{input}");
+            // "Try the negative version of everything"
+            let neg = Quantity::parse(&format!("-{input}")).unwrap_or_else(|e| panic!("-{input}: {e}"));
+            assert_eq!(neg.is_negative(), value != 0, "-{input}");
+        }
+    }
+
+    #[test]
+    fn upstream_invalid_table() {
+        // quantity_test.go TestQuantityParse `invalid`.
+        for bad in ["1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-", "1e4294967297", " 1", "1 "] {
+            assert!(Quantity::parse(bad).is_err(), "{bad:?} should fail");
+        }
+    }
+
+    #[test]
+    fn upstream_parse_quantity_string_table() {
+        // quantity_test.go TestParseQuantityString: these split cleanly, so they parse.
+        assert_eq!(v("0.025Ti"), 27_487_790_695);
+        assert_eq!(v("1.025Ti"), 1_126_999_418_471);
+        assert!(Quantity::parse("-1.025Ti").unwrap().is_negative());
+        assert_eq!(v("."), 0);
+        assert_eq!(v("-."), 0);
+        assert_eq!(m("1E-3"), 1);
+        // A missing numerator reads as zero whatever the (valid) suffix.
+        assert_eq!(v("-"), 0);
+        assert_eq!(v("Mi"), 0);
+        assert_eq!(v("e3"), 0);
+    }
+
+    #[test]
+    fn exponent_int32_bounds() {
+        // quantity_test.go TestInterpretExponentInt32Bounds.
+        assert_eq!(interpret_suffix("e14"), Some((14, 0)));
+        assert_eq!(interpret_suffix("E2147483647"), Some((2_147_483_647, 0)));
+        assert_eq!(interpret_suffix("E-2147483647"), Some((-2_147_483_647, 0)));
+        for bad in ["E2147483648", "E-2147483648", "E4294967297", "E8589934592", "E9223372036854775807"] {
+            assert_eq!(interpret_suffix(bad), None, "{bad}");
+        }
     }
 }

@@ -114,6 +114,36 @@ pub trait HasResourceVersion {
     fn resource_version(&self) -> &str;
 }
 
+impl HasResourceVersion for api::Namespace {
+    fn resource_version(&self) -> &str {
+        &self.metadata.resource_version
+    }
+}
+
+impl HasResourceVersion for api::Service {
+    fn resource_version(&self) -> &str {
+        &self.metadata.resource_version
+    }
+}
+
+impl HasResourceVersion for api::ReplicationController {
+    fn resource_version(&self) -> &str {
+        &self.metadata.resource_version
+    }
+}
+
+impl HasResourceVersion for api::ReplicaSet {
+    fn resource_version(&self) -> &str {
+        &self.metadata.resource_version
+    }
+}
+
+impl HasResourceVersion for api::StatefulSet {
+    fn resource_version(&self) -> &str {
+        &self.metadata.resource_version
+    }
+}
+
 impl HasResourceVersion for api::Pod {
     fn resource_version(&self) -> &str {
         &self.metadata.resource_version

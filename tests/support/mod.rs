@@ -5,6 +5,7 @@
 
 pub mod apiserver;
 pub mod certs;
+pub mod https;
 pub mod objects;
 pub mod process;
 pub mod wait;

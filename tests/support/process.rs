@@ -10,9 +10,26 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Path of the binary under test (Cargo builds it for integration tests).
+/// Path of the binary under test: the one Cargo built for the integration tests, or
+/// `EDGESCHED_TEST_BINARY` (e.g. the static arm64 release binary, to run the same tests on it).
 pub fn binary() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_edgesched"))
+    match std::env::var_os("EDGESCHED_TEST_BINARY") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => PathBuf::from(env!("CARGO_BIN_EXE_edgesched")),
+    }
+}
+
+/// A command that runs the binary under test, through `EDGESCHED_TEST_RUNNER` when set
+/// (e.g. `qemu-aarch64-static` for a foreign-architecture binary).
+pub fn command() -> Command {
+    match std::env::var_os("EDGESCHED_TEST_RUNNER") {
+        Some(runner) if !runner.is_empty() => {
+            let mut c = Command::new(runner);
+            c.arg(binary());
+            c
+        }
+        _ => Command::new(binary()),
+    }
 }
 
 /// A port that was free a moment ago (for `--secure-port`).
@@ -33,7 +50,7 @@ const MAX_LOG_BYTES: usize = 8 * 1024 * 1024;
 impl Edgesched {
     /// Start the binary with these arguments.
     pub fn spawn(args: &[String], dir: PathBuf, secure_port: u16) -> Edgesched {
-        let mut child = Command::new(binary())
+        let mut child = command()
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -41,7 +58,13 @@ impl Edgesched {
             .spawn()
             .expect("spawn edgesched");
         let logs = Arc::new(Mutex::new(String::new()));
-        for stream in [child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>), child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>)].into_iter().flatten() {
+        for stream in [
+            child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
             let logs = logs.clone();
             std::thread::spawn(move || {
                 for line in BufReader::new(stream).lines() {

@@ -24,6 +24,16 @@ pub fn wait_until(timeout: Duration, what: &str, mut cond: impl FnMut() -> bool)
     }
 }
 
+/// Like [`wait_until`], for outcomes that carry a value: poll until `get` returns one.
+pub fn wait_for<T>(timeout: Duration, what: &str, mut get: impl FnMut() -> Option<T>) -> Result<T, String> {
+    let mut found = None;
+    wait_until(timeout, what, || {
+        found = get();
+        found.is_some()
+    })?;
+    found.ok_or_else(|| format!("{what}: vanished"))
+}
+
 /// A fresh, unique directory under the system temp dir, so parallel tests never share files.
 pub fn tempdir(tag: &str) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);

@@ -2,12 +2,27 @@
 //! [`new_plugin`] is the only way the framework obtains plugins, so every plugin listed here is
 //! exercised by the profiles that enable it.
 
+pub mod balanced_allocation;
 pub mod default_binder;
 pub mod default_preemption;
 pub mod dynamic_resources;
+pub mod helper;
+pub mod image_locality;
+pub mod inter_pod_affinity;
+pub mod node_affinity;
+pub mod node_name;
+pub mod node_ports;
+pub mod node_resources_fit;
+pub mod node_unschedulable;
 pub mod node_volume_limits;
+pub mod pod_topology_spread;
 pub mod priority_sort;
 pub mod scheduling_gates;
+pub mod taint_toleration;
+#[cfg(test)]
+pub mod test_util;
+#[cfg(test)]
+mod topology_profile_tests;
 pub mod volume_binding;
 pub mod volume_restrictions;
 pub mod volume_zone;
@@ -65,9 +80,34 @@ pub fn new_plugin(name: &str, args: Option<&PluginArgs>, ctx: &PluginContext) ->
         names::VOLUME_RESTRICTIONS => Arc::new(volume_restrictions::VolumeRestrictions),
         names::VOLUME_ZONE => Arc::new(volume_zone::VolumeZone),
         names::NODE_VOLUME_LIMITS => Arc::new(node_volume_limits::NodeVolumeLimits),
+        names::NODE_UNSCHEDULABLE => Arc::new(node_unschedulable::NodeUnschedulable),
+        names::NODE_NAME => Arc::new(node_name::NodeName),
+        names::NODE_PORTS => Arc::new(node_ports::NodePorts),
+        names::TAINT_TOLERATION => Arc::new(taint_toleration::TaintToleration),
+        names::NODE_AFFINITY => Arc::new(node_affinity::NodeAffinity::from_args(args)?),
+        names::NODE_RESOURCES_FIT => Arc::new(node_resources_fit::NodeResourcesFit::from_args(args)?),
+        names::NODE_RESOURCES_BALANCED_ALLOCATION => Arc::new(balanced_allocation::BalancedAllocation::from_args(args)?),
+        names::IMAGE_LOCALITY => Arc::new(image_locality::ImageLocality),
+        names::POD_TOPOLOGY_SPREAD => Arc::new(pod_topology_spread::PodTopologySpread::from_args(args)?),
+        names::INTER_POD_AFFINITY => Arc::new(inter_pod_affinity::InterPodAffinity::from_args(args)?),
         _ => return Ok(None),
     };
     Ok(Some(p))
+}
+
+/// The `kind` of plugin args, for "wrong args type" errors.
+pub(crate) fn args_kind(args: &PluginArgs) -> &'static str {
+    match args {
+        PluginArgs::NodeResourcesFit(_) => "NodeResourcesFitArgs",
+        PluginArgs::NodeResourcesBalancedAllocation(_) => "NodeResourcesBalancedAllocationArgs",
+        PluginArgs::NodeAffinity(_) => "NodeAffinityArgs",
+        PluginArgs::PodTopologySpread(_) => "PodTopologySpreadArgs",
+        PluginArgs::InterPodAffinity(_) => "InterPodAffinityArgs",
+        PluginArgs::DefaultPreemption(_) => "DefaultPreemptionArgs",
+        PluginArgs::VolumeBinding(_) => "VolumeBindingArgs",
+        PluginArgs::DynamicResources(_) => "DynamicResourcesArgs",
+        PluginArgs::Other(_) => "unknown args",
+    }
 }
 
 /// Whether a plugin name is known to this build (for validating `pluginConfig`).

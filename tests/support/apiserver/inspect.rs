@@ -17,6 +17,8 @@ pub struct RequestRecord {
     pub code: u16,
     /// Authenticated user ("" when unauthenticated).
     pub user: String,
+    /// The request body (first 16 KiB, lossily decoded), to check what a client wrote and in which order.
+    pub body: String,
 }
 
 #[derive(Debug, Default)]

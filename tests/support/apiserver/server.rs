@@ -223,6 +223,9 @@ fn error_response(e: status::ApiError, pretty: bool) -> Response {
     Response { code: e.code, content_type: "application/json", headers, body: wire::encode(&e.body, pretty) }
 }
 
+/// How much of a request body the request log keeps (enough for any object a scheduler writes).
+const MAX_RECORDED_BODY: usize = 16 * 1024;
+
 /// Serve one request; returns whether the connection stays open.
 fn handle(shared: &Shared, reader: &mut BufReader<Tls>, req: &Request) -> bool {
     let delay = shared.faults.latency_for(&req.path);
@@ -250,6 +253,7 @@ fn handle(shared: &Shared, reader: &mut BufReader<Tls>, req: &Request) -> bool {
         query: req.raw_query.clone(),
         code,
         user: identity.map(|i| i.user).unwrap_or_default(),
+        body: String::from_utf8_lossy(&req.body[..req.body.len().min(MAX_RECORDED_BODY)]).into_owned(),
     });
     let audit_id = clock::uuid();
     let date = clock::http_date(SystemTime::now());

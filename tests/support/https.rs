@@ -1,0 +1,43 @@
+//! A small HTTP(S) client for probing edgesched's own serving endpoints. The secure port serves a
+//! self-signed certificate (as kube-scheduler does without `--tls-cert-file`), so certificate
+//! verification is skipped here; [`verifying_get`] shows that a verifying client rejects it.
+
+use std::sync::Arc;
+use std::time::Duration;
+use ureq::tls::{RootCerts, TlsConfig, TlsProvider};
+
+fn agent(verify: bool) -> ureq::Agent {
+    let builder = TlsConfig::builder()
+        .provider(TlsProvider::Rustls)
+        .unversioned_rustls_crypto_provider(Arc::new(rustls::crypto::ring::default_provider()));
+    let tls = if verify {
+        builder.root_certs(RootCerts::new_with_certs(&[])).build()
+    } else {
+        builder.disable_verification(true).build()
+    };
+    ureq::Agent::config_builder()
+        .tls_config(tls)
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(5)))
+        .build()
+        .new_agent()
+}
+
+/// GET `url` (http or https, certificate not verified), with an optional bearer token; returns
+/// the status code and body, or the transport error.
+pub fn get(url: &str, token: Option<&str>) -> Result<(u16, String), String> {
+    let mut req = agent(false).get(url);
+    if let Some(t) = token {
+        req = req.header("Authorization", format!("Bearer {t}"));
+    }
+    let mut resp = req.call().map_err(|e| e.to_string())?;
+    let code = resp.status().as_u16();
+    let body = resp.body_mut().read_to_string().map_err(|e| e.to_string())?;
+    Ok((code, body))
+}
+
+/// GET `url` with a client that verifies the server certificate against no trusted roots: a
+/// self-signed serving certificate must make this fail.
+pub fn verifying_get(url: &str) -> Result<u16, String> {
+    agent(true).get(url).call().map(|r| r.status().as_u16()).map_err(|e| e.to_string())
+}
