@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// One served request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,6 +20,9 @@ pub struct RequestRecord {
     pub user: String,
     /// The request body (first 16 KiB, lossily decoded), to check what a client wrote and in which order.
     pub body: String,
+    /// When the server finished handling the request (after any write it made), so tests can
+    /// order writes of different clients, e.g. bindings against lease renewals.
+    pub at: Instant,
 }
 
 #[derive(Debug, Default)]

@@ -343,6 +343,13 @@ impl TestApiServer {
         self.shared.faults.set_stalled(stalled);
     }
 
+    /// Silence every watch open right now, for good (no events, no bookmarks, no close), while
+    /// watches opened later work normally: a client only recovers by noticing the silence and
+    /// reconnecting.
+    pub fn stall_open_watches(&self) {
+        self.shared.watch_stall_epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
     /// Send only half of the next `n` response bodies whose path contains `path_substring`
     /// (full Content-Length declared), then close the connection.
     pub fn truncate_next(&self, n: usize, path_substring: &str) {
