@@ -110,7 +110,35 @@ pub fn bind(client: &Client, pod: &crate::model::PodInfo, node: &str) -> Result<
     match client.create::<_, serde_json::Value>(&path, &body) {
         Ok(_) => Ok(()),
         Err(e) if e.is_conflict() => Err(BindFailure::Conflict(e.to_string())),
+        // No status code: the connection broke or the response was cut after the request may
+        // have reached the server, so the pod may well be bound. Reporting a plain failure would
+        // make the scheduler forget the assumed pod and offer the node's capacity to the next
+        // pod before the watch shows the bind (an overcommit we could have known about). Ask the
+        // server instead. upstream kube-scheduler forgets the pod here; see RELIABILITY.md.
+        Err(e) if e.code().is_none() => verify_ambiguous_bind(client, pod, node, &e),
         Err(e) => Err(BindFailure::Other(e.to_string())),
+    }
+}
+
+/// After a binding POST with an unknown outcome: GET the pod and classify by its `nodeName`.
+fn verify_ambiguous_bind(client: &Client, pod: &crate::model::PodInfo, node: &str, err: &ApiError) -> Result<(), BindFailure> {
+    let path = format!("/api/v1/namespaces/{}/pods/{}", pod.namespace, pod.name);
+    match client.get::<crate::kube::api::Pod>(&path) {
+        Ok(current) if current.metadata.uid != *pod.uid => Err(BindFailure::Conflict(format!("{err} (pod was replaced)"))),
+        Ok(current) if current.spec.node_name == node => {
+            info!(
+                "{}",
+                Line::new("Binding response lost; the pod is bound to the chosen node").s("pod", &*pod.key).s("node", node)
+            );
+            Ok(())
+        }
+        Ok(current) if !current.spec.node_name.is_empty() => {
+            Err(BindFailure::Conflict(format!("{err} (pod is bound to {})", current.spec.node_name)))
+        }
+        Ok(_) => Err(BindFailure::Other(err.to_string())),
+        Err(e) if e.is_not_found() => Err(BindFailure::Conflict(format!("{err} (pod is gone)"))),
+        // Still unknown: give up like upstream does (the race window in RELIABILITY.md).
+        Err(e) => Err(BindFailure::Other(format!("{err} (checking the pod failed: {e})"))),
     }
 }
 
