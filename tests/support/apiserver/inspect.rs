@@ -56,6 +56,11 @@ impl Inspect {
         self.state().requests.clone()
     }
 
+    /// The log so far, leaving it empty (long runs drain it to keep the test's memory flat).
+    pub fn take_requests(&self) -> Vec<RequestRecord> {
+        std::mem::take(&mut self.state().requests)
+    }
+
     /// Count a binding attempt for a pod.
     pub fn binding_attempt(&self, ns: &str, name: &str) {
         self.state().bindings.entry((ns.to_string(), name.to_string())).or_default().attempts += 1;

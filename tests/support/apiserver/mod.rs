@@ -403,6 +403,12 @@ impl TestApiServer {
         self.shared.inspect.requests()
     }
 
+    /// Every request served since the last call (or the start), removing them from the log: for
+    /// long runs that would otherwise keep every request in memory.
+    pub fn take_requests(&self) -> Vec<RequestRecord> {
+        self.shared.inspect.take_requests()
+    }
+
     /// How many requests had `method` ("" or "*" = any) and a path containing `path_substring`.
     pub fn requests_matching(&self, method: &str, path_substring: &str) -> usize {
         let any = method.is_empty() || method == "*";
