@@ -4,6 +4,12 @@
 //! worker POSTs the `binding` subresource (DefaultBinder), then reports back. A 409 means another
 //! actor bound or is deleting the pod: we lost it. Status patches (PodScheduled=False, nominated
 //! node) and preemption evictions use the same workers, so slow API calls never block scheduling.
+//!
+//! The binding subresource does not check the node's capacity (neither does upstream's): a pod
+//! another client bound or created on a node after our cache last heard from the watch is
+//! invisible to the cycle that picks that node, and both binds succeed. The kubelet's admission
+//! (OutOfcpu, OutOfmemory, OutOfpods, host ports) is the final arbiter, as with several upstream
+//! schedulers sharing nodes. RELIABILITY.md describes this window and what is tested around it.
 
 use crate::events::{pod_reference, EventRecord, EventType};
 use crate::framework::plugins::default_binder::binding_for;
