@@ -339,6 +339,12 @@ fn competing_scheduler_binds_and_fills_nodes() {
         server.bind(NS, n, "rival").expect("rival binds the stuck pod");
         foreign.push(n.clone());
     }
+    // Watches of different resources are not ordered with each other: the node below could
+    // reach edgesched before the binds above (the race window in RELIABILITY.md). A pod created
+    // now is seen after them on the same pod watch; once it is bound, the binds were seen.
+    server.create(&pods_path(NS), pod(NS, "probe-u").scheduler("edgesched").cpu("100m").node_selector("pool", "a").build());
+    wait_all_bound(&server, &|| es.logs(), &["probe-u".to_string()], Duration::from_secs(20));
+    ours.push("probe-u".into());
     // A matching node appears: had we missed the rival's binds, we would now try to bind them.
     server.create(NODES, node("c0").cpu("8").pods(50).label("pool", "c").build());
 
@@ -484,21 +490,22 @@ fn leader_failover_under_load_binds_every_pod_once() {
 fn ambiguous_bind_failure_does_not_free_the_node() {
     let t0 = Instant::now();
     let server = TestApiServer::start();
+    // One node with room for one of the two pods, known before anything else happens.
+    server.create(NODES, node("only").cpu("1").pods(10).build());
     let launch = Launch { env: vec![("EDGESCHED_WATCH_IDLE_TIMEOUT".into(), "4".into())], ..Default::default() };
     let mut es = start(&server, launch);
-    server.create(&pods_path(NS), pod(NS, "first").scheduler("edgesched").cpu("1").priority(100).build());
-    server.create(&pods_path(NS), pod(NS, "second").scheduler("edgesched").cpu("1").build());
-    wait_until(Duration::from_secs(20), "both pending", || {
-        let ev = server.events(NS);
-        ["first", "second"].iter().all(|n| ev.iter().any(|e| e["regarding"]["name"] == *n && e["reason"] == "FailedScheduling"))
-    })
-    .expect("no nodes yet");
-    // One node with room for one of them. The bind of "first" is slow and its response is cut.
+    // The bind of "first" is slow and its response is cut.
     server.set_latency_for("/binding", Duration::from_millis(1500));
     server.truncate_next(1, "/binding");
-    server.create(NODES, node("only").cpu("1").pods(10).build());
-    // Once the bind is under way, the watches go silent: the bound pod is not seen for a while.
-    std::thread::sleep(Duration::from_millis(500));
+    // Same pod watch, so seen in this order; priority puts "first" first even in one batch.
+    server.create(&pods_path(NS), pod(NS, "first").scheduler("edgesched").cpu("1").priority(100).build());
+    server.create(&pods_path(NS), pod(NS, "second").scheduler("edgesched").cpu("1").build());
+    // "second" finds the node taken by the assumed "first" (whose bind is in flight).
+    wait_until(Duration::from_secs(20), "second pending", || {
+        server.events(NS).iter().any(|e| e["regarding"]["name"] == "second" && e["reason"] == "FailedScheduling")
+    })
+    .expect("second does not fit");
+    // Then the watches go silent: the bind of "first" is not seen for a while.
     server.stall_open_watches();
     wait_all_bound(&server, &|| es.logs(), &["first".to_string()], Duration::from_secs(20));
     // Past the idle timeout the watches are back; "second" must still have nowhere to go.
