@@ -305,7 +305,11 @@ fn competing_scheduler_binds_and_fills_nodes() {
     for n in &contested {
         server.create(&pods_path(NS), pod(NS, n).scheduler("edgesched").cpu("100m").node_selector("pool", "a").build());
     }
-    std::thread::sleep(Duration::from_millis(300));
+    // Once all our binding requests are at the server (held by the latency), the rival binds.
+    wait_until(Duration::from_secs(20), "our binding requests to arrive", || {
+        contested.iter().all(|n| server.requests_received("POST", &format!("/pods/{n}/binding")) > 0)
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", tail(&es.logs(), 40)));
     for n in &contested {
         match server.bind(NS, n, "rival") {
             Ok(()) => foreign.push(n.clone()),
@@ -313,14 +317,13 @@ fn competing_scheduler_binds_and_fills_nodes() {
         }
     }
     wait_all_bound(&server, &|| es.logs(), &contested, Duration::from_secs(20));
-    if !foreign.is_empty() {
-        // Our delayed binds of the pods the rival took arrive after its binds: 409.
-        wait_until(Duration::from_secs(10), "a binding 409", || conflicting_binding_posts(&server.requests()) > 0)
-            .unwrap_or_else(|e| panic!("{e}\n{}", tail(&es.logs(), 40)));
-        es.wait_for_log("Pod was bound elsewhere; forgetting it", Duration::from_secs(10)).expect("409 = lost ownership");
-    }
-    // Let the remaining delayed binds land before the latency goes.
-    std::thread::sleep(Duration::from_millis(1000));
+    assert_eq!(foreign.len(), contested.len(), "the rival's binds land while ours are held");
+    // Our delayed binds of the pods the rival took are answered 409: lost ownership.
+    wait_until(Duration::from_secs(10), "our binds to be answered 409", || {
+        conflicting_binding_posts(&server.requests()) >= contested.len()
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", tail(&es.logs(), 40)));
+    es.wait_for_log("Pod was bound elsewhere; forgetting it", Duration::from_secs(10)).expect("409 = lost ownership");
     server.set_latency_for("/binding", Duration::ZERO);
     let conflicts = conflicting_binding_posts(&server.requests());
     ours.extend(contested.iter().cloned());
@@ -433,6 +436,9 @@ fn leader_failover_under_load_binds_every_pod_once() {
     // Distinct client-certificate users tell the two processes apart in the request log.
     let launch =
         |user: &str| Launch { leader_elect: true, auth: KubeAuth::ClientCert { user: user.to_string() }, ..Default::default() };
+    // 50 ms per binding (16 bind workers: at most ~320 binds/s) so the kill lands mid-run even if
+    // this thread is slow to notice the 150th bind.
+    server.set_latency_for("/binding", Duration::from_millis(50));
     let a = launch("replica-a").start(&server);
     let b = launch("replica-b").start(&server);
     let (ida, idb) = (identity(&a), identity(&b));

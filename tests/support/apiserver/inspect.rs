@@ -34,6 +34,8 @@ struct BindingStats {
 #[derive(Debug, Default)]
 struct State {
     requests: Vec<RequestRecord>,
+    /// (method, path) of requests as they arrive, before latency and faults apply.
+    received: Vec<(String, String)>,
     bindings: HashMap<(String, String), BindingStats>,
 }
 
@@ -58,7 +60,19 @@ impl Inspect {
 
     /// The log so far, leaving it empty (long runs drain it to keep the test's memory flat).
     pub fn take_requests(&self) -> Vec<RequestRecord> {
-        std::mem::take(&mut self.state().requests)
+        let mut s = self.state();
+        s.received.clear();
+        std::mem::take(&mut s.requests)
+    }
+
+    /// Note a request as soon as its head is read.
+    pub fn receive(&self, method: &str, path: &str) {
+        self.state().received.push((method.to_string(), path.to_string()));
+    }
+
+    /// Requests received so far (answered or not) with `method` and a path containing `path`.
+    pub fn received_matching(&self, method: &str, path: &str) -> usize {
+        self.state().received.iter().filter(|(m, p)| m == method && p.contains(path)).count()
     }
 
     /// Count a binding attempt for a pod.

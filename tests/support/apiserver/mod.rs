@@ -409,6 +409,12 @@ impl TestApiServer {
         self.shared.inspect.take_requests()
     }
 
+    /// Requests with `method` and a path containing `path_substring` that have arrived, including
+    /// those still being delayed or processed (the request log only has finished ones).
+    pub fn requests_received(&self, method: &str, path_substring: &str) -> usize {
+        self.shared.inspect.received_matching(method, path_substring)
+    }
+
     /// How many requests had `method` ("" or "*" = any) and a path containing `path_substring`.
     pub fn requests_matching(&self, method: &str, path_substring: &str) -> usize {
         let any = method.is_empty() || method == "*";

@@ -231,6 +231,7 @@ const MAX_RECORDED_BODY: usize = 16 * 1024;
 
 /// Serve one request; returns whether the connection stays open.
 fn handle(shared: &Shared, reader: &mut BufReader<Tls>, req: &Request) -> bool {
+    shared.inspect.receive(&req.method, &req.path);
     let delay = shared.faults.latency_for(&req.path);
     if !delay.is_zero() {
         thread::sleep(delay);
