@@ -4,6 +4,12 @@
 //! worker POSTs the `binding` subresource (DefaultBinder), then reports back. A 409 means another
 //! actor bound or is deleting the pod: we lost it. Status patches (PodScheduled=False, nominated
 //! node) and preemption evictions use the same workers, so slow API calls never block scheduling.
+//!
+//! The binding subresource does not check the node's capacity (neither does upstream's): a pod
+//! another client bound or created on a node after our cache last heard from the watch is
+//! invisible to the cycle that picks that node, and both binds succeed. The kubelet's admission
+//! (OutOfcpu, OutOfmemory, OutOfpods, host ports) is the final arbiter, as with several upstream
+//! schedulers sharing nodes. RELIABILITY.md describes this window and what is tested around it.
 
 use crate::events::{pod_reference, EventRecord, EventType};
 use crate::framework::plugins::default_binder::binding_for;
@@ -110,7 +116,35 @@ pub fn bind(client: &Client, pod: &crate::model::PodInfo, node: &str) -> Result<
     match client.create::<_, serde_json::Value>(&path, &body) {
         Ok(_) => Ok(()),
         Err(e) if e.is_conflict() => Err(BindFailure::Conflict(e.to_string())),
+        // No status code: the connection broke or the response was cut after the request may
+        // have reached the server, so the pod may well be bound. Reporting a plain failure would
+        // make the scheduler forget the assumed pod and offer the node's capacity to the next
+        // pod before the watch shows the bind (an overcommit we could have known about). Ask the
+        // server instead. upstream kube-scheduler forgets the pod here; see RELIABILITY.md.
+        Err(e) if e.code().is_none() => verify_ambiguous_bind(client, pod, node, &e),
         Err(e) => Err(BindFailure::Other(e.to_string())),
+    }
+}
+
+/// After a binding POST with an unknown outcome: GET the pod and classify by its `nodeName`.
+fn verify_ambiguous_bind(client: &Client, pod: &crate::model::PodInfo, node: &str, err: &ApiError) -> Result<(), BindFailure> {
+    let path = format!("/api/v1/namespaces/{}/pods/{}", pod.namespace, pod.name);
+    match client.get::<crate::kube::api::Pod>(&path) {
+        Ok(current) if current.metadata.uid != *pod.uid => Err(BindFailure::Conflict(format!("{err} (pod was replaced)"))),
+        Ok(current) if current.spec.node_name == node => {
+            info!(
+                "{}",
+                Line::new("Binding response lost; the pod is bound to the chosen node").s("pod", &*pod.key).s("node", node)
+            );
+            Ok(())
+        }
+        Ok(current) if !current.spec.node_name.is_empty() => {
+            Err(BindFailure::Conflict(format!("{err} (pod is bound to {})", current.spec.node_name)))
+        }
+        Ok(_) => Err(BindFailure::Other(err.to_string())),
+        Err(e) if e.is_not_found() => Err(BindFailure::Conflict(format!("{err} (pod is gone)"))),
+        // Still unknown: give up like upstream does (the race window in RELIABILITY.md).
+        Err(e) => Err(BindFailure::Other(format!("{err} (checking the pod failed: {e})"))),
     }
 }
 

@@ -149,6 +149,14 @@ fn try_acquire_or_renew(elector: &mut Elector, client: &Client, now: Instant) ->
         Err(e) if e.is_not_found() => None,
         Err(e) => return Err(e.to_string()),
     };
+    // A changed lease counts as observed when the GET returns, not when it was sent (client-go's
+    // setObservedRecord runs after Lock.Get): a renewal the server applied while our GET was in
+    // flight must not be dated earlier than it happened, or a standby would take the lease over
+    // before it expires by up to the GET's latency. `now` (before the GET) stays the time the
+    // validity is judged at, which errs the same safe way.
+    if let Some(lease) = &current {
+        elector.observe(lease, Instant::now());
+    }
     match elector.decide(current.as_ref(), now, SystemTime::now()) {
         Decision::Wait { .. } => Ok(false),
         Decision::Create(lease) => {

@@ -145,9 +145,25 @@ impl auth::Reviewer for ApiReviewer {
     }
 }
 
+/// Environment variable overriding how long a watch may stay completely silent (no event, no
+/// bookmark) before it is considered dead and reopened, in seconds (fractions allowed). The
+/// default ([`WatchSpec::new`]) is 5 minutes: five times the API server's ~1-minute bookmark
+/// period. Meant for tests and for networks whose middleboxes silently drop idle connections.
+pub const WATCH_IDLE_TIMEOUT_ENV: &str = "EDGESCHED_WATCH_IDLE_TIMEOUT";
+
+/// Parse [`WATCH_IDLE_TIMEOUT_ENV`]: `None` when unset; an error for anything but a positive
+/// number of seconds.
+pub fn parse_watch_idle_timeout(value: Option<&str>) -> Result<Option<Duration>, String> {
+    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(None) };
+    match v.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(Some(Duration::from_secs_f64(secs))),
+        _ => Err(format!("{WATCH_IDLE_TIMEOUT_ENV}={v:?}: expected a positive number of seconds (at most 86400)")),
+    }
+}
+
 fn watch_into<T, F>(
     client: &Client,
-    spec: WatchSpec,
+    mut spec: WatchSpec,
     tx: SyncSender<Input>,
     stop: Arc<AtomicBool>,
     metrics: Metrics,
@@ -158,6 +174,9 @@ where
     F: Fn(Change<T>) -> Input + Send + 'static,
 {
     let name = spec.name;
+    if let Ok(Some(idle)) = parse_watch_idle_timeout(std::env::var(WATCH_IDLE_TIMEOUT_ENV).ok().as_deref()) {
+        spec.idle_timeout = idle;
+    }
     let seed = Rng::from_os().next_u64();
     spawn_watcher(client.clone(), spec, stop, seed, move |u: Update<T>| {
         let change = match u {
@@ -193,6 +212,11 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     let cfg = &s.config;
     let metrics = Metrics::new();
     let client = Client::new(&s.rest, &client_options(cfg)).map_err(|e| RunError(e.to_string()))?;
+    match parse_watch_idle_timeout(std::env::var(WATCH_IDLE_TIMEOUT_ENV).ok().as_deref()) {
+        Ok(Some(idle)) => info!("{}", Line::new("Watch idle timeout overridden").s("timeout", format!("{idle:?}"))),
+        Ok(None) => {}
+        Err(e) => return Err(RunError(e)),
+    }
     info!("{}", Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin));
 
     let ctx = PluginContext::default();
@@ -586,6 +610,17 @@ fn dispatch(sched: &mut Scheduler, workers: &bind::Workers, recorder: &crate::re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn watch_idle_timeout_override_parses_positive_seconds() {
+        assert_eq!(parse_watch_idle_timeout(None), Ok(None));
+        assert_eq!(parse_watch_idle_timeout(Some(" ")), Ok(None));
+        assert_eq!(parse_watch_idle_timeout(Some("3")), Ok(Some(Duration::from_secs(3))));
+        assert_eq!(parse_watch_idle_timeout(Some("0.5")), Ok(Some(Duration::from_millis(500))));
+        for bad in ["0", "-1", "soon", "inf", "NaN", "100000"] {
+            assert!(parse_watch_idle_timeout(Some(bad)).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn uuids_are_version_4() {

@@ -6,6 +6,7 @@
 pub mod apiserver;
 pub mod certs;
 pub mod https;
+pub mod invariants;
 pub mod objects;
 pub mod process;
 pub mod wait;

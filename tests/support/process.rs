@@ -50,8 +50,14 @@ const MAX_LOG_BYTES: usize = 8 * 1024 * 1024;
 impl Edgesched {
     /// Start the binary with these arguments.
     pub fn spawn(args: &[String], dir: PathBuf, secure_port: u16) -> Edgesched {
+        Edgesched::spawn_with_env(args, &[], dir, secure_port)
+    }
+
+    /// Start the binary with these arguments and extra environment variables.
+    pub fn spawn_with_env(args: &[String], env: &[(String, String)], dir: PathBuf, secure_port: u16) -> Edgesched {
         let mut child = command()
             .args(args)
+            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -154,6 +160,8 @@ pub struct Launch {
     pub extra_args: Vec<String>,
     pub secure_port: Option<u16>,
     pub auth: KubeAuth,
+    /// Extra environment variables (e.g. `EDGESCHED_WATCH_IDLE_TIMEOUT`).
+    pub env: Vec<(String, String)>,
 }
 
 impl Default for Launch {
@@ -167,6 +175,7 @@ impl Default for Launch {
             extra_args: Vec::new(),
             secure_port: None,
             auth: KubeAuth::ClientCert { user: "system:kube-scheduler".into() },
+            env: Vec::new(),
         }
     }
 }
@@ -204,6 +213,6 @@ impl Launch {
             "--v=2".to_string(),
         ];
         args.extend(self.extra_args);
-        Edgesched::spawn(&args, dir, port)
+        Edgesched::spawn_with_env(&args, &self.env, dir, port)
     }
 }

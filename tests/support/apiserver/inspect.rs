@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// One served request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,6 +20,9 @@ pub struct RequestRecord {
     pub user: String,
     /// The request body (first 16 KiB, lossily decoded), to check what a client wrote and in which order.
     pub body: String,
+    /// When the server finished handling the request (after any write it made), so tests can
+    /// order writes of different clients, e.g. bindings against lease renewals.
+    pub at: Instant,
 }
 
 #[derive(Debug, Default)]
@@ -30,6 +34,8 @@ struct BindingStats {
 #[derive(Debug, Default)]
 struct State {
     requests: Vec<RequestRecord>,
+    /// (method, path) of requests as they arrive, before latency and faults apply.
+    received: Vec<(String, String)>,
     bindings: HashMap<(String, String), BindingStats>,
 }
 
@@ -50,6 +56,23 @@ impl Inspect {
     /// A copy of the log.
     pub fn requests(&self) -> Vec<RequestRecord> {
         self.state().requests.clone()
+    }
+
+    /// The log so far, leaving it empty (long runs drain it to keep the test's memory flat).
+    pub fn take_requests(&self) -> Vec<RequestRecord> {
+        let mut s = self.state();
+        s.received.clear();
+        std::mem::take(&mut s.requests)
+    }
+
+    /// Note a request as soon as its head is read.
+    pub fn receive(&self, method: &str, path: &str) {
+        self.state().received.push((method.to_string(), path.to_string()));
+    }
+
+    /// Requests received so far (answered or not) with `method` and a path containing `path`.
+    pub fn received_matching(&self, method: &str, path: &str) -> usize {
+        self.state().received.iter().filter(|(m, p)| m == method && p.contains(path)).count()
     }
 
     /// Count a binding attempt for a pod.

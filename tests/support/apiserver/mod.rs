@@ -343,6 +343,13 @@ impl TestApiServer {
         self.shared.faults.set_stalled(stalled);
     }
 
+    /// Silence every watch open right now, for good (no events, no bookmarks, no close), while
+    /// watches opened later work normally: a client only recovers by noticing the silence and
+    /// reconnecting.
+    pub fn stall_open_watches(&self) {
+        self.shared.watch_stall_epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
     /// Send only half of the next `n` response bodies whose path contains `path_substring`
     /// (full Content-Length declared), then close the connection.
     pub fn truncate_next(&self, n: usize, path_substring: &str) {
@@ -394,6 +401,18 @@ impl TestApiServer {
     /// Every request served so far.
     pub fn requests(&self) -> Vec<RequestRecord> {
         self.shared.inspect.requests()
+    }
+
+    /// Every request served since the last call (or the start), removing them from the log: for
+    /// long runs that would otherwise keep every request in memory.
+    pub fn take_requests(&self) -> Vec<RequestRecord> {
+        self.shared.inspect.take_requests()
+    }
+
+    /// Requests with `method` and a path containing `path_substring` that have arrived, including
+    /// those still being delayed or processed (the request log only has finished ones).
+    pub fn requests_received(&self, method: &str, path_substring: &str) -> usize {
+        self.shared.inspect.received_matching(method, path_substring)
     }
 
     /// How many requests had `method` ("" or "*" = any) and a path containing `path_substring`.

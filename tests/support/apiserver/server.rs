@@ -45,6 +45,8 @@ pub struct Shared {
     pub stop_epoch: AtomicU64,
     /// Bumped by drop_watches().
     pub watch_drop_epoch: AtomicU64,
+    /// Bumped by stall_open_watches(): watches opened before the bump go silent for good.
+    pub watch_stall_epoch: AtomicU64,
     active_watches: AtomicUsize,
     conns: Mutex<HashMap<u64, TcpStream>>,
     next_conn: AtomicU64,
@@ -74,6 +76,7 @@ impl Shared {
             graceful_pod_deletion: AtomicBool::new(graceful),
             stop_epoch: AtomicU64::new(0),
             watch_drop_epoch: AtomicU64::new(0),
+            watch_stall_epoch: AtomicU64::new(0),
             active_watches: AtomicUsize::new(0),
             conns: Mutex::new(HashMap::new()),
             next_conn: AtomicU64::new(0),
@@ -228,6 +231,7 @@ const MAX_RECORDED_BODY: usize = 16 * 1024;
 
 /// Serve one request; returns whether the connection stays open.
 fn handle(shared: &Shared, reader: &mut BufReader<Tls>, req: &Request) -> bool {
+    shared.inspect.receive(&req.method, &req.path);
     let delay = shared.faults.latency_for(&req.path);
     if !delay.is_zero() {
         thread::sleep(delay);
@@ -254,6 +258,7 @@ fn handle(shared: &Shared, reader: &mut BufReader<Tls>, req: &Request) -> bool {
         code,
         user: identity.map(|i| i.user).unwrap_or_default(),
         body: String::from_utf8_lossy(&req.body[..req.body.len().min(MAX_RECORDED_BODY)]).into_owned(),
+        at: Instant::now(),
     });
     let audit_id = clock::uuid();
     let date = clock::http_date(SystemTime::now());

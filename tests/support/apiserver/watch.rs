@@ -145,6 +145,7 @@ fn abort(stream: &mut Tls) -> io::Error {
 pub fn serve(shared: &Shared, stream: &mut Tls, spec: &WatchSpec, audit_id: &str, date: &str) -> io::Result<bool> {
     let stop_epoch = shared.stop_epoch.load(Ordering::SeqCst);
     let drop_epoch = shared.watch_drop_epoch.load(Ordering::SeqCst);
+    let stall_epoch = shared.watch_stall_epoch.load(Ordering::SeqCst);
     let opening = open(spec, &shared.lock_store());
     http::write_stream_head(stream, "application/json", audit_id, date)?;
     let (lines, mut cursor) = match opening {
@@ -166,7 +167,9 @@ pub fn serve(shared: &Shared, stream: &mut Tls, spec: &WatchSpec, audit_id: &str
         {
             return Err(abort(stream));
         }
-        if shared.faults.stalled() {
+        // Stalled (all watches, or this one because it was open when open watches were stalled):
+        // keep the connection but send nothing, not even bookmarks, like a dead NAT mapping.
+        if shared.faults.stalled() || shared.watch_stall_epoch.load(Ordering::SeqCst) != stall_epoch {
             std::thread::sleep(POLL);
             continue;
         }
