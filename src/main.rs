@@ -161,7 +161,11 @@ fn insecure_addrs(opts: &RunOptions, cfg: &SchedulerConfig) -> Result<Vec<Socket
 }
 
 fn rest_for(path: Option<&Path>, master: Option<&str>, allow_http: bool, what: &str) -> Result<kubeconfig::RestConfig, String> {
-    kubeconfig::build_config(path, master, allow_http).map_err(|e| format!("{what}: {e}"))
+    let rest = kubeconfig::build_config(path, master, allow_http).map_err(|e| format!("{what}: {e}"))?;
+    // Check the certificates and key now: a bad PEM block is a configuration error (exit 2, naming
+    // the kubeconfig and field), not a runtime failure discovered when the client is built.
+    edgesched::kube::tls::build_tls_config(&rest).map_err(|e| format!("{what}: {}: {e}", rest.origin))?;
+    Ok(rest)
 }
 
 fn run_cmd(opts: RunOptions) -> i32 {

@@ -823,6 +823,11 @@ fn transport_error(label: &str, err: ureq::Error) -> (ApiError, FailureStage) {
             FailureStage::NotSent
         }
         ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::BadUri(_) | ureq::Error::Http(_) => FailureStage::Permanent,
+        // rustls reports handshake failures (an untrusted or mismatched server certificate) through
+        // the stream as an io::Error wrapping rustls::Error. Retrying cannot fix a certificate, and
+        // treating it as "maybe sent" hid it behind a minute of silent retries before the watcher
+        // logged anything.
+        ureq::Error::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<rustls::Error>()) => FailureStage::Permanent,
         _ => FailureStage::MaybeSent,
     };
     (ApiError::Transport { request: label.to_string(), message: err.to_string() }, stage)
@@ -1125,6 +1130,19 @@ mod tests {
         assert!(p.delay(&err, FailureStage::MaybeSent, true, 0).is_some());
         assert_eq!(p.delay(&err, FailureStage::MaybeSent, false, 0), None);
         assert_eq!(p.delay(&err, FailureStage::Permanent, true, 0), None);
+    }
+
+    #[test]
+    fn certificate_failures_surfacing_as_io_errors_are_permanent() {
+        // What ureq returns when rustls rejects the server certificate mid-handshake.
+        let bad_cert = rustls::Error::InvalidCertificate(rustls::CertificateError::BadSignature);
+        let err = ureq::Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, bad_cert));
+        let (api, stage) = transport_error("GET /api/v1/nodes", err);
+        assert_eq!(stage, FailureStage::Permanent);
+        assert!(api.to_string().contains("invalid peer certificate"), "{api}");
+        // A plain connection reset is still "maybe sent".
+        let reset = ureq::Error::Io(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert_eq!(transport_error("GET /x", reset).1, FailureStage::MaybeSent);
     }
 
     // --- query strings -----------------------------------------------------------------------

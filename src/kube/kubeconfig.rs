@@ -393,11 +393,20 @@ fn base64_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::E
     }
 }
 
+/// Most YAML nodes (aliases expanded) accepted in a kubeconfig.
+const MAX_YAML_NODES: usize = 20_000;
+
 fn parse_kubeconfig(path: &Path, text: &str) -> Result<KubeconfigFile, KubeconfigError> {
     let mut failed_at: Option<String> = None;
     let mut options = serde_saphyr::Options::default();
     // Snippets would quote the offending line, which may hold key or token material.
     options.with_snippet = false;
+    // A kubeconfig has at most a few hundred nodes; refuse alias bombs before they cost seconds.
+    let mut budget = serde_saphyr::budget::Budget::default();
+    budget.max_nodes = MAX_YAML_NODES;
+    budget.max_events = 4 * MAX_YAML_NODES;
+    options.budget = Some(budget);
+    options.alias_limits.max_total_replayed_events = MAX_YAML_NODES;
     let parsed = serde_saphyr::with_deserializer_from_str_with_options(text, options, |de| {
         let mut track = serde_path_to_error::Track::new();
         let tracked = serde_path_to_error::Deserializer::new(de, &mut track);
