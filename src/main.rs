@@ -207,6 +207,12 @@ fn run_cmd(opts: RunOptions) -> i32 {
     if rest.insecure_skip_tls_verify {
         warn!("insecure-skip-tls-verify is set: the API server's certificate is NOT verified; anyone on the network path can impersonate it");
     }
+    if rest.server.get(..7).is_some_and(|s| s.eq_ignore_ascii_case("http://")) {
+        // Only reachable with --allow-insecure-http; say what it costs every time.
+        warn!(
+            "--allow-insecure-http: talking to the API server over plain HTTP; credentials and cluster data are sent unencrypted"
+        );
+    }
     let side = |p: &Option<PathBuf>, what: &str| -> Result<Option<kubeconfig::RestConfig>, String> {
         match p {
             Some(path) => rest_for(Some(path), opts.master.as_deref(), opts.allow_insecure_http, what).map(Some),

@@ -190,6 +190,22 @@ fn plain_http_master_needs_the_explicit_opt_in() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("plain http") && stderr.contains("--allow-insecure-http"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+
+    // With the opt-in it starts (and keeps retrying the unreachable server), warning about it.
+    let port = free_port();
+    let mut es = Edgesched::spawn(
+        &[
+            format!("--config={}", config.display()),
+            "--master=http://127.0.0.1:1".into(),
+            "--allow-insecure-http".into(),
+            format!("--secure-port={port}"),
+            "--bind-address=127.0.0.1".into(),
+        ],
+        dir,
+        port,
+    );
+    es.wait_for_log("plain HTTP", T).expect("warning");
+    assert!(es.alive(), "{}", es.logs());
 }
 
 /// Send `request` on a fresh plain-HTTP connection and return the status line.
