@@ -161,7 +161,11 @@ fn insecure_addrs(opts: &RunOptions, cfg: &SchedulerConfig) -> Result<Vec<Socket
 }
 
 fn rest_for(path: Option<&Path>, master: Option<&str>, allow_http: bool, what: &str) -> Result<kubeconfig::RestConfig, String> {
-    kubeconfig::build_config(path, master, allow_http).map_err(|e| format!("{what}: {e}"))
+    let rest = kubeconfig::build_config(path, master, allow_http).map_err(|e| format!("{what}: {e}"))?;
+    // Check the certificates and key now: a bad PEM block is a configuration error (exit 2, naming
+    // the kubeconfig and field), not a runtime failure discovered when the client is built.
+    edgesched::kube::tls::build_tls_config(&rest).map_err(|e| format!("{what}: {}: {e}", rest.origin))?;
+    Ok(rest)
 }
 
 fn run_cmd(opts: RunOptions) -> i32 {
@@ -202,6 +206,12 @@ fn run_cmd(opts: RunOptions) -> i32 {
     };
     if rest.insecure_skip_tls_verify {
         warn!("insecure-skip-tls-verify is set: the API server's certificate is NOT verified; anyone on the network path can impersonate it");
+    }
+    if rest.server.get(..7).is_some_and(|s| s.eq_ignore_ascii_case("http://")) {
+        // Only reachable with --allow-insecure-http; say what it costs every time.
+        warn!(
+            "--allow-insecure-http: talking to the API server over plain HTTP; credentials and cluster data are sent unencrypted"
+        );
     }
     let side = |p: &Option<PathBuf>, what: &str| -> Result<Option<kubeconfig::RestConfig>, String> {
         match p {

@@ -108,6 +108,9 @@ pub fn position(line: u64, column: u64) -> String {
 /// Deepest nesting of mappings and lists accepted in a configuration file.
 pub const MAX_DEPTH: usize = 32;
 
+/// Most YAML nodes (mappings, sequences and scalars, aliases expanded) accepted in one file.
+pub const MAX_NODES: usize = 20_000;
+
 /// Why the text is not a YAML document, with the position serde-saphyr reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseFailure {
@@ -122,7 +125,13 @@ pub fn parse_yaml(text: &str) -> Result<Option<Node>, ParseFailure> {
     // the tree (ours and serde-saphyr's) far from the end of a thread's stack.
     let mut budget = serde_saphyr::budget::Budget::default();
     budget.max_depth = MAX_DEPTH;
+    // A real configuration has a few hundred nodes. serde-saphyr's defaults (250 000 nodes, a
+    // million replayed alias events) let a 1 KiB alias bomb cost seconds of CPU before it is
+    // refused; these caps refuse it at once.
+    budget.max_nodes = MAX_NODES;
+    budget.max_events = 4 * MAX_NODES;
     options.budget = Some(budget);
+    options.alias_limits.max_total_replayed_events = MAX_NODES;
     let parsed: Option<Spanned<RawValue>> =
         serde_saphyr::from_str_with_options(text, options).map_err(|e| ParseFailure { message: yaml_error_message(&e) })?;
     Ok(parsed.map(into_node))
@@ -549,6 +558,14 @@ mod tests {
         assert_eq!(parse_yaml("a: 1\na: 2\n").unwrap_err().message, "duplicate field \"a\" (line 2 column 1)");
         assert!(parse_yaml("a: 1\n---\nb: 2\n").unwrap_err().message.starts_with("more than one YAML document"));
         assert_eq!(parse_yaml("# nothing\n").unwrap(), None);
+        // Billion laughs: refused by the node budget, not expanded.
+        let mut bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x]\n".to_string();
+        for i in 1..10 {
+            let p = i - 1;
+            bomb.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
+        }
+        let message = parse_yaml(&bomb).unwrap_err().message;
+        assert!(message.contains("alias replay limit") || message.contains("budget"), "{message}");
     }
 
     #[test]

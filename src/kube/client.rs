@@ -691,6 +691,7 @@ impl Client {
         let label = format!("WATCH {path}");
         let url = self.url(&with_query(path, &params.query()), &label)?;
         self.throttle();
+        let sent_at = Instant::now();
         let request = self.build(Verb::Get, &url, None, None, &label).map_err(|(e, _)| e)?;
         let request = self
             .inner
@@ -704,6 +705,7 @@ impl Client {
         let retry_after = header(&response, "retry-after");
         let body = response.into_body();
         if !(200..300).contains(&code) {
+            self.unauthorized_at(code, sent_at);
             let bytes = body.into_with_config().limit(MAX_ERROR_BODY_BYTES).read_to_vec().unwrap_or_default();
             return Err(error_from_response(&label, code, retry_after.as_deref(), &bytes));
         }
@@ -726,10 +728,12 @@ impl Client {
     /// One HTTP exchange, body included.
     fn attempt(&self, req: &RawRequest<'_>, url: &http::Uri, label: &str) -> Result<Vec<u8>, (ApiError, FailureStage)> {
         let timeout = self.attempt_timeout(label).map_err(|e| (e, FailureStage::Permanent))?;
+        let sent_at = Instant::now();
         let request = self.build(req.verb, url, req.body.clone(), req.content_type, label)?;
         let request = self.inner.agent.configure_request(request).timeout_global(Some(timeout)).build();
         let response = self.inner.agent.run(request).map_err(|e| transport_error(label, e))?;
         let code = response.status().as_u16();
+        self.unauthorized_at(code, sent_at);
         let retry_after = header(&response, "retry-after");
         let success = (200..300).contains(&code);
         let limit = if success { MAX_BODY_BYTES } else { MAX_ERROR_BODY_BYTES };
@@ -742,6 +746,16 @@ impl Client {
                 error_from_response(label, code, retry_after.as_deref(), &body.unwrap_or_default()),
                 FailureStage::MaybeSent,
             )),
+        }
+    }
+
+    /// On 401, drop a file token read before the request was sent so the next request reads
+    /// the (probably rotated) file again instead of waiting out the refresh period.
+    fn unauthorized_at(&self, code: u16, sent_at: Instant) {
+        if code == 401 {
+            if let Some(provider) = &self.inner.token {
+                provider.reset_older_than(sent_at);
+            }
         }
     }
 
@@ -809,6 +823,11 @@ fn transport_error(label: &str, err: ureq::Error) -> (ApiError, FailureStage) {
             FailureStage::NotSent
         }
         ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::BadUri(_) | ureq::Error::Http(_) => FailureStage::Permanent,
+        // rustls reports handshake failures (an untrusted or mismatched server certificate) through
+        // the stream as an io::Error wrapping rustls::Error. Retrying cannot fix a certificate, and
+        // treating it as "maybe sent" hid it behind a minute of silent retries before the watcher
+        // logged anything.
+        ureq::Error::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<rustls::Error>()) => FailureStage::Permanent,
         _ => FailureStage::MaybeSent,
     };
     (ApiError::Transport { request: label.to_string(), message: err.to_string() }, stage)
@@ -1111,6 +1130,19 @@ mod tests {
         assert!(p.delay(&err, FailureStage::MaybeSent, true, 0).is_some());
         assert_eq!(p.delay(&err, FailureStage::MaybeSent, false, 0), None);
         assert_eq!(p.delay(&err, FailureStage::Permanent, true, 0), None);
+    }
+
+    #[test]
+    fn certificate_failures_surfacing_as_io_errors_are_permanent() {
+        // What ureq returns when rustls rejects the server certificate mid-handshake.
+        let bad_cert = rustls::Error::InvalidCertificate(rustls::CertificateError::BadSignature);
+        let err = ureq::Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, bad_cert));
+        let (api, stage) = transport_error("GET /api/v1/nodes", err);
+        assert_eq!(stage, FailureStage::Permanent);
+        assert!(api.to_string().contains("invalid peer certificate"), "{api}");
+        // A plain connection reset is still "maybe sent".
+        let reset = ureq::Error::Io(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert_eq!(transport_error("GET /x", reset).1, FailureStage::MaybeSent);
     }
 
     // --- query strings -----------------------------------------------------------------------

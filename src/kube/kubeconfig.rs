@@ -128,6 +128,20 @@ impl TokenProvider {
         self.token_at(Instant::now())
     }
 
+    /// Forget a file token read before `sent_at`, so the next request re-reads the file. Called
+    /// when the API server answers 401 to a request that started at `sent_at`: the token was
+    /// probably rotated before the refresh period ran out (client-go's bearerAuthRoundTripper
+    /// calls `ResetTokenOlderThan` in the same situation).
+    pub fn reset_older_than(&self, sent_at: Instant) {
+        if matches!(self.source, TokenSource::Static(_)) {
+            return;
+        }
+        let mut cache = self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if cache.as_ref().is_some_and(|c| c.read_at <= sent_at) {
+            *cache = None;
+        }
+    }
+
     /// The token to send at `now` (the clock is a parameter so rotation is testable).
     pub fn token_at(&self, now: Instant) -> Result<String, TokenError> {
         let path = match &self.source {
@@ -157,7 +171,13 @@ impl TokenProvider {
 }
 
 fn read_token_file(path: &Path) -> Result<String, TokenError> {
-    let raw = std::fs::read_to_string(path).map_err(|source| TokenError::Read { path: path.to_path_buf(), source })?;
+    read_token_file_with(path, read_capped)
+}
+
+fn read_token_file_with(path: &Path, read: FileReader) -> Result<String, TokenError> {
+    let raw = read(path, MAX_REFERENCED_FILE_BYTES)
+        .and_then(|bytes| String::from_utf8(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text")))
+        .map_err(|source| TokenError::Read { path: path.to_path_buf(), source })?;
     let token = raw.trim();
     if token.is_empty() {
         return Err(TokenError::Empty { path: path.to_path_buf() });
@@ -373,11 +393,20 @@ fn base64_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::E
     }
 }
 
+/// Most YAML nodes (aliases expanded) accepted in a kubeconfig.
+const MAX_YAML_NODES: usize = 20_000;
+
 fn parse_kubeconfig(path: &Path, text: &str) -> Result<KubeconfigFile, KubeconfigError> {
     let mut failed_at: Option<String> = None;
     let mut options = serde_saphyr::Options::default();
     // Snippets would quote the offending line, which may hold key or token material.
     options.with_snippet = false;
+    // A kubeconfig has at most a few hundred nodes; refuse alias bombs before they cost seconds.
+    let mut budget = serde_saphyr::budget::Budget::default();
+    budget.max_nodes = MAX_YAML_NODES;
+    budget.max_events = 4 * MAX_YAML_NODES;
+    options.budget = Some(budget);
+    options.alias_limits.max_total_replayed_events = MAX_YAML_NODES;
     let parsed = serde_saphyr::with_deserializer_from_str_with_options(text, options, |de| {
         let mut track = serde_path_to_error::Track::new();
         let tracked = serde_path_to_error::Deserializer::new(de, &mut track);
@@ -401,12 +430,89 @@ fn parse_kubeconfig(path: &Path, text: &str) -> Result<KubeconfigFile, Kubeconfi
 /// Read a kubeconfig and resolve `context` (or its `current-context`) into a [`RestConfig`].
 /// Does not judge the server URL's scheme; [`build_config`] does.
 pub fn load_kubeconfig(path: &Path, context: Option<&str>) -> Result<RestConfig, KubeconfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| KubeconfigError::Read { path: path.to_path_buf(), source })?;
+    let read_error = |source| KubeconfigError::Read { path: path.to_path_buf(), source };
+    // Size first: a kubeconfig pointed at a huge file (or /dev/zero) must not be read whole.
+    let bytes = read_capped(path, MAX_KUBECONFIG_BYTES).map_err(read_error)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        read_error(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
+        ))
+    })?;
+    load_kubeconfig_str(&text, path, context)
+}
+
+/// Resolve kubeconfig `text` as if it had been read from `path` (which names the file in errors
+/// and anchors relative file references). Pure apart from reading referenced files; used by
+/// [`load_kubeconfig`] and by the fuzz target.
+pub fn load_kubeconfig_str(text: &str, path: &Path, context: Option<&str>) -> Result<RestConfig, KubeconfigError> {
+    if text.len() as u64 > MAX_KUBECONFIG_BYTES {
+        return Err(too_large(path, text.len() as u64, MAX_KUBECONFIG_BYTES));
+    }
     if text.trim().is_empty() {
         return Err(KubeconfigError::Empty { path: path.to_path_buf() });
     }
-    let file = parse_kubeconfig(path, &text)?;
-    Resolver { path, base_dir: path.parent().unwrap_or(Path::new("")), file: &file }.resolve(context)
+    load_kubeconfig_str_with(text, path, context, read_capped)
+}
+
+/// [`load_kubeconfig_str`] without touching the filesystem: every file the kubeconfig references
+/// reads as "not found". For fuzzing, where a generated `certificate-authority: /dev/stdin`
+/// would otherwise block.
+#[doc(hidden)]
+pub fn load_kubeconfig_str_no_files(text: &str, path: &Path, context: Option<&str>) -> Result<RestConfig, KubeconfigError> {
+    if text.len() as u64 > MAX_KUBECONFIG_BYTES {
+        return Err(too_large(path, text.len() as u64, MAX_KUBECONFIG_BYTES));
+    }
+    if text.trim().is_empty() {
+        return Err(KubeconfigError::Empty { path: path.to_path_buf() });
+    }
+    load_kubeconfig_str_with(text, path, context, |_, _| Err(io::Error::from(io::ErrorKind::NotFound)))
+}
+
+fn load_kubeconfig_str_with(
+    text: &str,
+    path: &Path,
+    context: Option<&str>,
+    read: FileReader,
+) -> Result<RestConfig, KubeconfigError> {
+    let file = parse_kubeconfig(path, text)?;
+    Resolver { path, base_dir: path.parent().unwrap_or(Path::new("")), file: &file, read }.resolve(context)
+}
+
+/// Reads a referenced file with a size cap (swappable so fuzzing never touches the filesystem).
+type FileReader = fn(&Path, u64) -> io::Result<Vec<u8>>;
+
+/// Largest kubeconfig accepted. Real ones, even with several embedded certificates, are a few
+/// KiB; the cap keeps a wrong path (a log file, a disk image) from being loaded into memory.
+pub const MAX_KUBECONFIG_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Largest file a kubeconfig may reference (CA bundle, client certificate or key, token file).
+pub const MAX_REFERENCED_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+fn too_large(path: &Path, len: u64, max: u64) -> KubeconfigError {
+    KubeconfigError::Read {
+        path: path.to_path_buf(),
+        source: io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("file is {len} bytes; files larger than {} MiB ({max} bytes) are refused", max / (1024 * 1024)),
+        ),
+    }
+}
+
+/// Read a whole file, refusing more than `max` bytes. Reads at most `max + 1` bytes, so endless
+/// files (`/dev/zero`, a FIFO) fail instead of exhausting memory.
+fn read_capped(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("file is larger than {} MiB ({max} bytes); refused", max / (1024 * 1024)),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Resolution state for one kubeconfig: knows the file for error messages and its directory for
@@ -415,6 +521,7 @@ struct Resolver<'a> {
     path: &'a Path,
     base_dir: &'a Path,
     file: &'a KubeconfigFile,
+    read: FileReader,
 }
 
 impl Resolver<'_> {
@@ -543,7 +650,7 @@ impl Resolver<'_> {
         if let Some(file) = user.token_file.as_deref().filter(|f| !f.is_empty()) {
             let resolved = self.resolve_path(file);
             let field = format!("{prefix}.tokenFile");
-            return match read_token_file(&resolved) {
+            return match read_token_file_with(&resolved, self.read) {
                 Ok(_) => Ok(Some(TokenSource::File(resolved))),
                 Err(TokenError::Read { source, .. }) => {
                     Err(KubeconfigError::ReadReferenced { path: self.path.to_path_buf(), field, file: resolved, source })
@@ -567,7 +674,7 @@ impl Resolver<'_> {
             return Ok(None);
         };
         let resolved = self.resolve_path(file);
-        std::fs::read(&resolved).map(Some).map_err(|source| KubeconfigError::ReadReferenced {
+        (self.read)(&resolved, MAX_REFERENCED_FILE_BYTES).map(Some).map_err(|source| KubeconfigError::ReadReferenced {
             path: self.path.to_path_buf(),
             field: field.to_string(),
             file: resolved,
@@ -626,7 +733,8 @@ fn in_cluster_config_from(env: impl Fn(&str) -> Option<String>) -> Result<RestCo
         },
     })?;
     let ca_file = dir.join("ca.crt");
-    let ca_pem = std::fs::read(&ca_file).map_err(|source| KubeconfigError::ServiceAccount { file: ca_file, source })?;
+    let ca_pem = read_capped(&ca_file, MAX_REFERENCED_FILE_BYTES)
+        .map_err(|source| KubeconfigError::ServiceAccount { file: ca_file, source })?;
     Ok(RestConfig {
         server: format!("https://{}", join_host_port(&host, &port)),
         ca_pem: Some(ca_pem),
@@ -964,6 +1072,43 @@ mod tests {
         assert!(matches!(fresh.token_at(t0), Err(TokenError::Read { .. })));
         let fixed = TokenProvider::new(TokenSource::Static("abc".into()));
         assert_eq!(fixed.token_at(t0).unwrap(), "abc");
+    }
+
+    #[test]
+    fn unauthorized_reset_rereads_a_rotated_token_file_before_the_refresh_period() {
+        let dir = scratch_dir("token-reset");
+        let file = write(&dir, "token", "old");
+        let provider = TokenProvider::new(TokenSource::File(file.clone()));
+        let t0 = Instant::now();
+        assert_eq!(provider.token_at(t0).unwrap(), "old");
+        std::fs::write(&file, "new").unwrap();
+        // A 401 for a request sent before the token was read does not discard it...
+        provider.reset_older_than(t0 - Duration::from_secs(1));
+        assert_eq!(provider.token_at(t0 + Duration::from_secs(1)).unwrap(), "old");
+        // ...one sent with it does, and the next request reads the rotated file.
+        provider.reset_older_than(t0 + Duration::from_secs(1));
+        assert_eq!(provider.token_at(t0 + Duration::from_secs(2)).unwrap(), "new");
+    }
+
+    #[test]
+    fn oversized_kubeconfigs_and_referenced_files_are_refused_with_the_file_name() {
+        let dir = scratch_dir("huge");
+        let huge = dir.join("huge");
+        let f = std::fs::File::create(&huge).unwrap();
+        f.set_len(MAX_KUBECONFIG_BYTES + 1).unwrap();
+        let msg = err_text(load_kubeconfig(&huge, None));
+        assert!(msg.contains(&huge.display().to_string()) && msg.contains("larger than 4 MiB"), "{msg}");
+        let text = format!(
+            "current-context: c\ncontexts:\n- name: c\n  context: {{cluster: k}}\nclusters:\n- name: k\n  cluster: {{server: https://x, certificate-authority: {}}}\n",
+            huge.display()
+        );
+        let cfg = write(&dir, "refs-huge", &text);
+        let msg = err_text(load_kubeconfig(&cfg, None));
+        assert!(msg.contains("clusters[0].cluster.certificate-authority") && msg.contains("refused"), "{msg}");
+        let binary = dir.join("binary");
+        std::fs::write(&binary, b"clusters: [\xff\xfe]\n").unwrap();
+        let msg = err_text(load_kubeconfig(&binary, None));
+        assert!(msg.contains("not UTF-8"), "{msg}");
     }
 
     fn fake_env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {

@@ -200,6 +200,11 @@ fn reason(status: u16) -> &'static str {
 
 /// Serialise a response (always with Content-Length; `close` adds `Connection: close`).
 pub fn write_response(w: &mut impl Write, resp: &Response, close: bool) -> io::Result<()> {
+    write_response_head_or_full(w, resp, close, false)
+}
+
+/// [`write_response`], leaving out the body when `head_only` (the answer to a HEAD request).
+fn write_response_head_or_full(w: &mut impl Write, resp: &Response, close: bool, head_only: bool) -> io::Result<()> {
     let mut head = format!(
         "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache, private\r\n",
         resp.status,
@@ -215,7 +220,9 @@ pub fn write_response(w: &mut impl Write, resp: &Response, close: bool) -> io::R
     }
     head.push_str("\r\n");
     w.write_all(head.as_bytes())?;
-    w.write_all(&resp.body)?;
+    if !head_only {
+        w.write_all(&resp.body)?;
+    }
     w.flush()
 }
 
@@ -233,7 +240,9 @@ pub fn serve_connection<S: Read + Write>(
             Ok(Some((req, used))) => {
                 buf.drain(..used);
                 let resp = handle(&req);
-                write_response(stream, &resp, req.close)?;
+                // A HEAD response carries the headers (Content-Length included) but no body; a
+                // body would be read by the client as the start of the next response.
+                write_response_head_or_full(stream, &resp, req.close, req.method == "HEAD")?;
                 if req.close {
                     return Ok(());
                 }
@@ -315,5 +324,16 @@ mod tests {
         let out = String::from_utf8(d.output).expect("utf8");
         assert_eq!(out.matches("HTTP/1.1 200 OK").count(), 2);
         assert!(out.contains("\r\n\r\n/a") && out.ends_with("/b"));
+
+        // HEAD: same headers, no body, so the next response on the connection is not corrupted.
+        let mut d = Duplex {
+            input: std::io::Cursor::new(b"HEAD /abc HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\n".to_vec()),
+            output: Vec::new(),
+        };
+        serve_connection(&mut d, &Limits::default(), |r| Response::text(200, r.path.clone())).expect("served");
+        let out = String::from_utf8(d.output).expect("utf8");
+        let (head, rest) = out.split_once("\r\n\r\n").expect("head");
+        assert!(head.contains("Content-Length: 4"), "{head}");
+        assert!(rest.starts_with("HTTP/1.1 200 OK") && rest.ends_with("\r\n\r\n/b"), "{rest}");
     }
 }

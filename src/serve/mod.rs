@@ -14,11 +14,13 @@ pub mod selfsigned;
 use crate::metrics::Metrics;
 use http::{Limits, Request, Response};
 use log::{info, warn};
+use std::cell::Cell;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// One named health check (`[+]name ok` / `[-]name failed: reason withheld`).
 pub trait Check: Send + Sync {
@@ -172,6 +174,11 @@ pub struct ServeLimits {
     /// Per-read timeout; a client silent for longer is disconnected.
     pub read_timeout: Duration,
     pub write_timeout: Duration,
+    /// Longest time from accepting a connection (or answering its previous request) until the
+    /// next request has fully arrived, TLS handshake included. The per-read timeout alone would
+    /// let a slow-loris client that sends one byte every few seconds hold a connection (and, with
+    /// enough of them, every connection slot) forever.
+    pub request_timeout: Duration,
 }
 
 impl Default for ServeLimits {
@@ -181,6 +188,7 @@ impl Default for ServeLimits {
             max_connections: 128,
             read_timeout: Duration::from_secs(10),
             write_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(15),
         }
     }
 }
@@ -267,7 +275,14 @@ fn handle_connection(
     stream.set_read_timeout(Some(limits.read_timeout))?;
     stream.set_write_timeout(Some(limits.write_timeout))?;
     let _ = stream.set_nodelay(true);
-    let handler = |req: &Request| route(state, authz, allow, req);
+    let deadline = Rc::new(Cell::new(Instant::now() + limits.request_timeout));
+    let stream = DeadlineStream { inner: stream, deadline: deadline.clone(), read_timeout: limits.read_timeout };
+    let handler = |req: &Request| {
+        let resp = route(state, authz, allow, req);
+        // The next request on this keep-alive connection gets a fresh allowance.
+        deadline.set(Instant::now() + limits.request_timeout);
+        resp
+    };
     match tls {
         Some(cfg) => {
             let conn = rustls::ServerConnection::new(cfg).map_err(|e| io::Error::other(e.to_string()))?;
@@ -281,6 +296,35 @@ fn handle_connection(
             let mut s = stream;
             http::serve_connection(&mut s, &limits.http, handler)
         }
+    }
+}
+
+/// A TCP stream whose reads fail once the current request's deadline has passed: each read waits
+/// at most the per-read timeout and never beyond the deadline. Sits under rustls, so the TLS
+/// handshake is bounded too.
+struct DeadlineStream {
+    inner: TcpStream,
+    deadline: Rc<Cell<Instant>>,
+    read_timeout: Duration,
+}
+
+impl Read for DeadlineStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let remaining = self.deadline.get().saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Err(io::Error::new(io::ErrorKind::TimedOut, "request not received within the request timeout"));
+        }
+        self.inner.set_read_timeout(Some(remaining.min(self.read_timeout)))?;
+        self.inner.read(buf)
+    }
+}
+
+impl Write for DeadlineStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -394,5 +438,54 @@ mod tests {
         assert!(String::from_utf8(r.body).expect("utf8").ends_with("readyz check passed\n"));
         s.shutting_down.store(true, Ordering::SeqCst);
         assert_eq!(route(&s, &AllowAll, &allow, &req("/readyz", "")).status, 500);
+    }
+
+    /// Whether the server has closed `conn`: EOF or reset on a short read.
+    fn closed_by_server(conn: &mut TcpStream) -> bool {
+        let mut buf = [0u8; 512];
+        conn.set_read_timeout(Some(Duration::from_millis(20))).expect("timeout");
+        match conn.read(&mut buf) {
+            Ok(0) => true,
+            Ok(_) => false, // an error response, the close follows
+            Err(e) => !matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut),
+        }
+    }
+
+    #[test]
+    fn slow_loris_clients_are_cut_off_and_do_not_starve_others() {
+        let listener = bind("127.0.0.1:0".parse().expect("addr"), None).expect("bind");
+        let addr = listener.addr;
+        let limits = ServeLimits {
+            max_connections: 2,
+            read_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_millis(300),
+            ..ServeLimits::default()
+        };
+        spawn(listener, Arc::new(state(true)), Arc::new(AllowAll), AllowPaths::default(), limits).expect("spawn");
+        // Two clients (every slot) dribble a never-ending header, one byte per 20 ms: each read
+        // comes well within the per-read timeout, so only the request deadline can stop them.
+        let mut slow: Vec<TcpStream> = (0..2).map(|_| TcpStream::connect(addr).expect("connect")).collect();
+        let head = b"GET /healthz HTTP/1.1\r\nX-Slow: ";
+        let mut closed = [false; 2];
+        for i in 0..2000 {
+            for (conn, done) in slow.iter_mut().zip(closed.iter_mut()) {
+                if *done {
+                    continue;
+                }
+                let byte = if i < head.len() { head[i] } else { b'a' };
+                *done = conn.write_all(&[byte]).is_err() || closed_by_server(conn);
+            }
+            if closed.iter().all(|c| *c) {
+                break;
+            }
+        }
+        assert_eq!(closed, [true, true], "slow clients still connected after 2000 bytes");
+        // The slots are free again: a normal client is served.
+        let mut ok = TcpStream::connect(addr).expect("connect");
+        ok.write_all(b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n").expect("write");
+        let mut out = String::new();
+        ok.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
+        ok.read_to_string(&mut out).expect("read");
+        assert!(out.starts_with("HTTP/1.1 200"), "{out}");
     }
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Run every fuzz target for SECONDS each (default 60), one after another, one process at a time.
+#   fuzz/run.sh 20            # CI smoke
+#   fuzz/run.sh 900 quantity  # one target for 15 minutes
+# Needs cargo-fuzz (cargo install cargo-fuzz --locked) and a nightly toolchain; with only stable
+# installed, RUSTC_BOOTSTRAP=1 lets stable rustc accept the nightly-only sanitizer flags.
+# New corpus entries land in fuzz/corpus/<target>/ (keep the small seeds committed, not the growth);
+# crashes land in fuzz/artifacts/<target>/ and make the script exit non-zero.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(quantity config kubeconfig watch_line health_request)
+fi
+
+toolchain=()
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    toolchain=(+nightly)
+else
+    export RUSTC_BOOTSTRAP=1
+fi
+
+status=0
+for t in "${targets[@]}"; do
+    echo "=== fuzz target $t for ${seconds}s"
+    # A private copy of the corpus keeps generated inputs out of the committed seeds.
+    work="fuzz/target/corpus-work/$t"
+    mkdir -p "$work" "fuzz/artifacts/$t"
+    if ! cargo "${toolchain[@]}" fuzz run --fuzz-dir fuzz "$t" "$work" "fuzz/corpus/$t" -- \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+        -print_final_stats=1 -artifact_prefix="fuzz/artifacts/$t/" 2>&1 | tee "fuzz/target/$t.log" | grep -E '^Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss|ERROR: (libFuzzer|AddressSanitizer)|panicked|SUMMARY: '; then
+        :
+    fi
+    if grep -qE 'ERROR: (libFuzzer|AddressSanitizer)|panicked|SUMMARY: ' "fuzz/target/$t.log"; then
+        echo "!!! $t found a crash; see fuzz/artifacts/$t/ and fuzz/target/$t.log"
+        status=1
+    fi
+done
+exit $status
