@@ -10,8 +10,9 @@
 //! ```
 //!
 //! The end-to-end and footprint parts start the binary named by `EDGESCHED_BENCH_BINARY`, else the
-//! static musl release build (`target/x86_64-unknown-linux-musl/release/edgesched`), else
-//! `target/release/edgesched`, else the binary Cargo built for this bench (bench profile).
+//! static musl release build (`out/edgesched-linux-amd64` from `cross/build.sh`, then
+//! `target/x86_64-unknown-linux-musl/release/edgesched`), else `target/release/edgesched`, else
+//! the binary Cargo built for this bench (bench profile).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -39,10 +40,12 @@ struct Opts {
     only: Vec<String>,
     repeats: usize,
     out: Option<PathBuf>,
+    /// Decision sizes (node counts) instead of the standard ones.
+    sizes: Vec<usize>,
 }
 
 fn parse_opts() -> Opts {
-    let mut o = Opts { smoke: false, only: Vec::new(), repeats: 0, out: None };
+    let mut o = Opts { smoke: false, only: Vec::new(), repeats: 0, out: None, sizes: Vec::new() };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -50,6 +53,7 @@ fn parse_opts() -> Opts {
             "--only" => o.only = args.next().unwrap_or_default().split(',').map(str::to_string).collect(),
             "--repeats" => o.repeats = args.next().and_then(|v| v.parse().ok()).unwrap_or(0),
             "--out" => o.out = args.next().map(PathBuf::from),
+            "--sizes" => o.sizes = args.next().unwrap_or_default().split(',').filter_map(|v| v.parse().ok()).collect(),
             // `cargo bench` passes `--bench`; filters and other libtest flags are ignored.
             _ => {}
         }
@@ -159,9 +163,14 @@ struct DecisionResult {
     existing_pods: usize,
     pods_per_round: usize,
     rounds: usize,
+    /// Pods per CPU-second of the scheduling thread.
     pods_per_sec: f64,
+    /// Pods per wall-clock second spent in cycles (includes time slices lost to other processes).
+    pods_per_sec_wall: f64,
     p50_us: f64,
     p99_us: f64,
+    p50_wall_us: f64,
+    p99_wall_us: f64,
     nodes_evaluated: f64,
     nodes_scored: f64,
     setup_s: f64,
@@ -206,46 +215,63 @@ fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize
     sched.handle(Input::Leading(true), now);
     let setup_s = setup.elapsed().as_secs_f64();
 
-    let mut throughputs = Vec::new();
-    let mut p50s = Vec::new();
-    let mut p99s = Vec::new();
+    let mut tput_cpu = Vec::new();
+    let mut tput_wall = Vec::new();
+    let (mut p50s, mut p99s, mut p50w, mut p99w) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut evaluated = 0usize;
     let mut scored = 0usize;
     let mut binds = 0usize;
     let mut next = 0usize;
     for round in 0..rounds {
         let ns = format!("round-{round}");
+        let mut round_pods: std::collections::HashMap<String, api::Pod> = std::collections::HashMap::new();
         for _ in 0..pods_per_round {
             now += Duration::from_micros(1);
             let p: api::Pod = decode(pending_pod(&ns, next, topology));
             next += 1;
+            round_pods.insert(format!("{}/{}", p.metadata.namespace, p.metadata.name), p.clone());
             sched.handle(Input::Pod(Change::Added(Box::new(p))), now);
         }
-        let mut lat: Vec<f64> = Vec::with_capacity(pods_per_round);
-        let mut busy = Duration::ZERO;
+        let mut cpu: Vec<f64> = Vec::with_capacity(pods_per_round);
+        let mut wall: Vec<f64> = Vec::with_capacity(pods_per_round);
+        let mut bound: Vec<api::Pod> = Vec::with_capacity(pods_per_round);
         loop {
             now += Duration::from_micros(10);
+            let c = thread_cpu_ns();
             let t = Instant::now();
             let r = sched.schedule_one(now, false);
             let dt = t.elapsed();
+            let dc = thread_cpu_ns().saturating_sub(c);
             if r.is_none() {
                 break;
             }
-            busy += dt;
-            lat.push(dt.as_secs_f64() * 1e6);
+            wall.push(dt.as_secs_f64() * 1e6);
+            cpu.push(dc as f64 / 1e3);
             for e in sched.take_effects() {
                 if let Effect::Bind(b) = e {
                     evaluated += b.evaluated_nodes;
                     scored += b.feasible_nodes;
                     binds += 1;
+                    if let Some(mut p) = round_pods.remove(&*b.pod.key) {
+                        p.spec.node_name = b.node.to_string();
+                        bound.push(p);
+                    }
                     sched.handle(Input::BindDone(BindOutcome { key: b.pod.key.clone(), node: b.node, result: Ok(()) }), now);
                 }
             }
         }
-        throughputs.push(lat.len() as f64 / busy.as_secs_f64().max(1e-9));
-        lat.sort_by(|a, b| a.total_cmp(b));
-        p50s.push(percentile(&lat, 50.0));
-        p99s.push(percentile(&lat, 99.0));
+        tput_cpu.push(cpu.len() as f64 / (cpu.iter().sum::<f64>() / 1e6).max(1e-9));
+        tput_wall.push(wall.len() as f64 / (wall.iter().sum::<f64>() / 1e6).max(1e-9));
+        cpu.sort_by(|a, b| a.total_cmp(b));
+        wall.sort_by(|a, b| a.total_cmp(b));
+        p50s.push(percentile(&cpu, 50.0));
+        p99s.push(percentile(&cpu, 99.0));
+        p50w.push(percentile(&wall, 50.0));
+        p99w.push(percentile(&wall, 99.0));
+        // Remove this round's pods so every round starts from the same cluster.
+        for p in bound {
+            sched.handle(Input::Pod(Change::Deleted(Box::new(p))), now);
+        }
     }
     DecisionResult {
         variant: if topology { "topology" } else { "default" },
@@ -253,13 +279,28 @@ fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize
         existing_pods: total,
         pods_per_round,
         rounds,
-        pods_per_sec: median(&mut throughputs),
+        pods_per_sec: median(&mut tput_cpu),
+        pods_per_sec_wall: median(&mut tput_wall),
         p50_us: median(&mut p50s),
         p99_us: median(&mut p99s),
+        p50_wall_us: median(&mut p50w),
+        p99_wall_us: median(&mut p99w),
         nodes_evaluated: evaluated as f64 / binds.max(1) as f64,
         nodes_scored: scored as f64 / binds.max(1) as f64,
         setup_s,
     }
+}
+
+/// CPU time of the calling thread (excludes time the thread waited for a core: the machine is
+/// shared, so wall-clock cycle times include other processes' time slices).
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -275,7 +316,7 @@ fn pick_binary() -> PathBuf {
         return PathBuf::from(p);
     }
     let root = manifest_dir();
-    for cand in ["target/x86_64-unknown-linux-musl/release/edgesched", "target/release/edgesched"] {
+    for cand in ["out/edgesched-linux-amd64", "target/x86_64-unknown-linux-musl/release/edgesched", "target/release/edgesched"] {
         let p = root.join(cand);
         if p.is_file() {
             return p;
@@ -431,6 +472,9 @@ struct FootprintResult {
     ready_cpu_s: f64,
     rss_kib: u64,
     hwm_kib: u64,
+    /// Anonymous (heap, stacks) and file-backed (the binary's pages) parts of `rss_kib`.
+    anon_kib: u64,
+    file_kib: u64,
     threads: u64,
 }
 
@@ -447,11 +491,13 @@ fn footprint_once(server: &TestApiServer, nodes: usize, pods: usize) -> Footprin
         ready_cpu_s: cpu,
         rss_kib: proc_status_kib(es.pid(), "VmRSS:"),
         hwm_kib: proc_status_kib(es.pid(), "VmHWM:"),
+        anon_kib: proc_status_kib(es.pid(), "RssAnon:"),
+        file_kib: proc_status_kib(es.pid(), "RssFile:"),
         threads: proc_threads(es.pid()),
     };
     eprintln!(
-        "  footprint {nodes} nodes/{pods} pods: ready {:.2}s (cpu {:.2}s), RSS {} KiB, peak {} KiB, {} threads",
-        r.ready_s, r.ready_cpu_s, r.rss_kib, r.hwm_kib, r.threads
+        "  footprint {nodes} nodes/{pods} pods: ready {:.2}s (cpu {:.2}s), RSS {} KiB (anon {}, file {}), peak {} KiB, {} threads",
+        r.ready_s, r.ready_cpu_s, r.rss_kib, r.anon_kib, r.file_kib, r.hwm_kib, r.threads
     );
     r
 }
@@ -467,6 +513,8 @@ fn footprint(server: &TestApiServer, nodes: usize, pods: usize, runs: usize) -> 
         ready_cpu_s: med(&|r| r.ready_cpu_s),
         rss_kib: med(&|r| r.rss_kib as f64) as u64,
         hwm_kib: med(&|r| r.hwm_kib as f64) as u64,
+        anon_kib: med(&|r| r.anon_kib as f64) as u64,
+        file_kib: med(&|r| r.file_kib as f64) as u64,
         threads: all.last().map(|r| r.threads).unwrap_or(0),
     }
 }
@@ -511,13 +559,16 @@ fn main() {
     results.insert("repeats".into(), json!(opts.repeats));
 
     if opts.wants("decision") {
-        let (sizes, per_round): (&[usize], usize) =
+        let (mut sizes, per_round): (&[usize], usize) =
             if opts.smoke { (&[100, 1000], 200) } else { (&[100, 1_000, 5_000, 15_000], 2_000) };
+        if !opts.sizes.is_empty() {
+            sizes = &opts.sizes;
+        }
         let mut rows = Vec::new();
         for topology in [false, true] {
             for &n in sizes {
                 eprintln!("decision: {n} nodes, {} pods existing, topology={topology}", n * 10);
-                let r = decision(n, 10, topology, per_round, opts.repeats);
+                let r = decision(n, 10, topology, per_round.min(n.max(200)), opts.repeats);
                 eprintln!(
                     "  {:.0} pods/s, p50 {:.1} µs, p99 {:.1} µs (setup {:.1}s)",
                     r.pods_per_sec, r.p50_us, r.p99_us, r.setup_s
@@ -525,22 +576,28 @@ fn main() {
                 rows.push(r);
             }
         }
-        let _ = writeln!(out, "\nDecision (scheduling cycle only; median of {} rounds)", opts.repeats);
         let _ = writeln!(
             out,
-            "{:<9} {:>6} {:>8} {:>10} {:>9} {:>9} {:>10} {:>8} {:>12}",
-            "variant", "nodes", "existing", "pods/s", "p50 µs", "p99 µs", "evaluated", "scored", "ns/scored"
+            "\nDecision (scheduling cycle only, thread CPU time; wall-clock in brackets; median of {} rounds)",
+            opts.repeats
+        );
+        let _ = writeln!(
+            out,
+            "{:<9} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8} {:>10}",
+            "variant", "nodes", "existing", "pods/s", "[wall]", "p50 µs", "p99 µs", "[p99]", "evaluated", "scored", "ns/scored"
         );
         for r in &rows {
             let _ = writeln!(
                 out,
-                "{:<9} {:>6} {:>8} {:>10.0} {:>9.1} {:>9.1} {:>10.0} {:>8.0} {:>12.0}",
+                "{:<9} {:>6} {:>8} {:>8.0} {:>8.0} {:>8.1} {:>8.1} {:>9.1} {:>10.0} {:>8.0} {:>10.0}",
                 r.variant,
                 r.nodes,
                 r.existing_pods,
                 r.pods_per_sec,
+                r.pods_per_sec_wall,
                 r.p50_us,
                 r.p99_us,
+                r.p99_wall_us,
                 r.nodes_evaluated,
                 r.nodes_scored,
                 1e9 / r.pods_per_sec / r.nodes_scored.max(1.0)
@@ -556,6 +613,9 @@ fn main() {
                             "pods_per_round": r.pods_per_round, "rounds": r.rounds,
                             "pods_per_sec": r.pods_per_sec.round(), "p50_us": (r.p50_us * 10.0).round() / 10.0,
                             "p99_us": (r.p99_us * 10.0).round() / 10.0,
+                            "pods_per_sec_wall": r.pods_per_sec_wall.round(),
+                            "p50_wall_us": (r.p50_wall_us * 10.0).round() / 10.0,
+                            "p99_wall_us": (r.p99_wall_us * 10.0).round() / 10.0,
                             "nodes_evaluated": r.nodes_evaluated.round(), "nodes_scored": r.nodes_scored.round(),
                             "ns_per_scored_node": (1e9 / r.pods_per_sec / r.nodes_scored.max(1.0)).round(),
                         })
@@ -640,20 +700,22 @@ fn main() {
         let _ = writeln!(out, "\nFootprint of {} (median of {runs} starts; RSS after sync + 1.5 s)", binary.display());
         let _ = writeln!(
             out,
-            "{:<11} {:>6} {:>7} {:>9} {:>10} {:>10} {:>8}",
-            "case", "nodes", "pods", "ready s", "cpu s", "RSS MiB", "peak MiB"
+            "{:<11} {:>6} {:>7} {:>9} {:>7} {:>9} {:>9} {:>9} {:>9}",
+            "case", "nodes", "pods", "ready s", "cpu s", "RSS MiB", "peak MiB", "anon MiB", "file MiB"
         );
         for (k, r) in &rows {
             let _ = writeln!(
                 out,
-                "{:<11} {:>6} {:>7} {:>9.2} {:>10.2} {:>10.1} {:>8.1}",
+                "{:<11} {:>6} {:>7} {:>9.2} {:>7.2} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
                 k,
                 r.nodes,
                 r.pods,
                 r.ready_s,
                 r.ready_cpu_s,
                 r.rss_kib as f64 / 1024.0,
-                r.hwm_kib as f64 / 1024.0
+                r.hwm_kib as f64 / 1024.0,
+                r.anon_kib as f64 / 1024.0,
+                r.file_kib as f64 / 1024.0
             );
         }
         if let (Some(n), Some(p)) = (per_node, per_pod) {
@@ -666,7 +728,8 @@ fn main() {
             json!({
                 "cases": rows.iter().map(|(k, r)| json!({
                     "case": k, "nodes": r.nodes, "pods": r.pods, "ready_s": (r.ready_s * 1000.0).round() / 1000.0,
-                    "ready_cpu_s": r.ready_cpu_s, "rss_kib": r.rss_kib, "peak_rss_kib": r.hwm_kib, "threads": r.threads,
+                    "ready_cpu_s": r.ready_cpu_s, "rss_kib": r.rss_kib, "peak_rss_kib": r.hwm_kib, "rss_anon_kib": r.anon_kib,
+                    "rss_file_kib": r.file_kib, "threads": r.threads,
                 })).collect::<Vec<_>>(),
                 "bytes_per_node": per_node.map(f64::round),
                 "bytes_per_pod": per_pod.map(f64::round),
