@@ -6,6 +6,7 @@ latency p50/p99 (µs), each for the default profile and the topology variant (Po
 InterPodAffinity in play). End-to-end throughput is drawn as points on the throughput panel.
 
     python3 benches/plot.py [results.json] [out.svg]
+    python3 benches/plot.py --markdown [results.json]   # the tables of BENCHMARKS.md
 """
 
 import json
@@ -14,8 +15,10 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "results.json")
-OUT = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "results.svg")
+MARKDOWN = "--markdown" in sys.argv[1:]
+ARGS = [a for a in sys.argv[1:] if a != "--markdown"]
+SRC = ARGS[0] if len(ARGS) > 0 else os.path.join(HERE, "results.json")
+OUT = ARGS[1] if len(ARGS) > 1 else os.path.join(HERE, "results.svg")
 
 COLORS = {"default": "#1f77b4", "topology": "#d62728", "e2e": "#2ca02c"}
 W, H = 980, 430
@@ -113,9 +116,44 @@ class Panel:
             y += 15
 
 
+def markdown(res):
+    """Print the BENCHMARKS.md tables."""
+    dec = res.get("decision", [])
+    print("| variant | nodes | existing pods | pods/s (CPU) | pods/s (wall) | p50 µs | p99 µs | p99 µs (wall) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in dec:
+        print(f"| {r['variant']} | {r['nodes']:,} | {r['existing_pods']:,} | {r['pods_per_sec']:,.0f} | "
+              f"{r.get('pods_per_sec_wall', 0):,.0f} | {r['p50_us']:.1f} | {r['p99_us']:.1f} | {r.get('p99_wall_us', 0):.1f} |")
+    print()
+    print("| variant | nodes | nodes evaluated | nodes scored | µs per pod (CPU) | ns per scored node |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in dec:
+        print(f"| {r['variant']} | {r['nodes']:,} | {r['nodes_evaluated']:,.0f} | {r['nodes_scored']:,.0f} | "
+              f"{1e6 / r['pods_per_sec']:.1f} | {r['ns_per_scored_node']:,.0f} |")
+    print()
+    print("| nodes | pods | qps/burst | pods/s | seconds |")
+    print("|---:|---:|---|---:|---:|")
+    for r in res.get("e2e", []):
+        print(f"| {r['nodes']:,} | {r['pods']:,} | {r['qps_burst']} | {r['pods_per_sec']:,.0f} | {r['seconds']:.2f} |")
+    print()
+    fp = res.get("footprint", {})
+    print("| case | nodes | pods | ready s | CPU s to ready | RSS MiB | peak RSS MiB | anon MiB | file MiB | threads |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in fp.get("cases", []):
+        print(f"| {r['case']} | {r['nodes']:,} | {r['pods']:,} | {r['ready_s']:.2f} | {r['ready_cpu_s']:.2f} | "
+              f"{r['rss_kib'] / 1024:.1f} | {r['peak_rss_kib'] / 1024:.1f} | {r.get('rss_anon_kib', 0) / 1024:.1f} | "
+              f"{r.get('rss_file_kib', 0) / 1024:.1f} | {r['threads']} |")
+    print()
+    print(f"bytes per node: {fp.get('bytes_per_node')}, bytes per pod: {fp.get('bytes_per_pod')}, "
+          f"binary: {fp.get('binary_bytes')} bytes ({res.get('binary')})")
+
+
 def main():
     with open(SRC) as f:
         res = json.load(f)
+    if MARKDOWN:
+        markdown(res)
+        return
     dec = res.get("decision", [])
     e2e = [r for r in res.get("e2e", []) if "default" not in r.get("qps_burst", "")]
     if not dec:
