@@ -173,7 +173,7 @@ pub struct Cache {
     pub(crate) budgets: crate::pdb::Budgets,
     slots: Vec<Option<NodeInfo>>,
     free: Vec<NodeId>,
-    by_name: HashMap<Box<str>, NodeId>,
+    by_name: crate::fxhash::FxHashMap<Box<str>, NodeId>,
     /// Zones in first-seen order with their nodes, for the node-tree order.
     zones: Vec<(String, Vec<NodeId>)>,
     order: Vec<NodeId>,

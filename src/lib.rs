@@ -14,6 +14,7 @@ pub mod diagnose;
 pub mod election;
 pub mod events;
 pub mod framework;
+pub mod fxhash;
 pub mod intern;
 pub mod kube;
 pub mod labelsel;

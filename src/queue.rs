@@ -457,6 +457,14 @@ impl SchedulingQueue {
 
     /// Whether a pod is ready to pop right now.
     pub fn has_runnable(&self) -> bool {
+        // Fast path: a live head of activeQ or backoffQ (the heaps keep stale items until
+        // popped, so a stale head falls back to the full scan).
+        let live = |key: &PodKey, seq: u64, loc: Location| self.entries.get(key).is_some_and(|e| e.seq == seq && e.loc == loc);
+        if self.active.peek().is_some_and(|i| live(&i.key, i.seq, Location::Active))
+            || self.backoff.peek().is_some_and(|i| live(&i.inner.key, i.inner.seq, Location::Backoff))
+        {
+            return true;
+        }
         self.entries.values().any(|e| matches!(e.loc, Location::Active | Location::Backoff))
     }
 

@@ -70,8 +70,10 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// Input channel capacity: watchers block (backpressure) when the scheduler falls behind.
-const INPUT_QUEUE: usize = 4096;
+/// Input channel capacity: watchers block (backpressure) when the scheduler falls behind. The
+/// channel allocates (and touches) every slot up front and an `Input` is a few hundred bytes, so
+/// this is ~0.5 MiB resident; a watch list page is one message, so 1024 is plenty.
+const INPUT_QUEUE: usize = 1024;
 /// How long a SIGTERM'd leader waits for in-flight binds before releasing the lease.
 const SHUTDOWN_BIND_GRACE: Duration = Duration::from_millis(1400);
 
@@ -488,7 +490,9 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
             })
             .map_err(|e| RunError(e.to_string()))?;
     } else {
-        let _ = tx.send(Input::Leading(true));
+        // Directly, not through the channel: the watchers may already have filled it, and this
+        // thread is its only consumer.
+        sched.handle(Input::Leading(true), Instant::now());
     }
     drop(tx);
 

@@ -205,6 +205,9 @@ pub const UNSERVED_GRACE: Duration = Duration::from_secs(30);
 /// How often unserved names are re-evaluated.
 const UNSERVED_CHECK_EVERY: Duration = Duration::from_secs(10);
 
+/// Minimum interval between gauge refreshes from the hot paths.
+const GAUGE_PERIOD: Duration = Duration::from_millis(100);
+
 /// Rejector name used for pods whose spec we cannot read; only their own update can help.
 const POD_SPEC: &str = "PodSpec";
 
@@ -238,6 +241,8 @@ pub struct Scheduler {
     /// for every informer, as upstream; `simulate` feeds only what its file holds).
     required_extra: Vec<&'static str>,
     synced_extra: HashSet<&'static str>,
+    /// When the pending/cache gauges may be refreshed again (see `update_gauges_throttled`).
+    gauges_due: Option<Instant>,
 }
 
 /// Namespaces and controllers the topology plugins read, handled uniformly by the scheduler.
@@ -404,6 +409,7 @@ impl Scheduler {
             relisting_storage: HashMap::new(),
             required_extra: Vec::new(),
             synced_extra: HashSet::new(),
+            gauges_due: None,
         }
     }
 
@@ -482,7 +488,7 @@ impl Scheduler {
                 }
             }
         }
-        self.update_gauges();
+        self.update_gauges_throttled(now);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -931,6 +937,7 @@ impl Scheduler {
         if self.caches_synced() {
             self.check_unserved(now, wall);
         }
+        self.gauges_due = Some(now + GAUGE_PERIOD);
         self.update_gauges();
     }
 
@@ -1061,7 +1068,7 @@ impl Scheduler {
                 Attempt::Error { pod: key, message: message.clone() }
             }
         };
-        self.update_gauges();
+        self.update_gauges_throttled(now);
         Some((attempt, Some(outcome)))
     }
 
@@ -1143,6 +1150,16 @@ impl Scheduler {
                 self.queue.done(&o.key);
             }
         }
+    }
+
+    /// Gauges walk the whole queue, so they are refreshed at most every [`GAUGE_PERIOD`] from
+    /// the hot paths (every input and every cycle) and unconditionally by [`Scheduler::tick`].
+    fn update_gauges_throttled(&mut self, now: Instant) {
+        if self.gauges_due.is_some_and(|due| now < due) {
+            return;
+        }
+        self.gauges_due = Some(now + GAUGE_PERIOD);
+        self.update_gauges();
     }
 
     fn update_gauges(&self) {

@@ -39,6 +39,8 @@ pub const MAX_BODY_BYTES: u64 = 256 * 1024 * 1024;
 const MAX_ERROR_BODY_BYTES: u64 = 1024 * 1024;
 /// Largest single watch event line; a real event is one object, so anything bigger is garbage.
 pub const MAX_WATCH_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// Size of each connection's input and output buffer (see [`Client::new`]).
+const IO_BUFFER_BYTES: usize = 16 * 1024;
 /// How much of a non-JSON error body is kept for the error message.
 const ERROR_BODY_EXCERPT: usize = 512;
 
@@ -538,6 +540,12 @@ impl Client {
             .accept("application/json")
             .max_idle_connections_per_host(16)
             .max_idle_connections(32)
+            // ureq's default 128 KiB input and output buffers are allocated (zeroed) per
+            // connection and per layer (TCP and TLS): ~0.5 MiB resident for each of the dozen
+            // long-lived watch connections. TLS records are at most 16 KiB and API server
+            // headers are small, so 16 KiB buffers cost no throughput.
+            .input_buffer_size(IO_BUFFER_BYTES)
+            .output_buffer_size(IO_BUFFER_BYTES)
             .build()
             .new_agent();
         Ok(Client {
@@ -916,7 +924,7 @@ impl<T> WatchStream<T> {
     /// Wrap any byte stream (the HTTP body, or a test's bytes) in the line decoder.
     pub fn new(reader: Box<dyn Read + Send>, request: String) -> WatchStream<T> {
         WatchStream {
-            reader: BufReader::with_capacity(64 * 1024, reader),
+            reader: BufReader::with_capacity(IO_BUFFER_BYTES, reader),
             request,
             line: Vec::new(),
             finished: false,

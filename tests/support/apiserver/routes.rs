@@ -245,7 +245,7 @@ fn list(shared: &Shared, req: &Request, target: &Target) -> Result<Value, ApiErr
         (None, rv) => parse_rv(rv).map(|_| store.rv())?,
     };
     let after = continued.as_ref().map(|(_, k)| k);
-    let page = match store.page_at(target.res, target.ns.as_deref(), at, after, &|v| sel.matches(v), limit) {
+    let page = match store.page_at(target.res, target.ns.as_deref(), at, after, &|v| sel.matches(v), limit, sel.is_empty()) {
         Ok(p) => p,
         Err(oldest) => {
             return Err(match after {

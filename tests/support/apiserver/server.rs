@@ -9,6 +9,7 @@ use super::clock;
 use super::faults::Faults;
 use super::http::{self, Request, Response};
 use super::inspect::{Inspect, RequestRecord};
+use super::resources::ResId;
 use super::routes::{self, Reply};
 use super::status;
 use super::store::Store;
@@ -26,8 +27,10 @@ use std::time::{Duration, Instant, SystemTime};
 /// State every connection thread shares; it outlives a stop/restart cycle.
 pub struct Shared {
     store: Mutex<Store>,
-    /// Signalled after every store write (watches wait on it).
-    pub changed: Condvar,
+    /// One per resource, signalled after a store write that changed that resource (watches of
+    /// the resource wait on it, so a write wakes only the watches that may have something to
+    /// send instead of every open watch).
+    changed: Vec<Condvar>,
     /// Tokens and authorization rules.
     pub auth: Mutex<AuthTables>,
     /// Fault knobs.
@@ -66,7 +69,7 @@ impl Shared {
     pub fn new(ca: TestCa, tls: Arc<ServerConfig>, store: Store, bookmark_interval: Duration, graceful: bool) -> Shared {
         Shared {
             store: Mutex::new(store),
-            changed: Condvar::new(),
+            changed: super::resources::RESOURCES.iter().map(|_| Condvar::new()).collect(),
             auth: Mutex::new(AuthTables::default()),
             faults: Faults::default(),
             inspect: Inspect::default(),
@@ -93,11 +96,42 @@ impl Shared {
         self.auth.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Run a store mutation and wake watches.
+    /// Run a store mutation and wake the watches of the resources it changed.
     pub fn write<T>(&self, f: impl FnOnce(&mut Store) -> T) -> T {
-        let out = f(&mut self.lock_store());
-        self.changed.notify_all();
+        let mut store = self.lock_store();
+        let before = store.rv();
+        let out = f(&mut store);
+        let mut touched = vec![false; self.changed.len()];
+        let mut any = false;
+        for ev in store.events_after(before) {
+            if let Some(t) = touched.get_mut(ev.key.res) {
+                *t = true;
+                any = true;
+            }
+        }
+        // A version bump whose events already left a tiny history window: wake everyone.
+        let unknown = !any && store.rv() != before;
+        drop(store);
+        for (res, cv) in self.changed.iter().enumerate() {
+            if unknown || touched[res] {
+                cv.notify_all();
+            }
+        }
         out
+    }
+
+    /// Wait (releasing the store lock) until a write changes `res`, an abort, or `timeout`.
+    pub fn wait_changed<'a>(&self, res: ResId, store: MutexGuard<'a, Store>, timeout: Duration) -> MutexGuard<'a, Store> {
+        match self.changed.get(res) {
+            Some(cv) => cv.wait_timeout(store, timeout).map(|(g, _)| g).unwrap_or_else(|e| e.into_inner().0),
+            None => store,
+        }
+    }
+
+    fn wake_all_watches(&self) {
+        for cv in &self.changed {
+            cv.notify_all();
+        }
     }
 
     /// Current bookmark period.
@@ -124,7 +158,7 @@ impl Shared {
     /// End every watch abruptly (no terminating chunk).
     pub fn drop_watches(&self) {
         self.watch_drop_epoch.fetch_add(1, Ordering::SeqCst);
-        self.changed.notify_all();
+        self.wake_all_watches();
     }
 
     fn register(&self, stream: &TcpStream) -> Option<u64> {
@@ -145,7 +179,7 @@ impl Shared {
         for c in conns {
             let _ = c.shutdown(Shutdown::Both);
         }
-        self.changed.notify_all();
+        self.wake_all_watches();
     }
 }
 

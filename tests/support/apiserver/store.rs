@@ -191,6 +191,8 @@ impl Store {
 
     /// One page of `res` objects as they were at version `at` (which must be reconstructible),
     /// after `after` (exclusive), keeping those `matches` accepts, at most `limit` of them.
+    /// `remaining` is exact with `count_remaining`, else 1 when more items follow.
+    #[allow(clippy::too_many_arguments)]
     pub fn page_at(
         &self,
         res: ResId,
@@ -199,6 +201,7 @@ impl Store {
         after: Option<&ObjKey>,
         matches: &dyn Fn(&Value) -> bool,
         limit: Option<usize>,
+        count_remaining: bool,
     ) -> Result<Page, u64> {
         if at < self.compacted_rv {
             return Err(self.compacted_rv + 1);
@@ -209,26 +212,44 @@ impl Store {
         };
         let upper = Bound::Excluded(ObjKey::new(res + 1, "", ""));
         let in_scope = |k: &ObjKey| ns.is_none_or(|n| k.ns == n);
-        let mut state: BTreeMap<&ObjKey, &Value> =
-            self.objects.range((lower.clone(), upper.clone())).filter(|(k, _)| in_scope(k)).collect();
         // Undo later changes: the first event after `at` for a key holds the key's state at `at`.
-        let mut undone = std::collections::HashSet::new();
+        // Only those keys differ from the current objects, so the page is a lazy merge of the
+        // current objects with these overrides (no copy of the whole range per page).
+        let mut undo: BTreeMap<&ObjKey, Option<&Value>> = BTreeMap::new();
         for ev in self.events_after(at) {
             let in_range = ev.key.res == res && in_scope(&ev.key) && (lower.clone(), upper.clone()).contains(&ev.key);
-            if !in_range || !undone.insert(&ev.key) {
-                continue;
+            if in_range {
+                undo.entry(&ev.key).or_insert(ev.prev.as_ref());
             }
-            match &ev.prev {
-                Some(prev) => state.insert(&ev.key, prev),
-                None => state.remove(&ev.key),
-            };
         }
-        let mut matching = state.into_iter().filter(|(_, v)| matches(v));
+        let mut current = self.objects.range((lower, upper)).filter(|(k, _)| in_scope(k)).peekable();
+        let mut overrides = undo.into_iter().peekable();
+        let merged = std::iter::from_fn(move || loop {
+            let take_override = match (current.peek(), overrides.peek()) {
+                (None, None) => return None,
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                (Some((ck, _)), Some((ok, _))) => *ok <= *ck,
+            };
+            if take_override {
+                let (k, v) = overrides.next()?;
+                if current.peek().is_some_and(|(ck, _)| *ck == k) {
+                    current.next();
+                }
+                match v {
+                    Some(v) => return Some((k, v)),
+                    None => continue,
+                }
+            }
+            return current.next();
+        });
+        let mut matching = merged.filter(|(_, v)| matches(v));
         let mut items = Vec::new();
         let mut last = None;
         for (k, v) in matching.by_ref() {
             if limit.is_some_and(|l| items.len() >= l) {
-                let remaining = 1 + matching.count();
+                // Counting walks (and filters) the rest of the range; only done when reported.
+                let remaining = 1 + if count_remaining { matching.count() } else { 0 };
                 return Ok(Page { items, next_after: last, remaining });
             }
             items.push(v.clone());

@@ -199,7 +199,7 @@ pub fn serve(shared: &Shared, stream: &mut Tls, spec: &WatchSpec, audit_id: &str
             if spec.bookmarks {
                 wait = wait.min(next_bookmark.saturating_duration_since(now));
             }
-            let _unused = shared.changed.wait_timeout(store, wait).map_err(|_| io::Error::other("store lock poisoned"))?;
+            drop(shared.wait_changed(spec.res, store, wait));
             continue;
         }
         drop(store);

@@ -16,9 +16,9 @@ mod tests;
 use crate::cache::{AssignedPod, Cache, NodeInfo};
 use crate::config::{InterPodAffinityArgs, PluginArgs};
 use crate::framework::{EventMask, Plugin, PluginState, Points, PreFilterOutcome, PreScoreOutcome, Rejection};
+use crate::fxhash::FxHashMap as HashMap;
 use crate::intern::Name;
 use crate::model::{Labels, PodInfo};
-use std::collections::HashMap;
 
 /// `ErrReasonExistingAntiAffinityRulesNotMatch`.
 pub const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't satisfy existing pods anti-affinity rules";

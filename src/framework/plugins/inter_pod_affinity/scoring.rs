@@ -13,9 +13,9 @@ use crate::cache::{AssignedPod, Cache, NodeInfo};
 use crate::config::InterPodAffinityArgs;
 use crate::framework::plugins::helper::KeyResolution;
 use crate::framework::{state_as, PluginState, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
+use crate::fxhash::FxHashMap as HashMap;
 use crate::intern::Name;
 use crate::model::{Labels, PodInfo};
-use std::collections::HashMap;
 
 /// `scoreMap`: topology key → value → score.
 type ScoreMap = HashMap<Name, HashMap<Box<str>, i64>>;
@@ -121,7 +121,7 @@ pub(crate) fn pre_score(
     let (mut terms, errors) = PodTerms::of_pod(affinity, &pod.namespace, &pod.labels, KeyResolution::Lookup);
     if !errors.is_empty() {
         let error = Some(format!("failed to parse pod: {}", errors.join(", ")));
-        *state = Some(Box::new(PreScoreState { topology_score: ScoreMap::new(), error }));
+        *state = Some(Box::new(PreScoreState { topology_score: ScoreMap::default(), error }));
         return PreScoreOutcome::Run;
     }
     resolve_namespaces(
@@ -130,7 +130,7 @@ pub(crate) fn pre_score(
     );
     let ns_labels = namespace_labels(cache, pod);
     let inc = Incoming { pod, terms, ns_labels: &ns_labels, hard_weight: i64::from(args.hard_pod_affinity_weight) };
-    let mut m = ScoreMap::new();
+    let mut m = ScoreMap::default();
     for (w, t) in &inc.terms.preferred_affinity {
         process_incoming_term(&mut m, cache, t, i64::from(*w));
     }

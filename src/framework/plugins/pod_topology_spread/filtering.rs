@@ -10,8 +10,8 @@ use super::{ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};
 use crate::cache::{AssignedPod, Cache, NodeInfo};
 use crate::framework::plugins::helper::RequiredNodeAffinity;
 use crate::framework::{state_as, PluginState, PreFilterOutcome, Rejection};
+use crate::fxhash::FxHashMap as HashMap;
 use crate::model::PodInfo;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// `criticalPaths`: two domains, `[0]` always holding the minimum match count.
@@ -95,7 +95,7 @@ fn add_count(map: &mut HashMap<Box<str>, i64>, value: &str, delta: i64) -> i64 {
 /// sums as walking every node's pods, which remains the fallback).
 pub(crate) fn compute_state(pod: &PodInfo, constraints: Vec<Constraint>, cache: &Cache) -> PreFilterState {
     let required = Arc::new(RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref()));
-    let mut tp: Vec<HashMap<Box<str>, i64>> = vec![HashMap::new(); constraints.len()];
+    let mut tp: Vec<HashMap<Box<str>, i64>> = vec![HashMap::default(); constraints.len()];
     // eligible[node id * n + i]: the node counts for constraint i.
     let n = constraints.len();
     let mut eligible = vec![false; cache.node_id_bound() * n];

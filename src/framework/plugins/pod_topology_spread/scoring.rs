@@ -10,8 +10,9 @@ use super::{action, count_matching, node_has_all_keys, Constraint, PodTopologySp
 use crate::cache::{Cache, NodeId, NodeInfo};
 use crate::framework::plugins::helper::RequiredNodeAffinity;
 use crate::framework::{state_as, PluginState, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
+use crate::fxhash::FxHashMap as HashMap;
 use crate::model::PodInfo;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// `invalidScore`: the raw score of ignored nodes, turned into 0 by normalisation.
 const INVALID_SCORE: i64 = -1;
@@ -73,7 +74,7 @@ pub(crate) fn pre_score(
     }
     let mut s = PreScoreState {
         ignored_nodes: HashSet::new(),
-        topology_value_to_pod_counts: vec![HashMap::new(); constraints.len()],
+        topology_value_to_pod_counts: vec![HashMap::default(); constraints.len()],
         topology_normalizing_weight: Vec::with_capacity(constraints.len()),
         host_counts: vec![None; constraints.len()],
         constraints,

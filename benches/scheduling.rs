@@ -1,0 +1,769 @@
+//! Scheduling benchmarks: decision throughput and latency of the pure core, end-to-end throughput
+//! of the real binary against the in-memory test API server, memory footprint, start-to-ready
+//! time and binary size. Plain `std` timing, medians over repeats; no assertions (benchmarks
+//! measure, tests assert).
+//!
+//! ```text
+//! cargo bench --bench scheduling                              # everything, writes benches/results.json
+//! cargo bench --bench scheduling -- --only decision,e2e       # a subset
+//! cargo bench --bench scheduling -- --smoke                   # tiny sizes, a few seconds (CI)
+//! ```
+//!
+//! The end-to-end and footprint parts start the binary named by `EDGESCHED_BENCH_BINARY`, else the
+//! static musl release build (`out/edgesched-linux-amd64` from `cross/build.sh`, then
+//! `target/x86_64-unknown-linux-musl/release/edgesched`), else `target/release/edgesched`, else
+//! the binary Cargo built for this bench (bench profile).
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use edgesched::kube::api;
+use edgesched::metrics::Metrics;
+use edgesched::rng::Rng;
+use edgesched::scheduler::{BindOutcome, Change, Effect, Input, Scheduler, Settings};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use support::objects::{node, pod};
+use support::process::Edgesched;
+use support::{KubeAuth, ServerOptions, TestApiServer};
+
+const SCHEDULER: &str = "edgesched";
+
+/// `clientConnection` qps/burst; `None` keeps upstream's defaults.
+type Qps = Option<(u32, u32)>;
+const ZONES: usize = 3;
+
+struct Opts {
+    smoke: bool,
+    only: Vec<String>,
+    repeats: usize,
+    out: Option<PathBuf>,
+    /// Decision sizes (node counts) instead of the standard ones.
+    sizes: Vec<usize>,
+}
+
+fn parse_opts() -> Opts {
+    let mut o = Opts { smoke: false, only: Vec::new(), repeats: 0, out: None, sizes: Vec::new() };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--smoke" => o.smoke = true,
+            "--only" => o.only = args.next().unwrap_or_default().split(',').map(str::to_string).collect(),
+            "--repeats" => o.repeats = args.next().and_then(|v| v.parse().ok()).unwrap_or(0),
+            "--out" => o.out = args.next().map(PathBuf::from),
+            "--sizes" => o.sizes = args.next().unwrap_or_default().split(',').filter_map(|v| v.parse().ok()).collect(),
+            // `cargo bench` passes `--bench`; filters and other libtest flags are ignored.
+            _ => {}
+        }
+    }
+    if o.repeats == 0 {
+        o.repeats = if o.smoke { 1 } else { 5 };
+    }
+    o
+}
+
+impl Opts {
+    fn wants(&self, part: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|p| p == part)
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cluster shapes shared by every part.
+
+fn bench_node(i: usize) -> Value {
+    node(&format!("node-{i:05}"))
+        .cpu("32")
+        .memory("128Gi")
+        .pods(110)
+        .label("topology.kubernetes.io/region", "region-1")
+        .label("topology.kubernetes.io/zone", &format!("zone-{}", i % ZONES))
+        .image("registry.k8s.io/pause:3.10", 700_000)
+        .build()
+}
+
+/// An existing (bound) pod; with `affinity`, one in ten carries a required anti-affinity term.
+fn existing_pod(i: usize, node_index: usize, affinity: bool) -> Value {
+    let mut b = pod("load", &format!("existing-{i:06}"))
+        .scheduler(SCHEDULER)
+        .cpu("100m")
+        .memory("128Mi")
+        .label("app", &format!("svc-{}", i % 50))
+        .node_name(&format!("node-{node_index:05}"))
+        .phase("Running");
+    if affinity && i % 10 == 0 {
+        b = b.affinity(json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "batch"}}, "topologyKey": "kubernetes.io/hostname"}
+        ]}}));
+    }
+    b.build()
+}
+
+/// A pending pod; `topology` adds two spread constraints and pod (anti-)affinity preferences.
+fn pending_pod(ns: &str, i: usize, topology: bool) -> Value {
+    let app = format!("web-{}", i % 20);
+    let mut b = pod(ns, &format!("p-{i:06}")).scheduler(SCHEDULER).cpu("100m").memory("64Mi").label("app", &app);
+    if topology {
+        b = b
+            .spec_field(
+                "topologySpreadConstraints",
+                json!([
+                    {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+                     "labelSelector": {"matchLabels": {"app": app}}},
+                    {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+                     "labelSelector": {"matchLabels": {"app": app}}}
+                ]),
+            )
+            .affinity(json!({
+                "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": app}},
+                                                        "topologyKey": "kubernetes.io/hostname"}}]},
+                "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": format!("svc-{}", i % 50)}},
+                                                       "topologyKey": "topology.kubernetes.io/zone"}}]}
+            }));
+    }
+    b.build()
+}
+
+fn decode<T: serde::de::DeserializeOwned>(v: Value) -> T {
+    serde_json::from_value(v).expect("bench object decodes")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decision: the scheduling cycle of the core (queue pop, PreFilter/Filter/Score/select, assume).
+
+#[derive(Clone, Debug)]
+struct DecisionResult {
+    variant: &'static str,
+    nodes: usize,
+    existing_pods: usize,
+    pods_per_round: usize,
+    rounds: usize,
+    /// Pods per CPU-second of the scheduling thread.
+    pods_per_sec: f64,
+    /// Pods per wall-clock second spent in cycles (includes time slices lost to other processes).
+    pods_per_sec_wall: f64,
+    p50_us: f64,
+    p99_us: f64,
+    p50_wall_us: f64,
+    p99_wall_us: f64,
+    nodes_evaluated: f64,
+    nodes_scored: f64,
+    setup_s: f64,
+}
+
+fn scheduler_config() -> edgesched::config::SchedulerConfig {
+    let text = format!(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: {SCHEDULER}\n"
+    );
+    edgesched::config::load_str(&text, "bench.yaml").expect("bench config").config
+}
+
+fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize, rounds: usize) -> DecisionResult {
+    let setup = Instant::now();
+    let cfg = scheduler_config();
+    let profiles = edgesched::simulate::frameworks(&cfg).expect("frameworks");
+    let settings = Settings {
+        percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
+        pod_initial_backoff: Duration::from_secs(1),
+        pod_max_backoff: Duration::from_secs(10),
+        ..Default::default()
+    };
+    let mut now = Instant::now();
+    let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(1), now);
+    sched.handle(Input::PriorityClass(Change::ListBegin), now);
+    sched.handle(Input::PriorityClass(Change::ListPage(Vec::new())), now);
+    sched.handle(Input::PriorityClass(Change::ListDone), now);
+    let node_objs: Vec<Box<api::Node>> = (0..nodes).map(|i| Box::new(decode(bench_node(i)))).collect();
+    sched.handle(Input::Node(Change::ListBegin), now);
+    sched.handle(Input::Node(Change::ListPage(node_objs)), now);
+    sched.handle(Input::Node(Change::ListDone), now);
+    sched.handle(Input::Pod(Change::ListBegin), now);
+    let total = nodes * per_node;
+    let mut i = 0;
+    while i < total {
+        let page: Vec<Box<api::Pod>> =
+            (i..(i + 5000).min(total)).map(|j| Box::new(decode(existing_pod(j, j % nodes, topology)))).collect();
+        i += page.len();
+        sched.handle(Input::Pod(Change::ListPage(page)), now);
+    }
+    sched.handle(Input::Pod(Change::ListDone), now);
+    sched.handle(Input::Leading(true), now);
+    let setup_s = setup.elapsed().as_secs_f64();
+
+    let mut tput_cpu = Vec::new();
+    let mut tput_wall = Vec::new();
+    let (mut p50s, mut p99s, mut p50w, mut p99w) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut evaluated = 0usize;
+    let mut scored = 0usize;
+    let mut binds = 0usize;
+    let mut next = 0usize;
+    for round in 0..rounds {
+        let ns = format!("round-{round}");
+        let mut round_pods: std::collections::HashMap<String, api::Pod> = std::collections::HashMap::new();
+        for _ in 0..pods_per_round {
+            now += Duration::from_micros(1);
+            let p: api::Pod = decode(pending_pod(&ns, next, topology));
+            next += 1;
+            round_pods.insert(format!("{}/{}", p.metadata.namespace, p.metadata.name), p.clone());
+            sched.handle(Input::Pod(Change::Added(Box::new(p))), now);
+        }
+        let mut cpu: Vec<f64> = Vec::with_capacity(pods_per_round);
+        let mut wall: Vec<f64> = Vec::with_capacity(pods_per_round);
+        let mut bound: Vec<api::Pod> = Vec::with_capacity(pods_per_round);
+        loop {
+            now += Duration::from_micros(10);
+            let c = thread_cpu_ns();
+            let t = Instant::now();
+            let r = sched.schedule_one(now, false);
+            let dt = t.elapsed();
+            let dc = thread_cpu_ns().saturating_sub(c);
+            if r.is_none() {
+                break;
+            }
+            wall.push(dt.as_secs_f64() * 1e6);
+            cpu.push(dc as f64 / 1e3);
+            for e in sched.take_effects() {
+                if let Effect::Bind(b) = e {
+                    evaluated += b.evaluated_nodes;
+                    scored += b.feasible_nodes;
+                    binds += 1;
+                    if let Some(mut p) = round_pods.remove(&*b.pod.key) {
+                        p.spec.node_name = b.node.to_string();
+                        bound.push(p);
+                    }
+                    sched.handle(Input::BindDone(BindOutcome { key: b.pod.key.clone(), node: b.node, result: Ok(()) }), now);
+                }
+            }
+        }
+        tput_cpu.push(cpu.len() as f64 / (cpu.iter().sum::<f64>() / 1e6).max(1e-9));
+        tput_wall.push(wall.len() as f64 / (wall.iter().sum::<f64>() / 1e6).max(1e-9));
+        cpu.sort_by(|a, b| a.total_cmp(b));
+        wall.sort_by(|a, b| a.total_cmp(b));
+        p50s.push(percentile(&cpu, 50.0));
+        p99s.push(percentile(&cpu, 99.0));
+        p50w.push(percentile(&wall, 50.0));
+        p99w.push(percentile(&wall, 99.0));
+        // Remove this round's pods so every round starts from the same cluster.
+        for p in bound {
+            sched.handle(Input::Pod(Change::Deleted(Box::new(p))), now);
+        }
+    }
+    DecisionResult {
+        variant: if topology { "topology" } else { "default" },
+        nodes,
+        existing_pods: total,
+        pods_per_round,
+        rounds,
+        pods_per_sec: median(&mut tput_cpu),
+        pods_per_sec_wall: median(&mut tput_wall),
+        p50_us: median(&mut p50s),
+        p99_us: median(&mut p99s),
+        p50_wall_us: median(&mut p50w),
+        p99_wall_us: median(&mut p99w),
+        nodes_evaluated: evaluated as f64 / binds.max(1) as f64,
+        nodes_scored: scored as f64 / binds.max(1) as f64,
+        setup_s,
+    }
+}
+
+/// CPU time of the calling thread (excludes time the thread waited for a core: the machine is
+/// shared, so wall-clock cycle times include other processes' time slices).
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+// ---------------------------------------------------------------------------------------------
+// The real binary against the test API server.
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Which binary the process parts run (see the module comment).
+fn pick_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("EDGESCHED_BENCH_BINARY").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let root = manifest_dir();
+    for cand in ["out/edgesched-linux-amd64", "target/x86_64-unknown-linux-musl/release/edgesched", "target/release/edgesched"] {
+        let p = root.join(cand);
+        if p.is_file() {
+            return p;
+        }
+    }
+    PathBuf::from(env!("CARGO_BIN_EXE_edgesched"))
+}
+
+fn start_server() -> TestApiServer {
+    TestApiServer::start_with(ServerOptions {
+        history_window: 50_000,
+        bookmark_interval: Duration::from_secs(5),
+        ..Default::default()
+    })
+}
+
+/// Start edgesched with a plain configuration; `qps` `None` leaves upstream's defaults (50/100).
+fn launch(server: &TestApiServer, qps: Qps) -> Edgesched {
+    let dir = support::tempdir("edgesched-bench");
+    let kubeconfig = server.write_kubeconfig(&dir, KubeAuth::ClientCert { user: "system:kube-scheduler".into() });
+    let client = match qps {
+        Some((q, b)) => format!("  qps: {q}\n  burst: {b}\n"),
+        None => String::new(),
+    };
+    let config = format!(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection:\n  kubeconfig: {}\n{client}leaderElection:\n  leaderElect: false\nprofiles:\n- schedulerName: {SCHEDULER}\n",
+        kubeconfig.display()
+    );
+    let path = dir.join("config.yaml");
+    std::fs::write(&path, config).expect("write config");
+    let port = support::process::free_port();
+    let args = vec![
+        format!("--config={}", path.display()),
+        format!("--secure-port={port}"),
+        "--bind-address=127.0.0.1".to_string(),
+        "--v=1".to_string(),
+    ];
+    Edgesched::spawn(&args, dir, port)
+}
+
+const SYNCED: &str = "Caches are synced";
+
+fn wait_synced(es: &Edgesched, timeout: Duration) -> Duration {
+    let t = Instant::now();
+    while t.elapsed() < timeout {
+        if es.logs().contains(SYNCED) {
+            return t.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("edgesched did not sync within {timeout:?}\n{}", es.logs());
+}
+
+fn proc_status_kib(pid: i32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// utime+stime of a process, seconds.
+fn proc_cpu_s(pid: i32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = f.get(11).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0)
+        + f.get(12).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    ticks / 100.0
+}
+
+fn proc_threads(pid: i32) -> u64 {
+    proc_status_kib(pid, "Threads:")
+}
+
+fn add_nodes(server: &TestApiServer, from: usize, to: usize) {
+    for i in from..to {
+        server.create("/api/v1/nodes", bench_node(i));
+    }
+}
+
+fn add_existing(server: &TestApiServer, from: usize, to: usize, nodes: usize) {
+    for i in from..to {
+        server.create("/api/v1/namespaces/load/pods", existing_pod(i, i % nodes, false));
+    }
+}
+
+#[derive(Clone, Debug)]
+struct E2eResult {
+    nodes: usize,
+    pods: usize,
+    qps: String,
+    runs: usize,
+    pods_per_sec: f64,
+    seconds: f64,
+}
+
+fn e2e(nodes: usize, pods: usize, qps: Qps, runs: usize) -> E2eResult {
+    let mut rates = Vec::new();
+    let mut secs = Vec::new();
+    for run in 0..runs {
+        let server = start_server();
+        add_nodes(&server, 0, nodes);
+        let es = launch(&server, qps);
+        wait_synced(&es, Duration::from_secs(120));
+        let ns = format!("/api/v1/namespaces/e2e-{run}/pods");
+        let t0 = Instant::now();
+        let creator = {
+            let objs: Vec<Value> = (0..pods).map(|i| pending_pod(&format!("e2e-{run}"), i, false)).collect();
+            let t = Instant::now();
+            for o in objs {
+                server.create(&ns, o);
+            }
+            t.elapsed()
+        };
+        let limit = Duration::from_secs(60 + pods as u64 / 20);
+        while server.total_bindings() < pods {
+            if t0.elapsed() > limit {
+                panic!("only {} of {pods} pods bound after {limit:?}\n{}", server.total_bindings(), es.logs());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let dt = t0.elapsed().as_secs_f64();
+        eprintln!(
+            "  e2e run {run}: {nodes} nodes, {pods} pods in {dt:.2}s ({:.0} pods/s; creating took {:.2}s)",
+            pods as f64 / dt,
+            creator.as_secs_f64()
+        );
+        rates.push(pods as f64 / dt);
+        secs.push(dt);
+        drop(es);
+    }
+    E2eResult {
+        nodes,
+        pods,
+        qps: match qps {
+            Some((q, b)) => format!("{q}/{b}"),
+            None => "50/100 (default)".into(),
+        },
+        runs,
+        pods_per_sec: median(&mut rates),
+        seconds: median(&mut secs),
+    }
+}
+
+#[derive(Clone, Debug)]
+struct FootprintResult {
+    nodes: usize,
+    pods: usize,
+    ready_s: f64,
+    ready_cpu_s: f64,
+    rss_kib: u64,
+    hwm_kib: u64,
+    /// Anonymous (heap, stacks) and file-backed (the binary's pages) parts of `rss_kib`.
+    anon_kib: u64,
+    file_kib: u64,
+    threads: u64,
+}
+
+/// Start edgesched against the server as it is, wait until synced, settle, measure, stop.
+fn footprint_once(server: &TestApiServer, nodes: usize, pods: usize) -> FootprintResult {
+    let es = launch(server, Some((100_000, 100_000)));
+    let ready = wait_synced(&es, Duration::from_secs(300));
+    let cpu = proc_cpu_s(es.pid());
+    std::thread::sleep(Duration::from_millis(1500));
+    let r = FootprintResult {
+        nodes,
+        pods,
+        ready_s: ready.as_secs_f64(),
+        ready_cpu_s: cpu,
+        rss_kib: proc_status_kib(es.pid(), "VmRSS:"),
+        hwm_kib: proc_status_kib(es.pid(), "VmHWM:"),
+        anon_kib: proc_status_kib(es.pid(), "RssAnon:"),
+        file_kib: proc_status_kib(es.pid(), "RssFile:"),
+        threads: proc_threads(es.pid()),
+    };
+    eprintln!(
+        "  footprint {nodes} nodes/{pods} pods: ready {:.2}s (cpu {:.2}s), RSS {} KiB (anon {}, file {}), peak {} KiB, {} threads",
+        r.ready_s, r.ready_cpu_s, r.rss_kib, r.anon_kib, r.file_kib, r.hwm_kib, r.threads
+    );
+    r
+}
+
+/// Median of `runs` starts (by peak RSS and ready time separately).
+fn footprint(server: &TestApiServer, nodes: usize, pods: usize, runs: usize) -> FootprintResult {
+    let all: Vec<FootprintResult> = (0..runs).map(|_| footprint_once(server, nodes, pods)).collect();
+    let med = |f: &dyn Fn(&FootprintResult) -> f64| median(&mut all.iter().map(f).collect::<Vec<_>>());
+    FootprintResult {
+        nodes,
+        pods,
+        ready_s: med(&|r| r.ready_s),
+        ready_cpu_s: med(&|r| r.ready_cpu_s),
+        rss_kib: med(&|r| r.rss_kib as f64) as u64,
+        hwm_kib: med(&|r| r.hwm_kib as f64) as u64,
+        anon_kib: med(&|r| r.anon_kib as f64) as u64,
+        file_kib: med(&|r| r.file_kib as f64) as u64,
+        threads: all.last().map(|r| r.threads).unwrap_or(0),
+    }
+}
+
+fn file_size(p: &Path) -> Option<u64> {
+    std::fs::metadata(p).ok().map(|m| m.len())
+}
+
+// ---------------------------------------------------------------------------------------------
+
+fn machine() -> Value {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_default();
+    let mem_kib = std::fs::read_to_string("/proc/meminfo")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0);
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    json!({
+        "cpu": cpu,
+        "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        "memory_mib": mem_kib / 1024,
+        "loadavg_at_start": load.trim(),
+    })
+}
+
+fn main() {
+    let opts = parse_opts();
+    let started = Instant::now();
+    let mut out = String::new();
+    let mut results = serde_json::Map::new();
+    results.insert("machine".into(), machine());
+    results.insert("smoke".into(), json!(opts.smoke));
+    results.insert("repeats".into(), json!(opts.repeats));
+
+    if opts.wants("decision") {
+        let (mut sizes, per_round): (&[usize], usize) =
+            if opts.smoke { (&[100, 1000], 200) } else { (&[100, 1_000, 5_000, 15_000], 2_000) };
+        if !opts.sizes.is_empty() {
+            sizes = &opts.sizes;
+        }
+        let mut rows = Vec::new();
+        for topology in [false, true] {
+            for &n in sizes {
+                eprintln!("decision: {n} nodes, {} pods existing, topology={topology}", n * 10);
+                // About one new pod per node per round (the topology variant's cycles are ~50x
+                // slower, so fewer pods keep the run short); rounds start from the same cluster.
+                let cap = if topology { per_round / 4 } else { per_round };
+                let r = decision(n, 10, topology, cap.min(n.max(200)), opts.repeats);
+                eprintln!(
+                    "  {:.0} pods/s (wall {:.0}), p50 {:.1} µs, p99 {:.1} µs (wall {:.1}/{:.1}; setup {:.1}s)",
+                    r.pods_per_sec, r.pods_per_sec_wall, r.p50_us, r.p99_us, r.p50_wall_us, r.p99_wall_us, r.setup_s
+                );
+                rows.push(r);
+            }
+        }
+        let _ = writeln!(
+            out,
+            "\nDecision (scheduling cycle only, thread CPU time; wall-clock in brackets; median of {} rounds)",
+            opts.repeats
+        );
+        let _ = writeln!(
+            out,
+            "{:<9} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8} {:>10}",
+            "variant", "nodes", "existing", "pods/s", "[wall]", "p50 µs", "p99 µs", "[p99]", "evaluated", "scored", "ns/scored"
+        );
+        for r in &rows {
+            let _ = writeln!(
+                out,
+                "{:<9} {:>6} {:>8} {:>8.0} {:>8.0} {:>8.1} {:>8.1} {:>9.1} {:>10.0} {:>8.0} {:>10.0}",
+                r.variant,
+                r.nodes,
+                r.existing_pods,
+                r.pods_per_sec,
+                r.pods_per_sec_wall,
+                r.p50_us,
+                r.p99_us,
+                r.p99_wall_us,
+                r.nodes_evaluated,
+                r.nodes_scored,
+                1e9 / r.pods_per_sec / r.nodes_scored.max(1.0)
+            );
+        }
+        results.insert(
+            "decision".into(),
+            Value::Array(
+                rows.iter()
+                    .map(|r| {
+                        json!({
+                            "variant": r.variant, "nodes": r.nodes, "existing_pods": r.existing_pods,
+                            "pods_per_round": r.pods_per_round, "rounds": r.rounds,
+                            "pods_per_sec": r.pods_per_sec.round(), "p50_us": (r.p50_us * 10.0).round() / 10.0,
+                            "p99_us": (r.p99_us * 10.0).round() / 10.0,
+                            "pods_per_sec_wall": r.pods_per_sec_wall.round(),
+                            "p50_wall_us": (r.p50_wall_us * 10.0).round() / 10.0,
+                            "p99_wall_us": (r.p99_wall_us * 10.0).round() / 10.0,
+                            "nodes_evaluated": r.nodes_evaluated.round(), "nodes_scored": r.nodes_scored.round(),
+                            "ns_per_scored_node": (1e9 / r.pods_per_sec / r.nodes_scored.max(1.0)).round(),
+                        })
+                    })
+                    .collect(),
+            ),
+        );
+    }
+
+    let binary = pick_binary();
+    if opts.wants("e2e") || opts.wants("footprint") {
+        // process::command() honours this variable.
+        std::env::set_var("EDGESCHED_TEST_BINARY", &binary);
+        results.insert("binary".into(), json!(binary.strip_prefix(manifest_dir()).unwrap_or(&binary).display().to_string()));
+    }
+
+    if opts.wants("e2e") {
+        let cases: Vec<(usize, usize, Qps)> = if opts.smoke {
+            vec![(100, 300, Some((100_000, 100_000)))]
+        } else {
+            vec![(1_000, 10_000, Some((100_000, 100_000))), (5_000, 10_000, Some((100_000, 100_000))), (1_000, 500, None)]
+        };
+        let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
+        let mut rows = Vec::new();
+        for (n, p, q) in cases {
+            eprintln!("e2e: {n} nodes, {p} pods, qps {q:?}");
+            rows.push(e2e(n, p, q, runs));
+        }
+        let _ = writeln!(out, "\nEnd to end (pod created -> binding confirmed by the API server; median of {runs} runs)");
+        let _ = writeln!(out, "{:>6} {:>7} {:>18} {:>10} {:>9}", "nodes", "pods", "qps/burst", "pods/s", "seconds");
+        for r in &rows {
+            let _ = writeln!(out, "{:>6} {:>7} {:>18} {:>10.0} {:>9.2}", r.nodes, r.pods, r.qps, r.pods_per_sec, r.seconds);
+        }
+        results.insert(
+            "e2e".into(),
+            Value::Array(
+                rows.iter()
+                    .map(|r| {
+                        json!({"nodes": r.nodes, "pods": r.pods, "qps_burst": r.qps, "runs": r.runs,
+                               "pods_per_sec": r.pods_per_sec.round(), "seconds": (r.seconds * 100.0).round() / 100.0})
+                    })
+                    .collect(),
+            ),
+        );
+    }
+
+    if opts.wants("footprint") {
+        let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
+        let mut rows: Vec<(&'static str, FootprintResult)> = Vec::new();
+        {
+            let server = start_server();
+            eprintln!("footprint: empty cluster");
+            rows.push(("idle", footprint(&server, 0, 0, runs)));
+            let (n, p) = if opts.smoke { (100, 300) } else { (100, 3_000) };
+            add_nodes(&server, 0, n);
+            add_existing(&server, 0, p, n);
+            eprintln!("footprint: {n} nodes, {p} pods");
+            rows.push(("small", footprint(&server, n, p, runs)));
+        }
+        if !opts.smoke {
+            let server = start_server();
+            add_nodes(&server, 0, 5_000);
+            eprintln!("footprint: 5000 nodes");
+            rows.push(("nodes-only", footprint(&server, 5_000, 0, runs)));
+            add_existing(&server, 0, 50_000, 5_000);
+            eprintln!("footprint: 5000 nodes, 50000 pods (ready time)");
+            rows.push(("ready", footprint(&server, 5_000, 50_000, runs)));
+            add_existing(&server, 50_000, 150_000, 5_000);
+            eprintln!("footprint: 5000 nodes, 150000 pods");
+            rows.push(("large", footprint(&server, 5_000, 150_000, runs.min(2))));
+        }
+        let find = |k: &str| rows.iter().find(|(n, _)| *n == k).map(|(_, r)| r.clone());
+        let idle = find("idle");
+        let per_node = match (&idle, find("nodes-only")) {
+            (Some(i), Some(n)) => Some((n.rss_kib.saturating_sub(i.rss_kib)) as f64 * 1024.0 / n.nodes as f64),
+            _ => None,
+        };
+        let per_pod = match (find("nodes-only"), find("large")) {
+            (Some(n), Some(l)) => Some((l.rss_kib.saturating_sub(n.rss_kib)) as f64 * 1024.0 / l.pods as f64),
+            _ => None,
+        };
+        let _ = writeln!(out, "\nFootprint of {} (median of {runs} starts; RSS after sync + 1.5 s)", binary.display());
+        let _ = writeln!(
+            out,
+            "{:<11} {:>6} {:>7} {:>9} {:>7} {:>9} {:>9} {:>9} {:>9}",
+            "case", "nodes", "pods", "ready s", "cpu s", "RSS MiB", "peak MiB", "anon MiB", "file MiB"
+        );
+        for (k, r) in &rows {
+            let _ = writeln!(
+                out,
+                "{:<11} {:>6} {:>7} {:>9.2} {:>7.2} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
+                k,
+                r.nodes,
+                r.pods,
+                r.ready_s,
+                r.ready_cpu_s,
+                r.rss_kib as f64 / 1024.0,
+                r.hwm_kib as f64 / 1024.0,
+                r.anon_kib as f64 / 1024.0,
+                r.file_kib as f64 / 1024.0
+            );
+        }
+        if let (Some(n), Some(p)) = (per_node, per_pod) {
+            let _ = writeln!(out, "bytes per node ≈ {n:.0}, bytes per pod ≈ {p:.0} (RSS deltas)");
+        }
+        let size = file_size(&binary);
+        let _ = writeln!(out, "binary size: {} bytes ({})", size.unwrap_or(0), binary.display());
+        results.insert(
+            "footprint".into(),
+            json!({
+                "cases": rows.iter().map(|(k, r)| json!({
+                    "case": k, "nodes": r.nodes, "pods": r.pods, "ready_s": (r.ready_s * 1000.0).round() / 1000.0,
+                    "ready_cpu_s": r.ready_cpu_s, "rss_kib": r.rss_kib, "peak_rss_kib": r.hwm_kib, "rss_anon_kib": r.anon_kib,
+                    "rss_file_kib": r.file_kib, "threads": r.threads,
+                })).collect::<Vec<_>>(),
+                "bytes_per_node": per_node.map(f64::round),
+                "bytes_per_pod": per_pod.map(f64::round),
+                "binary_bytes": size,
+            }),
+        );
+    }
+
+    let _ = writeln!(out, "\ntotal bench time {:.0}s", started.elapsed().as_secs_f64());
+    print!("{out}");
+    let path = opts.out.clone().unwrap_or_else(|| {
+        if opts.smoke {
+            manifest_dir().join("target/bench-smoke-results.json")
+        } else {
+            manifest_dir().join("benches/results.json")
+        }
+    });
+    // A partial run (--only) merges into the existing results instead of dropping other parts.
+    let mut merged: serde_json::Map<String, Value> = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .filter(|_| !opts.only.is_empty())
+        .unwrap_or_default();
+    for (k, v) in results {
+        merged.insert(k, v);
+    }
+    match serde_json::to_string_pretty(&Value::Object(merged)) {
+        Ok(text) => match std::fs::write(&path, text + "\n") {
+            Ok(()) => println!("wrote {}", path.display()),
+            Err(e) => eprintln!("cannot write {}: {e}", path.display()),
+        },
+        Err(e) => eprintln!("cannot encode results: {e}"),
+    }
+}
