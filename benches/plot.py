@@ -106,8 +106,8 @@ class Panel:
         self.parts.append(f'<line x1="{self.x0}" x2="{self.x0 + PANEL_W}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="#888" stroke-dasharray="2,3"/>')
         self.parts.append(f'<text x="{self.x0 + PANEL_W - 4}" y="{yy - 4:.1f}" text-anchor="end" font-size="10" fill="#555">{esc(label)}</text>')
 
-    def legend(self, items):
-        y = self.y0 + 14
+    def legend(self, items, bottom=False):
+        y = self.y0 + PANEL_H - 8 - 15 * (len(items) - 1) if bottom else self.y0 + 14
         for color, dash, label in items:
             x = self.x0 + 10
             extra = f' stroke-dasharray="{dash}"' if dash else ""
@@ -173,7 +173,7 @@ def main():
         (COLORS["default"], "", "decision, default profile"),
         (COLORS["topology"], "", "decision, spread + affinity"),
         (COLORS["e2e"], "", "end to end (test API server)"),
-    ])
+    ], bottom=True)
 
     lat_vals = [r["p50_us"] for r in dec] + [r["p99_us"] for r in dec]
     right = Panel(MARGIN_L + PANEL_W + 110, MARGIN_T, "Decision latency per pod", "microseconds", sizes, lat_vals)
