@@ -317,20 +317,33 @@ pub fn single_node(node: NodeBuilder, pods: &[PodBuilder]) -> Cache {
     cache_with(&[node], &placed)
 }
 
+/// A real [`crate::framework::Framework`] for a `default-scheduler` profile whose multiPoint set is
+/// `enabled` (plugin name, weight), in that order, so profile tests read like upstream's configs.
+pub fn framework_with(enabled: &[(&str, i32)]) -> crate::framework::Framework {
+    use crate::config::{PluginRef, PluginSet, Plugins, Profile};
+    let enabled = enabled.iter().map(|(n, w)| PluginRef::new(n, *w)).collect();
+    let profile = Profile {
+        scheduler_name: "default-scheduler".into(),
+        percentage_of_nodes_to_score: None,
+        plugins: Plugins { multi_point: PluginSet { enabled, disabled: Vec::new() }, ..Default::default() },
+        plugin_config: Vec::new(),
+    };
+    crate::framework::Framework::new(&profile, &super::PluginContext::default()).unwrap()
+}
+
 /// The default filter and score plugins wired into a real [`crate::framework::Framework`], checked
 /// against the FitError texts and choices upstream produces for the same cluster.
 mod default_profile {
     use super::*;
-    use crate::config::{PluginRef, PluginSet, Plugins, Profile};
     use crate::framework::cycle::CycleParams;
-    use crate::framework::plugins::{names, PluginContext};
+    use crate::framework::plugins::names;
     use crate::framework::{Framework, ScheduleOutcome};
     use crate::rng::Rng;
 
     /// Upstream's v1 default multiPoint order and weights, restricted to the plugins of this
     /// module plus PrioritySort and DefaultBinder.
     fn framework() -> Framework {
-        let enabled = [
+        framework_with(&[
             (names::PRIORITY_SORT, 0),
             (names::NODE_UNSCHEDULABLE, 0),
             (names::NODE_NAME, 0),
@@ -341,17 +354,7 @@ mod default_profile {
             (names::NODE_RESOURCES_BALANCED_ALLOCATION, 1),
             (names::IMAGE_LOCALITY, 1),
             (names::DEFAULT_BINDER, 0),
-        ]
-        .iter()
-        .map(|(n, w)| PluginRef::new(n, *w))
-        .collect();
-        let profile = Profile {
-            scheduler_name: "default-scheduler".into(),
-            percentage_of_nodes_to_score: None,
-            plugins: Plugins { multi_point: PluginSet { enabled, disabled: Vec::new() }, ..Default::default() },
-            plugin_config: Vec::new(),
-        };
-        Framework::new(&profile, &PluginContext::default()).unwrap()
+        ])
     }
 
     fn worker(name: &str, cpu: &str, memory: &str) -> NodeBuilder {

@@ -2,15 +2,13 @@
 //! order and weights: the FitError texts and placements a user sees.
 
 use super::names;
-use super::test_util::{cache_with, exists, pod_term, sel_req, selector, NodeBuilder, PodBuilder};
-use super::PluginContext;
-use crate::config::{PluginRef, PluginSet, Plugins, Profile};
+use super::test_util::{cache_with, exists, framework_with, pod_term, sel_req, selector, NodeBuilder, PodBuilder};
 use crate::framework::cycle::CycleParams;
 use crate::framework::{Framework, ScheduleOutcome};
 use crate::rng::Rng;
 
 fn framework() -> Framework {
-    let enabled = [
+    framework_with(&[
         (names::PRIORITY_SORT, 0),
         (names::NODE_UNSCHEDULABLE, 0),
         (names::TAINT_TOLERATION, 3),
@@ -21,17 +19,7 @@ fn framework() -> Framework {
         (names::DEFAULT_PREEMPTION, 0),
         (names::NODE_RESOURCES_BALANCED_ALLOCATION, 1),
         (names::DEFAULT_BINDER, 0),
-    ]
-    .iter()
-    .map(|(n, w)| PluginRef::new(n, *w))
-    .collect();
-    let profile = Profile {
-        scheduler_name: "default-scheduler".into(),
-        percentage_of_nodes_to_score: None,
-        plugins: Plugins { multi_point: PluginSet { enabled, disabled: Vec::new() }, ..Default::default() },
-        plugin_config: Vec::new(),
-    };
-    Framework::new(&profile, &PluginContext::default()).unwrap()
+    ])
 }
 
 fn worker(name: &str, zone: &str) -> NodeBuilder {
