@@ -512,10 +512,15 @@ fn ambiguous_bind_failure_does_not_free_the_node() {
     })
     .expect("second does not fit");
     // Then the watches go silent: the bind of "first" is not seen for a while.
+    // Counted on receipt (a watch is logged in full only when it ends); the per-pod GETs use
+    // namespaced paths, so this counts the pod reflector's list and watch requests only.
+    let pod_watches = || server.requests_received("GET", "/api/v1/pods");
+    let watches_before = pod_watches();
     server.stall_open_watches();
     wait_all_bound(&server, &|| es.logs(), &["first".to_string()], Duration::from_secs(20));
-    // Past the idle timeout the watches are back; "second" must still have nowhere to go.
-    std::thread::sleep(Duration::from_secs(6));
+    // Past the idle timeout the pod watch is reopened; "second" must still have nowhere to go.
+    wait_until(Duration::from_secs(20), "pod watch reopened after the idle timeout", || pod_watches() > watches_before)
+        .expect("pod watch reopened");
     server.set_latency_for("/binding", Duration::ZERO);
     assert_eq!(server.bindings(NS, "second"), 0, "second was placed on the node first's bind took:\n{}", tail(&es.logs(), 40));
     let second = server.get(&format!("{}/second", pods_path(NS))).expect("second must not have been preempted or deleted");

@@ -331,14 +331,44 @@ pub fn framework_with(enabled: &[(&str, i32)]) -> crate::framework::Framework {
     crate::framework::Framework::new(&profile, &super::PluginContext::default()).unwrap()
 }
 
+/// One scheduling cycle of `pod` over a fresh cache of `nodes` and `existing` pods, with a fixed
+/// seed and every node scored, as the profile tests need for reproducible choices.
+pub fn schedule_with(
+    fw: &crate::framework::Framework,
+    nodes: &[NodeBuilder],
+    existing: &[PodBuilder],
+    pod: PodBuilder,
+) -> crate::framework::ScheduleOutcome {
+    use crate::framework::cycle::CycleParams;
+    let cache = cache_with(nodes, existing);
+    let (mut start, mut rng) = (0usize, crate::rng::Rng::seeded(7));
+    let mut params =
+        CycleParams { next_start_node_index: &mut start, percentage_of_nodes_to_score: 0, rng: &mut rng, explain: true };
+    fw.schedule(&cache, &pod.info(), &mut params)
+}
+
+/// The FitError message of an outcome that must be unschedulable.
+pub fn message(outcome: crate::framework::ScheduleOutcome) -> String {
+    match outcome {
+        crate::framework::ScheduleOutcome::Unschedulable { message, .. } => message,
+        other => panic!("expected a FitError, got {other:?}"),
+    }
+}
+
+/// The chosen node of an outcome that must be a placement.
+pub fn chosen(outcome: crate::framework::ScheduleOutcome) -> String {
+    match outcome {
+        crate::framework::ScheduleOutcome::Scheduled { result, .. } => result.node.to_string(),
+        other => panic!("expected a placement, got {other:?}"),
+    }
+}
+
 /// The default filter and score plugins wired into a real [`crate::framework::Framework`], checked
 /// against the FitError texts and choices upstream produces for the same cluster.
 mod default_profile {
     use super::*;
-    use crate::framework::cycle::CycleParams;
     use crate::framework::plugins::names;
     use crate::framework::{Framework, ScheduleOutcome};
-    use crate::rng::Rng;
 
     /// Upstream's v1 default multiPoint order and weights, restricted to the plugins of this
     /// module plus PrioritySort and DefaultBinder.
@@ -362,26 +392,7 @@ mod default_profile {
     }
 
     fn schedule(nodes: &[NodeBuilder], existing: &[PodBuilder], pod: PodBuilder) -> ScheduleOutcome {
-        let cache = cache_with(nodes, existing);
-        let fw = framework();
-        let (mut start, mut rng) = (0usize, Rng::seeded(7));
-        let mut params =
-            CycleParams { next_start_node_index: &mut start, percentage_of_nodes_to_score: 0, rng: &mut rng, explain: true };
-        fw.schedule(&cache, &pod.info(), &mut params)
-    }
-
-    fn message(outcome: ScheduleOutcome) -> String {
-        match outcome {
-            ScheduleOutcome::Unschedulable { message, .. } => message,
-            other => panic!("expected a FitError, got {other:?}"),
-        }
-    }
-
-    fn chosen(outcome: ScheduleOutcome) -> String {
-        match outcome {
-            ScheduleOutcome::Scheduled { result, .. } => result.node.to_string(),
-            other => panic!("expected a placement, got {other:?}"),
-        }
+        schedule_with(&framework(), nodes, existing, pod)
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! order and weights: the FitError texts and placements a user sees.
 
 use super::names;
-use super::test_util::{cache_with, exists, framework_with, pod_term, sel_req, selector, NodeBuilder, PodBuilder};
+use super::test_util::{
+    cache_with, chosen, exists, framework_with, message, pod_term, schedule_with, sel_req, selector, NodeBuilder, PodBuilder,
+};
 use crate::framework::cycle::CycleParams;
 use crate::framework::{Framework, ScheduleOutcome};
 use crate::rng::Rng;
@@ -31,26 +33,7 @@ fn worker(name: &str, zone: &str) -> NodeBuilder {
 }
 
 fn schedule(nodes: &[NodeBuilder], existing: &[PodBuilder], pod: PodBuilder) -> ScheduleOutcome {
-    let cache = cache_with(nodes, existing);
-    let fw = framework();
-    let (mut start, mut rng) = (0usize, Rng::seeded(7));
-    let mut params =
-        CycleParams { next_start_node_index: &mut start, percentage_of_nodes_to_score: 0, rng: &mut rng, explain: true };
-    fw.schedule(&cache, &pod.info(), &mut params)
-}
-
-fn message(outcome: ScheduleOutcome) -> String {
-    match outcome {
-        ScheduleOutcome::Unschedulable { message, .. } => message,
-        other => panic!("expected a FitError, got {other:?}"),
-    }
-}
-
-fn chosen(outcome: ScheduleOutcome) -> String {
-    match outcome {
-        ScheduleOutcome::Scheduled { result, .. } => result.node.to_string(),
-        other => panic!("expected a placement, got {other:?}"),
-    }
+    schedule_with(&framework(), nodes, existing, pod)
 }
 
 fn web(name: &str, node: &str) -> PodBuilder {
