@@ -169,6 +169,7 @@ fn watch_into<T, F>(
     tx: SyncSender<Input>,
     stop: Arc<AtomicBool>,
     metrics: Metrics,
+    idle_override: Option<Duration>,
     wrap: F,
 ) -> Result<(), RunError>
 where
@@ -176,7 +177,7 @@ where
     F: Fn(Change<T>) -> Input + Send + 'static,
 {
     let name = spec.name;
-    if let Ok(Some(idle)) = parse_watch_idle_timeout(std::env::var(WATCH_IDLE_TIMEOUT_ENV).ok().as_deref()) {
+    if let Some(idle) = idle_override {
         spec.idle_timeout = idle;
     }
     let seed = Rng::from_os().next_u64();
@@ -214,10 +215,9 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     let cfg = &s.config;
     let metrics = Metrics::new();
     let client = Client::new(&s.rest, &client_options(cfg)).map_err(|e| RunError(e.to_string()))?;
-    match parse_watch_idle_timeout(std::env::var(WATCH_IDLE_TIMEOUT_ENV).ok().as_deref()) {
-        Ok(Some(idle)) => info!("{}", Line::new("Watch idle timeout overridden").s("timeout", format!("{idle:?}"))),
-        Ok(None) => {}
-        Err(e) => return Err(RunError(e)),
+    let idle_override = parse_watch_idle_timeout(std::env::var(WATCH_IDLE_TIMEOUT_ENV).ok().as_deref()).map_err(RunError)?;
+    if let Some(idle) = idle_override {
+        info!("{}", Line::new("Watch idle timeout overridden").s("timeout", format!("{idle:?}")));
     }
     info!("{}", Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin));
 
@@ -316,17 +316,19 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         |c| Input::Node(boxed(c)),
     )?;
     let mut pods = WatchSpec::new("pods", "/api/v1/pods");
     pods.field_selector = Some("status.phase!=Succeeded,status.phase!=Failed".into());
-    watch_into::<api::Pod, _>(&client, pods, tx.clone(), stop.clone(), metrics.clone(), |c| Input::Pod(boxed(c)))?;
+    watch_into::<api::Pod, _>(&client, pods, tx.clone(), stop.clone(), metrics.clone(), idle_override, |c| Input::Pod(boxed(c)))?;
     watch_into::<api::PriorityClass, _>(
         &client,
         WatchSpec::new("priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses"),
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::PriorityClass,
     )?;
     watch_into::<api::PodDisruptionBudget, _>(
@@ -335,6 +337,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::PodDisruptionBudget,
     )?;
     watch_into::<api::PersistentVolumeClaim, _>(
@@ -343,6 +346,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::PersistentVolumeClaim,
     )?;
     watch_into::<api::PersistentVolume, _>(
@@ -351,6 +355,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::PersistentVolume,
     )?;
     watch_into::<api::StorageClass, _>(
@@ -359,6 +364,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::StorageClass,
     )?;
     watch_into::<api::CsiNode, _>(
@@ -367,6 +373,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::CsiNode,
     )?;
     watch_into::<api::Namespace, _>(
@@ -375,6 +382,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::Namespace,
     )?;
     watch_into::<api::Service, _>(
@@ -383,6 +391,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::Service,
     )?;
     watch_into::<api::ReplicationController, _>(
@@ -391,6 +400,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::ReplicationController,
     )?;
     watch_into::<api::ReplicaSet, _>(
@@ -399,6 +409,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::ReplicaSet,
     )?;
     watch_into::<api::StatefulSet, _>(
@@ -407,6 +418,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::StatefulSet,
     )?;
     sched.require_synced(&[
@@ -430,6 +442,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         tx.clone(),
         stop.clone(),
         metrics.clone(),
+        idle_override,
         Input::Lease,
     )?;
 
