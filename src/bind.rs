@@ -17,6 +17,7 @@ use crate::framework::PreBindAction;
 use crate::kube::client::{ApiError, Client, PatchType};
 use crate::logging::Line;
 use crate::metrics::{names as m, Metrics};
+use crate::permissions::{plain, Denials};
 use crate::scheduler::{BindFailure, BindOutcome, BindRequest, Input, StatusPatch};
 use crate::timefmt;
 use log::{info, warn};
@@ -63,6 +64,8 @@ pub struct WorkerContext {
     pub scheduler: SyncSender<Input>,
     pub events: crate::recorder::Recorder,
     pub metrics: Metrics,
+    /// Where 403s are recorded (required permissions fail `/readyz`).
+    pub denials: Arc<Denials>,
 }
 
 /// Start `n` workers.
@@ -95,7 +98,9 @@ fn worker_loop(rx: &Mutex<Receiver<Job>>, ctx: &WorkerContext, in_flight: &Atomi
         match job {
             Job::Bind(req) => run_bind(ctx, req),
             Job::PatchStatus(p) => {
-                if let Err(e) = patch_status(&ctx.client, &p, SystemTime::now()) {
+                let result = patch_status(&ctx.client, &p, SystemTime::now());
+                ctx.denials.outcome(&plain("patch", "", "pods/status"), &format!("{}/{}", p.namespace, p.name), &result);
+                if let Err(e) = result {
                     warn!("{}", Line::new("Error updating pod").s("pod", format!("{}/{}", p.namespace, p.name)).s("err", e));
                 }
             }
@@ -110,10 +115,12 @@ fn worker_loop(rx: &Mutex<Receiver<Job>>, ctx: &WorkerContext, in_flight: &Atomi
 }
 
 /// POST the binding and classify the result.
-pub fn bind(client: &Client, pod: &crate::model::PodInfo, node: &str) -> Result<(), BindFailure> {
+pub fn bind(client: &Client, pod: &crate::model::PodInfo, node: &str, denials: &Denials) -> Result<(), BindFailure> {
     let body = binding_for(&pod.namespace, &pod.name, &pod.uid, node);
     let path = format!("/api/v1/namespaces/{}/pods/{}/binding", pod.namespace, pod.name);
-    match client.create::<_, serde_json::Value>(&path, &body) {
+    let result = client.create::<_, serde_json::Value>(&path, &body);
+    denials.outcome(&plain("create", "", "pods/binding"), &pod.key, &result);
+    match result {
         Ok(_) => Ok(()),
         Err(e) if e.is_conflict() => Err(BindFailure::Conflict(e.to_string())),
         // No status code: the connection broke or the response was cut after the request may
@@ -148,18 +155,26 @@ fn verify_ambiguous_bind(client: &Client, pod: &crate::model::PodInfo, node: &st
     }
 }
 
+/// A request's result with its outcome recorded against the declared permission.
+fn checked<T>(denials: &Denials, verb: &str, resource: &str, object: &str, result: Result<T, ApiError>) -> Result<T, String> {
+    denials.outcome(&plain(verb, "", resource), object, &result);
+    result.map_err(|e| e.to_string())
+}
+
 /// Perform the PreBind writes planned at Reserve (volume claims), in order.
-pub fn pre_bind(client: &Client, actions: &[PreBindAction]) -> Result<(), String> {
+pub fn pre_bind(client: &Client, actions: &[PreBindAction], denials: &Denials) -> Result<(), String> {
     for a in actions {
         match a {
             PreBindAction::AnnotatePvc { namespace, name, key, value } => {
                 let path = format!("/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}");
                 let body = serde_json::json!({"metadata": {"annotations": {key: value}}});
-                client.patch::<serde_json::Value>(&path, PatchType::Merge, &body).map_err(|e| e.to_string())?;
+                let object = format!("{namespace}/{name}");
+                let result = client.patch::<serde_json::Value>(&path, PatchType::Merge, &body);
+                checked(denials, "patch", "persistentvolumeclaims", &object, result)?;
             }
             PreBindAction::BindPv { pv, claim_namespace, claim_name, claim_uid } => {
                 let path = format!("/api/v1/persistentvolumes/{pv}");
-                let mut obj: serde_json::Value = client.get(&path).map_err(|e| e.to_string())?;
+                let mut obj: serde_json::Value = checked(denials, "get", "persistentvolumes", pv, client.get(&path))?;
                 let bound_to = obj.pointer("/spec/claimRef/uid").and_then(|u| u.as_str()).unwrap_or("");
                 if !bound_to.is_empty() && bound_to != claim_uid {
                     return Err(format!("PersistentVolume {pv} was bound to another claim meanwhile"));
@@ -167,14 +182,16 @@ pub fn pre_bind(client: &Client, actions: &[PreBindAction]) -> Result<(), String
                 obj["spec"]["claimRef"] = serde_json::json!({"kind": "PersistentVolumeClaim", "apiVersion": "v1",
                     "namespace": claim_namespace, "name": claim_name, "uid": claim_uid});
                 obj["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] = serde_json::json!("yes");
-                client.replace::<_, serde_json::Value>(&path, &obj).map_err(|e| e.to_string())?;
+                checked(denials, "update", "persistentvolumes", pv, client.replace::<_, serde_json::Value>(&path, &obj))?;
             }
             PreBindAction::WaitForClaims { claims, timeout_seconds } => {
                 let deadline = Instant::now() + std::time::Duration::from_secs(*timeout_seconds);
                 for (ns, name) in claims {
                     let path = format!("/api/v1/namespaces/{ns}/persistentvolumeclaims/{name}");
                     loop {
-                        let pvc: serde_json::Value = client.get(&path).map_err(|e| e.to_string())?;
+                        let object = format!("{ns}/{name}");
+                        let pvc: serde_json::Value =
+                            checked(denials, "get", "persistentvolumeclaims", &object, client.get(&path))?;
                         if pvc.pointer("/status/phase").and_then(|p| p.as_str()) == Some("Bound") {
                             break;
                         }
@@ -194,8 +211,8 @@ pub fn pre_bind(client: &Client, actions: &[PreBindAction]) -> Result<(), String
 
 fn run_bind(ctx: &WorkerContext, req: BindRequest) {
     let pod = &req.pod;
-    let result = match pre_bind(&ctx.client, &req.pre_bind) {
-        Ok(()) => bind(&ctx.client, pod, &req.node),
+    let result = match pre_bind(&ctx.client, &req.pre_bind, &ctx.denials) {
+        Ok(()) => bind(&ctx.client, pod, &req.node, &ctx.denials),
         Err(e) => Err(BindFailure::Other(format!("running PreBind plugin \"VolumeBinding\": {e}"))),
     };
     let now = Instant::now();
@@ -283,7 +300,10 @@ fn evict(
         "message": message, "lastTransitionTime": timefmt::format_rfc3339(wall)
     }]}});
     let status_path = format!("/api/v1/namespaces/{namespace}/pods/{name}/status");
-    match ctx.client.patch::<serde_json::Value>(&status_path, PatchType::StrategicMerge, &cond) {
+    let object = format!("{namespace}/{name}");
+    let patched = ctx.client.patch::<serde_json::Value>(&status_path, PatchType::StrategicMerge, &cond);
+    ctx.denials.outcome(&plain("patch", "", "pods/status"), &object, &patched);
+    match patched {
         Ok(_) => {}
         Err(e) if e.is_not_found() => return Ok(()),
         Err(e) => {
@@ -291,7 +311,9 @@ fn evict(
         }
     }
     let path = format!("/api/v1/namespaces/{namespace}/pods/{name}");
-    match ctx.client.delete(&path, Some(uid)) {
+    let deleted = ctx.client.delete(&path, Some(uid));
+    ctx.denials.outcome(&plain("delete", "", "pods"), &object, &deleted);
+    match deleted {
         Ok(()) => {}
         Err(e) if e.is_not_found() => return Ok(()),
         Err(e) => return Err(e),

@@ -196,6 +196,15 @@ pub fn explain(
         }
         if ours.contains(&name) && pod.spec.node_name.is_empty() {
             ours_targets.push(key.clone());
+            if hint.is_none() {
+                hint = crate::leader::default_lease_conflict(&cfg.leader_election, &ours).map(|c| {
+                    let holder = scheds.seen.iter().find(|s| s.lease.ends_with("/kube-scheduler") && s.live);
+                    match holder {
+                        Some(h) => format!("{c} (the lease is held by {})", h.holder),
+                        None => c,
+                    }
+                });
+            }
         }
         let last = pod
             .status
@@ -311,7 +320,13 @@ pub fn explain_cmd(args: &ExplainArgs) -> i32 {
 pub struct StatusReport {
     pub lease: String,
     pub leader: Option<String>,
+    /// When the current holder acquired the lease (RFC 3339), if known.
+    pub lease_held_since: Option<String>,
     pub lease_renewed_seconds_ago: Option<u64>,
+    /// This configuration contends for kube-scheduler's own Lease without serving
+    /// `default-scheduler` (see [`crate::leader::default_lease_conflict`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease_conflict: Option<String>,
     pub lease_transitions: Option<i32>,
     pub profiles: Vec<String>,
     /// schedulerName → (pending pods, served by).
@@ -382,7 +397,9 @@ pub fn status(client: &Client, cfg: &SchedulerConfig) -> Result<StatusReport, St
     Ok(StatusReport {
         lease: format!("{}/{}", le.resource_namespace, le.resource_name),
         leader: lease.as_ref().and_then(|l| l.spec.holder_identity.clone()).filter(|h| !h.is_empty()),
+        lease_held_since: lease.as_ref().and_then(|l| l.spec.acquire_time.clone()),
         lease_renewed_seconds_ago: renewed,
+        lease_conflict: crate::leader::default_lease_conflict(le, &profiles),
         lease_transitions: lease.as_ref().and_then(|l| l.spec.lease_transitions),
         profiles,
         pending,
@@ -398,12 +415,16 @@ pub fn render_status(r: &StatusReport, leader_elect: bool) -> String {
     if leader_elect {
         let _ = writeln!(
             out,
-            "Leader lease:   {}  holder={}  renewed={}  transitions={}",
+            "Leader lease:   {}  holder={}  since={}  renewed={}  transitions={}",
             r.lease,
             r.leader.as_deref().unwrap_or("<none>"),
+            r.lease_held_since.as_deref().unwrap_or("-"),
             r.lease_renewed_seconds_ago.map(|s| format!("{s}s ago")).unwrap_or_else(|| "never".into()),
             r.lease_transitions.map(|t| t.to_string()).unwrap_or_else(|| "-".into())
         );
+        if let Some(problem) = &r.lease_conflict {
+            let _ = writeln!(out, "  WARNING: {problem}");
+        }
     } else {
         let _ = writeln!(out, "Leader lease:   leader election disabled in this configuration");
     }

@@ -4,12 +4,20 @@
 //! `retryPeriod` and, if no renewal succeeds within `renewDeadline`, gives up leadership — and the
 //! process exits non-zero so that the kubelet or systemd restarts it, as kube-scheduler does.
 //! On shutdown the leader releases the lease (ReleaseOnCancel) so a standby takes over at once.
+//!
+//! A 403 on the Lease (kubeadm's roles let `system:kube-scheduler` get and update only the Lease
+//! named `kube-scheduler` on clusters without the `system::leader-locking-kube-scheduler` Role)
+//! is logged at error level with the verb, the Lease and the rule to add, recorded for
+//! `/readyz`, and retried with exponential backoff until a grant heals it. A standby that sees
+//! another holder keep the lease for several lease durations says who holds it and since when.
 
 use crate::kube::api::{self, Lease};
-use crate::kube::client::Client;
-use crate::leader::{Decision, Elector};
+use crate::kube::backoff::Backoff;
+use crate::kube::client::{ApiError, Client};
+use crate::leader::{Decision, Elector, StandbyReporter};
 use crate::logging::Line;
 use crate::metrics::{names as m, Metrics};
+use crate::permissions::{self, Access, Denials};
 use crate::rng::Rng;
 use crate::scheduler::Input;
 use crate::timefmt;
@@ -25,6 +33,23 @@ pub struct ElectionStatus {
     pub leading: bool,
     /// On our clock: when the lease we hold expires unless renewed.
     pub lease_expiry: Option<Instant>,
+    /// While standing by: who holds the lease and since when (wall clock, approximate).
+    pub held_by: Option<(String, SystemTime)>,
+}
+
+impl ElectionStatus {
+    /// The note `/readyz?verbose` shows for leader election.
+    pub fn note(&self, lock: &str) -> Option<String> {
+        if self.leading {
+            return Some(format!("leading ({lock})"));
+        }
+        match &self.held_by {
+            Some((holder, since)) => {
+                Some(format!("standing by: lease {lock} held by {holder} since {}", timefmt::format_rfc3339(*since)))
+            }
+            None => Some(format!("standing by: acquiring lease {lock}")),
+        }
+    }
 }
 
 /// Healthz watchdog tolerance (kube-scheduler uses 20 s).
@@ -44,6 +69,19 @@ pub struct ElectionContext {
     /// Component name for the LeaderElection event (`source.component`).
     pub component: String,
     pub hostname: String,
+    /// Where 403s on the Lease are recorded (for `/readyz`).
+    pub denials: Arc<Denials>,
+    /// The warning of [`crate::leader::default_lease_conflict`], repeated in standby reports.
+    pub lease_conflict: Option<String>,
+}
+
+/// The most a standby waits between attempts while the Lease is forbidden.
+const FORBIDDEN_BACKOFF_MAX: Duration = Duration::from_secs(30);
+
+/// A failed lease request: which access it needed and what the server said.
+struct LeaseError {
+    access: Access,
+    err: ApiError,
 }
 
 fn lease_path(e: &Elector) -> String {
@@ -54,7 +92,24 @@ fn set_status(ctx: &ElectionContext, leading: bool, expiry: Option<Instant>) {
     if let Ok(mut s) = ctx.status.lock() {
         s.leading = leading;
         s.lease_expiry = expiry;
+        if leading {
+            s.held_by = None;
+        }
     }
+}
+
+fn set_held_by(ctx: &ElectionContext, now: Instant) {
+    let held_by = ctx.elector.held_by_other().map(|(h, since)| {
+        let ago = now.saturating_duration_since(since);
+        (h.to_string(), SystemTime::now().checked_sub(ago).unwrap_or(SystemTime::UNIX_EPOCH))
+    });
+    if let Ok(mut s) = ctx.status.lock() {
+        s.held_by = held_by;
+    }
+}
+
+fn lease_access(ctx: &ElectionContext, verb: &str) -> Access {
+    permissions::call_access(permissions::call(verb, "coordination.k8s.io", "leases"), &ctx.elector.namespace, &ctx.elector.name)
 }
 
 /// Run the election until stopped. Returns when the lease was released after `stop`, or when
@@ -66,7 +121,10 @@ pub fn run(mut ctx: ElectionContext) -> Result<(), String> {
     let mut leading = false;
     let mut last_renew = Instant::now();
     let mut last_holder: Option<String> = None;
+    let mut standby = StandbyReporter::default();
     let period = ctx.elector.timing.retry_period;
+    let mut forbidden_backoff = Backoff::new(period, FORBIDDEN_BACKOFF_MAX.max(period), 2.0, 0.2, Duration::from_secs(120));
+    let mut forbidden = false;
     // 0 = standby until the lease is acquired, so a scrape tells the leader from its backups.
     ctx.metrics.set(m::LEADER_STATUS, &[&ctx.elector.name], 0.0);
     loop {
@@ -81,6 +139,14 @@ pub fn run(mut ctx: ElectionContext) -> Result<(), String> {
         // leading past the deadline.
         let client = if leading { ctx.client.until(last_renew + ctx.elector.timing.renew_deadline) } else { ctx.client.clone() };
         let attempt = try_acquire_or_renew(&mut ctx.elector, &client, now);
+        if !matches!(&attempt, Err(e) if e.err.is_forbidden()) && forbidden {
+            forbidden = false;
+            forbidden_backoff.reset();
+            for verb in ["get", "create", "update"] {
+                ctx.denials.allowed(&lease_access(&ctx, verb));
+            }
+            info!("{}", Line::new("Lease access granted").s("lock", &lock));
+        }
         match attempt {
             Ok(true) => {
                 last_renew = now;
@@ -105,9 +171,34 @@ pub fn run(mut ctx: ElectionContext) -> Result<(), String> {
                     }
                     last_holder = holder;
                 }
+                set_held_by(&ctx, now);
+                if let Some((holder, held)) = standby.due(&ctx.elector, now) {
+                    report_standby(&ctx, &lock, &holder, held);
+                }
+            }
+            Err(e) if e.err.is_forbidden() => {
+                let LeaseError { access, err } = *e;
+                forbidden = true;
+                ctx.denials.denied(&access, &err.server_message(), now);
+                let wait = forbidden_backoff.next_delay(now, &mut rng);
+                error!(
+                    "{}",
+                    Line::new("Leader election is forbidden to access its Lease; retrying")
+                        .s("verb", &access.verb)
+                        .s("resource", "leases.coordination.k8s.io")
+                        .s("lease", &lock)
+                        .s("rule", access.rule())
+                        .s("retryIn", format!("{wait:?}"))
+                        .s("err", err.server_message())
+                );
+                sleep_unless_stopped(&ctx.stop, wait);
+                continue;
             }
             Err(e) => {
-                warn!("{}", Line::new("Error retrieving or updating the lease").s("lock", &lock).s("err", &e));
+                // Optimistic concurrency: someone wrote first; observe again next round. For a
+                // leader this counts as a failed renewal (the renew deadline decides), not a loss.
+                let err = if e.err.is_conflict() { format!("lease changed concurrently: {}", e.err) } else { e.err.to_string() };
+                warn!("{}", Line::new("Error retrieving or updating the lease").s("lock", &lock).s("err", err));
             }
         }
         // Measured after the attempt: a renewal that hung until its timeout counts against the
@@ -142,12 +233,19 @@ fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
 }
 
 /// One round of `tryAcquireOrRenew`: `Ok(true)` when we hold the lease afterwards.
-fn try_acquire_or_renew(elector: &mut Elector, client: &Client, now: Instant) -> Result<bool, String> {
+fn try_acquire_or_renew(elector: &mut Elector, client: &Client, now: Instant) -> Result<bool, Box<LeaseError>> {
     let path = lease_path(elector);
+    let (namespace, name) = (elector.namespace.clone(), elector.name.clone());
+    let failed = |verb: &str, err: ApiError| {
+        Box::new(LeaseError {
+            access: permissions::call_access(permissions::call(verb, "coordination.k8s.io", "leases"), &namespace, &name),
+            err,
+        })
+    };
     let current: Option<Lease> = match client.get::<Lease>(&path) {
         Ok(l) => Some(l),
         Err(e) if e.is_not_found() => None,
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return Err(failed("get", e)),
     };
     // A changed lease counts as observed when the GET returns, not when it was sent (client-go's
     // setObservedRecord runs after Lock.Get): a renewal the server applied while our GET was in
@@ -167,7 +265,7 @@ fn try_acquire_or_renew(elector: &mut Elector, client: &Client, now: Instant) ->
                     Ok(true)
                 }
                 Err(e) if e.is_already_exists() || e.is_conflict() => Ok(false),
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(failed("create", e)),
             }
         }
         Decision::Update(lease) => match client.replace::<_, Lease>(&path, &lease) {
@@ -177,9 +275,23 @@ fn try_acquire_or_renew(elector: &mut Elector, client: &Client, now: Instant) ->
             }
             // Optimistic concurrency: someone wrote first; observe again next round. For a leader
             // this counts as a failed renewal (the renew deadline decides), not as a loss.
-            Err(e) if e.is_conflict() => Err(format!("lease changed concurrently: {e}")),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(failed("update", e)),
         },
+    }
+}
+
+/// A standby has watched another holder keep the lease for several lease durations: say who and
+/// since when, and why (with the fix) when this process contends for kube-scheduler's Lease.
+fn report_standby(ctx: &ElectionContext, lock: &str, holder: &str, held: Duration) {
+    let since = SystemTime::now().checked_sub(held).unwrap_or(SystemTime::UNIX_EPOCH);
+    let line = Line::new("Standing by: another scheduler holds the leader lease")
+        .s("lock", lock)
+        .s("holder", holder)
+        .s("since", timefmt::format_rfc3339(since))
+        .s("heldFor", format!("{}s", held.as_secs()));
+    match &ctx.lease_conflict {
+        Some(why) => warn!("{}", line.s("problem", why)),
+        None => info!("{line}"),
     }
 }
 

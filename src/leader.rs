@@ -45,6 +45,8 @@ pub struct Elector {
     /// Last lease spec we saw, and when (on our clock) it last changed.
     observed: Option<LeaseSpec>,
     observed_time: Option<Instant>,
+    /// Another holder and when (on our clock) we first saw it hold the lease.
+    other_holder_since: Option<(String, Instant)>,
 }
 
 impl Elector {
@@ -57,7 +59,14 @@ impl Elector {
             scheduler_names: Vec::new(),
             observed: None,
             observed_time: None,
+            other_holder_since: None,
         }
+    }
+
+    /// Another candidate holds the lease: its identity and since when (our clock) we have seen
+    /// it hold the lease without interruption.
+    pub fn held_by_other(&self) -> Option<(&str, Instant)> {
+        self.other_holder_since.as_ref().map(|(h, t)| (h.as_str(), *t))
     }
 
     /// Whether we hold the lease according to what we last observed.
@@ -86,6 +95,12 @@ impl Elector {
         if self.observed.as_ref() != Some(&lease.spec) {
             self.observed = Some(lease.spec.clone());
             self.observed_time = Some(now);
+        }
+        let holder = lease.spec.holder_identity.as_deref().unwrap_or("");
+        if holder.is_empty() || holder == self.identity {
+            self.other_holder_since = None;
+        } else if self.other_holder_since.as_ref().is_none_or(|(h, _)| h != holder) {
+            self.other_holder_since = Some((holder.to_string(), now));
         }
     }
 
@@ -174,6 +189,64 @@ impl Elector {
     }
 }
 
+/// How many lease durations another holder may keep the lease before a standby says so: a
+/// failover takes about one, so three mean the other scheduler is alive and not giving way.
+pub const STANDBY_REPORT_AFTER_LEASES: u32 = 3;
+/// How often a standby repeats that report while nothing changes.
+pub const STANDBY_REPORT_EVERY: Duration = Duration::from_secs(600);
+
+/// Decides when a standby candidate reports who keeps the lease (once after
+/// [`STANDBY_REPORT_AFTER_LEASES`] lease durations, then every [`STANDBY_REPORT_EVERY`]).
+#[derive(Debug, Clone, Default)]
+pub struct StandbyReporter {
+    last: Option<(String, Instant)>,
+}
+
+impl StandbyReporter {
+    /// The holder to report now, with the time since it has held the lease, if a report is due.
+    pub fn due(&mut self, elector: &Elector, now: Instant) -> Option<(String, Duration)> {
+        let (holder, since) = elector.held_by_other()?;
+        let held = now.saturating_duration_since(since);
+        if held < elector.timing.lease_duration * STANDBY_REPORT_AFTER_LEASES {
+            return None;
+        }
+        let due = match &self.last {
+            Some((h, at)) if h == holder => now.saturating_duration_since(*at) >= STANDBY_REPORT_EVERY,
+            _ => true,
+        };
+        if !due {
+            return None;
+        }
+        self.last = Some((holder.to_string(), now));
+        Some((holder.to_string(), held))
+    }
+}
+
+/// The commonest multi-scheduler mistake: leader election on kube-scheduler's own Lease
+/// (`kube-system/kube-scheduler`, the default when `leaderElection` is not configured) by a
+/// process that does not serve `default-scheduler`. It then stands by beside kube-scheduler for
+/// ever and schedules nothing. Returns the warning to print, with the fix.
+pub fn default_lease_conflict(le: &crate::config::LeaderElection, scheduler_names: &[String]) -> Option<String> {
+    if !le.leader_elect
+        || le.resource_namespace != DEFAULT_LEASE_NAMESPACE
+        || le.resource_name != DEFAULT_LEASE_NAME
+        || scheduler_names.iter().any(|n| n == "default-scheduler")
+    {
+        return None;
+    }
+    let suggestion = scheduler_names.first().map(String::as_str).unwrap_or("my-scheduler");
+    Some(format!(
+        "leader election uses the Lease {DEFAULT_LEASE_NAMESPACE}/{DEFAULT_LEASE_NAME}, which the default scheduler holds, \
+         but no profile serves \"default-scheduler\" ({}): this process will stand by while kube-scheduler runs and \
+         schedule nothing. Set leaderElection.resourceName (for example to {suggestion:?}) or --leader-elect=false",
+        scheduler_names.join(", ")
+    ))
+}
+
+/// kube-scheduler's Lease namespace and name (the defaults of `leaderElection`).
+pub const DEFAULT_LEASE_NAMESPACE: &str = "kube-system";
+pub const DEFAULT_LEASE_NAME: &str = "kube-scheduler";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,5 +322,66 @@ mod tests {
         a.observe(&lease, t0);
         assert!(a.healthy(t0 + Duration::from_secs(30), Duration::from_secs(20)));
         assert!(!a.healthy(t0 + Duration::from_secs(36), Duration::from_secs(20)));
+    }
+}
+
+#[cfg(test)]
+mod standby_tests {
+    use super::*;
+
+    fn lease(holder: &str, renew: &str) -> Lease {
+        Lease {
+            spec: LeaseSpec {
+                holder_identity: Some(holder.into()),
+                lease_duration_seconds: Some(15),
+                renew_time: Some(renew.into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn standby_reports_a_holder_that_keeps_the_lease_once_then_rarely() {
+        let t = Timing {
+            lease_duration: Duration::from_secs(15),
+            renew_deadline: Duration::from_secs(10),
+            retry_period: Duration::from_secs(2),
+        };
+        let t0 = Instant::now();
+        let mut e = Elector::new("me", "kube-system", "kube-scheduler", t);
+        let mut r = StandbyReporter::default();
+        e.observe(&lease("kube-scheduler-a", "1"), t0);
+        // Renewals by the same holder do not restart the clock.
+        e.observe(&lease("kube-scheduler-a", "2"), t0 + Duration::from_secs(10));
+        assert_eq!(r.due(&e, t0 + Duration::from_secs(44)), None);
+        assert_eq!(r.due(&e, t0 + Duration::from_secs(45)), Some(("kube-scheduler-a".into(), Duration::from_secs(45))));
+        assert_eq!(r.due(&e, t0 + Duration::from_secs(46)), None, "once");
+        assert_eq!(r.due(&e, t0 + Duration::from_secs(644)), None);
+        assert!(r.due(&e, t0 + Duration::from_secs(645)).is_some(), "then every 10 minutes");
+        // A new holder starts over; so does our own leadership.
+        e.observe(&lease("kube-scheduler-b", "3"), t0 + Duration::from_secs(700));
+        assert_eq!(r.due(&e, t0 + Duration::from_secs(720)), None);
+        assert_eq!(e.held_by_other().map(|(h, _)| h), Some("kube-scheduler-b"));
+        e.observe(&lease("me", "4"), t0 + Duration::from_secs(800));
+        assert_eq!(e.held_by_other(), None);
+        assert_eq!(r.due(&e, t0 + Duration::from_secs(2000)), None);
+    }
+
+    #[test]
+    fn contending_for_kube_schedulers_lease_is_detected() {
+        let mut le = crate::config::LeaderElection::default();
+        assert_eq!((le.resource_namespace.as_str(), le.resource_name.as_str()), ("kube-system", "kube-scheduler"));
+        let w = default_lease_conflict(&le, &["custom-scheduler".to_string()]).expect("conflict");
+        assert!(
+            w.contains("kube-system/kube-scheduler") && w.contains("resourceName") && w.contains("\"custom-scheduler\""),
+            "{w}"
+        );
+        assert_eq!(default_lease_conflict(&le, &["default-scheduler".to_string(), "x".to_string()]), None);
+        le.resource_name = "custom-scheduler".into();
+        assert_eq!(default_lease_conflict(&le, &["custom-scheduler".to_string()]), None);
+        le.resource_name = "kube-scheduler".into();
+        le.leader_elect = false;
+        assert_eq!(default_lease_conflict(&le, &["custom-scheduler".to_string()]), None);
     }
 }

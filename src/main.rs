@@ -65,6 +65,18 @@ fn real_main() -> i32 {
     }
 }
 
+/// Warnings about how the configuration shares leader-election Leases with kube-scheduler.
+fn lease_warnings(cfg: &SchedulerConfig) -> Vec<String> {
+    let names: Vec<String> = cfg.profiles.iter().map(|p| p.scheduler_name.clone()).collect();
+    let mut out: Vec<String> = edgesched::leader::default_lease_conflict(&cfg.leader_election, &names).into_iter().collect();
+    if names.iter().any(|n| n == "default-scheduler")
+        && cfg.leader_election.resource_name != edgesched::leader::DEFAULT_LEASE_NAME
+    {
+        out.push("A profile is named default-scheduler: if kube-scheduler also runs, both will schedule the same pods. Give edgesched its own schedulerName unless it replaces kube-scheduler.".into());
+    }
+    out
+}
+
 /// Load `--config` (or the defaults) and apply flag overrides; errors are printed.
 pub fn load_config(path: Option<&Path>, overrides: &Overrides) -> Result<(SchedulerConfig, Vec<String>), String> {
     let (mut cfg, warnings) = match path {
@@ -95,6 +107,9 @@ fn check_config(path: Option<&Path>, overrides: &Overrides, warnings: &[String])
     if let Err(e) = simulate::frameworks(&cfg) {
         eprintln!("error: {}: {e}", path.map(|p| p.display().to_string()).unwrap_or_else(|| "default configuration".into()));
         return EXIT_USAGE;
+    }
+    for w in lease_warnings(&cfg) {
+        eprintln!("warning: {w}");
     }
     print!("{}", config::to_yaml(&cfg));
     0
@@ -243,10 +258,8 @@ fn run_cmd(opts: RunOptions) -> i32 {
             return EXIT_USAGE;
         }
     };
-    if cfg.profiles.iter().any(|p| p.scheduler_name == "default-scheduler")
-        && cfg.leader_election.resource_name != "kube-scheduler"
-    {
-        warn!("A profile is named default-scheduler: if kube-scheduler also runs, both will schedule the same pods. Give edgesched its own schedulerName unless it replaces kube-scheduler.");
+    for w in lease_warnings(&cfg) {
+        warn!("{w}");
     }
     let configz = serde_json::json!({ "componentconfig": config::to_json(&cfg) }).to_string();
     let settings = run::RunSettings {

@@ -510,6 +510,12 @@ pub trait PriorityResolver {
     fn class(&self, name: &str) -> Option<(i32, Option<PreemptionPolicy>)>;
     /// The `globalDefault` class, if any.
     fn global_default(&self) -> Option<(i32, Option<PreemptionPolicy>)>;
+    /// Whether the classes are known at all; when not (RBAC forbids reading them), a class name
+    /// that resolves to nothing is not an error and the pod gets priority 0, as kube-scheduler
+    /// (which reads only `spec.priority`) would give it.
+    fn knows_classes(&self) -> bool {
+        true
+    }
 }
 
 /// A resolver that knows no classes (every pod without `spec.priority` gets 0).
@@ -543,6 +549,7 @@ impl PodInfo {
             Some(p) => (p, None),
             None if !spec.priority_class_name.is_empty() => match priorities.class(&spec.priority_class_name) {
                 Some((v, pol)) => (v, pol),
+                None if !priorities.knows_classes() => (0, None),
                 None => {
                     spec_error = Some(format!("no PriorityClass with name {} was found", spec.priority_class_name));
                     (0, None)

@@ -8,8 +8,10 @@ use crate::kube::api;
 use crate::kube::client::{Client, PatchType};
 use crate::logging::Line;
 use crate::metrics::{names as m, Metrics};
+use crate::permissions::{plain, Denials};
 use log::{debug, warn};
 use std::sync::mpsc::{sync_channel, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 /// Capacity of the recorder queue (client-go's broadcaster keeps 1000 per sink).
@@ -43,7 +45,7 @@ impl Recorder {
 }
 
 /// Start the recorder thread.
-pub fn spawn(client: Client, hostname: String, metrics: Metrics) -> std::io::Result<Recorder> {
+pub fn spawn(client: Client, hostname: String, metrics: Metrics, denials: Arc<Denials>) -> std::io::Result<Recorder> {
     let (tx, rx) = sync_channel::<EventRecord>(QUEUE);
     let recorder = Recorder { tx: Some(tx), metrics };
     std::thread::Builder::new().name("event-recorder".into()).spawn(move || {
@@ -57,12 +59,12 @@ pub fn spawn(client: Client, hostname: String, metrics: Metrics) -> std::io::Res
                 Err(RecvTimeoutError::Disconnected) => return,
             };
             if let Some((w, ev)) = write {
-                perform(&client, w, ev.as_ref(), &hostname, &mut core_v1);
+                perform(&client, w, ev.as_ref(), &hostname, &mut core_v1, &denials);
             }
             if last_tick.elapsed() >= Duration::from_secs(30) {
                 last_tick = Instant::now();
                 for w in series.tick(last_tick) {
-                    perform(&client, w, None, &hostname, &mut core_v1);
+                    perform(&client, w, None, &hostname, &mut core_v1, &denials);
                 }
             }
         }
@@ -70,12 +72,21 @@ pub fn spawn(client: Client, hostname: String, metrics: Metrics) -> std::io::Res
     Ok(recorder)
 }
 
-fn perform(client: &Client, w: EventWrite, original: Option<&EventRecord>, hostname: &str, core_v1: &mut bool) {
+fn perform(
+    client: &Client,
+    w: EventWrite,
+    original: Option<&EventRecord>,
+    hostname: &str,
+    core_v1: &mut bool,
+    denials: &Denials,
+) {
     match w {
         EventWrite::Create(ev) => {
             if !*core_v1 {
                 let path = format!("/apis/events.k8s.io/v1/namespaces/{}/events", ev.metadata.namespace);
-                match client.create::<_, serde_json::Value>(&path, &*ev) {
+                let result = client.create::<_, serde_json::Value>(&path, &*ev);
+                denials.outcome(&plain("create", "events.k8s.io", "events"), &ev.reason, &result);
+                match result {
                     Ok(_) => return,
                     Err(e) if e.is_not_found() && e.code() == Some(404) => {
                         warn!("events.k8s.io/v1 is not served; recording events through core/v1");
@@ -89,7 +100,9 @@ fn perform(client: &Client, w: EventWrite, original: Option<&EventRecord>, hostn
             }
             let core = to_core(&ev, original, hostname);
             let path = format!("/api/v1/namespaces/{}/events", core.metadata.namespace);
-            if let Err(e) = client.create::<_, serde_json::Value>(&path, &core) {
+            let result = client.create::<_, serde_json::Value>(&path, &core);
+            denials.outcome(&plain("create", "", "events"), &core.reason, &result);
+            if let Err(e) = result {
                 warn!("{}", Line::new("Server rejected event (will not retry!)").s("reason", &core.reason).s("err", e));
             }
         }

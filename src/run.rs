@@ -21,14 +21,16 @@ use crate::kube::watch::{spawn_watcher, Update, WatchSpec};
 use crate::leader::{Elector, Timing};
 use crate::logging::Line;
 use crate::metrics::{names as m, Metrics};
+use crate::permissions::{self, Denials};
 use crate::rng::Rng;
 use crate::scheduler::{Attempt, Change, Effect, Input, Scheduler, Settings};
 use crate::serve::{self, auth, AllowPaths, Authorizer, FnCheck, HealthState};
-use log::{error, info, warn};
+use crate::watched::{KindId, Need, WatchedKind, KINDS};
+use log::{debug, error, info, warn};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -156,47 +158,141 @@ pub const WATCH_IDLE_TIMEOUT_ENV: &str = "EDGESCHED_WATCH_IDLE_TIMEOUT";
 /// Parse [`WATCH_IDLE_TIMEOUT_ENV`]: `None` when unset; an error for anything but a positive
 /// number of seconds.
 pub fn parse_watch_idle_timeout(value: Option<&str>) -> Result<Option<Duration>, String> {
+    parse_seconds_env(WATCH_IDLE_TIMEOUT_ENV, value)
+}
+
+/// A positive number of seconds (fractions allowed, at most a day) from environment variable
+/// `name`; `None` when unset or empty.
+pub fn parse_seconds_env(name: &str, value: Option<&str>) -> Result<Option<Duration>, String> {
     let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(None) };
     match v.parse::<f64>() {
         Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(Some(Duration::from_secs_f64(secs))),
-        _ => Err(format!("{WATCH_IDLE_TIMEOUT_ENV}={v:?}: expected a positive number of seconds (at most 86400)")),
+        _ => Err(format!("{name}={v:?}: expected a positive number of seconds (at most 86400)")),
     }
 }
 
-fn watch_into<T, F>(
-    client: &Client,
-    mut spec: WatchSpec,
+/// Environment variable overriding how long an optional kind that RBAC forbids waits before it
+/// is tried again, in seconds (default [`OPTIONAL_FORBIDDEN_RETRY`]). Meant for tests.
+pub const FORBIDDEN_RETRY_ENV: &str = "EDGESCHED_FORBIDDEN_RETRY";
+
+/// How long an optional kind that RBAC forbids waits before the next attempt: rare, so a cluster
+/// that will never grant it is not pestered, yet a later grant heals without a restart.
+pub const OPTIONAL_FORBIDDEN_RETRY: Duration = Duration::from_secs(300);
+
+/// What every watcher thread shares.
+struct Watchers {
+    client: Client,
     tx: SyncSender<Input>,
     stop: Arc<AtomicBool>,
     metrics: Metrics,
     idle_override: Option<Duration>,
-    wrap: F,
-) -> Result<(), RunError>
-where
-    T: serde::de::DeserializeOwned + crate::kube::watch::HasResourceVersion + Send + 'static,
-    F: Fn(Change<T>) -> Input + Send + 'static,
-{
-    let name = spec.name;
-    if let Some(idle) = idle_override {
-        spec.idle_timeout = idle;
+    optional_retry: Duration,
+    denials: Arc<Denials>,
+    lease_namespace: String,
+}
+
+impl Watchers {
+    /// Start the list+watch thread of one table row.
+    fn start(&self, kind: &'static WatchedKind) -> Result<(), RunError> {
+        match kind.id {
+            KindId::Node => self.watch::<api::Node, _>(kind, |c| Input::Node(boxed(c))),
+            KindId::Pod => self.watch::<api::Pod, _>(kind, |c| Input::Pod(boxed(c))),
+            KindId::PriorityClass => self.watch(kind, Input::PriorityClass),
+            KindId::PodDisruptionBudget => self.watch(kind, Input::PodDisruptionBudget),
+            KindId::PersistentVolumeClaim => self.watch(kind, Input::PersistentVolumeClaim),
+            KindId::PersistentVolume => self.watch(kind, Input::PersistentVolume),
+            KindId::StorageClass => self.watch(kind, Input::StorageClass),
+            KindId::CsiNode => self.watch(kind, Input::CsiNode),
+            KindId::Namespace => self.watch(kind, Input::Namespace),
+            KindId::Service => self.watch(kind, Input::Service),
+            KindId::ReplicationController => self.watch(kind, Input::ReplicationController),
+            KindId::ReplicaSet => self.watch(kind, Input::ReplicaSet),
+            KindId::StatefulSet => self.watch(kind, Input::StatefulSet),
+            KindId::Lease => self.watch(kind, Input::Lease),
+        }
     }
-    let seed = Rng::from_os().next_u64();
-    spawn_watcher(client.clone(), spec, stop, seed, move |u: Update<T>| {
-        let change = match u {
-            Update::ListBegin => {
-                metrics.inc(m::WATCH_RELISTS, &[name], 1.0);
-                Change::ListBegin
+
+    fn watch<T, F>(&self, kind: &'static WatchedKind, wrap: F) -> Result<(), RunError>
+    where
+        T: serde::de::DeserializeOwned + crate::kube::watch::HasResourceVersion + Send + 'static,
+        F: Fn(Change<T>) -> Input + Send + 'static,
+    {
+        let mut spec = WatchSpec::new(kind.resource, kind.path(&self.lease_namespace));
+        spec.field_selector = kind.field_selector.map(str::to_string);
+        if let Some(idle) = self.idle_override {
+            spec.idle_timeout = idle;
+        }
+        if !kind.is_required() {
+            spec.forbidden_retry = Some(self.optional_retry);
+        }
+        let (tx, metrics, denials) = (self.tx.clone(), self.metrics.clone(), self.denials.clone());
+        let ns = self.lease_namespace.clone();
+        let seed = Rng::from_os().next_u64();
+        spawn_watcher(self.client.clone(), spec, self.stop.clone(), seed, move |u: Update<T>| {
+            let change = match u {
+                Update::ListBegin => {
+                    metrics.inc(m::WATCH_RELISTS, &[kind.resource], 1.0);
+                    Change::ListBegin
+                }
+                Update::ListPage(items) => Change::ListPage(items),
+                Update::ListDone { .. } => {
+                    for verb in ["list", "watch"] {
+                        if denials.allowed(&permissions::kind_access(kind, verb, &ns)) {
+                            info!("{}", Line::new("Permission granted; watching again").s("resource", kind.qualified_resource()));
+                        }
+                    }
+                    Change::ListDone
+                }
+                Update::Added(o) => Change::Added(o),
+                Update::Modified(o) => Change::Modified(o),
+                Update::Deleted(o) => Change::Deleted(o),
+                Update::Denied { verb, message } => match on_denied(kind, verb, &message, &denials, &ns) {
+                    Some(c) => c,
+                    None => return true,
+                },
+            };
+            tx.send(wrap(change)).is_ok()
+        })
+        .map(|_| ())
+        .map_err(|e| RunError(format!("starting {} watcher: {e}", kind.resource)))
+    }
+}
+
+/// A list or watch was forbidden: record it, log it (required: an error every time, the
+/// reflector backs off; optional: one warning naming the rule, then quietly), and tell the core
+/// that an optional kind is unavailable.
+fn on_denied<T>(kind: &WatchedKind, verb: &'static str, message: &str, denials: &Denials, ns: &str) -> Option<Change<T>> {
+    let access = permissions::kind_access(kind, verb, ns);
+    let first = denials.denied(&access, message, Instant::now());
+    match kind.need {
+        Need::Required => {
+            error!(
+                "{}",
+                Line::new("Permission denied; scheduling waits for it")
+                    .s("verb", verb)
+                    .s("resource", kind.qualified_resource())
+                    .s("rule", access.rule())
+                    .s("err", message)
+            );
+            None
+        }
+        Need::Optional { feature } => {
+            if first {
+                warn!(
+                    "{}",
+                    Line::new("Permission denied; continuing without it")
+                        .s("verb", verb)
+                        .s("resource", kind.qualified_resource())
+                        .s("disabled", feature)
+                        .s("toEnable", access.rule())
+                        .s("err", message)
+                );
+            } else {
+                debug!("{}", Line::new("Still forbidden").s("verb", verb).s("resource", kind.qualified_resource()));
             }
-            Update::ListPage(items) => Change::ListPage(items),
-            Update::ListDone { .. } => Change::ListDone,
-            Update::Added(o) => Change::Added(o),
-            Update::Modified(o) => Change::Modified(o),
-            Update::Deleted(o) => Change::Deleted(o),
-        };
-        tx.send(wrap(change)).is_ok()
-    })
-    .map(|_| ())
-    .map_err(|e| RunError(format!("starting {name} watcher: {e}")))
+            Some(Change::Unavailable)
+        }
+    }
 }
 
 fn boxed<T>(c: Change<T>) -> Change<Box<T>> {
@@ -207,7 +303,193 @@ fn boxed<T>(c: Change<T>) -> Change<Box<T>> {
         Change::Added(o) => Change::Added(Box::new(o)),
         Change::Modified(o) => Change::Modified(Box::new(o)),
         Change::Deleted(o) => Change::Deleted(Box::new(o)),
+        Change::Unavailable => Change::Unavailable,
     }
+}
+
+/// Shared state the health endpoints read.
+struct Health {
+    state: Arc<HealthState>,
+    synced: Arc<AtomicBool>,
+    /// While not synced: the kinds scheduling still waits for.
+    waiting_for: Arc<Mutex<String>>,
+}
+
+/// The health checks: `sched-handler-sync` (with the kinds still missing), `api-permissions`
+/// (required permissions the API server denies, named) and the leader-election watchdog (with a
+/// note saying whether this process leads or stands by, and for whom).
+fn health_checks(s: &RunSettings, metrics: &Metrics, election: &Arc<Mutex<ElectionStatus>>, denials: &Arc<Denials>) -> Health {
+    let cfg = &s.config;
+    let leader_elect = cfg.leader_election.leader_elect;
+    let lock = format!("{}/{}", cfg.leader_election.resource_namespace, cfg.leader_election.resource_name);
+    let watchdog = {
+        let status = election.clone();
+        Arc::new(FnCheck {
+            name: "leaderElection",
+            shows_reason: false,
+            f: move || {
+                if !leader_elect {
+                    return Ok(None);
+                }
+                let s = status.lock().map_err(|_| "poisoned".to_string())?;
+                match (s.leading, s.lease_expiry) {
+                    (true, Some(exp)) if Instant::now() > exp + election::WATCHDOG_TOLERANCE => {
+                        Err("lease not renewed in time".into())
+                    }
+                    _ => Ok(s.note(&lock)),
+                }
+            },
+        }) as Arc<dyn serve::Check>
+    };
+    let synced = Arc::new(AtomicBool::new(false));
+    let waiting_for = Arc::new(Mutex::new(String::new()));
+    let sync_check = {
+        let (synced, waiting_for) = (synced.clone(), waiting_for.clone());
+        Arc::new(FnCheck {
+            name: "sched-handler-sync",
+            shows_reason: true,
+            f: move || {
+                if synced.load(Ordering::SeqCst) {
+                    return Ok(None);
+                }
+                let waiting = waiting_for.lock().map(|w| w.clone()).unwrap_or_default();
+                Err(format!("caches not synced: waiting for {waiting}"))
+            },
+        }) as Arc<dyn serve::Check>
+    };
+    let permissions_check = {
+        let denials = denials.clone();
+        Arc::new(FnCheck {
+            name: "api-permissions",
+            shows_reason: true,
+            f: move || {
+                denials.check_required()?;
+                let off = denials.optional_off();
+                Ok((!off.is_empty()).then(|| format!("optional features off: {}", off.join("; "))))
+            },
+        }) as Arc<dyn serve::Check>
+    };
+    let state = Arc::new(HealthState {
+        healthz: vec![watchdog.clone()],
+        livez: vec![watchdog.clone()],
+        readyz: vec![sync_check, permissions_check, watchdog],
+        metrics: metrics.clone(),
+        configz: Mutex::new(s.configz.clone()),
+        shutting_down: AtomicBool::new(false),
+    });
+    Health { state, synced, waiting_for }
+}
+
+/// The secure port (HTTPS, delegated authentication and authorization through the API server)
+/// and any plain-HTTP ports.
+fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) -> Result<(), RunError> {
+    let cfg = &s.config;
+    let allow = AllowPaths(s.always_allow_paths.clone());
+    if s.secure_port != 0 {
+        let tls = serve::tls_config(s.tls_cert_file.as_deref(), s.tls_key_file.as_deref(), &s.hostname)
+            .map_err(|e| RunError(e.to_string()))?;
+        let listener =
+            serve::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls)).map_err(|e| RunError(e.to_string()))?;
+        let side_client = |rest: &Option<RestConfig>, flag: &str| match rest {
+            Some(r) => Client::new(r, &client_options(cfg)).map_err(|e| RunError(format!("{flag}: {e}"))),
+            None => Ok(client.clone()),
+        };
+        let authn = side_client(&s.authn_rest, "--authentication-kubeconfig")?;
+        let authz = side_client(&s.authz_rest, "--authorization-kubeconfig")?;
+        let authorizer: Arc<dyn Authorizer> = Arc::new(auth::Delegating::new(ApiReviewer { authn, authz }));
+        serve::spawn(listener, health.clone(), authorizer, allow.clone(), serve::ServeLimits::default())
+            .map_err(|e| RunError(e.to_string()))?;
+    }
+    for addr in &s.insecure_addrs {
+        let listener = serve::bind(*addr, None).map_err(|e| RunError(e.to_string()))?;
+        serve::spawn(listener, health.clone(), Arc::new(serve::AllowAll), allow.clone(), serve::ServeLimits::default())
+            .map_err(|e| RunError(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Leader election on its own thread (its own client, as client-go's resource lock), or leading
+/// at once when it is off.
+#[allow(clippy::too_many_arguments)]
+fn start_election(
+    s: &RunSettings,
+    sched: &mut Scheduler,
+    tx: &SyncSender<Input>,
+    metrics: &Metrics,
+    status: &Arc<Mutex<ElectionStatus>>,
+    denials: &Arc<Denials>,
+    fatal: &Arc<Mutex<Option<String>>>,
+) -> Result<Election, RunError> {
+    let cfg = &s.config;
+    let stop = Arc::new(AtomicBool::new(false));
+    if !cfg.leader_election.leader_elect {
+        // Directly, not through the channel: the watchers may already have filled it, and this
+        // thread is its only consumer.
+        sched.handle(Input::Leading(true), Instant::now());
+        return Ok(Election { stop, released: Arc::new(AtomicBool::new(true)) });
+    }
+    let le = &cfg.leader_election;
+    let identity = format!("{}_{}", s.hostname, uuid_v4());
+    info!(
+        "{}",
+        Line::new("Leader election enabled")
+            .s("identity", &identity)
+            .s("lease", format!("{}/{}", le.resource_namespace, le.resource_name))
+    );
+    let timing =
+        Timing { lease_duration: le.lease_duration.0, renew_deadline: le.renew_deadline.0, retry_period: le.retry_period.0 };
+    // Its own client, as client-go's `resourcelock.NewFromKubeconfig`: every request bounded by
+    // max(renewDeadline/2, 1s) and no retries inside the client (the election loop retries every
+    // retryPeriod), so that a leader whose renewals fail or hang notices it within renewDeadline
+    // instead of after the general client's 60 s timeout and 10 retries.
+    let client = Client::new(
+        &s.rest,
+        &ClientOptions {
+            request_timeout: (timing.renew_deadline / 2).max(Duration::from_secs(1)),
+            max_retries: 0,
+            user_agent: Some(format!("{}/leader-election", crate::kube::client::default_user_agent())),
+            ..client_options(cfg)
+        },
+    )
+    .map_err(|e| RunError(e.to_string()))?;
+    let names: Vec<String> = cfg.profiles.iter().map(|p| p.scheduler_name.clone()).collect();
+    let released = Arc::new(AtomicBool::new(false));
+    let ctx = ElectionContext {
+        client,
+        elector: {
+            let mut e = Elector::new(&identity, &le.resource_namespace, &le.resource_name, timing);
+            e.scheduler_names = names.clone();
+            e
+        },
+        scheduler: tx.clone(),
+        status: status.clone(),
+        metrics: metrics.clone(),
+        stop: stop.clone(),
+        released: released.clone(),
+        component: names.first().cloned().unwrap_or_else(|| "edgesched".into()),
+        hostname: s.hostname.clone(),
+        denials: denials.clone(),
+        lease_conflict: crate::leader::default_lease_conflict(le, &names),
+    };
+    let (fatal, tx) = (fatal.clone(), tx.clone());
+    std::thread::Builder::new()
+        .name("leader-election".into())
+        .spawn(move || {
+            if let Err(e) = election::run(ctx) {
+                if let Ok(mut f) = fatal.lock() {
+                    *f = Some(e);
+                }
+                let _ = tx.send(Input::Leading(false));
+            }
+        })
+        .map_err(|e| RunError(e.to_string()))?;
+    Ok(Election { stop, released })
+}
+
+/// Handles to stop the election thread and learn when it has released the lease.
+struct Election {
+    stop: Arc<AtomicBool>,
+    released: Arc<AtomicBool>,
 }
 
 /// Run the scheduler until SIGTERM/SIGINT (Ok) or a fatal error such as lost leadership (Err).
@@ -219,8 +501,61 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     if let Some(idle) = idle_override {
         info!("{}", Line::new("Watch idle timeout overridden").s("timeout", format!("{idle:?}")));
     }
+    let optional_retry = parse_seconds_env(FORBIDDEN_RETRY_ENV, std::env::var(FORBIDDEN_RETRY_ENV).ok().as_deref())
+        .map_err(RunError)?
+        .unwrap_or(OPTIONAL_FORBIDDEN_RETRY);
     info!("{}", Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin));
 
+    let mut sched = build_scheduler(cfg, &s, &metrics)?;
+    let (tx, rx) = sync_channel::<Input>(INPUT_QUEUE);
+    let stop = Arc::new(AtomicBool::new(false));
+    let denials = Arc::new(Denials::default());
+    let election_status = Arc::new(Mutex::new(ElectionStatus::default()));
+    let health = health_checks(&s, &metrics, &election_status, &denials);
+    start_serving(&s, &client, &health.state)?;
+
+    // API workers and the event recorder.
+    let recorder = crate::recorder::spawn(client.clone(), s.hostname.clone(), metrics.clone(), denials.clone())
+        .map_err(|e| RunError(e.to_string()))?;
+    let workers = bind::spawn_workers(
+        s.api_workers,
+        WorkerContext {
+            client: client.clone(),
+            scheduler: tx.clone(),
+            events: recorder.clone(),
+            metrics: metrics.clone(),
+            denials: denials.clone(),
+        },
+    )
+    .map_err(|e| RunError(e.to_string()))?;
+
+    // One watcher per row of the kind table; scheduling waits for all of them.
+    let watchers = Watchers {
+        client: client.clone(),
+        tx: tx.clone(),
+        stop: stop.clone(),
+        metrics: metrics.clone(),
+        idle_override,
+        optional_retry,
+        denials: denials.clone(),
+        lease_namespace: cfg.leader_election.resource_namespace.clone(),
+    };
+    let ids: Vec<KindId> = KINDS.iter().map(|k| k.id).collect();
+    sched.watch_kinds(&ids);
+    for kind in KINDS {
+        watchers.start(kind)?;
+    }
+
+    let fatal: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let election = start_election(&s, &mut sched, &tx, &metrics, &election_status, &denials, &fatal)?;
+    drop(tx);
+    let parts =
+        LoopParts { workers: &workers, recorder: &recorder, metrics: &metrics, health: &health, stop: &stop, fatal: &fatal };
+    main_loop(&mut sched, &rx, &parts, &election)
+}
+
+/// The profiles and the scheduler core.
+fn build_scheduler(cfg: &SchedulerConfig, s: &RunSettings, metrics: &Metrics) -> Result<Scheduler, RunError> {
     let ctx = PluginContext::default();
     let profiles: Vec<Framework> =
         cfg.profiles.iter().map(|p| Framework::new(p, &ctx)).collect::<Result<_, _>>().map_err(|e| RunError(e.to_string()))?;
@@ -234,282 +569,22 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         known_scheduler_names: s.known_scheduler_names.clone(),
         warn_unserved_scheduler_names: s.warn_unserved_scheduler_names,
     };
-    let mut sched = Scheduler::new(profiles, &settings, metrics.clone(), Rng::from_os(), Instant::now());
+    Ok(Scheduler::new(profiles, &settings, metrics.clone(), Rng::from_os(), Instant::now()))
+}
 
-    let (tx, rx) = sync_channel::<Input>(INPUT_QUEUE);
-    let stop = Arc::new(AtomicBool::new(false));
+/// What the scheduler loop drives besides the core.
+struct LoopParts<'a> {
+    workers: &'a bind::Workers,
+    recorder: &'a crate::recorder::Recorder,
+    metrics: &'a Metrics,
+    health: &'a Health,
+    stop: &'a Arc<AtomicBool>,
+    fatal: &'a Arc<Mutex<Option<String>>>,
+}
 
-    // Health state and serving.
-    let synced = Arc::new(AtomicBool::new(false));
-    let election_status = Arc::new(Mutex::new(ElectionStatus::default()));
-    let leader_elect = cfg.leader_election.leader_elect;
-    let watchdog = {
-        let status = election_status.clone();
-        Arc::new(FnCheck {
-            name: "leaderElection",
-            f: move || {
-                if !leader_elect {
-                    return Ok(());
-                }
-                let s = status.lock().map_err(|_| "poisoned".to_string())?;
-                match (s.leading, s.lease_expiry) {
-                    (true, Some(exp)) if Instant::now() > exp + election::WATCHDOG_TOLERANCE => {
-                        Err("lease not renewed in time".into())
-                    }
-                    _ => Ok(()),
-                }
-            },
-        }) as Arc<dyn serve::Check>
-    };
-    let sync_check = {
-        let synced = synced.clone();
-        Arc::new(FnCheck {
-            name: "sched-handler-sync",
-            f: move || if synced.load(Ordering::SeqCst) { Ok(()) } else { Err("caches not synced".into()) },
-        }) as Arc<dyn serve::Check>
-    };
-    let health = Arc::new(HealthState {
-        healthz: vec![watchdog.clone()],
-        livez: vec![watchdog.clone()],
-        readyz: vec![sync_check, watchdog],
-        metrics: metrics.clone(),
-        configz: Mutex::new(s.configz.clone()),
-        shutting_down: AtomicBool::new(false),
-    });
-    let allow = AllowPaths(s.always_allow_paths.clone());
-    if s.secure_port != 0 {
-        let tls = serve::tls_config(s.tls_cert_file.as_deref(), s.tls_key_file.as_deref(), &s.hostname)
-            .map_err(|e| RunError(e.to_string()))?;
-        let listener =
-            serve::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls)).map_err(|e| RunError(e.to_string()))?;
-        let authn = match &s.authn_rest {
-            Some(r) => Client::new(r, &client_options(cfg)).map_err(|e| RunError(format!("--authentication-kubeconfig: {e}")))?,
-            None => client.clone(),
-        };
-        let authz = match &s.authz_rest {
-            Some(r) => Client::new(r, &client_options(cfg)).map_err(|e| RunError(format!("--authorization-kubeconfig: {e}")))?,
-            None => client.clone(),
-        };
-        let authorizer: Arc<dyn Authorizer> = Arc::new(auth::Delegating::new(ApiReviewer { authn, authz }));
-        serve::spawn(listener, health.clone(), authorizer, allow.clone(), serve::ServeLimits::default())
-            .map_err(|e| RunError(e.to_string()))?;
-    }
-    for addr in &s.insecure_addrs {
-        let listener = serve::bind(*addr, None).map_err(|e| RunError(e.to_string()))?;
-        serve::spawn(listener, health.clone(), Arc::new(serve::AllowAll), allow.clone(), serve::ServeLimits::default())
-            .map_err(|e| RunError(e.to_string()))?;
-    }
-
-    // API workers and the event recorder.
-    let recorder =
-        crate::recorder::spawn(client.clone(), s.hostname.clone(), metrics.clone()).map_err(|e| RunError(e.to_string()))?;
-    let workers = bind::spawn_workers(
-        s.api_workers,
-        WorkerContext { client: client.clone(), scheduler: tx.clone(), events: recorder.clone(), metrics: metrics.clone() },
-    )
-    .map_err(|e| RunError(e.to_string()))?;
-
-    // Watches: nodes, non-terminal pods, priority classes.
-    watch_into::<api::Node, _>(
-        &client,
-        WatchSpec::new("nodes", "/api/v1/nodes"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        |c| Input::Node(boxed(c)),
-    )?;
-    let mut pods = WatchSpec::new("pods", "/api/v1/pods");
-    pods.field_selector = Some("status.phase!=Succeeded,status.phase!=Failed".into());
-    watch_into::<api::Pod, _>(&client, pods, tx.clone(), stop.clone(), metrics.clone(), idle_override, |c| Input::Pod(boxed(c)))?;
-    watch_into::<api::PriorityClass, _>(
-        &client,
-        WatchSpec::new("priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::PriorityClass,
-    )?;
-    watch_into::<api::PodDisruptionBudget, _>(
-        &client,
-        WatchSpec::new("poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::PodDisruptionBudget,
-    )?;
-    watch_into::<api::PersistentVolumeClaim, _>(
-        &client,
-        WatchSpec::new("persistentvolumeclaims", "/api/v1/persistentvolumeclaims"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::PersistentVolumeClaim,
-    )?;
-    watch_into::<api::PersistentVolume, _>(
-        &client,
-        WatchSpec::new("persistentvolumes", "/api/v1/persistentvolumes"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::PersistentVolume,
-    )?;
-    watch_into::<api::StorageClass, _>(
-        &client,
-        WatchSpec::new("storageclasses", "/apis/storage.k8s.io/v1/storageclasses"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::StorageClass,
-    )?;
-    watch_into::<api::CsiNode, _>(
-        &client,
-        WatchSpec::new("csinodes", "/apis/storage.k8s.io/v1/csinodes"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::CsiNode,
-    )?;
-    watch_into::<api::Namespace, _>(
-        &client,
-        WatchSpec::new("namespaces", "/api/v1/namespaces"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::Namespace,
-    )?;
-    watch_into::<api::Service, _>(
-        &client,
-        WatchSpec::new("services", "/api/v1/services"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::Service,
-    )?;
-    watch_into::<api::ReplicationController, _>(
-        &client,
-        WatchSpec::new("replicationcontrollers", "/api/v1/replicationcontrollers"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::ReplicationController,
-    )?;
-    watch_into::<api::ReplicaSet, _>(
-        &client,
-        WatchSpec::new("replicasets", "/apis/apps/v1/replicasets"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::ReplicaSet,
-    )?;
-    watch_into::<api::StatefulSet, _>(
-        &client,
-        WatchSpec::new("statefulsets", "/apis/apps/v1/statefulsets"),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::StatefulSet,
-    )?;
-    sched.require_synced(&[
-        "PodDisruptionBudget",
-        "PersistentVolumeClaim",
-        "PersistentVolume",
-        "StorageClass",
-        "CSINode",
-        "Namespace",
-        "Service",
-        "ReplicationController",
-        "ReplicaSet",
-        "StatefulSet",
-    ]);
-    watch_into::<api::Lease, _>(
-        &client,
-        WatchSpec::new(
-            "leases",
-            format!("/apis/coordination.k8s.io/v1/namespaces/{}/leases", cfg.leader_election.resource_namespace),
-        ),
-        tx.clone(),
-        stop.clone(),
-        metrics.clone(),
-        idle_override,
-        Input::Lease,
-    )?;
-
-    // Leader election (or lead at once).
-    let election_stop = Arc::new(AtomicBool::new(false));
-    let released = Arc::new(AtomicBool::new(!leader_elect));
-    let fatal: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
-    if leader_elect {
-        let le = &cfg.leader_election;
-        let identity = format!("{}_{}", s.hostname, uuid_v4());
-        info!(
-            "{}",
-            Line::new("Leader election enabled")
-                .s("identity", &identity)
-                .s("lease", format!("{}/{}", le.resource_namespace, le.resource_name))
-        );
-        let timing =
-            Timing { lease_duration: le.lease_duration.0, renew_deadline: le.renew_deadline.0, retry_period: le.retry_period.0 };
-        // Its own client, as client-go's `resourcelock.NewFromKubeconfig`: every request bounded
-        // by max(renewDeadline/2, 1s) and no retries inside the client (the election loop retries
-        // every retryPeriod), so that a leader whose renewals fail or hang notices it within
-        // renewDeadline instead of after the general client's 60 s timeout and 10 retries.
-        let election_client = Client::new(
-            &s.rest,
-            &ClientOptions {
-                request_timeout: (timing.renew_deadline / 2).max(Duration::from_secs(1)),
-                max_retries: 0,
-                user_agent: Some(format!("{}/leader-election", crate::kube::client::default_user_agent())),
-                ..client_options(cfg)
-            },
-        )
-        .map_err(|e| RunError(e.to_string()))?;
-        let ectx = ElectionContext {
-            client: election_client,
-            elector: {
-                let mut e = Elector::new(&identity, &le.resource_namespace, &le.resource_name, timing);
-                e.scheduler_names = cfg.profiles.iter().map(|p| p.scheduler_name.clone()).collect();
-                e
-            },
-            scheduler: tx.clone(),
-            status: election_status.clone(),
-            metrics: metrics.clone(),
-            stop: election_stop.clone(),
-            released: released.clone(),
-            component: cfg.profiles.first().map(|p| p.scheduler_name.clone()).unwrap_or_else(|| "edgesched".into()),
-            hostname: s.hostname.clone(),
-        };
-        let (fatal2, tx2) = (fatal.clone(), tx.clone());
-        std::thread::Builder::new()
-            .name("leader-election".into())
-            .spawn(move || {
-                if let Err(e) = election::run(ectx) {
-                    if let Ok(mut f) = fatal2.lock() {
-                        *f = Some(e);
-                    }
-                    let _ = tx2.send(Input::Leading(false));
-                }
-            })
-            .map_err(|e| RunError(e.to_string()))?;
-    } else {
-        // Directly, not through the channel: the watchers may already have filled it, and this
-        // thread is its only consumer.
-        sched.handle(Input::Leading(true), Instant::now());
-    }
-    drop(tx);
-
-    // The scheduler loop.
+/// The scheduler thread: feed inputs to the core, schedule, hand effects to the workers, and
+/// shut down gracefully on SIGTERM.
+fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, election: &Election) -> Result<(), RunError> {
     let mut shutdown_deadline: Option<Instant> = None;
     let mut was_synced = false;
     let mut last_tick = Instant::now();
@@ -517,30 +592,30 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         if last_tick.elapsed() >= Duration::from_secs(1) {
             last_tick = Instant::now();
             sched.tick(last_tick, std::time::SystemTime::now());
-            dispatch(&mut sched, &workers, &recorder);
+            dispatch(sched, p.workers, p.recorder);
         }
-        if let Some(reason) = fatal.lock().ok().and_then(|f| f.clone()) {
-            stop.store(true, Ordering::SeqCst);
+        if let Some(reason) = p.fatal.lock().ok().and_then(|f| f.clone()) {
+            p.stop.store(true, Ordering::SeqCst);
             return Err(RunError(reason));
         }
         if crate::signals::terminating() && shutdown_deadline.is_none() {
             info!("{}", Line::new("Received termination signal; stopping scheduling, finishing in-flight binds"));
-            health.shutting_down.store(true, Ordering::SeqCst);
+            p.health.state.shutting_down.store(true, Ordering::SeqCst);
             sched.handle(Input::Leading(false), Instant::now());
             shutdown_deadline = Some(Instant::now() + SHUTDOWN_BIND_GRACE);
             crate::sdnotify::notify("STOPPING=1");
         }
         if let Some(deadline) = shutdown_deadline {
-            if workers.pending() == 0 || Instant::now() >= deadline {
-                if workers.pending() > 0 {
-                    warn!("{}", Line::new("Exiting with binds still in flight").n("count", workers.pending()));
+            if p.workers.pending() == 0 || Instant::now() >= deadline {
+                if p.workers.pending() > 0 {
+                    warn!("{}", Line::new("Exiting with binds still in flight").n("count", p.workers.pending()));
                 }
-                election_stop.store(true, Ordering::SeqCst);
+                election.stop.store(true, Ordering::SeqCst);
                 let wait_release = Instant::now() + Duration::from_millis(500);
-                while !released.load(Ordering::SeqCst) && Instant::now() < wait_release {
+                while !election.released.load(Ordering::SeqCst) && Instant::now() < wait_release {
                     std::thread::sleep(Duration::from_millis(10));
                 }
-                stop.store(true, Ordering::SeqCst);
+                p.stop.store(true, Ordering::SeqCst);
                 info!("{}", Line::new("Shutdown complete"));
                 return Ok(());
             }
@@ -557,30 +632,38 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
                 Err(_) => break,
             }
         }
-        if !was_synced && sched.caches_synced() {
-            was_synced = true;
-            synced.store(true, Ordering::SeqCst);
-            crate::sdnotify::notify("READY=1");
-            info!("{}", Line::new("Caches are synced").n("nodes", sched.cache().num_nodes()).n("pods", sched.cache().num_pods()));
+        if !was_synced {
+            if sched.caches_synced() {
+                was_synced = true;
+                p.health.synced.store(true, Ordering::SeqCst);
+                crate::sdnotify::notify("READY=1");
+                info!(
+                    "{}",
+                    Line::new("Caches are synced").n("nodes", sched.cache().num_nodes()).n("pods", sched.cache().num_pods())
+                );
+            } else if let Ok(mut w) = p.health.waiting_for.lock() {
+                let names: Vec<&str> = sched.kinds_not_synced().iter().map(|id| crate::watched::kind(*id).resource).collect();
+                *w = names.join(", ");
+            }
         }
-        dispatch(&mut sched, &workers, &recorder);
+        dispatch(sched, p.workers, p.recorder);
 
         if shutdown_deadline.is_none() && sched.has_work() {
             let start = Instant::now();
             if let Some((attempt, _)) = sched.schedule_one(start, false) {
                 let elapsed = start.elapsed().as_secs_f64();
-                metrics.observe(m::ALGORITHM_DURATION, &[], elapsed);
+                p.metrics.observe(m::ALGORITHM_DURATION, &[], elapsed);
                 match &attempt {
                     Attempt::Unschedulable { .. } | Attempt::Error { .. } => {
                         let result = if matches!(attempt, Attempt::Error { .. }) { "error" } else { "unschedulable" };
-                        let profile = profile_of(&sched, &attempt);
-                        metrics.inc(m::SCHEDULE_ATTEMPTS, &[result, &profile], 1.0);
-                        metrics.observe(m::ATTEMPT_DURATION, &[result, &profile], elapsed);
+                        let profile = profile_of(sched, &attempt);
+                        p.metrics.inc(m::SCHEDULE_ATTEMPTS, &[result, &profile], 1.0);
+                        p.metrics.observe(m::ATTEMPT_DURATION, &[result, &profile], elapsed);
                     }
                     Attempt::Scheduled { .. } | Attempt::Skipped { .. } => {}
                 }
             }
-            dispatch(&mut sched, &workers, &recorder);
+            dispatch(sched, p.workers, p.recorder);
             continue;
         }
 

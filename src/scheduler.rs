@@ -15,8 +15,9 @@ use crate::metrics::{names as m, Metrics};
 use crate::model::{NodeSpecInfo, PodInfo, PodKey, PreemptionPolicy, PriorityResolver};
 use crate::queue::{Location, QueuedPod, Requeue, SchedulingQueue};
 use crate::rng::Rng;
+use crate::watched::{self, KindId};
 use log::{debug, info, warn};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -30,6 +31,31 @@ pub enum Change<T> {
     Added(T),
     Modified(T),
     Deleted(T),
+    /// The kind cannot be read (RBAC forbids it): an optional kind's feature is off and its
+    /// objects are forgotten until a later list succeeds.
+    Unavailable,
+}
+
+impl<T> Change<T> {
+    /// What this change says about the kind's sync state, if anything.
+    fn sync_state(&self) -> Option<KindSync> {
+        match self {
+            Change::ListDone => Some(KindSync::Synced),
+            Change::Unavailable => Some(KindSync::Unavailable),
+            _ => None,
+        }
+    }
+}
+
+/// How far a watched kind has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KindSync {
+    /// No complete list yet.
+    Waiting,
+    /// Listed at least once.
+    Synced,
+    /// Forbidden (only meaningful for optional kinds, which then do not hold up scheduling).
+    Unavailable,
 }
 
 /// Everything the scheduler thread reacts to.
@@ -55,6 +81,30 @@ pub enum Input {
     BindDone(BindOutcome),
     /// Leadership gained (`true`) or lost.
     Leading(bool),
+}
+
+impl Input {
+    /// The watched kind this input comes from and the sync state it reports, if any.
+    fn kind_sync(&self) -> Option<(KindId, KindSync)> {
+        let (id, state) = match self {
+            Input::Pod(c) => (KindId::Pod, c.sync_state()),
+            Input::Node(c) => (KindId::Node, c.sync_state()),
+            Input::PriorityClass(c) => (KindId::PriorityClass, c.sync_state()),
+            Input::Lease(c) => (KindId::Lease, c.sync_state()),
+            Input::PodDisruptionBudget(c) => (KindId::PodDisruptionBudget, c.sync_state()),
+            Input::PersistentVolumeClaim(c) => (KindId::PersistentVolumeClaim, c.sync_state()),
+            Input::PersistentVolume(c) => (KindId::PersistentVolume, c.sync_state()),
+            Input::StorageClass(c) => (KindId::StorageClass, c.sync_state()),
+            Input::CsiNode(c) => (KindId::CsiNode, c.sync_state()),
+            Input::Namespace(c) => (KindId::Namespace, c.sync_state()),
+            Input::Service(c) => (KindId::Service, c.sync_state()),
+            Input::ReplicationController(c) => (KindId::ReplicationController, c.sync_state()),
+            Input::ReplicaSet(c) => (KindId::ReplicaSet, c.sync_state()),
+            Input::StatefulSet(c) => (KindId::StatefulSet, c.sync_state()),
+            Input::BindDone(_) | Input::Leading(_) => return None,
+        };
+        state.map(|s| (id, s))
+    }
 }
 
 /// Result of a binding performed by the shell.
@@ -143,6 +193,8 @@ pub enum Attempt {
 #[derive(Debug, Default)]
 pub struct PriorityClasses {
     classes: HashMap<String, (i32, Option<PreemptionPolicy>, bool)>,
+    /// RBAC forbids reading classes: a class name cannot be judged missing.
+    unavailable: bool,
 }
 
 impl PriorityClasses {
@@ -165,14 +217,9 @@ impl PriorityResolver for PriorityClasses {
     fn global_default(&self) -> Option<(i32, Option<PreemptionPolicy>)> {
         self.classes.values().find(|c| c.2).map(|(v, p, _)| (*v, *p))
     }
-}
-
-/// Which watches have delivered a complete list at least once.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Synced {
-    pub pods: bool,
-    pub nodes: bool,
-    pub priority_classes: bool,
+    fn knows_classes(&self) -> bool {
+        !self.unavailable
+    }
 }
 
 /// Static settings of the scheduler core.
@@ -205,6 +252,10 @@ pub const UNSERVED_GRACE: Duration = Duration::from_secs(30);
 /// How often unserved names are re-evaluated.
 const UNSERVED_CHECK_EVERY: Duration = Duration::from_secs(10);
 
+/// What scheduling waits for when nobody says otherwise: the pods, the nodes and (for pods
+/// without `spec.priority`) the priority classes.
+const DEFAULT_KINDS: [KindId; 3] = [KindId::Node, KindId::Pod, KindId::PriorityClass];
+
 /// Minimum interval between gauge refreshes from the hot paths.
 const GAUGE_PERIOD: Duration = Duration::from_millis(100);
 
@@ -222,7 +273,8 @@ pub struct Scheduler {
     next_start_node_index: usize,
     percentage_of_nodes_to_score: i32,
     rng: Rng,
-    synced: Synced,
+    /// Sync state of every kind scheduling waits for (see [`Scheduler::watch_kinds`]).
+    kinds: BTreeMap<KindId, KindSync>,
     relisting_pods: Option<HashSet<PodKey>>,
     relisting_nodes: Option<HashSet<Box<str>>>,
     relisting_classes: Option<HashSet<String>>,
@@ -237,10 +289,6 @@ pub struct Scheduler {
     foreign: HashMap<PodKey, ForeignPod>,
     last_unserved_check: Option<Instant>,
     relisting_storage: HashMap<&'static str, HashSet<String>>,
-    /// Extra watches that must have listed before scheduling starts (the live scheduler waits
-    /// for every informer, as upstream; `simulate` feeds only what its file holds).
-    required_extra: Vec<&'static str>,
-    synced_extra: HashSet<&'static str>,
     /// When the pending/cache gauges may be refreshed again (see `update_gauges_throttled`).
     gauges_due: Option<Instant>,
 }
@@ -392,7 +440,7 @@ impl Scheduler {
             next_start_node_index: 0,
             percentage_of_nodes_to_score: settings.percentage_of_nodes_to_score,
             rng,
-            synced: Synced::default(),
+            kinds: DEFAULT_KINDS.iter().map(|k| (*k, KindSync::Waiting)).collect(),
             relisting_pods: None,
             relisting_nodes: None,
             relisting_classes: None,
@@ -407,8 +455,6 @@ impl Scheduler {
             foreign: HashMap::new(),
             last_unserved_check: None,
             relisting_storage: HashMap::new(),
-            required_extra: Vec::new(),
-            synced_extra: HashSet::new(),
             gauges_due: None,
         }
     }
@@ -426,22 +472,39 @@ impl Scheduler {
         &self.profiles
     }
 
-    pub fn synced(&self) -> Synced {
-        self.synced
+    /// The kinds scheduling waits for, with their sync state.
+    pub fn kind_states(&self) -> impl Iterator<Item = (KindId, KindSync)> + '_ {
+        self.kinds.iter().map(|(k, s)| (*k, *s))
     }
 
-    /// All informers synced: scheduling may start (upstream WaitForCacheSync).
+    /// All informers synced: scheduling may start (upstream WaitForCacheSync). An optional kind
+    /// that RBAC forbids counts as answered.
     pub fn caches_synced(&self) -> bool {
-        self.synced.pods
-            && self.synced.nodes
-            && self.synced.priority_classes
-            && self.required_extra.iter().all(|k| self.synced_extra.contains(k))
+        self.kinds.iter().all(|(id, state)| match state {
+            KindSync::Synced => true,
+            KindSync::Unavailable => !watched::kind(*id).is_required(),
+            KindSync::Waiting => false,
+        })
     }
 
-    /// Also wait for these watches (by kind: `PersistentVolumeClaim`, `PodDisruptionBudget`, ...)
-    /// before scheduling.
-    pub fn require_synced(&mut self, kinds: &[&'static str]) {
-        self.required_extra = kinds.to_vec();
+    /// The kinds still holding up scheduling (for readiness messages).
+    pub fn kinds_not_synced(&self) -> Vec<KindId> {
+        self.kinds
+            .iter()
+            .filter(|(id, s)| match s {
+                KindSync::Synced => false,
+                KindSync::Unavailable => watched::kind(**id).is_required(),
+                KindSync::Waiting => true,
+            })
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// Wait for exactly these kinds before scheduling (the live scheduler waits for every kind it
+    /// watches, as upstream waits for every informer; `simulate` feeds what its file holds).
+    pub fn watch_kinds(&mut self, ids: &[KindId]) {
+        let old = std::mem::take(&mut self.kinds);
+        self.kinds = ids.iter().map(|id| (*id, old.get(id).copied().unwrap_or(KindSync::Waiting))).collect();
     }
 
     pub fn is_leading(&self) -> bool {
@@ -463,6 +526,11 @@ impl Scheduler {
 
     /// Feed one input.
     pub fn handle(&mut self, input: Input, now: Instant) {
+        if let Some((id, state)) = input.kind_sync() {
+            if let Some(s) = self.kinds.get_mut(&id) {
+                *s = state;
+            }
+        }
         match input {
             Input::Pod(c) => self.on_pod_change(c, now),
             Input::Node(c) => self.on_node_change(c, now),
@@ -519,13 +587,13 @@ impl Scheduler {
                         self.on_pod_gone(key, now);
                     }
                 }
-                self.synced.pods = true;
             }
             Change::Added(p) | Change::Modified(p) => self.on_pod_upsert(p, now),
             Change::Deleted(p) => {
                 let key = crate::model::pod_key(&p.metadata.namespace, &p.metadata.name);
                 self.on_pod_gone(&key, now);
             }
+            Change::Unavailable => {}
         }
     }
 
@@ -647,13 +715,14 @@ impl Scheduler {
                         }
                     }
                 }
-                self.synced.nodes = true;
             }
             Change::Added(n) | Change::Modified(n) => self.on_node_upsert(&n, now),
             Change::Deleted(n) => {
                 self.cache.remove_node(&n.metadata.name);
                 self.move_pods(EventMask::NODE_DELETE, now);
             }
+            // Required: stays unsynced; the shell reports the denial.
+            Change::Unavailable => {}
         }
     }
 
@@ -684,7 +753,7 @@ impl Scheduler {
                 if let Some(seen) = self.relisting_classes.take() {
                     self.priority_classes.classes.retain(|k, _| seen.contains(k));
                 }
-                self.synced.priority_classes = true;
+                self.priority_classes.unavailable = false;
                 self.reconvert_pending(now);
             }
             Change::Added(pc) | Change::Modified(pc) => {
@@ -693,6 +762,14 @@ impl Scheduler {
             }
             Change::Deleted(pc) => {
                 self.priority_classes.classes.remove(&pc.metadata.name);
+            }
+            // Pods without spec.priority then get 0, as in kube-scheduler (which never reads
+            // PriorityClasses), instead of being refused for a class we cannot look up.
+            Change::Unavailable => {
+                self.relisting_classes = None;
+                self.priority_classes.classes.clear();
+                self.priority_classes.unavailable = true;
+                self.reconvert_pending(now);
             }
         }
     }
@@ -735,6 +812,10 @@ impl Scheduler {
             Change::Deleted(l) => {
                 self.leases.remove(&l.metadata.name);
             }
+            Change::Unavailable => {
+                self.relisting_leases = None;
+                self.leases.clear();
+            }
         }
     }
 
@@ -753,10 +834,10 @@ impl Scheduler {
                 if let Some(seen) = self.relisting_budgets.take() {
                     self.cache.retain_budgets(&seen);
                 }
-                self.synced_extra.insert("PodDisruptionBudget");
             }
             Change::Added(b) | Change::Modified(b) => self.cache.upsert_budget(&b),
             Change::Deleted(b) => self.cache.remove_budget(&b.metadata.namespace, &b.metadata.name),
+            Change::Unavailable => {}
         }
     }
 
@@ -781,7 +862,6 @@ impl Scheduler {
                         }
                     }
                 }
-                self.synced_extra.insert(T::KIND);
                 self.move_pods(mask, now);
             }
             Change::Added(o) | Change::Modified(o) => {
@@ -792,6 +872,7 @@ impl Scheduler {
                 T::remove_key(self.cache.storage_mut(), &o.key());
                 self.move_pods(mask, now);
             }
+            Change::Unavailable => {}
         }
     }
 
@@ -817,7 +898,6 @@ impl Scheduler {
                         }
                     }
                 }
-                self.synced_extra.insert(kind.name());
                 self.move_pods_if(mask, now);
             }
             Change::Added(o) | Change::Modified(o) => {
@@ -828,6 +908,7 @@ impl Scheduler {
                 self.cache.cluster.remove(kind, &o.key());
                 self.move_pods_if(mask, now);
             }
+            Change::Unavailable => {}
         }
     }
 
@@ -852,6 +933,10 @@ impl Scheduler {
     /// `edgesched_pending_pods_unserved_scheduler_name` gauge, and — only when enabled, since
     /// it writes to pods we do not own — one Warning event per pod. Never binds or patches them.
     fn check_unserved(&mut self, now: Instant, wall: SystemTime) {
+        // Without other schedulers' leases every foreign name would look unserved.
+        if self.kinds.get(&KindId::Lease) != Some(&KindSync::Synced) {
+            return;
+        }
         if self.last_unserved_check.is_some_and(|t| now.saturating_duration_since(t) < UNSERVED_CHECK_EVERY) {
             return;
         }

@@ -4,8 +4,33 @@
 use edgesched::config::*;
 use std::path::Path;
 
+/// Load a fixture and build every profile's framework, as the scheduler does at start: a
+/// configuration that parses but cannot run is a failure here too.
 fn load_fixture(name: &str) -> Result<Loaded, ConfigError> {
-    load_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/config").join(name))
+    let loaded = load_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/config").join(name))?;
+    if let Err(e) = edgesched::simulate::frameworks(&loaded.config) {
+        panic!("{name} loads but its profiles do not build: {e}");
+    }
+    Ok(loaded)
+}
+
+#[test]
+fn every_config_version_default_profile_builds() {
+    for version in ["v1", "v1beta3", "v1beta2", "v1beta1"] {
+        let text = format!(
+            "apiVersion: kubescheduler.config.k8s.io/{version}\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: a\n- schedulerName: b\n"
+        );
+        let loaded = load_str(&text, version).unwrap_or_else(|e| panic!("{version}: {e}"));
+        let frameworks = edgesched::simulate::frameworks(&loaded.config).unwrap_or_else(|e| panic!("{version}: {e}"));
+        assert_eq!(frameworks.len(), 2, "{version}");
+        for fw in &frameworks {
+            let points = fw.extension_points();
+            let filter = &points.iter().find(|(p, _)| *p == "filter").expect("filter").1;
+            assert!(filter.iter().any(|n| n == "TaintToleration"), "{version}: {filter:?}");
+            let bind = &points.iter().find(|(p, _)| *p == "bind").expect("bind").1;
+            assert_eq!(bind, &["DefaultBinder".to_string()], "{version}");
+        }
+    }
 }
 
 fn message(name: &str) -> String {

@@ -27,7 +27,9 @@ pub fn default_plugins() -> Plugins {
             "VolumeBinding",
             "VolumeZone",
             "NodeAffinity",
-            "TaintToleration",
+            // Upstream's list ends with TaintToleration, which v1.35's plugin no longer implements
+            // at PreFilter (its Filter needs no pre-computation); kube-scheduler v1.35 cannot load
+            // v1beta2 at all, so the converted profile keeps only what this version can run.
         ])),
         filter: enabled(names(&[
             "NodeUnschedulable",

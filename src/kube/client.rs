@@ -155,6 +155,20 @@ impl ApiError {
         matches!(self, ApiError::Status { code: 409, status, .. } if status.reason == "AlreadyExists")
     }
 
+    /// 403: RBAC (or another authorizer) denied the request. Not retried inside the client: the
+    /// caller decides whether the permission is required or the feature can be turned off.
+    pub fn is_forbidden(&self) -> bool {
+        self.code() == Some(403)
+    }
+
+    /// The server's explanation (`Status.message`), or the error text when there is none.
+    pub fn server_message(&self) -> String {
+        match self {
+            ApiError::Status { status, .. } if !status.message.is_empty() => status.message.clone(),
+            other => other.to_string(),
+        }
+    }
+
     /// 410 Gone: the resource version is too old. Detected by code only, never by message text.
     pub fn is_gone(&self) -> bool {
         self.code() == Some(410)

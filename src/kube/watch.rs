@@ -10,10 +10,12 @@
 //! Listing{None}     ─ListBegin, page─────────────> Listing{Some(continue)}  (more pages)
 //! Listing{..}       ─last page, ListDone─────────> Watching{list rv}
 //! Listing{Some(..)} ─410: continue expired───────> Listing{None}
+//! Listing{..}       ─403 Forbidden───────────────> Denied, Backoff{forbidden_retry, then: Listing{None}}
 //! Listing{..}       ─other error─────────────────> Backoff{then: Listing{None}}
 //! Watching{rv}      ─event / bookmark────────────> (same stream, rv advances)
 //! Watching{rv}      ─server ends the stream──────> Watching{last rv}
 //! Watching{rv}      ─410 (HTTP or ERROR event)───> Listing{None} (via Backoff if it repeats)
+//! Watching{rv}      ─403 Forbidden───────────────> Denied, Backoff{forbidden_retry, then: Listing{None}}
 //! Watching{rv}      ─other error─────────────────> Backoff{then: Watching{last rv}}
 //! Backoff{until, s} ─until reached───────────────> s
 //! any               ─stop flag / sink says no────> Stopped
@@ -29,6 +31,10 @@
 //!   that many clients do not reconnect in lockstep.
 //! - 410 Gone (as an HTTP status or as an `ERROR` event carrying a Status with code 410) means
 //!   our resource version fell out of the server's window: relist. Detected by code only.
+//! - 403 Forbidden (RBAC) is reported to the consumer as [`Update::Denied`], which decides
+//!   whether the kind is required (an error) or optional (a feature turns off). The retry waits
+//!   `forbidden_retry` when set (rare retries for optional kinds, so a later grant heals without a
+//!   restart), else the normal backoff; it always relists, since nothing was delivered meanwhile.
 //! - Other failures back off (0.8 s doubling to 30 s, with jitter, reset after two healthy
 //!   minutes), honouring `Retry-After`, then resume from where they left off.
 //!
@@ -72,6 +78,8 @@ pub struct WatchSpec {
     pub watch_timeout: (Duration, Duration),
     /// A watch that receives nothing for this long is considered dead and reopened.
     pub idle_timeout: Duration,
+    /// How long to wait after a 403 before trying again; `None`: the normal backoff.
+    pub forbidden_retry: Option<Duration>,
 }
 
 impl WatchSpec {
@@ -87,6 +95,7 @@ impl WatchSpec {
             page_size: 500,
             watch_timeout: (Duration::from_secs(300), Duration::from_secs(600)),
             idle_timeout: Duration::from_secs(300),
+            forbidden_retry: None,
         }
     }
 }
@@ -106,6 +115,8 @@ pub enum Update<T> {
     Modified(T),
     /// A watch event: the object is gone (last known state).
     Deleted(T),
+    /// The API server refused to `verb` (list or watch) the resource (403). Retried later.
+    Denied { verb: &'static str, message: String },
 }
 
 /// Objects whose `metadata.resourceVersion` the watcher tracks to resume after a disconnect.
@@ -366,6 +377,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
                 log::info!("\"List continuation expired - restarting list\" resource=\"{name}\" err=\"{err}\"");
                 return State::fresh_list();
             }
+            Err(err) if err.is_forbidden() => return self.denied("list", &err, sink),
             // Any other failure: back off and list again from the first page.
             Err(err) => return self.back_off("Failed to list", &err, State::fresh_list()),
         };
@@ -412,6 +424,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
         let stream = match self.transport.watch(&params) {
             Ok(stream) => stream,
             Err(err) if err.is_gone() => return self.relist_after_gone(&err.to_string()),
+            Err(err) if err.is_forbidden() => return self.denied("watch", &err, sink),
             // Connection refused, 429, 5xx...: the version is still good, retry the watch.
             Err(err) => return self.back_off("Failed to watch", &err, State::Watching { resource_version }),
         };
@@ -435,7 +448,8 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
                 Ok(WatchEvent::Error(status)) if status.code == 410 => {
                     return self.relist_after_gone(&format!("{} {}: {}", status.code, status.reason, status.message));
                 }
-                // Another server-side error: resume from the last version after a pause.
+                // Another server-side error: resume from the last version after a pause (or, for a
+                // 403, report the denial and relist later).
                 Ok(WatchEvent::Error(status)) => {
                     let err = ApiError::Status {
                         request: format!("WATCH {}", self.spec.path),
@@ -443,6 +457,9 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
                         status: Box::new(status),
                         retry_after: None,
                     };
+                    if err.is_forbidden() {
+                        return self.denied("watch", &err, sink);
+                    }
                     return self.back_off("Watch failed", &err, State::Watching { resource_version });
                 }
                 // Broken connection, idle timeout or undecodable event: reconnect after a pause.
@@ -483,6 +500,24 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             return State::Backoff { until: self.clock.now() + delay, then: Box::new(State::fresh_list()) };
         }
         State::fresh_list()
+    }
+
+    /// 403: tell the consumer (it logs with the context it has and decides what the denial
+    /// means), then wait and list again from scratch.
+    fn denied<T, S>(&mut self, verb: &'static str, err: &ApiError, sink: &mut S) -> State
+    where
+        S: FnMut(Update<T>) -> bool,
+    {
+        if !sink(Update::Denied { verb, message: err.server_message() }) {
+            return State::Stopped;
+        }
+        let now = self.clock.now();
+        let delay = match self.spec.forbidden_retry {
+            Some(d) => d,
+            None => self.backoff.next_delay(now, &mut self.rng),
+        };
+        log::debug!("\"Forbidden; retrying\" resource=\"{}\" verb=\"{verb}\" retryIn=\"{delay:?}\"", self.spec.name);
+        State::Backoff { until: now + delay, then: Box::new(State::fresh_list()) }
     }
 
     /// Failure: wait (the server's `Retry-After` if it gave one, else exponential backoff), then
@@ -907,6 +942,67 @@ mod tests {
             assert!(*d >= Duration::from_millis(base) && *d < Duration::from_millis(2 * base), "{d:?} vs {base}");
         }
         assert_eq!(h.list_tokens(), vec![None, None, None, None]);
+    }
+
+    fn forbidden() -> ApiError {
+        ApiError::Status {
+            request: "GET /api/v1/pods".into(),
+            code: 403,
+            status: Box::new(api::Status {
+                status: "Failure".into(),
+                message: "pods is forbidden: User \"u\" cannot list resource \"pods\" in API group \"\" at the cluster scope"
+                    .into(),
+                reason: "Forbidden".into(),
+                details: None,
+                code: 403,
+            }),
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn forbidden_list_is_reported_then_retried_after_the_forbidden_delay() {
+        let mut h = harness(vec![Step::List(Err(forbidden())), page(vec![Obj("a", "1")], "10", "")]);
+        h.reflector.spec.forbidden_retry = Some(Duration::from_secs(300));
+        let updates = h.run();
+        assert_eq!(
+            updates[..4],
+            [
+                Update::ListBegin,
+                Update::Denied {
+                    verb: "list",
+                    message: "pods is forbidden: User \"u\" cannot list resource \"pods\" in API group \"\" at the cluster scope"
+                        .into()
+                },
+                Update::ListBegin,
+                Update::ListPage(vec![Obj("a", "1")]),
+            ]
+        );
+        assert_eq!(updates[4], list_done("10"));
+        // Waited exactly the forbidden delay (no jitter) before the second list.
+        assert!(h.clock.slept() >= Duration::from_secs(300));
+        assert_eq!(h.list_tokens()[..2], [None, None]);
+    }
+
+    #[test]
+    fn forbidden_watch_or_error_event_relists_after_a_backoff() {
+        let forbidden_event =
+            WatchEvent::Error(api::Status { code: 403, reason: "Forbidden".into(), ..status(403, "Forbidden") });
+        let mut h = harness(vec![
+            page(vec![], "10", ""),
+            Step::Watch(Err(forbidden()), Duration::ZERO),
+            page(vec![], "20", ""),
+            watch_ok(vec![forbidden_event]),
+            page(vec![], "30", ""),
+        ]);
+        let updates = h.run();
+        let denied: Vec<&Update<Obj>> = updates.iter().filter(|u| matches!(u, Update::Denied { verb: "watch", .. })).collect();
+        assert_eq!(denied.len(), 2, "{updates:?}");
+        // Each denial is followed by a fresh list, not a re-watch from the old version.
+        assert_eq!(h.list_tokens(), vec![None, None, None]);
+        assert_eq!(h.watch_versions()[..2], ["10".to_string(), "20".to_string()]);
+        // Without a forbidden delay the normal backoff applies (at least 0.8 s per denial).
+        assert!(h.clock.slept() >= Duration::from_millis(1600));
     }
 
     #[test]

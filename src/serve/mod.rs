@@ -25,21 +25,33 @@ use std::time::{Duration, Instant};
 /// One named health check (`[+]name ok` / `[-]name failed: reason withheld`).
 pub trait Check: Send + Sync {
     fn name(&self) -> &str;
-    fn check(&self) -> Result<(), String>;
+    /// `Ok(note)`: healthy, with an optional note shown after `ok` in verbose output (such as
+    /// "standing by"); `Err(reason)`: failing.
+    fn check(&self) -> Result<Option<String>, String>;
+    /// Whether verbose output may show the failure reason instead of "reason withheld" (the
+    /// probe paths are unauthenticated, so only reasons that reveal nothing sensitive, such as
+    /// a missing RBAC permission, are shown).
+    fn shows_reason(&self) -> bool {
+        false
+    }
 }
 
 /// A check backed by a closure.
-pub struct FnCheck<F: Fn() -> Result<(), String> + Send + Sync> {
+pub struct FnCheck<F: Fn() -> Result<Option<String>, String> + Send + Sync> {
     pub name: &'static str,
+    pub shows_reason: bool,
     pub f: F,
 }
 
-impl<F: Fn() -> Result<(), String> + Send + Sync> Check for FnCheck<F> {
+impl<F: Fn() -> Result<Option<String>, String> + Send + Sync> Check for FnCheck<F> {
     fn name(&self) -> &str {
         self.name
     }
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<Option<String>, String> {
         (self.f)()
+    }
+    fn shows_reason(&self) -> bool {
+        self.shows_reason
     }
 }
 
@@ -95,11 +107,13 @@ fn run_checks(checks: &[Arc<dyn Check>], name: &str, verbose: bool, exclude: &[&
             continue;
         }
         match c.check() {
-            Ok(()) => out.push_str(&format!("[+]{} ok\n", c.name())),
+            Ok(None) => out.push_str(&format!("[+]{} ok\n", c.name())),
+            Ok(Some(note)) => out.push_str(&format!("[+]{} ok: {note}\n", c.name())),
             Err(reason) => {
                 failed = true;
                 warn!("{name} check failed: {}: {reason}", c.name());
-                out.push_str(&format!("[-]{} failed: reason withheld\n", c.name()));
+                let shown = if c.shows_reason() { reason.as_str() } else { "reason withheld" };
+                out.push_str(&format!("[-]{} failed: {shown}\n", c.name()));
             }
         }
     }
@@ -156,7 +170,7 @@ pub fn route(state: &HealthState, authz: &dyn Authorizer, allow: &AllowPaths, re
             }
             match list.iter().find(|c| c.name() == check) {
                 Some(c) => match c.check() {
-                    Ok(()) => Response::text(200, "ok"),
+                    Ok(_) => Response::text(200, "ok"),
                     Err(_) => Response::text(500, "internal server error: reason withheld\n"),
                 },
                 None => Response::text(404, "404 page not found\n"),
@@ -403,7 +417,8 @@ mod tests {
             livez: vec![],
             readyz: vec![Arc::new(FnCheck {
                 name: "sched-handler-sync",
-                f: move || if f2.load(Ordering::SeqCst) { Ok(()) } else { Err("not synced".into()) },
+                shows_reason: false,
+                f: move || if f2.load(Ordering::SeqCst) { Ok(None) } else { Err("not synced".into()) },
             })],
             metrics: Metrics::new(),
             configz: Mutex::new("{}".into()),
