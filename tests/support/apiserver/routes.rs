@@ -3,7 +3,9 @@
 //! cluster-wide list/watch of namespaced kinds, discovery and health endpoints, list paging
 //! with opaque `continue` tokens, and the watch parameters.
 
-use super::auth::{self, Identity};
+use super::attributes;
+use super::auth;
+use super::authz;
 use super::binding;
 use super::clock;
 use super::discovery;
@@ -106,8 +108,8 @@ fn non_resource(req: &Request) -> Option<Reply> {
     Some(json_reply(200, &doc, pretty))
 }
 
-/// Route one authenticated request.
-pub fn route(shared: &Shared, req: &Request, who: &Identity) -> Reply {
+/// Route one authenticated and authorized request.
+pub fn route(shared: &Shared, req: &Request) -> Reply {
     if let Some(reply) = non_resource(req) {
         return reply;
     }
@@ -117,13 +119,13 @@ pub fn route(shared: &Shared, req: &Request, who: &Identity) -> Reply {
         Some(Err(e)) => return error_reply(e, pretty),
         None => return text_reply(404, "404 page not found\n"),
     };
-    if req.method == "GET" && target.name.is_none() && req.flag("watch") {
+    if req.method == "GET" && target.name.is_none() && attributes::wants_watch(&req.query) {
         return match watch_spec(req, &target) {
             Ok(spec) => Reply::Watch(spec),
             Err(e) => error_reply(e, pretty),
         };
     }
-    match dispatch(shared, req, &target, who) {
+    match dispatch(shared, req, &target) {
         Ok((code, body)) => json_reply(code, &body, pretty),
         Err(e) => error_reply(e, pretty),
     }
@@ -142,7 +144,7 @@ fn status_part(target: &Target) -> Result<Part, ApiError> {
     }
 }
 
-fn dispatch(shared: &Shared, req: &Request, target: &Target, who: &Identity) -> Result<(u16, Value), ApiError> {
+fn dispatch(shared: &Shared, req: &Request, target: &Target) -> Result<(u16, Value), ApiError> {
     let res = target.resource();
     let now = SystemTime::now();
     let key = target.key();
@@ -152,7 +154,7 @@ fn dispatch(shared: &Shared, req: &Request, target: &Target, who: &Identity) -> 
             status_part(target)?;
             verbs::get(&shared.lock_store(), &key).map(|v| (200, v))
         }
-        ("POST", None) if is_review(res) => Ok((201, review(shared, res, &parse_body(req)?, who))),
+        ("POST", None) if is_review(res) => Ok((201, review(shared, res, &parse_body(req)?))),
         ("POST", None) => {
             if res.namespaced && target.ns.is_none() {
                 return Err(status::method_not_allowed());
@@ -193,12 +195,12 @@ fn dispatch(shared: &Shared, req: &Request, target: &Target, who: &Identity) -> 
     }
 }
 
-fn review(shared: &Shared, res: &ResourceType, body: &Value, _who: &Identity) -> Value {
-    let tables = shared.lock_auth();
+/// TokenReview from the token table; SubjectAccessReview from the authorizer chain.
+fn review(shared: &Shared, res: &ResourceType, body: &Value) -> Value {
     if res.plural == "tokenreviews" {
-        auth::token_review(body, &tables)
+        auth::token_review(body, &shared.lock_auth())
     } else {
-        auth::subject_access_review(body, &tables)
+        authz::subject_access_review(&shared.lock_store(), shared.authorization(), body)
     }
 }
 

@@ -101,6 +101,48 @@ pub fn forbidden(res: &ResourceType, name: &str, why: &str) -> ApiError {
     failure(403, "Forbidden", &message, details(name, res.group, res.plural))
 }
 
+/// A string quoted as Go's `%q` does (`strconv.Quote`), as upstream messages quote names.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x80 && c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// 403 from the authorization filter (`responsewriters.Forbidden` + `errors.NewForbidden`):
+/// `<resource>[.<group>] ["<name>"] is forbidden: <what>[: <reason>]`, or `forbidden: <what>`
+/// for non-resource paths; `details` is always present, even when empty.
+pub fn forbidden_by_authorizer(group: &str, resource: &str, name: &str, what: &str, reason: &str) -> ApiError {
+    // `responsewriters.sanitizer`: the part built from request attributes must not look like HTML.
+    let what = what.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let err = if reason.is_empty() { what } else { format!("{what}: {reason}") };
+    let qualified = if group.is_empty() { resource.to_string() } else { format!("{resource}.{group}") };
+    let message = match (group.is_empty() && resource.is_empty(), name.is_empty()) {
+        (true, _) => format!("forbidden: {err}"),
+        (false, true) => format!("{qualified} is forbidden: {err}"),
+        (false, false) => format!("{qualified} {} is forbidden: {err}", quote(name)),
+    };
+    let mut e = failure(403, "Forbidden", &message, Map::new());
+    e.body["details"] = Value::Object(details(name, group, resource));
+    e
+}
+
 /// 405 for a verb the resource does not support.
 pub fn method_not_allowed() -> ApiError {
     failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", Map::new())
