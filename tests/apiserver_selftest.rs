@@ -1254,3 +1254,79 @@ fn always_allow_and_grant_cluster_admin_for_tests_not_about_permissions() {
     assert_eq!(c.call("GET", "/apis/scheduling.k8s.io/v1/priorityclasses", None).code, 200);
     assert_eq!(c.call("GET", "/metrics", None).code, 404, "authorized by cluster-admin's nonResourceURLs, then not served");
 }
+
+#[test]
+fn rbac_writes_cannot_grant_more_than_the_writer_holds() {
+    let server = TestApiServer::start();
+    server.apply_yaml(
+        r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: rbac-writer}
+rules:
+- {apiGroups: [rbac.authorization.k8s.io], resources: [roles, rolebindings], verbs: [create, update, patch]}
+- {apiGroups: [""], resources: [pods], verbs: [get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: pod-getter}
+rules:
+- {apiGroups: [""], resources: [pods], verbs: [get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: delegate-writes, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: rbac-writer}
+subjects:
+- {kind: User, name: delegate}
+"#,
+    );
+    let roles = "/apis/rbac.authorization.k8s.io/v1/namespaces/team/roles";
+    let bindings = "/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings";
+    let mut c = connect(&server, Auth::Cert("delegate", &[]));
+    let role = |name: &str, verbs: Value| json!({"metadata": {"name": name}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": verbs}]});
+    assert_eq!(c.call("POST", roles, Some(&role("getter", json!(["get"])))).code, 201, "holds what it grants");
+    let r = c.call("POST", roles, Some(&role("deleter", json!(["get", "delete"]))));
+    assert_eq!(r.code, 403);
+    assert_eq!(
+        r.json()["message"],
+        "roles.rbac.authorization.k8s.io \"deleter\" is forbidden: user \"delegate\" (groups=[\"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"delete\"]}"
+    );
+    let widen = json!({"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]});
+    assert_eq!(c.patch(&format!("{roles}/getter"), "application/merge-patch+json", &widen).code, 403, "patches are checked too");
+    let binding = |name: &str, role: &str| json!({"metadata": {"name": name}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role}, "subjects": [{"kind": "User", "name": "friend"}]});
+    assert_eq!(c.call("POST", bindings, Some(&binding("friend-gets", "pod-getter"))).code, 201);
+    let r = c.call("POST", bindings, Some(&binding("friend-admin", "cluster-admin")));
+    assert_eq!(r.code, 403);
+    assert!(r.json()["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("rolebindings.rbac.authorization.k8s.io \"friend-admin\" is forbidden: user \"delegate\""));
+    let r = c.call("POST", bindings, Some(&binding("friend-ghost", "ghost")));
+    assert_eq!((r.code, r.json()["message"].clone()), (404, json!("clusterrole.rbac.authorization.k8s.io \"ghost\" not found")));
+    server.apply_yaml(
+        r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: may-bind-admin, namespace: team}
+rules:
+- {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], resourceNames: [cluster-admin], verbs: [bind]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: delegate-binds, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: may-bind-admin}
+subjects:
+- {kind: User, name: delegate}
+"#,
+    );
+    assert_eq!(c.call("POST", bindings, Some(&binding("friend-admin", "cluster-admin"))).code, 201, "bind permission");
+    let mut moved = server.get(&format!("{bindings}/friend-gets")).unwrap();
+    moved["roleRef"]["name"] = json!("rbac-writer");
+    let r = admin(&server).call("PUT", &format!("{bindings}/friend-gets"), Some(&moved));
+    assert_eq!(r.code, 422, "roleRef is immutable, even for system:masters");
+    assert_eq!(
+        r.json()["message"],
+        "RoleBinding.rbac.authorization.k8s.io \"friend-gets\" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", Kind:\"ClusterRole\", Name:\"rbac-writer\"}: cannot change roleRef"
+    );
+}

@@ -16,6 +16,7 @@ mod binding;
 mod bootstrap;
 mod clock;
 mod discovery;
+mod escalation;
 mod faults;
 mod http;
 mod inspect;

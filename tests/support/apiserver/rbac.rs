@@ -169,7 +169,8 @@ fn role_rules(store: &Store, t: &Tables, role_ref: &Value, binding_namespace: &s
     Ok(role["rules"].as_array().map(|rules| rules.iter().map(PolicyRule::from_json).collect()).unwrap_or_default())
 }
 
-/// `utilerrors.NewAggregate(errs).Error()`: one message as is, several deduplicated in brackets.
+/// `utilerrors.NewAggregate(errs).Error()`: one message as is, several deduplicated in brackets
+/// ("" for none).
 fn aggregate(errors: &[String]) -> String {
     let mut seen: Vec<&str> = Vec::new();
     for e in errors {
@@ -177,53 +178,78 @@ fn aggregate(errors: &[String]) -> String {
             seen.push(e);
         }
     }
-    if errors.len() == 1 || seen.len() == 1 {
+    if seen.len() <= 1 {
         return seen.concat();
     }
     format!("[{}]", seen.join(", "))
 }
 
-/// Authorize `attrs` for `user`: the cluster role bindings first, then (for a namespaced
-/// request) the role bindings of that namespace.
-pub fn authorize(store: &Store, user: User<'_>, attrs: &RequestInfo) -> Decision {
+/// Every binding that applies to `user` for a request in `namespace` ("" = cluster scope): the
+/// cluster role bindings, then that namespace's role bindings (`VisitRulesFor`), each with its
+/// `RBAC: allowed by ...` description and its role's rules or the error resolving them.
+fn applicable_bindings(store: &Store, user: User<'_>, namespace: &str) -> Vec<(String, Result<Vec<PolicyRule>, String>)> {
     let t = tables();
-    let mut errors = Vec::new();
+    let mut out = Vec::new();
     for (_, binding) in store.objects_of(t.cluster_role_bindings, None) {
         let Some(i) = applies_to(user, &binding["subjects"], "") else { continue };
-        match role_rules(store, &t, &binding["roleRef"], "") {
-            Err(e) => errors.push(e),
-            Ok(rules) if rules.iter().any(|r| rule_allows(attrs, r)) => {
-                return Decision::Allow(format!(
-                    "RBAC: allowed by ClusterRoleBinding {} of {} {} to {}",
-                    quote(binding["metadata"]["name"].as_str().unwrap_or("")),
-                    binding["roleRef"]["kind"].as_str().unwrap_or(""),
-                    quote(binding["roleRef"]["name"].as_str().unwrap_or("")),
-                    describe_subject(&binding["subjects"][i], "")
-                ));
-            }
-            Ok(_) => {}
+        let source = format!(
+            "ClusterRoleBinding {} of {} {} to {}",
+            quote(binding["metadata"]["name"].as_str().unwrap_or("")),
+            binding["roleRef"]["kind"].as_str().unwrap_or(""),
+            quote(binding["roleRef"]["name"].as_str().unwrap_or("")),
+            describe_subject(&binding["subjects"][i], "")
+        );
+        out.push((source, role_rules(store, &t, &binding["roleRef"], "")));
+    }
+    if !namespace.is_empty() {
+        for (_, binding) in store.objects_of(t.role_bindings, Some(namespace)) {
+            let Some(i) = applies_to(user, &binding["subjects"], namespace) else { continue };
+            let source = format!(
+                "RoleBinding {} of {} {} to {}",
+                quote(&format!("{}/{namespace}", binding["metadata"]["name"].as_str().unwrap_or(""))),
+                binding["roleRef"]["kind"].as_str().unwrap_or(""),
+                quote(binding["roleRef"]["name"].as_str().unwrap_or("")),
+                describe_subject(&binding["subjects"][i], namespace)
+            );
+            out.push((source, role_rules(store, &t, &binding["roleRef"], namespace)));
         }
     }
-    let ns = attrs.namespace.as_str();
-    if !ns.is_empty() {
-        for (_, binding) in store.objects_of(t.role_bindings, Some(ns)) {
-            let Some(i) = applies_to(user, &binding["subjects"], ns) else { continue };
-            match role_rules(store, &t, &binding["roleRef"], ns) {
-                Err(e) => errors.push(e),
-                Ok(rules) if rules.iter().any(|r| rule_allows(attrs, r)) => {
-                    return Decision::Allow(format!(
-                        "RBAC: allowed by RoleBinding {} of {} {} to {}",
-                        quote(&format!("{}/{ns}", binding["metadata"]["name"].as_str().unwrap_or(""))),
-                        binding["roleRef"]["kind"].as_str().unwrap_or(""),
-                        quote(binding["roleRef"]["name"].as_str().unwrap_or("")),
-                        describe_subject(&binding["subjects"][i], ns)
-                    ));
-                }
-                Ok(_) => {}
+    out
+}
+
+/// Authorize `attrs` for `user`: the first rule of an applicable binding that allows wins.
+pub fn authorize(store: &Store, user: User<'_>, attrs: &RequestInfo) -> Decision {
+    let mut errors = Vec::new();
+    for (source, rules) in applicable_bindings(store, user, &attrs.namespace) {
+        match rules {
+            Ok(rules) if rules.iter().any(|r| rule_allows(attrs, r)) => {
+                return Decision::Allow(format!("RBAC: allowed by {source}"))
             }
+            Ok(_) => {}
+            Err(e) => errors.push(e),
         }
     }
     Decision::NoOpinion(if errors.is_empty() { String::new() } else { format!("RBAC: {}", aggregate(&errors)) })
+}
+
+/// `RulesFor`: every rule `user` holds in `namespace`, and the errors resolving them (as one
+/// aggregated message, "" if none).
+pub fn rules_for(store: &Store, user: User<'_>, namespace: &str) -> (Vec<PolicyRule>, String) {
+    let mut rules = Vec::new();
+    let mut errors = Vec::new();
+    for (_, r) in applicable_bindings(store, user, namespace) {
+        match r {
+            Ok(r) => rules.extend(r),
+            Err(e) => errors.push(e),
+        }
+    }
+    (rules, aggregate(&errors))
+}
+
+/// The rules of the role `role_ref` names, for a binding in `binding_namespace`
+/// (`GetRoleReferenceRules`); `Err` is the lister's NotFound text.
+pub fn role_reference_rules(store: &Store, role_ref: &Value, binding_namespace: &str) -> Result<Vec<PolicyRule>, String> {
+    role_rules(store, &tables(), role_ref, binding_namespace)
 }
 
 #[cfg(test)]

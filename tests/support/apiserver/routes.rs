@@ -4,18 +4,20 @@
 //! with opaque `continue` tokens, and the watch parameters.
 
 use super::attributes;
-use super::auth;
+use super::auth::{self, Identity};
 use super::authz;
 use super::binding;
 use super::clock;
 use super::discovery;
+use super::escalation;
 use super::http::{Request, Response};
 use super::options;
+use super::rbac::User;
 use super::resources::{self, is_review, ResId, ResourceType, RESOURCES};
 use super::selectors::Selectors;
 use super::server::Shared;
 use super::status::{self, ApiError};
-use super::store::ObjKey;
+use super::store::{ObjKey, Store};
 use super::verbs::{self, Part, PatchKind};
 use super::watch::{Start, WatchSpec};
 use super::wire;
@@ -108,8 +110,8 @@ fn non_resource(req: &Request) -> Option<Reply> {
     Some(json_reply(200, &doc, pretty))
 }
 
-/// Route one authenticated and authorized request.
-pub fn route(shared: &Shared, req: &Request) -> Reply {
+/// Route one authenticated and authorized request from `who`.
+pub fn route(shared: &Shared, req: &Request, who: &Identity) -> Reply {
     if let Some(reply) = non_resource(req) {
         return reply;
     }
@@ -125,7 +127,7 @@ pub fn route(shared: &Shared, req: &Request) -> Reply {
             Err(e) => error_reply(e, pretty),
         };
     }
-    match dispatch(shared, req, &target) {
+    match dispatch(shared, req, &target, who) {
         Ok((code, body)) => json_reply(code, &body, pretty),
         Err(e) => error_reply(e, pretty),
     }
@@ -144,10 +146,15 @@ fn status_part(target: &Target) -> Result<Part, ApiError> {
     }
 }
 
-fn dispatch(shared: &Shared, req: &Request, target: &Target) -> Result<(u16, Value), ApiError> {
+fn dispatch(shared: &Shared, req: &Request, target: &Target, who: &Identity) -> Result<(u16, Value), ApiError> {
     let res = target.resource();
     let now = SystemTime::now();
     let key = target.key();
+    let mode = shared.authorization();
+    let user = User { name: &who.user, groups: &who.groups };
+    // RBAC writes are checked for privilege escalation against the state they would replace.
+    let no_escalation =
+        |s: &Store, ns: &str, old: Option<&Value>, new: &Value| escalation::check(s, mode, user, res, ns, old, new);
     match (req.method.as_str(), key) {
         ("GET", None) => list(shared, req, target).map(|v| (200, v)),
         ("GET", Some(key)) => {
@@ -161,7 +168,12 @@ fn dispatch(shared: &Shared, req: &Request, target: &Target) -> Result<(u16, Val
             }
             let body = parse_body(req)?;
             let ns = target.ns.clone().unwrap_or_default();
-            shared.write(|s| verbs::create(s, target.res, &ns, body, now)).map(|v| (201, v))
+            shared
+                .write(|s| {
+                    no_escalation(s, &ns, None, &body)?;
+                    verbs::create(s, target.res, &ns, body, now)
+                })
+                .map(|v| (201, v))
         }
         ("POST", Some(key)) if target.sub.as_deref() == Some("binding") && key.res == resources::pods() => {
             shared.inspect.binding_attempt(&key.ns, &key.name);
@@ -174,13 +186,26 @@ fn dispatch(shared: &Shared, req: &Request, target: &Target) -> Result<(u16, Val
         ("PUT", Some(key)) => {
             let part = status_part(target)?;
             let body = parse_body(req)?;
-            shared.write(|s| verbs::update(s, &key, part, body)).map(|v| (200, v))
+            shared
+                .write(|s| {
+                    if let Some(old) = s.get(&key) {
+                        no_escalation(s, &key.ns, Some(old), &body)?;
+                    }
+                    verbs::update(s, &key, part, body)
+                })
+                .map(|v| (200, v))
         }
         ("PATCH", Some(key)) => {
             let part = status_part(target)?;
             let kind = PatchKind::from_content_type(req.header("content-type").unwrap_or(""))?;
             let body = parse_body(req)?;
-            shared.write(|s| verbs::patch(s, &key, part, kind, &body)).map(|v| (200, v))
+            shared
+                .write(|s| {
+                    let patched = verbs::patched(s, &key, kind, &body)?;
+                    no_escalation(s, &key.ns, s.get(&key), &patched)?;
+                    verbs::update(s, &key, part, patched)
+                })
+                .map(|v| (200, v))
         }
         ("DELETE", Some(key)) if target.sub.is_none() => {
             let mut options = if req.body.is_empty() { json!({}) } else { parse_body(req)? };

@@ -334,7 +334,7 @@ fn handle(shared: &Shared, reader: &mut BufReader<Tls>, req: &Request) -> bool {
             }
             Ok(()) => match shared.faults.take_failure(&req.method, &req.path) {
                 Some(f) => Reply::Full(f.response()),
-                None => routes::route(shared, req),
+                None => routes::route(shared, req, who),
             },
         },
     };

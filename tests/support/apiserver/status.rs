@@ -53,6 +53,13 @@ pub fn not_found(res: &ResourceType, name: &str) -> ApiError {
     failure(404, "NotFound", &message, details(name, res.group, res.plural))
 }
 
+/// 404 `<kind>.<group> "x" not found` for a lister lookup (`NewNotFound(group.Resource(kind))`),
+/// as a binding to a missing role gets.
+pub fn not_found_in(group: &str, kind: &str, name: &str) -> ApiError {
+    let message = format!("{kind}.{group} {} not found", quote(name));
+    failure(404, "NotFound", &message, details(name, group, kind))
+}
+
 /// 404 for a URL that names no served resource.
 pub fn no_such_resource() -> ApiError {
     failure(404, "NotFound", "the server could not find the requested resource", Map::new())
