@@ -236,6 +236,7 @@ fn kubeconfigs_work_with_the_crate_client_for_every_auth_mode() {
         let ns: Value = client.get("/api/v1/namespaces/kube-system").unwrap();
         assert_eq!(ns["metadata"]["name"], "kube-system", "{auth:?}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -842,6 +843,7 @@ fn the_crate_client_pages_watches_and_sees_retry_after() {
     server.fail_next(1, "GET", "/api/v1/nodes", Failure::TooManyRequests { retry_after: 4 });
     let err = client.get::<Value>("/api/v1/nodes").unwrap_err();
     assert_eq!((err.code(), err.retry_after()), (Some(429), Some(Duration::from_secs(4))));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---------------------------------------------------------------------------------------------
