@@ -1,7 +1,8 @@
 //! The running server: state shared by all connection threads, the accept loop on
 //! 127.0.0.1, and the per-connection keep-alive loop (TLS, request attributes, authenticate,
-//! authorize, inject faults, route, log, respond or stream). Stopping closes the listener and every connection, so a restart on
-//! the same port looks to clients like an API server that went away and came back.
+//! authorize, inject faults, route, log, respond or stream). Stopping closes the listener and
+//! every connection, so a restart on the same port looks to clients like an API server that went
+//! away and came back.
 
 use super::super::certs::TestCa;
 use super::attributes::{self, RequestInfo};
