@@ -13,7 +13,7 @@ use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::Duration;
 use support::objects::{node, pod};
-use support::{KubeAuth, TestApiServer};
+use support::{Authorization, DefaultRoles, KubeAuth, ServerOptions, TestApiServer};
 
 // ---------------------------------------------------------------------------------------------
 // A raw HTTPS client: byte-exact view of what the server sends (framing included).
@@ -188,14 +188,16 @@ const PODS: &str = "/api/v1/namespaces/default/pods";
 
 #[test]
 fn unauthenticated_requests_get_the_exact_401_body() {
-    let server = TestApiServer::start();
+    let server = TestApiServer::start_with(ServerOptions { anonymous_auth: false, ..Default::default() });
     let r = connect(&server, Auth::None).call("GET", PODS, None);
-    assert_eq!(r.code, 401);
+    assert_eq!(r.code, 401, "no credentials and anonymous auth off");
     assert_eq!(r.text(), fixture("status/status-401-unauthorized.json"));
     assert_eq!(r.header("Content-Type"), Some("application/json"));
     assert_eq!(r.header("Content-Length"), Some("129"));
+    let server = TestApiServer::start();
     let r = connect(&server, Auth::Token("unknown")).call("GET", PODS, None);
-    assert_eq!(r.code, 401);
+    assert_eq!(r.code, 401, "a bad token is never anonymous");
+    assert_eq!(r.text(), fixture("status/status-401-unauthorized.json"));
 }
 
 #[test]
@@ -203,6 +205,7 @@ fn identity_comes_from_the_client_certificate_or_the_token_table() {
     let server = TestApiServer::start();
     assert_eq!(connect(&server, Auth::Cert("system:kube-scheduler", &[])).call("GET", PODS, None).code, 200);
     server.add_token("s3cr3t", "bob", &["devs"]);
+    server.grant_cluster_admin("bob");
     let mut c = connect(&server, Auth::Token("s3cr3t"));
     assert_eq!(c.call("GET", "/api/v1/nodes", None).code, 200);
     let users: Vec<String> = server.requests().iter().map(|r| r.user.clone()).collect();
@@ -218,10 +221,12 @@ fn kubeconfigs_work_with_the_crate_client_for_every_auth_mode() {
     let server = TestApiServer::start();
     let dir = support::tempdir("selftest-kubeconfig");
     server.add_token("tok-1", "token-user", &[]);
+    server.grant_cluster_admin("token-user");
     let token_file = dir.join("token");
     std::fs::write(&token_file, "tok-1\n").unwrap();
     for auth in [
         KubeAuth::ClientCert { user: "system:kube-scheduler".into() },
+        KubeAuth::ClientCertWithGroups { user: "ops".into(), groups: vec!["system:masters".into()] },
         KubeAuth::Token("tok-1".into()),
         KubeAuth::TokenFile(token_file),
     ] {
@@ -231,6 +236,7 @@ fn kubeconfigs_work_with_the_crate_client_for_every_auth_mode() {
         let ns: Value = client.get("/api/v1/namespaces/kube-system").unwrap();
         assert_eq!(ns["metadata"]["name"], "kube-system", "{auth:?}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -422,7 +428,7 @@ fn discovery_and_health_endpoints_answer() {
 #[test]
 fn pretty_output_for_curl_like_clients() {
     let server = TestApiServer::start();
-    let r = connect(&server, Auth::Cert("admin", &[])).call("GET", "/api/v1/namespaces/default/pods/x?pretty=true", None);
+    let r = admin(&server).call("GET", "/api/v1/namespaces/default/pods/x?pretty=true", None);
     assert!(r.text().starts_with("{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\","), "{}", r.text());
     assert!(!r.text().ends_with('\n'));
 }
@@ -588,7 +594,7 @@ fn bookmarks_arrive_periodically_and_timeout_ends_cleanly() {
 
 #[test]
 fn watch_from_a_compacted_version_gets_one_410_error_event() {
-    let server = TestApiServer::start_with(support::ServerOptions { history_window: 2, ..Default::default() });
+    let server = TestApiServer::start_with(ServerOptions { history_window: 2, ..Default::default() });
     let old = server.resource_version();
     for i in 0..4 {
         server.create(PODS, pod("default", &format!("p{i}")).build());
@@ -750,7 +756,7 @@ fn request_log_and_events_from_both_apis() {
 
 #[test]
 fn graceful_pod_deletion_marks_bound_pods_terminating() {
-    let server = TestApiServer::start_with(support::ServerOptions { graceful_pod_deletion: true, ..Default::default() });
+    let server = TestApiServer::start_with(ServerOptions { graceful_pod_deletion: true, ..Default::default() });
     let mut c = admin(&server);
     server.create(PODS, pod("default", "p").node_name("n1").build());
     let r = c.call("DELETE", &format!("{PODS}/p"), None);
@@ -792,6 +798,10 @@ fn the_crate_client_pages_watches_and_sees_retry_after() {
     use edgesched::kube::kubeconfig::load_kubeconfig;
     let server = TestApiServer::start();
     server.set_bookmark_interval(Duration::from_millis(50));
+    // The user gets the default scheduler's permissions, which cover everything used below.
+    server.apply_yaml(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: edgesched\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: system:kube-scheduler\nsubjects:\n- kind: User\n  name: edgesched\n",
+    );
     let dir = support::tempdir("selftest-client");
     let config =
         load_kubeconfig(&server.write_kubeconfig(&dir, KubeAuth::ClientCert { user: "edgesched".into() }), None).unwrap();
@@ -833,4 +843,492 @@ fn the_crate_client_pages_watches_and_sees_retry_after() {
     server.fail_next(1, "GET", "/api/v1/nodes", Failure::TooManyRequests { retry_after: 4 });
     let err = client.get::<Value>("/api/v1/nodes").unwrap_err();
     assert_eq!((err.code(), err.retry_after()), (Some(429), Some(Duration::from_secs(4))));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 4: authorization (RBAC with upstream's default roles, anonymous requests, reviews)
+// ---------------------------------------------------------------------------------------------
+
+const LEASES: &str = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+
+fn lease(name: &str) -> Value {
+    json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": name}, "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15}})
+}
+
+/// The exact 403 body kube-apiserver writes for a refused request (`details` as raw JSON).
+fn forbidden_body(message: &str, details: &str) -> String {
+    format!(
+        "{{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{{}},\"status\":\"Failure\",\"message\":{},\"reason\":\"Forbidden\",\"details\":{details},\"code\":403}}\n",
+        json!(message)
+    )
+}
+
+fn binding_body(name: &str, node: &str) -> Value {
+    json!({"kind": "Binding", "apiVersion": "v1", "metadata": {"name": name}, "target": {"kind": "Node", "name": node}})
+}
+
+#[test]
+fn a_user_without_bindings_gets_the_exact_403_bodies() {
+    let server = TestApiServer::start();
+    server.create(PODS, pod("default", "p").build());
+    let mut c = connect(&server, Auth::Cert("u", &[]));
+    let r = c.call("GET", &format!("{LEASES}/x"), None);
+    assert_eq!((r.code, r.header("Content-Type")), (403, Some("application/json")));
+    assert_eq!(r.header("X-Content-Type-Options"), Some("nosniff"));
+    assert_eq!(
+        r.text(),
+        forbidden_body(
+            "leases.coordination.k8s.io \"x\" is forbidden: User \"u\" cannot get resource \"leases\" in API group \"coordination.k8s.io\" in the namespace \"kube-system\"",
+            r#"{"name":"x","group":"coordination.k8s.io","kind":"leases"}"#
+        )
+    );
+    let r = c.call("GET", "/apis/scheduling.k8s.io/v1/priorityclasses", None);
+    assert_eq!(
+        r.text(),
+        forbidden_body(
+            "priorityclasses.scheduling.k8s.io is forbidden: User \"u\" cannot list resource \"priorityclasses\" in API group \"scheduling.k8s.io\" at the cluster scope",
+            r#"{"group":"scheduling.k8s.io","kind":"priorityclasses"}"#
+        )
+    );
+    let r = c.call("GET", "/api/v1/pods?watch=true&resourceVersion=0", None);
+    assert_eq!(r.code, 403, "a refused watch is a plain response, not a stream");
+    assert!(r.header("Transfer-Encoding").is_none() && r.header("Content-Length").is_some());
+    assert_eq!(
+        r.json()["message"],
+        "pods is forbidden: User \"u\" cannot watch resource \"pods\" in API group \"\" at the cluster scope"
+    );
+    let r = c.call("POST", &format!("{PODS}/p/binding"), Some(&binding_body("p", "n1")));
+    assert_eq!(
+        r.text(),
+        forbidden_body(
+            "pods \"p\" is forbidden: User \"u\" cannot create resource \"pods/binding\" in API group \"\" in the namespace \"default\"",
+            r#"{"name":"p","kind":"pods"}"#
+        )
+    );
+    let status = json!({"status": {"conditions": [{"type": "PodScheduled", "status": "False"}]}});
+    let r = c.patch(&format!("{PODS}/p/status"), "application/strategic-merge-patch+json", &status);
+    assert_eq!(
+        r.json()["message"],
+        "pods \"p\" is forbidden: User \"u\" cannot patch resource \"pods/status\" in API group \"\" in the namespace \"default\""
+    );
+    let r = c.call("GET", "/metrics", None);
+    assert_eq!(r.text(), forbidden_body("forbidden: User \"u\" cannot get path \"/metrics\"", "{}"));
+    assert_eq!(c.call("GET", "/healthz", None).code, 200, "system:public-info-viewer");
+    assert_eq!(c.call("GET", "/apis", None).code, 200, "system:discovery");
+    assert_eq!(server.get(&format!("{PODS}/p")).unwrap()["spec"].get("nodeName"), None, "nothing was bound");
+    let refused: Vec<(String, String)> = server.forbidden_requests().iter().map(|r| (r.method.clone(), r.path.clone())).collect();
+    assert_eq!(
+        refused,
+        [
+            ("GET".to_string(), format!("{LEASES}/x")),
+            ("GET".into(), "/apis/scheduling.k8s.io/v1/priorityclasses".into()),
+            ("GET".into(), "/api/v1/pods".into()),
+            ("POST".into(), format!("{PODS}/p/binding")),
+            ("PATCH".into(), format!("{PODS}/p/status")),
+            ("GET".into(), "/metrics".into()),
+        ]
+    );
+    assert!(server.forbidden_requests().iter().all(|r| r.code == 403 && r.user == "u"));
+}
+
+#[test]
+fn system_kube_scheduler_has_the_default_schedulers_permissions() {
+    let server = TestApiServer::start();
+    server.create("/api/v1/nodes", node("n1").cpu("2").build());
+    server.create(PODS, pod("default", "p").build());
+    server.create(PODS, pod("default", "q").build());
+    let mut c = connect(&server, Auth::Cert("system:kube-scheduler", &[]));
+    assert_eq!(c.call("GET", "/api/v1/nodes", None).code, 200);
+    assert_eq!(c.call("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3D", None).code, 200);
+    assert_eq!(c.call("POST", &format!("{PODS}/p/binding"), Some(&binding_body("p", "n1"))).code, 201);
+    let unschedulable =
+        json!({"status": {"conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]}});
+    assert_eq!(c.patch(&format!("{PODS}/q/status"), "application/strategic-merge-patch+json", &unschedulable).code, 200);
+    let core = json!({"metadata": {"name": "q.1"}, "involvedObject": {"kind": "Pod", "name": "q"}, "reason": "FailedScheduling", "type": "Warning"});
+    assert_eq!(c.call("POST", "/api/v1/namespaces/default/events", Some(&core)).code, 201);
+    let new = json!({"metadata": {"name": "q.2"}, "regarding": {"kind": "Pod", "name": "q"}, "reason": "FailedScheduling", "type": "Warning", "eventTime": "2025-09-11T20:39:39.123456Z", "reportingController": "default-scheduler", "reportingInstance": "x", "action": "Scheduling"});
+    assert_eq!(c.call("POST", "/apis/events.k8s.io/v1/namespaces/default/events", Some(&new)).code, 201);
+    assert_eq!(c.call("GET", "/apis/scheduling.k8s.io/v1/priorityclasses", None).code, 403);
+    assert_eq!(c.call("PATCH", &format!("{PODS}/q"), None).code, 403, "pods themselves are read-only");
+    assert_eq!(c.call("POST", LEASES, Some(&lease("kube-scheduler"))).code, 201);
+    let held = c.call("GET", &format!("{LEASES}/kube-scheduler"), None);
+    assert_eq!(held.code, 200);
+    let mut renewed = held.json();
+    renewed["spec"]["holderIdentity"] = json!("b");
+    assert_eq!(c.call("PUT", &format!("{LEASES}/kube-scheduler"), Some(&renewed)).code, 200);
+    assert_eq!(
+        c.call("GET", "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication", None).code,
+        404,
+        "readable, not there"
+    );
+    assert_eq!(c.call("GET", "/api/v1/namespaces/kube-system/configmaps/other", None).code, 403);
+}
+
+#[test]
+fn lease_permissions_follow_the_default_roles_generation() {
+    for (roles, current) in [(DefaultRoles::Current, true), (DefaultRoles::LegacyLeaseNameOnly, false)] {
+        let server = TestApiServer::start_with(ServerOptions { default_roles: roles, ..Default::default() });
+        let mut c = connect(&server, Auth::Cert("system:kube-scheduler", &[]));
+        let own = if current { 200 } else { 403 };
+        assert_eq!(c.call("POST", LEASES, Some(&lease("edgesched"))).code, 201, "{roles:?}: create is always allowed");
+        let r = c.call("GET", &format!("{LEASES}/edgesched"), None);
+        assert_eq!(r.code, own, "{roles:?}: get");
+        let stored = server.get(&format!("{LEASES}/edgesched")).unwrap();
+        assert_eq!(c.call("PUT", &format!("{LEASES}/edgesched"), Some(&stored)).code, own, "{roles:?}: update");
+        assert_eq!(c.call("GET", LEASES, None).code, own, "{roles:?}: list");
+        assert_eq!(c.call("GET", &format!("{LEASES}?watch=1&timeoutSeconds=1"), None).code, own, "{roles:?}: watch");
+        if !current {
+            assert_eq!(
+                r.json()["message"],
+                "leases.coordination.k8s.io \"edgesched\" is forbidden: User \"system:kube-scheduler\" cannot get resource \"leases\" in API group \"coordination.k8s.io\" in the namespace \"kube-system\""
+            );
+            assert_eq!(c.call("POST", LEASES, Some(&lease("kube-scheduler"))).code, 201);
+            assert_eq!(c.call("GET", &format!("{LEASES}/kube-scheduler"), None).code, 200, "the lease named in the ClusterRole");
+        }
+    }
+}
+
+#[test]
+fn a_watch_pinned_by_metadata_name_is_authorized_by_a_resource_names_rule() {
+    let server = TestApiServer::start();
+    server.create(LEASES, lease("kube-scheduler"));
+    server.apply_yaml(
+        r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: lease-watcher, namespace: kube-system}
+rules:
+- apiGroups: [coordination.k8s.io]
+  resources: [leases]
+  resourceNames: [kube-scheduler]
+  verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: lease-watcher, namespace: kube-system}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: lease-watcher}
+subjects:
+- {kind: User, name: watcher}
+"#,
+    );
+    let mut c = connect(&server, Auth::Cert("watcher", &[]));
+    assert_eq!(c.call("GET", &format!("{LEASES}?watch=true"), None).code, 403, "no name, no resourceNames match");
+    assert_eq!(c.call("GET", &format!("{LEASES}?watch=true&fieldSelector=metadata.name%3Dother"), None).code, 403);
+    assert_eq!(c.call("GET", &format!("{LEASES}?fieldSelector=metadata.name%3Dkube-scheduler"), None).code, 200, "list");
+    assert_eq!(c.watch(&format!("{LEASES}?watch=true&resourceVersion=0&fieldSelector=metadata.name%3Dkube-scheduler")), 200);
+    assert_eq!(c.event().unwrap()["object"]["metadata"]["name"], "kube-scheduler");
+}
+
+#[test]
+fn system_masters_may_do_anything() {
+    let server = TestApiServer::start();
+    server.create("/api/v1/nodes", node("n1").build());
+    let mut c = admin(&server);
+    assert_eq!(c.call("DELETE", "/api/v1/nodes/n1", None).code, 200);
+    assert_eq!(c.call("GET", "/api/v1/widgets", None).code, 404, "authorized, then not found");
+    assert_eq!(c.call("GET", "/apis/scheduling.k8s.io/v1/priorityclasses", None).code, 200);
+    let sar = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "spec": {"user": "root", "groups": ["system:masters"], "resourceAttributes": {"verb": "delete", "resource": "nodes"}}});
+    let status = c.call("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", Some(&sar)).json()["status"].clone();
+    assert_eq!(status, json!({"allowed": true}), "the privileged-group authorizer gives no reason");
+    assert!(server.forbidden_requests().is_empty());
+}
+
+#[test]
+fn rbac_objects_written_over_http_take_effect_on_the_next_request() {
+    let server = TestApiServer::start();
+    let mut a = admin(&server);
+    let mut alice = connect(&server, Auth::Cert("alice", &[]));
+    assert_eq!(alice.call("GET", PODS, None).code, 403);
+    let rbac = "/apis/rbac.authorization.k8s.io/v1";
+    let binding = json!({"metadata": {"name": "alice-reads"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "pod-reader"}, "subjects": [{"kind": "User", "name": "alice"}]});
+    assert_eq!(a.call("POST", &format!("{rbac}/clusterrolebindings"), Some(&binding)).code, 201);
+    let r = alice.call("GET", PODS, None);
+    assert_eq!(
+        r.json()["message"],
+        "pods is forbidden: User \"alice\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\": RBAC: clusterrole.rbac.authorization.k8s.io \"pod-reader\" not found"
+    );
+    let role = json!({"metadata": {"name": "pod-reader"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]});
+    assert_eq!(a.call("POST", &format!("{rbac}/clusterroles"), Some(&role)).code, 201);
+    assert_eq!(alice.call("GET", PODS, None).code, 200, "same connection, next request");
+    let listed = a.call("GET", &format!("{rbac}/clusterroles?fieldSelector=metadata.name%3Dpod-reader"), None).json();
+    assert_eq!(listed["kind"], "ClusterRoleList");
+    assert_eq!(listed["items"][0]["rules"][0]["verbs"], json!(["get", "list"]));
+    assert_eq!(a.call("DELETE", &format!("{rbac}/clusterrolebindings/alice-reads"), None).code, 200);
+    assert_eq!(alice.call("GET", PODS, None).code, 403);
+    let defaults = a.call("GET", &format!("{rbac}/clusterrolebindings/system:kube-scheduler"), None).json();
+    assert_eq!(defaults["metadata"]["labels"]["kubernetes.io/bootstrapping"], "rbac-defaults");
+    assert_eq!(defaults["metadata"]["annotations"]["rbac.authorization.kubernetes.io/autoupdate"], "true");
+    let discovery = a.call("GET", rbac, None).json();
+    let names: Vec<&str> = discovery["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["clusterroles", "clusterrolebindings", "roles", "rolebindings"]);
+}
+
+#[test]
+fn a_role_binding_to_a_cluster_role_grants_only_in_its_namespace() {
+    let server = TestApiServer::start();
+    server.apply_yaml(
+        r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: pod-reader}
+rules:
+- {apiGroups: [""], resources: [pods], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: reads-team, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: pod-reader}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: Group, name: devs}
+"#,
+    );
+    let mut c = connect(&server, Auth::Cert("carol", &["devs"]));
+    assert_eq!(c.call("GET", "/api/v1/namespaces/team/pods", None).code, 200);
+    assert_eq!(c.call("GET", "/api/v1/namespaces/default/pods", None).code, 403);
+    assert_eq!(c.call("GET", "/api/v1/pods", None).code, 403, "all namespaces is cluster scope");
+    assert_eq!(c.call("DELETE", "/api/v1/namespaces/team/pods/x", None).code, 403, "only the verbs granted");
+}
+
+#[test]
+fn service_account_tokens_are_authorized_through_service_account_subjects() {
+    let server = TestApiServer::start();
+    let token = server.service_account_token("ci", "builder");
+    let sa = server.get("/api/v1/namespaces/ci/serviceaccounts/builder").expect("service account created");
+    server.apply_yaml(
+        r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: cm-writer, namespace: ci}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [create, get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: builder-writes, namespace: ci}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cm-writer}
+subjects:
+- {kind: ServiceAccount, name: builder}
+"#,
+    );
+    let mut c = connect(&server, Auth::Token(&token));
+    let cm = json!({"metadata": {"name": "out"}, "data": {"k": "v"}});
+    assert_eq!(
+        c.call("POST", "/api/v1/namespaces/ci/configmaps", Some(&cm)).code,
+        201,
+        "subject namespace defaults to the binding's"
+    );
+    assert_eq!(c.call("POST", "/api/v1/namespaces/default/configmaps", Some(&cm)).code, 403);
+    let r = c.call("GET", "/api/v1/namespaces/ci/secrets", None);
+    assert_eq!(r.code, 403);
+    assert!(r.json()["message"].as_str().unwrap().starts_with("secrets is forbidden: User \"system:serviceaccount:ci:builder\""));
+    let review = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token}});
+    let user = admin(&server).call("POST", "/apis/authentication.k8s.io/v1/tokenreviews", Some(&review)).json()["status"]["user"]
+        .clone();
+    assert_eq!(user["username"], "system:serviceaccount:ci:builder");
+    assert_eq!(user["uid"], sa["metadata"]["uid"]);
+    assert_eq!(user["groups"], json!(["system:serviceaccounts", "system:serviceaccounts:ci", "system:authenticated"]));
+    assert_ne!(server.service_account_token("ci", "builder"), token, "a fresh token each time");
+}
+
+#[test]
+fn anonymous_requests_are_authorized_as_system_anonymous() {
+    let server = TestApiServer::start();
+    let mut c = connect(&server, Auth::None);
+    for path in ["/healthz", "/livez", "/readyz", "/version"] {
+        assert_eq!(c.call("GET", path, None).code, 200, "{path} via system:public-info-viewer");
+    }
+    let r = c.call("GET", "/api/v1/pods", None);
+    assert_eq!(r.code, 403);
+    assert_eq!(
+        r.json()["message"],
+        "pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" at the cluster scope"
+    );
+    assert_eq!(c.call("GET", "/api", None).code, 403, "system:discovery is for authenticated users only");
+    assert_eq!(server.requests().last().unwrap().user, "system:anonymous");
+    let mut bad = connect(&server, Auth::Token("not-a-token"));
+    assert_eq!(bad.call("GET", "/healthz", None).code, 401);
+    let server = TestApiServer::start_with(ServerOptions { anonymous_auth: false, ..Default::default() });
+    assert_eq!(connect(&server, Auth::None).call("GET", "/healthz", None).code, 401);
+}
+
+#[test]
+fn subject_access_reviews_are_answered_by_rbac_for_callers_allowed_to_ask() {
+    let server = TestApiServer::start();
+    server.allow_non_resource("prometheus", "/metrics");
+    let sars = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+    let sar = |user: &str, attrs: Value| {
+        let key = if attrs.get("path").is_some() { "nonResourceAttributes" } else { "resourceAttributes" };
+        json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "spec": {"user": user, "groups": ["system:authenticated"], key: attrs}})
+    };
+    let r = connect(&server, Auth::Cert("nosy", &[])).call(
+        "POST",
+        sars,
+        Some(&sar("nosy", json!({"path": "/metrics", "verb": "get"}))),
+    );
+    assert_eq!(
+        r.json()["message"],
+        "subjectaccessreviews.authorization.k8s.io is forbidden: User \"nosy\" cannot create resource \"subjectaccessreviews\" in API group \"authorization.k8s.io\" at the cluster scope"
+    );
+    let mut c = connect(&server, Auth::Cert("system:kube-scheduler", &[]));
+    let ask = |c: &mut Conn, body: Value| {
+        let r = c.call("POST", sars, Some(&body));
+        assert_eq!(r.code, 201);
+        r.json()["status"].clone()
+    };
+    let get_lease = json!({"verb": "get", "group": "coordination.k8s.io", "resource": "leases", "namespace": "kube-system", "name": "kube-scheduler"});
+    assert_eq!(
+        ask(&mut c, sar("system:kube-scheduler", get_lease)),
+        json!({"allowed": true, "reason": "RBAC: allowed by ClusterRoleBinding \"system:kube-scheduler\" of ClusterRole \"system:kube-scheduler\" to User \"system:kube-scheduler\""})
+    );
+    let list_pcs = json!({"verb": "list", "group": "scheduling.k8s.io", "resource": "priorityclasses"});
+    assert_eq!(ask(&mut c, sar("system:kube-scheduler", list_pcs)), json!({"allowed": false}));
+    let metrics = json!({"path": "/metrics", "verb": "get"});
+    let status = ask(&mut c, sar("prometheus", metrics.clone()));
+    assert_eq!(status["allowed"], true);
+    assert!(status["reason"].as_str().unwrap().ends_with("to User \"prometheus\""), "{status}");
+    assert_eq!(ask(&mut c, sar("mallory", metrics))["allowed"], false);
+    assert_eq!(ask(&mut c, sar("prometheus", json!({"path": "/debug/pprof", "verb": "get"})))["allowed"], false);
+    let token = server.service_account_token("kube-system", "delegate");
+    server.apply_yaml("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: delegate}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:auth-delegator}\nsubjects:\n- {kind: ServiceAccount, name: delegate, namespace: kube-system}\n");
+    let mut d = connect(&server, Auth::Token(&token));
+    assert_eq!(
+        ask(&mut d, sar("anyone", json!({"path": "/healthz", "verb": "get"}))),
+        json!({"allowed": true, "reason": "RBAC: allowed by ClusterRoleBinding \"system:discovery\" of ClusterRole \"system:discovery\" to Group \"system:authenticated\""}),
+        "system:auth-delegator lets the service account ask"
+    );
+}
+
+#[test]
+fn apply_file_creates_the_deployment_manifests() {
+    let server = TestApiServer::start();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("manifests/deployment");
+    let created = server.apply_file(&dir.join("rbac.yaml"));
+    let kinds: Vec<String> =
+        created.iter().map(|o| format!("{}/{}", o["kind"].as_str().unwrap(), o["metadata"]["name"].as_str().unwrap())).collect();
+    assert_eq!(
+        kinds,
+        [
+            "ClusterRoleBinding/edgesched-as-kube-scheduler",
+            "ClusterRoleBinding/edgesched-as-volume-scheduler",
+            "ClusterRoleBinding/edgesched-auth-delegator",
+            "ClusterRole/edgesched",
+            "ClusterRoleBinding/edgesched",
+            "RoleBinding/edgesched-extension-apiserver-authentication-reader",
+        ]
+    );
+    assert!(server.get("/apis/rbac.authorization.k8s.io/v1/clusterroles/edgesched").is_some());
+    let rb = server.get("/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings/edgesched-extension-apiserver-authentication-reader");
+    assert_eq!(rb.unwrap()["roleRef"]["name"], "extension-apiserver-authentication-reader");
+    for file in ["namespace-and-serviceaccount.yaml", "configmap.yaml", "deployment.yaml"] {
+        assert_eq!(server.apply_file(&dir.join(file)).len(), 1, "{file}");
+    }
+    assert_eq!(server.apply_file(&dir.join("rbac.yaml")).len(), 6, "applying again replaces");
+    assert!(server.get("/apis/apps/v1/namespaces/kube-system/deployments/edgesched").is_some());
+    let sa = server.get("/api/v1/namespaces/kube-system/serviceaccounts/edgesched").unwrap();
+    let token = server.service_account_token("kube-system", "edgesched");
+    assert_eq!(
+        server.get("/api/v1/namespaces/kube-system/serviceaccounts/edgesched").unwrap()["metadata"]["uid"],
+        sa["metadata"]["uid"]
+    );
+    let mut c = connect(&server, Auth::Token(&token));
+    assert_eq!(c.call("POST", LEASES, Some(&lease("edgesched"))).code, 201);
+    assert_eq!(c.call("GET", &format!("{LEASES}/edgesched"), None).code, 200, "resourceNames: edgesched");
+    assert_eq!(c.call("GET", "/apis/scheduling.k8s.io/v1/priorityclasses", None).code, 200);
+    assert_eq!(c.call("GET", "/api/v1/nodes", None).code, 200, "bound to system:kube-scheduler");
+    assert_eq!(c.call("GET", "/api/v1/namespaces/kube-system/configmaps/edgesched-config", None).code, 403);
+}
+
+#[test]
+#[should_panic(expected = "serves no kind \"Widget\"")]
+fn apply_refuses_kinds_the_server_does_not_serve() {
+    TestApiServer::start().apply_yaml("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n");
+}
+
+#[test]
+fn always_allow_and_grant_cluster_admin_for_tests_not_about_permissions() {
+    let server = TestApiServer::start_with(ServerOptions { authorization: Authorization::AlwaysAllow, ..Default::default() });
+    assert_eq!(connect(&server, Auth::Cert("anyone", &[])).call("GET", "/api/v1/pods", None).code, 200);
+    assert_eq!(connect(&server, Auth::None).call("DELETE", "/api/v1/nodes/x", None).code, 404, "even anonymous");
+    let server = TestApiServer::start();
+    server.grant_cluster_admin("root");
+    let mut c = connect(&server, Auth::Cert("root", &[]));
+    assert_eq!(c.call("GET", "/apis/scheduling.k8s.io/v1/priorityclasses", None).code, 200);
+    assert_eq!(c.call("GET", "/metrics", None).code, 404, "authorized by cluster-admin's nonResourceURLs, then not served");
+}
+
+#[test]
+fn rbac_writes_cannot_grant_more_than_the_writer_holds() {
+    let server = TestApiServer::start();
+    server.apply_yaml(
+        r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: rbac-writer}
+rules:
+- {apiGroups: [rbac.authorization.k8s.io], resources: [roles, rolebindings], verbs: [create, update, patch]}
+- {apiGroups: [""], resources: [pods], verbs: [get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: pod-getter}
+rules:
+- {apiGroups: [""], resources: [pods], verbs: [get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: delegate-writes, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: rbac-writer}
+subjects:
+- {kind: User, name: delegate}
+"#,
+    );
+    let roles = "/apis/rbac.authorization.k8s.io/v1/namespaces/team/roles";
+    let bindings = "/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings";
+    let mut c = connect(&server, Auth::Cert("delegate", &[]));
+    let role = |name: &str, verbs: Value| json!({"metadata": {"name": name}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": verbs}]});
+    assert_eq!(c.call("POST", roles, Some(&role("getter", json!(["get"])))).code, 201, "holds what it grants");
+    let r = c.call("POST", roles, Some(&role("deleter", json!(["get", "delete"]))));
+    assert_eq!(r.code, 403);
+    assert_eq!(
+        r.json()["message"],
+        "roles.rbac.authorization.k8s.io \"deleter\" is forbidden: user \"delegate\" (groups=[\"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"delete\"]}"
+    );
+    let widen = json!({"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]});
+    assert_eq!(c.patch(&format!("{roles}/getter"), "application/merge-patch+json", &widen).code, 403, "patches are checked too");
+    let binding = |name: &str, role: &str| json!({"metadata": {"name": name}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role}, "subjects": [{"kind": "User", "name": "friend"}]});
+    assert_eq!(c.call("POST", bindings, Some(&binding("friend-gets", "pod-getter"))).code, 201);
+    let r = c.call("POST", bindings, Some(&binding("friend-admin", "cluster-admin")));
+    assert_eq!(r.code, 403);
+    assert!(r.json()["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("rolebindings.rbac.authorization.k8s.io \"friend-admin\" is forbidden: user \"delegate\""));
+    let r = c.call("POST", bindings, Some(&binding("friend-ghost", "ghost")));
+    assert_eq!((r.code, r.json()["message"].clone()), (404, json!("clusterrole.rbac.authorization.k8s.io \"ghost\" not found")));
+    server.apply_yaml(
+        r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: may-bind-admin, namespace: team}
+rules:
+- {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], resourceNames: [cluster-admin], verbs: [bind]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: delegate-binds, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: may-bind-admin}
+subjects:
+- {kind: User, name: delegate}
+"#,
+    );
+    assert_eq!(c.call("POST", bindings, Some(&binding("friend-admin", "cluster-admin"))).code, 201, "bind permission");
+    let mut moved = server.get(&format!("{bindings}/friend-gets")).unwrap();
+    moved["roleRef"]["name"] = json!("rbac-writer");
+    let r = admin(&server).call("PUT", &format!("{bindings}/friend-gets"), Some(&moved));
+    assert_eq!(r.code, 422, "roleRef is immutable, even for system:masters");
+    assert_eq!(
+        r.json()["message"],
+        "RoleBinding.rbac.authorization.k8s.io \"friend-gets\" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", Kind:\"ClusterRole\", Name:\"rbac-writer\"}: cannot change roleRef"
+    );
 }

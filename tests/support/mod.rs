@@ -12,6 +12,6 @@ pub mod process;
 pub mod wait;
 
 #[allow(unused_imports)]
-pub use apiserver::{Failure, KubeAuth, RequestRecord, ServerOptions, TestApiServer};
+pub use apiserver::{Authorization, DefaultRoles, Failure, KubeAuth, RequestRecord, ServerOptions, TestApiServer};
 #[allow(unused_imports)]
 pub use wait::{tempdir, wait_until};

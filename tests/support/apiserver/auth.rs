@@ -1,6 +1,8 @@
-//! Authentication (client certificate, else bearer token from a runtime-editable table) and the
-//! two review APIs a scheduler's secure serving delegates to: TokenReview answered from the same
-//! token table, SubjectAccessReview answered from an allow-list of non-resource paths.
+//! Authentication as kube-apiserver's union authenticator does it: a verified client certificate,
+//! else `Authorization: Bearer` looked up in a runtime-editable token table; a request with
+//! neither is anonymous (`system:anonymous`, group `system:unauthenticated`) when anonymous auth
+//! is on, while a bearer token that does not authenticate is always a 401. TokenReviews are
+//! answered from the same table.
 
 use super::clock;
 use super::tls::identity_from_cert;
@@ -9,7 +11,11 @@ use std::collections::HashMap;
 
 /// Group every authenticated request carries.
 pub const AUTHENTICATED_GROUP: &str = "system:authenticated";
-/// Group that RBAC lets do anything.
+/// The user of requests without credentials (`k8s.io/apiserver/pkg/authentication/request/anonymous`).
+pub const ANONYMOUS_USER: &str = "system:anonymous";
+/// The only group of anonymous requests.
+pub const UNAUTHENTICATED_GROUP: &str = "system:unauthenticated";
+/// Group the privileged-group authorizer lets do anything, before RBAC is asked.
 pub const MASTERS_GROUP: &str = "system:masters";
 
 /// Who sent a request.
@@ -24,27 +30,37 @@ pub struct Identity {
 }
 
 impl Identity {
-    fn new(user: &str, uid: &str, groups: &[String]) -> Identity {
+    /// An authenticated user: `groups` plus `system:authenticated`.
+    pub fn new(user: &str, uid: &str, groups: &[String]) -> Identity {
         let mut groups = groups.to_vec();
         if !groups.iter().any(|g| g == AUTHENTICATED_GROUP) {
             groups.push(AUTHENTICATED_GROUP.to_string());
         }
         Identity { user: user.to_string(), uid: uid.to_string(), groups }
     }
+
+    /// The anonymous user (not in `system:authenticated`).
+    pub fn anonymous() -> Identity {
+        Identity { user: ANONYMOUS_USER.to_string(), uid: String::new(), groups: vec![UNAUTHENTICATED_GROUP.to_string()] }
+    }
 }
 
-/// Tokens and authorization rules, editable while the server runs.
+/// Bearer tokens, editable while the server runs.
 #[derive(Debug, Default)]
 pub struct AuthTables {
     tokens: HashMap<String, Identity>,
-    non_resource_allow: Vec<(String, String)>,
 }
 
 impl AuthTables {
     /// Accept `token` as `user` in `groups`.
     pub fn add_token(&mut self, token: &str, user: &str, groups: &[&str]) {
         let groups: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
-        self.tokens.insert(token.to_string(), Identity::new(user, &clock::uuid(), &groups));
+        self.insert(token, Identity::new(user, &clock::uuid(), &groups));
+    }
+
+    /// Accept `token` as `identity`.
+    pub fn insert(&mut self, token: &str, identity: Identity) {
+        self.tokens.insert(token.to_string(), identity);
     }
 
     /// Stop accepting `token`.
@@ -56,33 +72,35 @@ impl AuthTables {
     pub fn lookup_token(&self, token: &str) -> Option<&Identity> {
         self.tokens.get(token)
     }
+}
 
-    /// Let `subject` (a user or group name) `get` the non-resource `path`; a trailing `*`
-    /// matches a prefix, as RBAC `nonResourceURLs` do.
-    pub fn allow_non_resource(&mut self, subject: &str, path: &str) {
-        self.non_resource_allow.push((subject.to_string(), path.to_string()));
-    }
-
-    fn non_resource_rule(&self, user: &str, groups: &[String], path: &str) -> Option<&(String, String)> {
-        self.non_resource_allow.iter().find(|(subject, pattern)| {
-            let who = subject == user || groups.iter().any(|g| g == subject);
-            let what = match pattern.strip_suffix('*') {
-                Some(prefix) => path.starts_with(prefix),
-                None => path == pattern,
-            };
-            who && what
-        })
-    }
+/// The bearer token of an `Authorization` header: scheme `bearer` in any case, then a non-empty
+/// token; anything else is no token at all (`k8s.io/apiserver/pkg/authentication/request/
+/// bearertoken`).
+fn bearer_token(authorization: Option<&str>) -> Option<&str> {
+    let mut parts = authorization?.trim().splitn(3, ' ');
+    let scheme = parts.next()?;
+    let token = parts.next()?;
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 /// Authenticate like the API server's union authenticator: a verified client certificate wins,
-/// then `Authorization: Bearer`. `None` means 401.
-pub fn authenticate(peer_cert: Option<&[u8]>, authorization: Option<&str>, tables: &AuthTables) -> Option<Identity> {
+/// then a bearer token; with neither, the request is anonymous if `anonymous` is on. `None`
+/// means 401 (an unknown token is never anonymous).
+pub fn authenticate(
+    peer_cert: Option<&[u8]>,
+    authorization: Option<&str>,
+    tables: &AuthTables,
+    anonymous: bool,
+) -> Option<Identity> {
     if let Some((user, groups)) = peer_cert.and_then(identity_from_cert) {
         return Some(Identity::new(&user, "", &groups));
     }
-    let token = authorization?.strip_prefix("Bearer ")?.trim();
-    tables.lookup_token(token).cloned()
+    match bearer_token(authorization) {
+        Some(token) => tables.lookup_token(token).cloned(),
+        None if anonymous => Some(Identity::anonymous()),
+        None => None,
+    }
 }
 
 /// The TokenReview response for a request body (`authentication.k8s.io/v1`).
@@ -106,35 +124,6 @@ pub fn token_review(request: &Value, tables: &AuthTables) -> Value {
         "apiVersion": "authentication.k8s.io/v1",
         "metadata": {"creationTimestamp": null},
         "spec": request["spec"].clone(),
-        "status": status,
-    })
-}
-
-/// The SubjectAccessReview response (`authorization.k8s.io/v1`): non-resource requests are
-/// allowed by the allow-list, `system:masters` may do anything, everything else gets no opinion.
-pub fn subject_access_review(request: &Value, tables: &AuthTables) -> Value {
-    let spec = &request["spec"];
-    let user = spec["user"].as_str().unwrap_or("");
-    let groups: Vec<String> =
-        spec["groups"].as_array().map(|g| g.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default();
-    let status = if groups.iter().any(|g| g == MASTERS_GROUP) {
-        json!({"allowed": true})
-    } else if let Some(path) = spec["nonResourceAttributes"]["path"].as_str() {
-        match tables.non_resource_rule(user, &groups, path) {
-            Some((subject, _)) => json!({
-                "allowed": true,
-                "reason": format!("RBAC: allowed by ClusterRoleBinding \"edgesched-test\" of ClusterRole \"edgesched-test\" to User \"{subject}\"")
-            }),
-            None => json!({"allowed": false}),
-        }
-    } else {
-        json!({"allowed": false})
-    };
-    json!({
-        "kind": "SubjectAccessReview",
-        "apiVersion": "authorization.k8s.io/v1",
-        "metadata": {"creationTimestamp": null},
-        "spec": spec.clone(),
         "status": status,
     })
 }

@@ -1,4 +1,5 @@
-//! What tests assert on afterwards: every request (method, path, query, code, user) and every
+//! What tests assert on afterwards: every request (method, path, query, code, user, whether
+//! authorization refused it) and every
 //! binding attempt and success per pod, so a test can prove each pod was bound exactly once.
 
 use std::collections::HashMap;
@@ -16,8 +17,11 @@ pub struct RequestRecord {
     pub query: String,
     /// Response status code (200 for a watch that started streaming).
     pub code: u16,
-    /// Authenticated user ("" when unauthenticated).
+    /// Authenticated user (`system:anonymous` without credentials, "" when the request got a 401).
     pub user: String,
+    /// Refused by authorization (a 403 `Forbidden` before any handler ran), as opposed to a 403
+    /// from admission.
+    pub denied: bool,
     /// The request body (first 16 KiB, lossily decoded), to check what a client wrote and in which order.
     pub body: String,
     /// When the server finished handling the request (after any write it made), so tests can

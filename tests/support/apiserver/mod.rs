@@ -1,19 +1,28 @@
 //! An in-memory Kubernetes API server for end-to-end tests, faithful on the wire: HTTPS with
 //! client-certificate or bearer-token authentication, the real URL layout, Status error bodies,
 //! list paging, watch streams with bookmarks and 410s, pod binding, patches, discovery, and
-//! TokenReview/SubjectAccessReview. Tests drive it through [`TestApiServer`]: store helpers to
-//! arrange cluster state, fault knobs to break it, and inspection to assert what the scheduler did.
+//! TokenReview/SubjectAccessReview. Every request is authorized with RBAC against the stored
+//! roles and bindings, seeded with a fresh cluster's defaults, so a client runs here with exactly
+//! the permissions a real deployment gives it. Tests drive it through [`TestApiServer`]: store
+//! helpers (acting as cluster-admin) to arrange cluster state, fault knobs to break it, and
+//! inspection to assert what the scheduler did and was refused.
 
 mod admission;
+mod apply;
+mod attributes;
 mod auth;
+mod authz;
 mod binding;
+mod bootstrap;
 mod clock;
 mod discovery;
+mod escalation;
 mod faults;
 mod http;
 mod inspect;
 mod options;
 mod patch;
+mod rbac;
 mod resources;
 mod routes;
 mod selectors;
@@ -25,12 +34,15 @@ mod verbs;
 mod watch;
 mod wire;
 
+pub use authz::Authorization;
+pub use bootstrap::DefaultRoles;
 pub use faults::Failure;
 pub use inspect::RequestRecord;
 pub use status::ApiError;
 
 use super::certs::TestCa;
-use resources::RESOURCES;
+use apply::ensure_namespace;
+use resources::{RBAC_GROUP, RESOURCES};
 use serde_json::{json, Value};
 use server::{Listener, Shared};
 use std::path::{Path, PathBuf};
@@ -52,6 +64,15 @@ pub struct ServerOptions {
     /// DELETE of a bound pod only sets `deletionTimestamp` (as with a kubelet that has not yet
     /// confirmed); default false: pods disappear at once.
     pub graceful_pod_deletion: bool,
+    /// Requests without credentials are `system:anonymous` in group `system:unauthenticated`
+    /// and then authorized, as kube-apiserver (and kubeadm) run by default; false answers them
+    /// 401. A bearer token that does not authenticate is a 401 either way. Default true.
+    pub anonymous_auth: bool,
+    /// The authorizer: RBAC (default), or AlwaysAllow for the rare test that is not about
+    /// permissions.
+    pub authorization: Authorization,
+    /// Which generation of upstream's default roles and bindings is seeded at start.
+    pub default_roles: DefaultRoles,
 }
 
 impl Default for ServerOptions {
@@ -61,6 +82,9 @@ impl Default for ServerOptions {
             bookmark_interval: Duration::from_secs(1),
             port: 0,
             graceful_pod_deletion: false,
+            anonymous_auth: true,
+            authorization: Authorization::Rbac,
+            default_roles: DefaultRoles::Current,
         }
     }
 }
@@ -72,6 +96,14 @@ pub enum KubeAuth {
     ClientCert {
         /// User name (certificate CN).
         user: String,
+    },
+    /// An embedded client certificate whose O fields put the user in `groups` (at most two), as
+    /// kubeadm's `admin.conf` does with `system:masters`.
+    ClientCertWithGroups {
+        /// User name (certificate CN).
+        user: String,
+        /// Group names (certificate O), at most two.
+        groups: Vec<String>,
     },
     /// An embedded bearer token (register it with [`TestApiServer::add_token`]).
     Token(String),
@@ -107,14 +139,6 @@ fn part_of(t: &routes::Target) -> Part {
     }
 }
 
-fn ensure_namespace(store: &mut Store, ns: &str) {
-    let key = ObjKey::new(resources::namespaces(), "", ns);
-    if store.get(&key).is_none() {
-        let obj = json!({"metadata": {"name": ns}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
-        let _ = verbs::create(store, resources::namespaces(), "", obj, SystemTime::now());
-    }
-}
-
 impl TestApiServer {
     /// Start with default options on a free port.
     pub fn start() -> TestApiServer {
@@ -130,7 +154,8 @@ impl TestApiServer {
         for ns in admission::INITIAL_NAMESPACES {
             ensure_namespace(&mut store, ns);
         }
-        let shared = Arc::new(Shared::new(ca, tls_config, store, opts.bookmark_interval, opts.graceful_pod_deletion));
+        bootstrap::seed(&mut store, opts.default_roles);
+        let shared = Arc::new(Shared::new(ca, tls_config, store, &opts));
         let listener = server::listen(shared.clone(), opts.port).unwrap();
         TestApiServer { shared, port: listener.port, listener: Mutex::new(Some(listener)) }
     }
@@ -166,18 +191,82 @@ impl TestApiServer {
         self.shared.lock_auth().remove_token(token);
     }
 
-    /// Let `subject` (user or group) access non-resource `path` in SubjectAccessReviews
-    /// (trailing `*` = prefix). Everything else is denied.
+    /// Let `subject` `get` the non-resource `path` (trailing `*` = prefix), in requests and in
+    /// SubjectAccessReviews: creates a ClusterRole with that one rule and a ClusterRoleBinding
+    /// to both the user and the group named `subject`, as an administrator would.
     pub fn allow_non_resource(&self, subject: &str, path: &str) {
-        self.shared.lock_auth().allow_non_resource(subject, path);
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let name = format!("edgesched-test:non-resource:{}", COUNTER.fetch_add(1, Ordering::Relaxed));
+        let role = json!({"apiVersion": format!("{RBAC_GROUP}/v1"), "kind": "ClusterRole", "metadata": {"name": name},
+            "rules": [{"nonResourceURLs": [path], "verbs": ["get"]}]});
+        let binding = json!({"apiVersion": format!("{RBAC_GROUP}/v1"), "kind": "ClusterRoleBinding", "metadata": {"name": name},
+            "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": name},
+            "subjects": [{"apiGroup": RBAC_GROUP, "kind": "User", "name": subject}, {"apiGroup": RBAC_GROUP, "kind": "Group", "name": subject}]});
+        self.apply_objects(vec![role, binding]);
+    }
+
+    /// Bind the `cluster-admin` ClusterRole to `user` (ClusterRoleBinding
+    /// `edgesched-test:cluster-admin:<user>`), for a test that explicitly needs everything.
+    pub fn grant_cluster_admin(&self, user: &str) {
+        let binding = json!({"apiVersion": format!("{RBAC_GROUP}/v1"), "kind": "ClusterRoleBinding",
+            "metadata": {"name": format!("edgesched-test:cluster-admin:{user}")},
+            "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "cluster-admin"},
+            "subjects": [{"apiGroup": RBAC_GROUP, "kind": "User", "name": user}]});
+        self.apply_objects(vec![binding]);
+    }
+
+    /// A fresh bearer token for ServiceAccount `ns/name` (created, with its namespace, if
+    /// missing), authenticating as a projected token would: user
+    /// `system:serviceaccount:<ns>:<name>` (uid = the ServiceAccount's) in groups
+    /// `system:serviceaccounts`, `system:serviceaccounts:<ns>` and `system:authenticated`.
+    pub fn service_account_token(&self, ns: &str, name: &str) -> String {
+        let path = format!("/api/v1/namespaces/{ns}/serviceaccounts/{name}");
+        let sa = match self.get(&path) {
+            Some(sa) => sa,
+            None => self.create(&format!("/api/v1/namespaces/{ns}/serviceaccounts"), json!({"metadata": {"name": name}})),
+        };
+        let uid = sa["metadata"]["uid"].as_str().unwrap_or("").to_string();
+        let token = format!("sa-token-{}", clock::uuid());
+        let groups = ["system:serviceaccounts".to_string(), format!("system:serviceaccounts:{ns}")];
+        let identity = auth::Identity::new(&format!("system:serviceaccount:{ns}:{name}"), &uid, &groups);
+        self.shared.lock_auth().insert(&token, identity);
+        token
+    }
+
+    /// Create or replace every object of a multi-document YAML (skipping empty documents,
+    /// expanding `kind: List`), as `kubectl apply -f` would as cluster-admin: `apiVersion` and
+    /// `kind` pick the resource, namespaced objects without a namespace go to `default`.
+    /// Returns the stored objects. Panics on YAML that does not parse, a kind this server does
+    /// not serve, or an object the server rejects.
+    pub fn apply_yaml(&self, yaml: &str) -> Vec<Value> {
+        self.shared.write(|s| apply::apply_yaml(s, yaml))
+    }
+
+    /// [`TestApiServer::apply_yaml`] on the contents of the file at `path`.
+    pub fn apply_file(&self, path: &Path) -> Vec<Value> {
+        let yaml = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("apply: cannot read {}: {e}", path.display()));
+        self.apply_yaml(&yaml)
+    }
+
+    fn apply_objects(&self, objects: Vec<Value>) -> Vec<Value> {
+        self.shared.write(|s| {
+            objects
+                .into_iter()
+                .map(|o| apply::apply_object(s, o).unwrap_or_else(|e| panic!("apply failed: {}", e.body)))
+                .collect()
+        })
     }
 
     /// Write a kubeconfig for this server into `dir` and return its path.
     pub fn write_kubeconfig(&self, dir: &Path, auth: KubeAuth) -> PathBuf {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let user_block = match &auth {
-            KubeAuth::ClientCert { user } => {
-                let (cert, key) = self.issue_client_cert(user, &[]);
+            KubeAuth::ClientCert { user } | KubeAuth::ClientCertWithGroups { user, .. } => {
+                let groups: Vec<&str> = match &auth {
+                    KubeAuth::ClientCertWithGroups { groups, .. } => groups.iter().map(String::as_str).collect(),
+                    _ => Vec::new(),
+                };
+                let (cert, key) = self.issue_client_cert(user, &groups);
                 format!(
                     "    client-certificate-data: {}\n    client-key-data: {}\n",
                     wire::base64_std(cert.as_bytes()),
@@ -188,7 +277,7 @@ impl TestApiServer {
             KubeAuth::TokenFile(path) => format!("    tokenFile: \"{}\"\n", path.display()),
         };
         let user_name = match &auth {
-            KubeAuth::ClientCert { user } => user.clone(),
+            KubeAuth::ClientCert { user } | KubeAuth::ClientCertWithGroups { user, .. } => user.clone(),
             _ => "test-user".to_string(),
         };
         let yaml = format!(
@@ -387,12 +476,15 @@ impl TestApiServer {
         *self.listener.lock().unwrap_or_else(|e| e.into_inner()) = Some(l);
     }
 
-    /// Like [`TestApiServer::restart`], applying the history window, bookmark interval and
-    /// graceful deletion of `opts` (its port is ignored: the port stays).
+    /// Like [`TestApiServer::restart`], applying the history window, bookmark interval,
+    /// graceful deletion, anonymous auth and authorizer of `opts` (its port is ignored: the port
+    /// stays; its default roles too: the stored roles and bindings survive a restart).
     pub fn restart_with(&self, opts: ServerOptions) {
         self.set_history_window(opts.history_window);
         self.set_bookmark_interval(opts.bookmark_interval);
         self.shared.graceful_pod_deletion.store(opts.graceful_pod_deletion, Ordering::SeqCst);
+        self.shared.anonymous_auth.store(opts.anonymous_auth, Ordering::SeqCst);
+        self.shared.set_authorization(opts.authorization);
         self.restart();
     }
 
@@ -401,6 +493,12 @@ impl TestApiServer {
     /// Every request served so far.
     pub fn requests(&self) -> Vec<RequestRecord> {
         self.shared.inspect.requests()
+    }
+
+    /// Requests authorization refused (403 `Forbidden` from RBAC, before any handler ran), to
+    /// assert on what a client was denied.
+    pub fn forbidden_requests(&self) -> Vec<RequestRecord> {
+        self.requests().into_iter().filter(|r| r.denied).collect()
     }
 
     /// Every request served since the last call (or the start), removing them from the log: for

@@ -35,6 +35,9 @@ const fn r(
     ResourceType { group, version: "v1", plural, kind, namespaced, status_subresource, short_names }
 }
 
+/// The RBAC API group, whose objects the authorizer reads on every request.
+pub const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+
 /// Everything the server serves (all at version v1).
 pub const RESOURCES: &[ResourceType] = &[
     r("", "namespaces", "Namespace", false, true, &["ns"]),
@@ -46,6 +49,7 @@ pub const RESOURCES: &[ResourceType] = &[
     r("", "replicationcontrollers", "ReplicationController", true, true, &["rc"]),
     r("", "persistentvolumeclaims", "PersistentVolumeClaim", true, true, &["pvc"]),
     r("", "persistentvolumes", "PersistentVolume", false, true, &["pv"]),
+    r("", "serviceaccounts", "ServiceAccount", true, false, &["sa"]),
     r("apps", "replicasets", "ReplicaSet", true, true, &["rs"]),
     r("apps", "statefulsets", "StatefulSet", true, true, &["sts"]),
     r("apps", "deployments", "Deployment", true, true, &["deploy"]),
@@ -59,6 +63,10 @@ pub const RESOURCES: &[ResourceType] = &[
     r("storage.k8s.io", "csistoragecapacities", "CSIStorageCapacity", true, false, &[]),
     r("storage.k8s.io", "volumeattachments", "VolumeAttachment", false, true, &[]),
     r("policy", "poddisruptionbudgets", "PodDisruptionBudget", true, true, &["pdb"]),
+    r(RBAC_GROUP, "clusterroles", "ClusterRole", false, false, &[]),
+    r(RBAC_GROUP, "clusterrolebindings", "ClusterRoleBinding", false, false, &[]),
+    r(RBAC_GROUP, "roles", "Role", true, false, &[]),
+    r(RBAC_GROUP, "rolebindings", "RoleBinding", true, false, &[]),
     r("authentication.k8s.io", "tokenreviews", "TokenReview", false, false, &[]),
     r("authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview", false, false, &[]),
 ];
@@ -114,6 +122,16 @@ pub fn find(group: &str, version: &str, plural: &str) -> Option<ResId> {
 /// The resource by its core-group plural or `plural.group` name (`pods`, `leases.coordination.k8s.io`).
 pub fn find_qualified(name: &str) -> Option<ResId> {
     RESOURCES.iter().position(|r| r.qualified() == name)
+}
+
+/// The resource whose objects have this `apiVersion` and `kind` (as in a manifest).
+pub fn find_kind(api_version: &str, kind: &str) -> Option<ResId> {
+    RESOURCES.iter().position(|r| r.api_version() == api_version && r.kind == kind && !is_review(r))
+}
+
+/// The resource with this group and plural (RBAC rules name resources without a version).
+pub fn find_plural(group: &str, plural: &str) -> Option<ResId> {
+    RESOURCES.iter().position(|r| r.group == group && r.plural == plural)
 }
 
 /// Shorthand for the core pods resource.

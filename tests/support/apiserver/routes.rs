@@ -3,17 +3,21 @@
 //! cluster-wide list/watch of namespaced kinds, discovery and health endpoints, list paging
 //! with opaque `continue` tokens, and the watch parameters.
 
+use super::attributes;
 use super::auth::{self, Identity};
+use super::authz;
 use super::binding;
 use super::clock;
 use super::discovery;
+use super::escalation;
 use super::http::{Request, Response};
 use super::options;
+use super::rbac::User;
 use super::resources::{self, is_review, ResId, ResourceType, RESOURCES};
 use super::selectors::Selectors;
 use super::server::Shared;
 use super::status::{self, ApiError};
-use super::store::ObjKey;
+use super::store::{ObjKey, Store};
 use super::verbs::{self, Part, PatchKind};
 use super::watch::{Start, WatchSpec};
 use super::wire;
@@ -106,7 +110,7 @@ fn non_resource(req: &Request) -> Option<Reply> {
     Some(json_reply(200, &doc, pretty))
 }
 
-/// Route one authenticated request.
+/// Route one authenticated and authorized request from `who`.
 pub fn route(shared: &Shared, req: &Request, who: &Identity) -> Reply {
     if let Some(reply) = non_resource(req) {
         return reply;
@@ -117,7 +121,7 @@ pub fn route(shared: &Shared, req: &Request, who: &Identity) -> Reply {
         Some(Err(e)) => return error_reply(e, pretty),
         None => return text_reply(404, "404 page not found\n"),
     };
-    if req.method == "GET" && target.name.is_none() && req.flag("watch") {
+    if req.method == "GET" && target.name.is_none() && attributes::wants_watch(&req.query) {
         return match watch_spec(req, &target) {
             Ok(spec) => Reply::Watch(spec),
             Err(e) => error_reply(e, pretty),
@@ -146,20 +150,30 @@ fn dispatch(shared: &Shared, req: &Request, target: &Target, who: &Identity) -> 
     let res = target.resource();
     let now = SystemTime::now();
     let key = target.key();
+    let mode = shared.authorization();
+    let user = User { name: &who.user, groups: &who.groups };
+    // RBAC writes are checked for privilege escalation against the state they would replace.
+    let no_escalation =
+        |s: &Store, ns: &str, old: Option<&Value>, new: &Value| escalation::check(s, mode, user, res, ns, old, new);
     match (req.method.as_str(), key) {
         ("GET", None) => list(shared, req, target).map(|v| (200, v)),
         ("GET", Some(key)) => {
             status_part(target)?;
             verbs::get(&shared.lock_store(), &key).map(|v| (200, v))
         }
-        ("POST", None) if is_review(res) => Ok((201, review(shared, res, &parse_body(req)?, who))),
+        ("POST", None) if is_review(res) => Ok((201, review(shared, res, &parse_body(req)?))),
         ("POST", None) => {
             if res.namespaced && target.ns.is_none() {
                 return Err(status::method_not_allowed());
             }
             let body = parse_body(req)?;
             let ns = target.ns.clone().unwrap_or_default();
-            shared.write(|s| verbs::create(s, target.res, &ns, body, now)).map(|v| (201, v))
+            shared
+                .write(|s| {
+                    no_escalation(s, &ns, None, &body)?;
+                    verbs::create(s, target.res, &ns, body, now)
+                })
+                .map(|v| (201, v))
         }
         ("POST", Some(key)) if target.sub.as_deref() == Some("binding") && key.res == resources::pods() => {
             shared.inspect.binding_attempt(&key.ns, &key.name);
@@ -172,13 +186,26 @@ fn dispatch(shared: &Shared, req: &Request, target: &Target, who: &Identity) -> 
         ("PUT", Some(key)) => {
             let part = status_part(target)?;
             let body = parse_body(req)?;
-            shared.write(|s| verbs::update(s, &key, part, body)).map(|v| (200, v))
+            shared
+                .write(|s| {
+                    if let Some(old) = s.get(&key) {
+                        no_escalation(s, &key.ns, Some(old), &body)?;
+                    }
+                    verbs::update(s, &key, part, body)
+                })
+                .map(|v| (200, v))
         }
         ("PATCH", Some(key)) => {
             let part = status_part(target)?;
             let kind = PatchKind::from_content_type(req.header("content-type").unwrap_or(""))?;
             let body = parse_body(req)?;
-            shared.write(|s| verbs::patch(s, &key, part, kind, &body)).map(|v| (200, v))
+            shared
+                .write(|s| {
+                    let patched = verbs::patched(s, &key, kind, &body)?;
+                    no_escalation(s, &key.ns, s.get(&key), &patched)?;
+                    verbs::update(s, &key, part, patched)
+                })
+                .map(|v| (200, v))
         }
         ("DELETE", Some(key)) if target.sub.is_none() => {
             let mut options = if req.body.is_empty() { json!({}) } else { parse_body(req)? };
@@ -193,12 +220,12 @@ fn dispatch(shared: &Shared, req: &Request, target: &Target, who: &Identity) -> 
     }
 }
 
-fn review(shared: &Shared, res: &ResourceType, body: &Value, _who: &Identity) -> Value {
-    let tables = shared.lock_auth();
+/// TokenReview from the token table; SubjectAccessReview from the authorizer chain.
+fn review(shared: &Shared, res: &ResourceType, body: &Value) -> Value {
     if res.plural == "tokenreviews" {
-        auth::token_review(body, &tables)
+        auth::token_review(body, &shared.lock_auth())
     } else {
-        auth::subject_access_review(body, &tables)
+        authz::subject_access_review(&shared.lock_store(), shared.authorization(), body)
     }
 }
 

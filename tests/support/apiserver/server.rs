@@ -1,20 +1,25 @@
 //! The running server: state shared by all connection threads, the accept loop on
-//! 127.0.0.1, and the per-connection keep-alive loop (TLS, authenticate, inject faults, route,
-//! log, respond or stream). Stopping closes the listener and every connection, so a restart on
-//! the same port looks to clients like an API server that went away and came back.
+//! 127.0.0.1, and the per-connection keep-alive loop (TLS, request attributes, authenticate,
+//! authorize, inject faults, route, log, respond or stream). Stopping closes the listener and
+//! every connection, so a restart on the same port looks to clients like an API server that went
+//! away and came back.
 
 use super::super::certs::TestCa;
+use super::attributes::{self, RequestInfo};
 use super::auth::{self, AuthTables, Identity};
+use super::authz::{self, Authorization};
 use super::clock;
 use super::faults::Faults;
 use super::http::{self, Request, Response};
 use super::inspect::{Inspect, RequestRecord};
+use super::rbac::User;
 use super::resources::ResId;
 use super::routes::{self, Reply};
 use super::status;
 use super::store::Store;
 use super::watch;
 use super::wire;
+use super::ServerOptions;
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
 use std::collections::HashMap;
 use std::io::{self, BufReader, Write};
@@ -31,8 +36,12 @@ pub struct Shared {
     /// the resource wait on it, so a write wakes only the watches that may have something to
     /// send instead of every open watch).
     changed: Vec<Condvar>,
-    /// Tokens and authorization rules.
+    /// Bearer tokens.
     pub auth: Mutex<AuthTables>,
+    /// Whether requests without credentials are `system:anonymous` (else 401).
+    pub anonymous_auth: AtomicBool,
+    /// Whether authorization is AlwaysAllow (else RBAC).
+    always_allow: AtomicBool,
     /// Fault knobs.
     pub faults: Faults,
     /// Request log and binding statistics.
@@ -65,18 +74,20 @@ impl Drop for WatchGuard<'_> {
 }
 
 impl Shared {
-    /// Fresh state with an empty store.
-    pub fn new(ca: TestCa, tls: Arc<ServerConfig>, store: Store, bookmark_interval: Duration, graceful: bool) -> Shared {
+    /// Fresh state around `store`, configured by `opts`.
+    pub fn new(ca: TestCa, tls: Arc<ServerConfig>, store: Store, opts: &ServerOptions) -> Shared {
         Shared {
             store: Mutex::new(store),
             changed: super::resources::RESOURCES.iter().map(|_| Condvar::new()).collect(),
             auth: Mutex::new(AuthTables::default()),
+            anonymous_auth: AtomicBool::new(opts.anonymous_auth),
+            always_allow: AtomicBool::new(opts.authorization == Authorization::AlwaysAllow),
             faults: Faults::default(),
             inspect: Inspect::default(),
             ca,
             tls,
-            bookmark_interval: Mutex::new(bookmark_interval),
-            graceful_pod_deletion: AtomicBool::new(graceful),
+            bookmark_interval: Mutex::new(opts.bookmark_interval),
+            graceful_pod_deletion: AtomicBool::new(opts.graceful_pod_deletion),
             stop_epoch: AtomicU64::new(0),
             watch_drop_epoch: AtomicU64::new(0),
             watch_stall_epoch: AtomicU64::new(0),
@@ -84,6 +95,20 @@ impl Shared {
             conns: Mutex::new(HashMap::new()),
             next_conn: AtomicU64::new(0),
         }
+    }
+
+    /// The authorizer in force.
+    pub fn authorization(&self) -> Authorization {
+        if self.always_allow.load(Ordering::SeqCst) {
+            Authorization::AlwaysAllow
+        } else {
+            Authorization::Rbac
+        }
+    }
+
+    /// Switch the authorizer.
+    pub fn set_authorization(&self, mode: Authorization) {
+        self.always_allow.store(mode == Authorization::AlwaysAllow, Ordering::SeqCst);
     }
 
     /// Lock the store (a panicked holder does not poison tests).
@@ -260,6 +285,29 @@ fn error_response(e: status::ApiError, pretty: bool) -> Response {
     Response { code: e.code, content_type: "application/json", headers, body: wire::encode(&e.body, pretty) }
 }
 
+/// The plain-text 500 of `responsewriters.InternalError` for a path `NewRequestInfo` rejects.
+fn request_info_error(req: &Request, e: &attributes::InfoError) -> Response {
+    let uri = if req.raw_query.is_empty() { req.path.clone() } else { format!("{}?{}", req.path, req.raw_query) };
+    let text = format!("Internal Server Error: {}: failed to create RequestInfo: {}", status::quote(&uri), e.0);
+    let text = text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    Response {
+        code: 500,
+        content_type: "text/plain; charset=utf-8",
+        headers: vec![("X-Content-Type-Options".into(), "nosniff".into())],
+        body: format!("{text}\n").into_bytes(),
+    }
+}
+
+/// The authorization filter: `Err` is the 403 to send instead of serving the request.
+fn authorize(shared: &Shared, info: &RequestInfo, who: &Identity, pretty: bool) -> Result<(), Response> {
+    let user = User { name: &who.user, groups: &who.groups };
+    authz::check(&shared.lock_store(), shared.authorization(), user, info).map_err(|e| {
+        let mut resp = error_response(e, pretty);
+        resp.headers.push(("X-Content-Type-Options".into(), "nosniff".into()));
+        resp
+    })
+}
+
 /// How much of a request body the request log keeps (enough for any object a scheduler writes).
 const MAX_RECORDED_BODY: usize = 16 * 1024;
 
@@ -270,15 +318,25 @@ fn handle(shared: &Shared, reader: &mut BufReader<Tls>, req: &Request) -> bool {
     if !delay.is_zero() {
         thread::sleep(delay);
     }
+    let info = attributes::request_info(&req.method, &req.path, &req.query);
     let identity: Option<Identity> = {
         let cert = peer_certificate(reader.get_ref());
-        auth::authenticate(cert.as_deref(), req.header("authorization"), &shared.lock_auth())
+        let anonymous = shared.anonymous_auth.load(Ordering::SeqCst);
+        auth::authenticate(cert.as_deref(), req.header("authorization"), &shared.lock_auth(), anonymous)
     };
-    let reply = match &identity {
-        None => Reply::Full(error_response(status::unauthorized(), req.wants_pretty())),
-        Some(who) => match shared.faults.take_failure(&req.method, &req.path) {
-            Some(f) => Reply::Full(f.response()),
-            None => routes::route(shared, req, who),
+    let mut denied = false;
+    let reply = match (&info, &identity) {
+        (Err(e), _) => Reply::Full(request_info_error(req, e)),
+        (_, None) => Reply::Full(error_response(status::unauthorized(), req.wants_pretty())),
+        (Ok(info), Some(who)) => match authorize(shared, info, who, req.wants_pretty()) {
+            Err(forbidden) => {
+                denied = true;
+                Reply::Full(forbidden)
+            }
+            Ok(()) => match shared.faults.take_failure(&req.method, &req.path) {
+                Some(f) => Reply::Full(f.response()),
+                None => routes::route(shared, req, who),
+            },
         },
     };
     let code = match &reply {
@@ -291,6 +349,7 @@ fn handle(shared: &Shared, reader: &mut BufReader<Tls>, req: &Request) -> bool {
         query: req.raw_query.clone(),
         code,
         user: identity.map(|i| i.user).unwrap_or_default(),
+        denied,
         body: String::from_utf8_lossy(&req.body[..req.body.len().min(MAX_RECORDED_BODY)]).into_owned(),
         at: Instant::now(),
     });

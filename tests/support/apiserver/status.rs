@@ -53,6 +53,13 @@ pub fn not_found(res: &ResourceType, name: &str) -> ApiError {
     failure(404, "NotFound", &message, details(name, res.group, res.plural))
 }
 
+/// 404 `<kind>.<group> "x" not found` for a lister lookup (`NewNotFound(group.Resource(kind))`),
+/// as a binding to a missing role gets.
+pub fn not_found_in(group: &str, kind: &str, name: &str) -> ApiError {
+    let message = format!("{kind}.{group} {} not found", quote(name));
+    failure(404, "NotFound", &message, details(name, group, kind))
+}
+
 /// 404 for a URL that names no served resource.
 pub fn no_such_resource() -> ApiError {
     failure(404, "NotFound", "the server could not find the requested resource", Map::new())
@@ -99,6 +106,48 @@ pub fn invalid(res: &ResourceType, name: &str, field: &str, cause_reason: &str, 
 pub fn forbidden(res: &ResourceType, name: &str, why: &str) -> ApiError {
     let message = format!("{} \"{name}\" is forbidden: {why}", res.qualified());
     failure(403, "Forbidden", &message, details(name, res.group, res.plural))
+}
+
+/// A string quoted as Go's `%q` does (`strconv.Quote`), as upstream messages quote names.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x80 && c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// 403 from the authorization filter (`responsewriters.Forbidden` + `errors.NewForbidden`):
+/// `<resource>[.<group>] ["<name>"] is forbidden: <what>[: <reason>]`, or `forbidden: <what>`
+/// for non-resource paths; `details` is always present, even when empty.
+pub fn forbidden_by_authorizer(group: &str, resource: &str, name: &str, what: &str, reason: &str) -> ApiError {
+    // `responsewriters.sanitizer`: the part built from request attributes must not look like HTML.
+    let what = what.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let err = if reason.is_empty() { what } else { format!("{what}: {reason}") };
+    let qualified = if group.is_empty() { resource.to_string() } else { format!("{resource}.{group}") };
+    let message = match (group.is_empty() && resource.is_empty(), name.is_empty()) {
+        (true, _) => format!("forbidden: {err}"),
+        (false, true) => format!("{qualified} is forbidden: {err}"),
+        (false, false) => format!("{qualified} {} is forbidden: {err}", quote(name)),
+    };
+    let mut e = failure(403, "Forbidden", &message, Map::new());
+    e.body["details"] = Value::Object(details(name, group, resource));
+    e
 }
 
 /// 405 for a verb the resource does not support.

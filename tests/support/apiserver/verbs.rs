@@ -177,7 +177,25 @@ fn commit(store: &mut Store, key: &ObjKey, part: Part, old: Value, mut new: Valu
     if is_pod(res) && part == Part::Main {
         admission::validate_pod_update(&old, &next)?;
     }
+    if res.group == resources::RBAC_GROUP && res.plural.ends_with("bindings") && old.get("roleRef") != next.get("roleRef") {
+        return Err(role_ref_changed(res, &key.name, &next["roleRef"]));
+    }
     Ok(store.replace(key, next))
+}
+
+/// 422 for a binding update that changes `roleRef` (`ValidateRoleBindingUpdate`), which upstream
+/// words with the Go value of the internal `rbac.RoleRef`.
+fn role_ref_changed(res: &ResourceType, name: &str, role_ref: &Value) -> ApiError {
+    let field = |k: &str| status::quote(role_ref[k].as_str().unwrap_or(""));
+    let value = format!("rbac.RoleRef{{APIGroup:{}, Kind:{}, Name:{}}}", field("apiGroup"), field("kind"), field("name"));
+    let detail = format!("Invalid value: {value}: cannot change roleRef");
+    let mut details = serde_json::Map::new();
+    details.insert("name".into(), json!(name));
+    details.insert("group".into(), json!(res.group));
+    details.insert("kind".into(), json!(res.kind));
+    details.insert("causes".into(), json!([{"reason": "FieldValueInvalid", "message": detail, "field": "roleRef"}]));
+    let message = format!("{}.{} {} is invalid: roleRef: {detail}", res.kind, res.group, status::quote(name));
+    status::failure(422, "Invalid", &message, details)
 }
 
 /// PUT: replace the object (or its status).
@@ -189,7 +207,13 @@ pub fn update(store: &mut Store, key: &ObjKey, part: Part, new: Value) -> Result
 /// PATCH: apply `body` to the current object, then store as an update.
 pub fn patch(store: &mut Store, key: &ObjKey, part: Part, kind: PatchKind, body: &Value) -> Result<Value, ApiError> {
     let old = get(store, key)?;
-    let mut patched = old.clone();
+    let patched = patched(store, key, kind, body)?;
+    commit(store, key, part, old, patched)
+}
+
+/// The object at `key` with `body` applied, not stored (to check it before an update).
+pub fn patched(store: &Store, key: &ObjKey, kind: PatchKind, body: &Value) -> Result<Value, ApiError> {
+    let mut patched = get(store, key)?;
     match kind {
         PatchKind::Merge => patch::merge_patch(&mut patched, body),
         PatchKind::Strategic => patch::strategic_merge_patch(&mut patched, body),
@@ -197,7 +221,7 @@ pub fn patch(store: &mut Store, key: &ObjKey, part: Part, kind: PatchKind, body:
             patch::json_patch(&mut patched, body).map_err(|e| status::failure(422, "Invalid", &e, Default::default()))?
         }
     }
-    commit(store, key, part, old, patched)
+    Ok(patched)
 }
 
 /// What a DELETE did.
