@@ -1211,19 +1211,17 @@ fn apply_file_creates_the_deployment_manifests() {
         [
             "ClusterRoleBinding/edgesched-as-kube-scheduler",
             "ClusterRoleBinding/edgesched-as-volume-scheduler",
-            "ClusterRoleBinding/edgesched-auth-delegator",
-            "ClusterRole/edgesched",
-            "ClusterRoleBinding/edgesched",
-            "RoleBinding/edgesched-extension-apiserver-authentication-reader",
+            "Role/edgesched",
+            "RoleBinding/edgesched",
         ]
     );
-    assert!(server.get("/apis/rbac.authorization.k8s.io/v1/clusterroles/edgesched").is_some());
-    let rb = server.get("/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings/edgesched-extension-apiserver-authentication-reader");
-    assert_eq!(rb.unwrap()["roleRef"]["name"], "extension-apiserver-authentication-reader");
+    assert!(server.get("/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/roles/edgesched").is_some());
+    let rb = server.get("/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings/edgesched");
+    assert_eq!(rb.unwrap()["roleRef"]["name"], "edgesched");
     for file in ["namespace-and-serviceaccount.yaml", "configmap.yaml", "deployment.yaml"] {
         assert_eq!(server.apply_file(&dir.join(file)).len(), 1, "{file}");
     }
-    assert_eq!(server.apply_file(&dir.join("rbac.yaml")).len(), 6, "applying again replaces");
+    assert_eq!(server.apply_file(&dir.join("rbac.yaml")).len(), 4, "applying again replaces");
     assert!(server.get("/apis/apps/v1/namespaces/kube-system/deployments/edgesched").is_some());
     let sa = server.get("/api/v1/namespaces/kube-system/serviceaccounts/edgesched").unwrap();
     let token = server.service_account_token("kube-system", "edgesched");
@@ -1234,7 +1232,8 @@ fn apply_file_creates_the_deployment_manifests() {
     let mut c = connect(&server, Auth::Token(&token));
     assert_eq!(c.call("POST", LEASES, Some(&lease("edgesched"))).code, 201);
     assert_eq!(c.call("GET", &format!("{LEASES}/edgesched"), None).code, 200, "resourceNames: edgesched");
-    assert_eq!(c.call("GET", "/apis/scheduling.k8s.io/v1/priorityclasses", None).code, 200);
+    assert_eq!(c.call("GET", &format!("{LEASES}/someone-else"), None).code, 403, "only its own Lease (and kube-scheduler's)");
+    assert_eq!(c.call("GET", "/apis/scheduling.k8s.io/v1/priorityclasses", None).code, 403, "not granted: optional");
     assert_eq!(c.call("GET", "/api/v1/nodes", None).code, 200, "bound to system:kube-scheduler");
     assert_eq!(c.call("GET", "/api/v1/namespaces/kube-system/configmaps/edgesched-config", None).code, 403);
 }

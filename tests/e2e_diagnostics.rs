@@ -180,6 +180,22 @@ fn explain_tells_why_fitting_failing_and_foreign_pods_are_pending() {
     assert!(server.events(NS).is_empty());
 }
 
+const STATUS_READER_RBAC: &str = "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: edgesched-status-reader}
+rules:
+- {apiGroups: [\"\"], resources: [pods], verbs: [list]}
+- {apiGroups: [\"\", events.k8s.io], resources: [events], verbs: [list]}
+- {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, list]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: edgesched-status-reader}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: edgesched-status-reader}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: status-reader}
+";
+
 #[test]
 fn status_summarises_a_running_scheduler() {
     let server = TestApiServer::start();
@@ -194,6 +210,9 @@ fn status_summarises_a_running_scheduler() {
     wait_for(T, "huge failed", || server.events(NS).into_iter().find(|e| e["reason"] == "FailedScheduling"))
         .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
 
+    // What `status` reads (documented in the README): pods, the Leases of the lease namespace and
+    // the events of both APIs. An operator with only this sees the whole report.
+    server.apply_yaml(STATUS_READER_RBAC);
     let kubeconfig = server.write_kubeconfig(&es.dir, KubeAuth::ClientCert { user: "status-reader".into() });
     let config = write_config(&es.dir, &kubeconfig, true);
     let o = run_cli(&["status", "--config", &config, "--output", "json"]);

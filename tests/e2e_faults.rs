@@ -439,6 +439,9 @@ fn leader_failover_under_load_binds_every_pod_once() {
     // 50 ms per binding (16 bind workers: at most ~320 binds/s) so the kill lands mid-run even if
     // this thread is slow to notice the 150th bind.
     server.set_latency_for("/binding", Duration::from_millis(50));
+    for user in ["replica-a", "replica-b"] {
+        server.grant_kube_scheduler_roles(user);
+    }
     let a = launch("replica-a").start(&server);
     let b = launch("replica-b").start(&server);
     let (ida, idb) = (identity(&a), identity(&b));

@@ -91,6 +91,8 @@ fn a_rotated_token_file_is_used_after_the_old_token_is_revoked() {
     let token_file = dir.join("token");
     std::fs::write(&token_file, "token-one\n").expect("write token");
     server.add_token("token-one", "sa-one", &[]);
+    server.grant_kube_scheduler_roles("sa-one");
+    server.grant_kube_scheduler_roles("sa-two");
     let es = Launch { auth: KubeAuth::TokenFile(token_file.clone()), ..Launch::default() }.start(&server);
     es.wait_for_log("Caches are synced", T).expect("synced");
     create_pod(&server, "before");

@@ -5,6 +5,7 @@
 
 pub mod apiserver;
 pub mod certs;
+pub mod deploy;
 pub mod https;
 pub mod invariants;
 pub mod objects;

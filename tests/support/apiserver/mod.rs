@@ -215,6 +215,25 @@ impl TestApiServer {
         self.apply_objects(vec![binding]);
     }
 
+    /// Give `user` exactly what kubeadm gives kube-scheduler's own user: bindings to the
+    /// ClusterRoles `system:kube-scheduler` and `system:volume-scheduler` and to the kube-system
+    /// Role `system::leader-locking-kube-scheduler` (all Leases there). For tests that run the
+    /// scheduler under another name to tell processes apart.
+    pub fn grant_kube_scheduler_roles(&self, user: &str) {
+        let subject = json!([{"apiGroup": RBAC_GROUP, "kind": "User", "name": user}]);
+        let cluster = |role: &str| {
+            json!({"apiVersion": format!("{RBAC_GROUP}/v1"), "kind": "ClusterRoleBinding",
+                "metadata": {"name": format!("edgesched-test:{role}:{user}")},
+                "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": role},
+                "subjects": subject.clone()})
+        };
+        let leases = json!({"apiVersion": format!("{RBAC_GROUP}/v1"), "kind": "RoleBinding",
+            "metadata": {"name": format!("edgesched-test:leader-locking:{user}"), "namespace": "kube-system"},
+            "roleRef": {"apiGroup": RBAC_GROUP, "kind": "Role", "name": "system::leader-locking-kube-scheduler"},
+            "subjects": subject.clone()});
+        self.apply_objects(vec![cluster("system:kube-scheduler"), cluster("system:volume-scheduler"), leases]);
+    }
+
     /// A fresh bearer token for ServiceAccount `ns/name` (created, with its namespace, if
     /// missing), authenticating as a projected token would: user
     /// `system:serviceaccount:<ns>:<name>` (uid = the ServiceAccount's) in groups
