@@ -347,6 +347,13 @@ fn utf8(name: &str, v: OsString) -> Result<String, UsageError> {
 }
 
 fn unknown_flag(cmd: Cmd, name: &str) -> UsageError {
+    // `--address = 127.0.0.1` (one argument with spaces, as some manifests print it).
+    let trimmed = name.trim();
+    if trimmed != name && find_flag(trimmed).is_some_and(|f| f.cmds & cmd.bit() != 0) {
+        return UsageError::new(format!(
+            "flag --{trimmed} is written with spaces around \"=\" in one argument: write --{trimmed}=VALUE (no spaces) or --{trimmed} VALUE as two arguments"
+        ));
+    }
     let candidates = FLAGS.iter().filter(|f| f.cmds & cmd.bit() != 0).map(|f| f.name);
     let hint = crate::config::suggest::closest(name, candidates).map(|s| format!(" (did you mean --{s}?)")).unwrap_or_default();
     let scope = match cmd {
@@ -820,6 +827,10 @@ mod tests {
             "unknown flag: --kube-config (did you mean --kubeconfig?)"
         );
         assert_eq!(usage(&["--no-such-thing"]), "unknown flag: --no-such-thing");
+        assert_eq!(
+            usage(&["--address = 127.0.0.1"]),
+            "flag --address is written with spaces around \"=\" in one argument: write --address=VALUE (no spaces) or --address VALUE as two arguments"
+        );
         assert_eq!(usage(&["-x"]), "unknown flag: -x");
         assert_eq!(usage(&["simulate", "--secure-port=1", "--cluster=c"]), "unknown flag for simulate: --secure-port");
         // The spaced `--address = 127.0.0.1` of a web page: "=" is the value, the IP is stray.

@@ -363,9 +363,15 @@ fn health_checks(s: &RunSettings, metrics: &Metrics, election: &Arc<Mutex<Electi
             name: "api-permissions",
             shows_reason: true,
             f: move || {
-                denials.check_required()?;
                 let off = denials.optional_off();
-                Ok((!off.is_empty()).then(|| format!("optional features off: {}", off.join("; "))))
+                let off = (!off.is_empty()).then(|| format!("optional features off: {}", off.join("; ")));
+                match denials.check_required() {
+                    Ok(()) => Ok(off),
+                    Err(required) => Err(match off {
+                        Some(off) => format!("{required} ({off})"),
+                        None => required,
+                    }),
+                }
             },
         }) as Arc<dyn serve::Check>
     };

@@ -146,3 +146,15 @@ pub fn start(args: Vec<String>, env: Vec<(String, String)>, dir: PathBuf) -> Sta
 pub fn scratch(tag: &str) -> PathBuf {
     tempdir(tag)
 }
+
+/// Run edgesched with `args` until it exits (for command lines that must be refused); returns
+/// the exit code and stderr.
+pub fn run_to_exit(args: &[String]) -> (Option<i32>, String) {
+    let out = super::process::command().args(args).stdin(std::process::Stdio::null()).output().expect("run edgesched");
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// The fixture path `tests/fixtures/<rel>`.
+pub fn fixture(rel: &str) -> PathBuf {
+    repo().join("tests/fixtures").join(rel)
+}
