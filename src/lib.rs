@@ -31,6 +31,8 @@ pub mod recorder;
 pub mod rng;
 pub mod run;
 pub mod scheduler;
+#[cfg(test)]
+pub mod scratch;
 pub mod sdnotify;
 pub mod serve;
 pub mod served;

@@ -440,7 +440,7 @@ fn allowed(server: &TestApiServer, user: &str, groups: &[&str], accesses: &[Acce
             (a.clone(), resp["status"]["allowed"] == true)
         })
         .collect();
-    let _ = std::fs::remove_dir_all(dir);
+    drop(dir);
     out
 }
 

@@ -841,16 +841,10 @@ fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
 mod tests {
     use super::*;
     use std::collections::HashMap;
-    use std::sync::atomic::{AtomicU64, Ordering};
 
-    /// A fresh directory under the target dir for one test's files.
-    fn scratch_dir(name: &str) -> PathBuf {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("edgesched-kubeconfig-{}-{name}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A fresh directory for one test's files, removed when the test ends.
+    fn scratch_dir(name: &str) -> crate::scratch::ScratchDir {
+        crate::scratch::ScratchDir::new(&format!("kubeconfig-{name}"))
     }
 
     fn write(dir: &Path, name: &str, text: &str) -> PathBuf {

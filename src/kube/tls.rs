@@ -282,8 +282,7 @@ mod tests {
         let err = build(&base_config()).unwrap_err();
         assert!(matches!(err, TlsError::NoSystemRoots { .. }), "{err:?}");
         assert!(err.to_string().contains("/nonexistent/bundle.pem"), "{err}");
-        let dir = std::env::temp_dir().join(format!("edgesched-tls-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::scratch::ScratchDir::new("tls");
         let bundle = dir.join("bundle.pem");
         std::fs::write(&bundle, ca_pem()).unwrap();
         let tls = build_tls_config_with_roots(&base_config(), Some(&bundle)).unwrap();

@@ -6,7 +6,7 @@
 
 use super::apiserver::{KubeAuth, TestApiServer};
 use super::process::{free_port, Edgesched};
-use super::wait::tempdir;
+use super::wait::{tempdir, TempDir};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -131,7 +131,7 @@ pub fn credentials(server: &TestApiServer, dir: &Path, identity: &Identity) -> (
 
 /// Start edgesched with `args` (already rewritten by the caller except for the secure port,
 /// which is replaced by a free one), the given environment, in `dir`.
-pub fn start(args: Vec<String>, env: Vec<(String, String)>, dir: PathBuf) -> Started {
+pub fn start(args: Vec<String>, env: Vec<(String, String)>, dir: TempDir) -> Started {
     let manifest_port = flag_value(&args, "secure-port").unwrap_or_else(|| "10259".into());
     let port = if manifest_port == "0" { 0 } else { free_port() };
     let mut args = Rewrites::default().with(&manifest_port, port.to_string()).apply(&args);
@@ -142,8 +142,8 @@ pub fn start(args: Vec<String>, env: Vec<(String, String)>, dir: PathBuf) -> Sta
     Started { es, args, secure_port: port }
 }
 
-/// A scratch directory for one deployment's files.
-pub fn scratch(tag: &str) -> PathBuf {
+/// A scratch directory for one deployment's files (removed when dropped).
+pub fn scratch(tag: &str) -> TempDir {
     tempdir(tag)
 }
 

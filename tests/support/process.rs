@@ -3,7 +3,7 @@
 //! [`TestApiServer`].
 
 use super::apiserver::{KubeAuth, TestApiServer};
-use super::wait::{tempdir, wait_until};
+use super::wait::{tempdir, wait_until, TempDir};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -42,19 +42,22 @@ pub struct Edgesched {
     child: Child,
     logs: Arc<Mutex<String>>,
     pub secure_port: u16,
+    /// The process's scratch directory (config, kubeconfig), removed when this is dropped.
     pub dir: PathBuf,
+    _scratch: TempDir,
 }
 
 const MAX_LOG_BYTES: usize = 8 * 1024 * 1024;
 
 impl Edgesched {
     /// Start the binary with these arguments.
-    pub fn spawn(args: &[String], dir: PathBuf, secure_port: u16) -> Edgesched {
+    pub fn spawn(args: &[String], dir: TempDir, secure_port: u16) -> Edgesched {
         Edgesched::spawn_with_env(args, &[], dir, secure_port)
     }
 
-    /// Start the binary with these arguments and extra environment variables.
-    pub fn spawn_with_env(args: &[String], env: &[(String, String)], dir: PathBuf, secure_port: u16) -> Edgesched {
+    /// Start the binary with these arguments and extra environment variables; `dir` (its files)
+    /// lives as long as the process handle.
+    pub fn spawn_with_env(args: &[String], env: &[(String, String)], dir: TempDir, secure_port: u16) -> Edgesched {
         let mut child = command()
             .args(args)
             .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -86,7 +89,7 @@ impl Edgesched {
                 }
             });
         }
-        Edgesched { child, logs, secure_port, dir }
+        Edgesched { child, logs, secure_port, dir: dir.to_path_buf(), _scratch: dir }
     }
 
     /// Everything the process logged so far.

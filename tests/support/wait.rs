@@ -34,12 +34,44 @@ pub fn wait_for<T>(timeout: Duration, what: &str, mut get: impl FnMut() -> Optio
     found.ok_or_else(|| format!("{what}: vanished"))
 }
 
-/// A fresh, unique directory under the system temp dir, so parallel tests never share files.
-pub fn tempdir(tag: &str) -> PathBuf {
+/// A scratch directory that is removed (with everything in it) when dropped, so test runs leave
+/// nothing behind in the temp dir. Dereferences to its path.
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// The directory's path.
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TempDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh, unique directory under the system temp dir, so parallel tests never share files;
+/// removed when the returned guard is dropped.
+pub fn tempdir(tag: &str) -> TempDir {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("edgesched-{tag}-{}-{n}-{nanos}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
 }
