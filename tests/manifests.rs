@@ -236,3 +236,39 @@ fn systemd_unit_and_config_agree() {
     assert_eq!(scheduler_names(&config), [example_scheduler_name()]);
     assert_ne!(config["leaderElection"]["resourceName"], "kube-scheduler");
 }
+
+/// The README's permission table lists every request the scheduler declares (src/permissions.rs),
+/// with its verb and resource, and nothing the code does not make.
+#[test]
+fn readme_permission_table_matches_the_declaration() {
+    use edgesched::permissions::{accesses, Usage};
+    let readme = read("README.md");
+    let section = readme.split("## Permissions\n").nth(1).and_then(|s| s.split("\n## ").next()).expect("Permissions section");
+    let rows: Vec<(Vec<String>, Vec<String>, bool)> = section
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| verbs") && !l.starts_with("|---"))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
+            let list = |c: &str| c.split(',').map(|x| x.trim().to_string()).collect::<Vec<_>>();
+            (list(cells[0]), list(cells[1]), cells[4] == "yes")
+        })
+        .collect();
+    let cfg = edgesched::config::default_config();
+    let declared = accesses(&cfg, &Usage::of(&cfg, true).expect("profiles"));
+    for a in &declared {
+        let resource = a.qualified_resource();
+        let row = rows.iter().find(|(verbs, resources, _)| verbs.contains(&a.verb) && resources.contains(&resource));
+        let Some((_, _, required)) = row else { panic!("README's permission table lacks {a}") };
+        assert_eq!(*required, a.required, "README says required={required} for {a}");
+    }
+    for (verbs, resources, _) in &rows {
+        for v in verbs {
+            for r in resources {
+                assert!(
+                    declared.iter().any(|a| &a.verb == v && &a.qualified_resource() == r),
+                    "README lists {v} {r}, which the code does not declare"
+                );
+            }
+        }
+    }
+}
