@@ -1331,3 +1331,16 @@ subjects:
         "RoleBinding.rbac.authorization.k8s.io \"friend-gets\" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", Kind:\"ClusterRole\", Name:\"rbac-writer\"}: cannot change roleRef"
     );
 }
+
+/// Every kind the scheduler watches (its kind table) is served here, at the path it lists.
+#[test]
+fn serves_every_kind_the_scheduler_watches() {
+    let server = TestApiServer::start();
+    for kind in edgesched::watched::KINDS {
+        let mut c = admin(&server);
+        let resp = c.call("GET", &kind.path("kube-system"), None);
+        assert_eq!(resp.code, 200, "{}: {}", kind.kind, resp.text());
+        assert_eq!(resp.json()["kind"], format!("{}List", kind.kind), "{}", kind.kind);
+        assert_eq!(resp.json()["apiVersion"], kind.api_version(), "{}", kind.kind);
+    }
+}

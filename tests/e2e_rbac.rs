@@ -56,6 +56,24 @@ fn start_static_pod(server: &TestApiServer, env: Vec<(String, String)>) -> Start
     deploy::start(args, env, dir)
 }
 
+/// Start the systemd unit of `systemd/`: the unit's `ExecStart` arguments, its config (the
+/// kubeconfig `install.sh` copies to `/etc/edgesched/kubeconfig`: kubeadm's scheduler.conf).
+fn start_systemd(server: &TestApiServer) -> Started {
+    let dir = deploy::scratch("systemd");
+    let (kubeconfig, _) =
+        deploy::credentials(server, &dir, &Identity::Kubeconfig(KubeAuth::ClientCert { user: "system:kube-scheduler".into() }));
+    let config = dir.join("config.yaml");
+    let rewrites = Rewrites::default()
+        .with("/etc/edgesched/kubeconfig", kubeconfig.expect("kubeconfig").display().to_string())
+        .with("/etc/edgesched/config.yaml", config.display().to_string());
+    let text = std::fs::read_to_string(manifest("systemd/config.yaml")).expect("config");
+    std::fs::write(&config, rewrites.apply_text(&text)).expect("write config");
+    let unit = std::fs::read_to_string(manifest("systemd/edgesched.service")).expect("unit");
+    let exec = unit.lines().find_map(|l| l.strip_prefix("ExecStart=")).expect("ExecStart");
+    let args: Vec<String> = exec.split_whitespace().skip(1).map(str::to_string).collect();
+    deploy::start(rewrites.apply(&args), Vec::new(), dir)
+}
+
 /// Start the Deployment of `manifests/deployment/` as its pod runs: the container's command line
 /// (the ConfigMap's `config.yaml` where it is mounted), the in-cluster configuration and the
 /// ServiceAccount's token. Applies the directory's ServiceAccount and RBAC files first.
@@ -276,6 +294,18 @@ fn static_pod_runs_as_kubeadms_scheduler_user_with_the_shipped_rbac() {
     assert!(!logs.contains("Permission denied; scheduling waits"), "{logs}");
     let verbose = probe(&started.es, "/readyz?verbose", None).1;
     assert!(verbose.contains("optional features off: list priorityclasses.scheduling.k8s.io forbidden"), "{verbose}");
+}
+
+#[test]
+fn systemd_unit_runs_as_kubeadms_scheduler_user_with_the_shipped_rbac() {
+    let server = server_with(DefaultRoles::LegacyLeaseNameOnly);
+    server.apply_file(&manifest("manifests/static-pod/rbac.yaml"));
+    let name = scheduler_name(&manifest("systemd/config.yaml"));
+    arrange(&server, &name);
+    let started = start_systemd(&server);
+    exercise(&server, &started.es, &name, "edgesched");
+    // Type=notify: the unit is ready when the caches are; the log says so.
+    started.es.wait_for_log("Caches are synced", T).expect("synced");
 }
 
 #[test]
