@@ -17,10 +17,10 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use edgesched::kube::api;
-use edgesched::metrics::Metrics;
-use edgesched::rng::Rng;
-use edgesched::scheduler::{BindOutcome, Change, Effect, Input, Scheduler, Settings};
+use edgesched::core::api;
+use edgesched::core::metrics::Metrics;
+use edgesched::core::rng::Rng;
+use edgesched::core::scheduler::{BindOutcome, Change, Effect, Input, Scheduler, Settings};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -176,17 +176,17 @@ struct DecisionResult {
     setup_s: f64,
 }
 
-fn scheduler_config() -> edgesched::config::SchedulerConfig {
+fn scheduler_config() -> edgesched::core::config::SchedulerConfig {
     let text = format!(
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: {SCHEDULER}\n"
     );
-    edgesched::config::load_str(&text, "bench.yaml").expect("bench config").config
+    edgesched::core::config::load_str(&text, "bench.yaml").expect("bench config").config
 }
 
 fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize, rounds: usize) -> DecisionResult {
     let setup = Instant::now();
     let cfg = scheduler_config();
-    let profiles = edgesched::simulate::frameworks(&cfg).expect("frameworks");
+    let profiles = edgesched::core::simulate::frameworks(&cfg).expect("frameworks");
     let settings = Settings {
         percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
         pod_initial_backoff: Duration::from_secs(1),

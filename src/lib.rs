@@ -1,43 +1,16 @@
 //! edgesched: a small, synchronous, kube-scheduler-compatible scheduler for edge control planes.
 //!
-//! The crate is split into a pure core (model, cache, queue, framework, plugins, config) that never
-//! performs I/O or reads the clock, and a thin shell (kube client, watchers, binder, leader election,
-//! serving) running on plain threads. The binary in `main.rs` only wires them together.
+//! Two areas, visible in the folders:
+//!
+//! - [`core`]: the deterministic scheduler — API object types, the compact cluster model and
+//!   cache, the queue, the framework and its plugins, configuration, and the scheduler state
+//!   machine that turns watch changes into effects. No I/O, no threads, no clock reads (`now` is
+//!   passed in), randomness from a seeded generator. It imports nothing from the shell.
+//! - [`shell`]: everything that talks to the world or owns a thread — the API client and watches,
+//!   the informers feeding the core, the API workers that bind and write, leader election, the
+//!   health/metrics server, the command line and the `run` wiring.
+//!
+//! The binary in `main.rs` only parses the command line and calls into the shell.
 
-pub mod affinity_terms;
-pub mod bind;
-pub mod cache;
-pub mod cli;
-pub mod cluster;
-pub mod config;
-pub mod diagnose;
-pub mod election;
-pub mod events;
-pub mod framework;
-pub mod fxhash;
-pub mod intern;
-pub mod kube;
-pub mod labelsel;
-pub mod leader;
-pub mod logging;
-pub mod metrics;
-pub mod model;
-pub mod nominator;
-pub mod pdb;
-pub mod permissions;
-pub mod podindex;
-pub mod queue;
-pub mod recorder;
-pub mod rng;
-pub mod run;
-pub mod scheduler;
-#[cfg(test)]
-pub mod scratch;
-pub mod sdnotify;
-pub mod serve;
-pub mod served;
-pub mod signals;
-pub mod simulate;
-pub mod storage;
-pub mod timefmt;
-pub mod watched;
+pub mod core;
+pub mod shell;

@@ -1,11 +1,12 @@
 //! The `edgesched` binary: command-line parsing and wiring only. Exit codes: 0 success, 1 runtime
 //! failure (lost leadership, API unreachable at startup, port in use), 2 bad usage or configuration.
 
-use edgesched::cli::{self, Command, OutputFormat, RunOptions};
-use edgesched::config::{self, Overrides, SchedulerConfig};
-use edgesched::kube::kubeconfig;
-use edgesched::logging::{self, Line};
-use edgesched::{run, signals, simulate};
+use edgesched::core::config::{self, Overrides, SchedulerConfig};
+use edgesched::core::logging::Line;
+use edgesched::shell::cli::{self, Command, OutputFormat, RunOptions};
+use edgesched::shell::kube::kubeconfig;
+use edgesched::shell::logging;
+use edgesched::{core::simulate, shell::run, shell::signals};
 use log::{error, info, warn};
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -40,7 +41,7 @@ fn real_main() -> i32 {
         Command::Explain { kubeconfig, config, master, namespace, pods, all_pending, output, allow_insecure_http } => {
             // Warnings (e.g. a list the user may not read) go to stderr like the scheduler's own.
             logging::init(0);
-            edgesched::diagnose::explain_cmd(&edgesched::diagnose::ExplainArgs {
+            edgesched::shell::diagnose::explain_cmd(&edgesched::shell::diagnose::ExplainArgs {
                 kubeconfig,
                 config,
                 master,
@@ -53,7 +54,7 @@ fn real_main() -> i32 {
         }
         Command::Status { kubeconfig, config, master, output, allow_insecure_http } => {
             logging::init(0);
-            edgesched::diagnose::status_cmd(&edgesched::diagnose::StatusArgs {
+            edgesched::shell::diagnose::status_cmd(&edgesched::shell::diagnose::StatusArgs {
                 kubeconfig,
                 config,
                 master,
@@ -68,9 +69,9 @@ fn real_main() -> i32 {
 /// Warnings about how the configuration shares leader-election Leases with kube-scheduler.
 fn lease_warnings(cfg: &SchedulerConfig) -> Vec<String> {
     let names: Vec<String> = cfg.profiles.iter().map(|p| p.scheduler_name.clone()).collect();
-    let mut out: Vec<String> = edgesched::leader::default_lease_conflict(&cfg.leader_election, &names).into_iter().collect();
+    let mut out: Vec<String> = edgesched::core::lease::default_lease_conflict(&cfg.leader_election, &names).into_iter().collect();
     if names.iter().any(|n| n == "default-scheduler")
-        && cfg.leader_election.resource_name != edgesched::leader::DEFAULT_LEASE_NAME
+        && cfg.leader_election.resource_name != edgesched::core::lease::DEFAULT_LEASE_NAME
     {
         out.push("A profile is named default-scheduler: if kube-scheduler also runs, both will schedule the same pods. Give edgesched its own schedulerName unless it replaces kube-scheduler.".into());
     }
@@ -136,7 +137,7 @@ fn simulate_cmd(path: Option<&Path>, cluster: &Path, output: OutputFormat, seed:
     for (kind, n) in &cluster.ignored_kinds {
         eprintln!("note: ignoring {n} {kind} object(s)");
     }
-    let seed = seed.unwrap_or_else(|| edgesched::rng::Rng::from_os().next_u64());
+    let seed = seed.unwrap_or_else(|| edgesched::core::rng::Rng::from_os().next_u64());
     match simulate::simulate(&cfg, &cluster, seed) {
         Ok(decisions) => {
             match output {
@@ -179,7 +180,7 @@ fn rest_for(path: Option<&Path>, master: Option<&str>, allow_http: bool, what: &
     let rest = kubeconfig::build_config(path, master, allow_http).map_err(|e| format!("{what}: {e}"))?;
     // Check the certificates and key now: a bad PEM block is a configuration error (exit 2, naming
     // the kubeconfig and field), not a runtime failure discovered when the client is built.
-    edgesched::kube::tls::build_tls_config(&rest).map_err(|e| format!("{what}: {}: {e}", rest.origin))?;
+    edgesched::shell::kube::tls::build_tls_config(&rest).map_err(|e| format!("{what}: {}: {e}", rest.origin))?;
     Ok(rest)
 }
 

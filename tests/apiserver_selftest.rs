@@ -216,8 +216,8 @@ fn identity_comes_from_the_client_certificate_or_the_token_table() {
 
 #[test]
 fn kubeconfigs_work_with_the_crate_client_for_every_auth_mode() {
-    use edgesched::kube::client::Client;
-    use edgesched::kube::kubeconfig::load_kubeconfig;
+    use edgesched::shell::kube::client::Client;
+    use edgesched::shell::kube::kubeconfig::load_kubeconfig;
     let server = TestApiServer::start();
     let dir = support::tempdir("selftest-kubeconfig");
     server.add_token("tok-1", "token-user", &[]);
@@ -794,8 +794,8 @@ fn option_combinations_the_real_server_rejects_get_422() {
 
 #[test]
 fn the_crate_client_pages_watches_and_sees_retry_after() {
-    use edgesched::kube::client::{Client, ClientOptions, ListParams, WatchEvent, WatchParams};
-    use edgesched::kube::kubeconfig::load_kubeconfig;
+    use edgesched::shell::kube::client::{Client, ClientOptions, ListParams, WatchEvent, WatchParams};
+    use edgesched::shell::kube::kubeconfig::load_kubeconfig;
     let server = TestApiServer::start();
     server.set_bookmark_interval(Duration::from_millis(50));
     // The user gets the default scheduler's permissions, which cover everything used below.
@@ -1336,7 +1336,7 @@ subjects:
 #[test]
 fn serves_every_kind_the_scheduler_watches() {
     let server = TestApiServer::start();
-    for kind in edgesched::watched::KINDS {
+    for kind in edgesched::core::watched::KINDS {
         let mut c = admin(&server);
         let resp = c.call("GET", &kind.path("kube-system"), None);
         assert_eq!(resp.code, 200, "{}: {}", kind.kind, resp.text());

@@ -1,7 +1,7 @@
 //! Loading `KubeSchedulerConfiguration` files: the documentation examples, upstream's defaulting and
 //! validation tables (transcribed, with the upstream test names), decoding errors and round trips.
 
-use edgesched::config::*;
+use edgesched::core::config::*;
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {

@@ -1,14 +1,14 @@
 //! Configurations copied from web pages users deploy from (see tests/fixtures/README.md):
 //! what loads, what is refused, and that the refusals say what to fix.
 
-use edgesched::config::*;
+use edgesched::core::config::*;
 use std::path::Path;
 
 /// Load a fixture and build every profile's framework, as the scheduler does at start: a
 /// configuration that parses but cannot run is a failure here too.
 fn load_fixture(name: &str) -> Result<Loaded, ConfigError> {
     let loaded = load_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/config").join(name))?;
-    if let Err(e) = edgesched::simulate::frameworks(&loaded.config) {
+    if let Err(e) = edgesched::core::simulate::frameworks(&loaded.config) {
         panic!("{name} loads but its profiles do not build: {e}");
     }
     Ok(loaded)
@@ -21,7 +21,7 @@ fn every_config_version_default_profile_builds() {
             "apiVersion: kubescheduler.config.k8s.io/{version}\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: a\n- schedulerName: b\n"
         );
         let loaded = load_str(&text, version).unwrap_or_else(|e| panic!("{version}: {e}"));
-        let frameworks = edgesched::simulate::frameworks(&loaded.config).unwrap_or_else(|e| panic!("{version}: {e}"));
+        let frameworks = edgesched::core::simulate::frameworks(&loaded.config).unwrap_or_else(|e| panic!("{version}: {e}"));
         assert_eq!(frameworks.len(), 2, "{version}");
         for fw in &frameworks {
             let points = fw.extension_points();

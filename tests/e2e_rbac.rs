@@ -9,7 +9,7 @@
 
 mod support;
 
-use edgesched::permissions::{self, Access, Usage};
+use edgesched::shell::permissions::{self, Access, Usage};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -274,7 +274,7 @@ fn complete_binding(server: &TestApiServer, claim_name: &str, pv: &str) {
 }
 
 fn scheduler_name(config: &Path) -> String {
-    let cfg = edgesched::config::load_file(config).expect("config").config;
+    let cfg = edgesched::core::config::load_file(config).expect("config").config;
     cfg.profiles[0].scheduler_name.clone()
 }
 
@@ -457,8 +457,8 @@ fn allowed(server: &TestApiServer, user: &str, groups: &[&str], accesses: &[Acce
     server.grant_cluster_admin("rbac-checker");
     let dir = deploy::scratch("sar");
     let kubeconfig = server.write_kubeconfig(&dir, KubeAuth::ClientCert { user: "rbac-checker".into() });
-    let rest = edgesched::kube::kubeconfig::load_kubeconfig(&kubeconfig, None).expect("kubeconfig");
-    let client = edgesched::kube::client::Client::new(&rest, &Default::default()).expect("client");
+    let rest = edgesched::shell::kube::kubeconfig::load_kubeconfig(&kubeconfig, None).expect("kubeconfig");
+    let client = edgesched::shell::kube::client::Client::new(&rest, &Default::default()).expect("client");
     let out = accesses
         .iter()
         .map(|a| {
@@ -481,7 +481,7 @@ fn denied(results: &[(Access, bool)], required: bool) -> Vec<String> {
 #[test]
 fn every_declared_permission_is_granted_by_the_shipped_rbac_and_kubeadms_roles() {
     let static_cfg =
-        edgesched::config::load_file(&manifest("manifests/static-pod/edgesched-config.yaml")).expect("config").config;
+        edgesched::core::config::load_file(&manifest("manifests/static-pod/edgesched-config.yaml")).expect("config").config;
     let usage = Usage::of(&static_cfg, true).expect("profiles");
     let accesses = permissions::accesses(&static_cfg, &usage);
     assert!(accesses.len() > 30, "{accesses:?}");
@@ -528,7 +528,7 @@ fn every_declared_permission_is_granted_by_the_shipped_rbac_and_kubeadms_roles()
     let sa = "system:serviceaccount:kube-system:edgesched";
     let groups = ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"];
     let configmap = deploy::doc_of_kind(&manifest("manifests/deployment/configmap.yaml"), "ConfigMap");
-    let cfg = edgesched::config::load_str(configmap["data"]["config.yaml"].as_str().expect("config"), "configmap")
+    let cfg = edgesched::core::config::load_str(configmap["data"]["config.yaml"].as_str().expect("config"), "configmap")
         .expect("config")
         .config;
     let results = allowed(&server, sa, &groups, &permissions::accesses(&cfg, &Usage::of(&cfg, true).expect("profiles")));

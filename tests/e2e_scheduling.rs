@@ -164,7 +164,7 @@ fn pods_bound_by_others_consume_capacity() {
 fn assert_no_overcommit(server: &TestApiServer) {
     let nodes = server.list(NODES);
     let pods = server.list("/api/v1/pods");
-    let milli = |q: &str| -> i64 { edgesched::kube::quantity::parse_milli(q).expect("quantity") };
+    let milli = |q: &str| -> i64 { edgesched::core::quantity::parse_milli(q).expect("quantity") };
     let mut used: HashMap<String, (i64, i64, usize)> = HashMap::new();
     for p in &pods {
         let Some(n) = p["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) else { continue };

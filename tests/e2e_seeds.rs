@@ -120,7 +120,7 @@ impl FakeKubeScheduler {
     const IDENTITY: &'static str = "master-1_6c3f0b7e-0d5d-4c57-9a43-1e5cbd6b3a7e";
 
     fn start(server: &TestApiServer) -> FakeKubeScheduler {
-        let now = edgesched::timefmt::format_micro(SystemTime::now());
+        let now = edgesched::core::timefmt::format_micro(SystemTime::now());
         server.create(
             LEASES,
             json!({"metadata": {"name": "kube-scheduler"},
@@ -130,7 +130,7 @@ impl FakeKubeScheduler {
     }
 
     fn renew(&self, server: &TestApiServer) {
-        let now = edgesched::timefmt::format_micro(SystemTime::now());
+        let now = edgesched::core::timefmt::format_micro(SystemTime::now());
         server.patch_merge(&format!("{LEASES}/kube-scheduler"), json!({"spec": {"renewTime": now}}));
     }
 }

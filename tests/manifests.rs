@@ -241,7 +241,7 @@ fn systemd_unit_and_config_agree() {
 /// with its verb and resource, and nothing the code does not make.
 #[test]
 fn readme_permission_table_matches_the_declaration() {
-    use edgesched::permissions::{accesses, Usage};
+    use edgesched::shell::permissions::{accesses, Usage};
     let readme = read("README.md");
     let section = readme.split("## Permissions\n").nth(1).and_then(|s| s.split("\n## ").next()).expect("Permissions section");
     let rows: Vec<(Vec<String>, Vec<String>, bool)> = section
@@ -253,7 +253,7 @@ fn readme_permission_table_matches_the_declaration() {
             (list(cells[0]), list(cells[1]), cells[4] == "yes")
         })
         .collect();
-    let cfg = edgesched::config::default_config();
+    let cfg = edgesched::core::config::default_config();
     let declared = accesses(&cfg, &Usage::of(&cfg, true).expect("profiles"));
     for a in &declared {
         let resource = a.qualified_resource();

@@ -28,12 +28,12 @@ fuzz_target!(|data: &[u8]| {
         owned = v;
         &owned
     };
-    match edgesched::config::load_bytes(bytes, "fuzz.yaml") {
+    match edgesched::core::config::load_bytes(bytes, "fuzz.yaml") {
         Ok(loaded) => {
             // A loaded configuration must also dump and re-validate without panicking.
-            let _ = edgesched::config::to_yaml(&loaded.config);
-            let _ = edgesched::config::to_json(&loaded.config);
-            let _ = edgesched::config::validate(&loaded.config);
+            let _ = edgesched::core::config::to_yaml(&loaded.config);
+            let _ = edgesched::core::config::to_json(&loaded.config);
+            let _ = edgesched::core::config::validate(&loaded.config);
         }
         Err(e) => assert!(e.to_string().contains("fuzz.yaml"), "error does not name the file: {e}"),
     }

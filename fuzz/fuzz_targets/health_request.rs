@@ -4,14 +4,14 @@
 //! the health paths may be answered 200 without the accepted token.
 #![no_main]
 
-use edgesched::metrics::Metrics;
-use edgesched::serve::auth::{Delegating, Reviewer, UserInfo};
-use edgesched::serve::http::{parse_request, serve_connection, Limits};
-use edgesched::serve::{route, AllowPaths, HealthState};
+use edgesched::core::metrics::Metrics;
+use edgesched::shell::serving::auth::{Delegating, Reviewer, UserInfo};
+use edgesched::shell::serving::http::{parse_request, serve_connection, Limits};
+use edgesched::shell::serving::{route, AllowPaths, HealthState};
 use libfuzzer_sys::fuzz_target;
 use std::io::{self, Read, Write};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 struct FakeReviewer;
 

@@ -2,7 +2,7 @@
 //! touches the filesystem), followed by the server URL checks `--kubeconfig` resolution applies.
 #![no_main]
 
-use edgesched::kube::kubeconfig::load_kubeconfig_str_no_files;
+use edgesched::shell::kube::kubeconfig::load_kubeconfig_str_no_files;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -13,7 +13,7 @@ fuzz_target!(|text: &str| {
             Ok(config) => {
                 // Debug output must never show secrets.
                 let shown = format!("{config:?}");
-                if let Some(edgesched::kube::kubeconfig::TokenSource::Static(token)) = &config.token {
+                if let Some(edgesched::shell::kube::kubeconfig::TokenSource::Static(token)) = &config.token {
                     assert!(token.len() < 4 || !shown.contains(token.as_str()), "token in Debug output");
                 }
             }

@@ -2,7 +2,7 @@
 //! keep their invariants (no wrap-around, sign respected, milli = value scaled up).
 #![no_main]
 
-use edgesched::kube::quantity::{parse_milli, parse_value, Quantity};
+use edgesched::core::quantity::{parse_milli, parse_value, Quantity};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: &str| {

@@ -2,9 +2,9 @@
 //! conversion into the scheduler's compact records (quantities, taints, tolerations, labels).
 #![no_main]
 
-use edgesched::kube::api::{Node, Pod};
-use edgesched::kube::client::{decode_watch_line, WatchEvent};
-use edgesched::model::{NoPriorityClasses, NodeSpecInfo, PodInfo};
+use edgesched::core::api::{Node, Pod};
+use edgesched::shell::kube::client::{decode_watch_line, WatchEvent};
+use edgesched::core::model::{NoPriorityClasses, NodeSpecInfo, PodInfo};
 use libfuzzer_sys::fuzz_target;
 
 fn object<T>(event: WatchEvent<T>) -> Option<T> {

@@ -66,7 +66,7 @@ pub fn assert_each_bound_exactly_once(server: &TestApiServer, ns: &str, names: &
 }
 
 fn milli(q: &str) -> i64 {
-    edgesched::kube::quantity::parse_milli(q).unwrap_or_else(|e| panic!("quantity {q:?}: {e:?}"))
+    edgesched::core::quantity::parse_milli(q).unwrap_or_else(|e| panic!("quantity {q:?}: {e:?}"))
 }
 
 /// A pod's effective request of `resource` in milli-units: max(sum over containers, largest

@@ -1,0 +1,50 @@
+//! The node-side view of a pod that occupies a node, shared by the node table and its indexes
+//! (in its own file so the indexes need not import the table).
+
+use crate::core::api;
+use crate::core::model::{HostPort, Labels, PodInfo, PodKey, PodResources};
+use std::sync::Arc;
+
+/// A pod that occupies a node: bound (seen through the watch) or assumed (chosen by us, binding).
+#[derive(Debug, Clone)]
+pub struct AssignedPod {
+    pub key: PodKey,
+    pub uid: Box<str>,
+    pub namespace: Box<str>,
+    pub node_name: Box<str>,
+    pub priority: i32,
+    /// status.startTime (seconds since the epoch, 0 if unknown).
+    pub start_unix: i64,
+    pub resources: PodResources,
+    pub host_ports: Vec<HostPort>,
+    pub labels: Labels,
+    pub affinity: Option<Arc<api::Affinity>>,
+    pub terminating: bool,
+    /// Being deleted by a scheduler preemption (victims in their graceful termination).
+    pub preempted_by_scheduler: bool,
+}
+
+impl AssignedPod {
+    /// Build the node-side view of a pod placed on `node_name`.
+    pub fn from_pod(pod: &PodInfo, node_name: &str) -> AssignedPod {
+        AssignedPod {
+            key: pod.key.clone(),
+            uid: pod.uid.clone(),
+            namespace: pod.namespace.clone(),
+            node_name: node_name.into(),
+            priority: pod.priority,
+            start_unix: pod.start_unix,
+            resources: pod.requests_or_default(),
+            host_ports: pod.host_ports.clone(),
+            labels: pod.labels.clone(),
+            affinity: pod.affinity.clone(),
+            terminating: pod.terminating,
+            preempted_by_scheduler: pod.preempted_by_scheduler,
+        }
+    }
+
+    /// Whether the pod declares any (anti-)affinity term that InterPodAffinity must consider.
+    pub fn has_pod_affinity_terms(&self) -> bool {
+        self.affinity.as_ref().is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
+    }
+}

@@ -1,0 +1,257 @@
+//! Scheduler events as users read them (`kubectl get events`), with client-go's event-series
+//! de-duplication (k8s.io/client-go/tools/events/event_broadcaster.go): the first occurrence is
+//! created, the second turns it into a series (PATCH `series.count=2`), later ones only bump the
+//! count, refreshed on a 30-minute heartbeat; a series idle for 6 minutes is finished, so the next
+//! occurrence starts a new event. Isomorphic events share (action, reason, controller, regarding).
+//!
+//! Pure: callers pass `now` and perform the returned [`EventWrite`]s.
+
+use crate::core::api;
+use crate::core::timefmt;
+use std::collections::HashMap;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Series idle longer than this are finished (`finishTime`).
+pub const SERIES_FINISH_AFTER: Duration = Duration::from_secs(6 * 60);
+/// Ongoing series are re-patched this often (`refreshTime`).
+pub const SERIES_REFRESH_EVERY: Duration = Duration::from_secs(30 * 60);
+
+/// Normal or Warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventType {
+    Normal,
+    Warning,
+}
+
+impl EventType {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            EventType::Normal => "Normal",
+            EventType::Warning => "Warning",
+        }
+    }
+}
+
+/// What the scheduler wants to say about a pod.
+#[derive(Debug, Clone)]
+pub struct EventRecord {
+    pub regarding: api::ObjectReference,
+    pub type_: EventType,
+    pub reason: String,
+    pub action: String,
+    pub note: String,
+    /// The profile's scheduler name (`reportingController`, `source.component` in core/v1 view).
+    pub reporting_controller: String,
+}
+
+/// An API write the recorder asks for.
+#[derive(Debug, Clone)]
+pub enum EventWrite {
+    /// POST a new events.k8s.io/v1 Event into the regarding object's namespace.
+    Create(Box<api::Event>),
+    /// PATCH the series of an existing event (`name`, `namespace`, count, lastObservedTime).
+    PatchSeries { namespace: String, name: String, count: u32, last_observed: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    action: String,
+    reason: String,
+    controller: String,
+    regarding: (String, String, String, String),
+}
+
+#[derive(Debug)]
+struct Cached {
+    namespace: String,
+    name: String,
+    count: u32,
+    last_observed: Instant,
+    last_observed_wall: SystemTime,
+    last_patch: Instant,
+}
+
+/// Event-series bookkeeping plus the `reportingInstance` (`<controller>-<hostname>`).
+#[derive(Debug)]
+pub struct EventSeries {
+    hostname: String,
+    cache: HashMap<Key, Cached>,
+}
+
+impl EventSeries {
+    pub fn new(hostname: &str) -> EventSeries {
+        EventSeries { hostname: hostname.to_string(), cache: HashMap::new() }
+    }
+
+    /// Record one occurrence; returns the API write to perform now, if any.
+    pub fn record(&mut self, ev: &EventRecord, now: Instant, wall: SystemTime) -> Option<EventWrite> {
+        let key = Key {
+            action: ev.action.clone(),
+            reason: ev.reason.clone(),
+            controller: ev.reporting_controller.clone(),
+            regarding: (
+                ev.regarding.namespace.clone(),
+                ev.regarding.name.clone(),
+                ev.regarding.uid.clone(),
+                ev.regarding.kind.clone(),
+            ),
+        };
+        if let Some(c) = self.cache.get_mut(&key) {
+            if now.saturating_duration_since(c.last_observed) <= SERIES_FINISH_AFTER {
+                c.count += 1;
+                c.last_observed = now;
+                c.last_observed_wall = wall;
+                if c.count == 2 {
+                    c.last_patch = now;
+                    return Some(EventWrite::PatchSeries {
+                        namespace: c.namespace.clone(),
+                        name: c.name.clone(),
+                        count: 2,
+                        last_observed: timefmt::format_micro(wall),
+                    });
+                }
+                return None;
+            }
+        }
+        let event = self.build(ev, wall);
+        self.cache.insert(
+            key,
+            Cached {
+                namespace: event.metadata.namespace.clone(),
+                name: event.metadata.name.clone(),
+                count: 1,
+                last_observed: now,
+                last_observed_wall: wall,
+                last_patch: now,
+            },
+        );
+        Some(EventWrite::Create(Box::new(event)))
+    }
+
+    /// Periodic maintenance: finish idle series, refresh long-running ones.
+    pub fn tick(&mut self, now: Instant) -> Vec<EventWrite> {
+        let mut writes = Vec::new();
+        self.cache.retain(|_, c| {
+            if now.saturating_duration_since(c.last_observed) > SERIES_FINISH_AFTER {
+                if c.count > 2 && c.last_patch < c.last_observed {
+                    writes.push(EventWrite::PatchSeries {
+                        namespace: c.namespace.clone(),
+                        name: c.name.clone(),
+                        count: c.count,
+                        last_observed: timefmt::format_micro(c.last_observed_wall),
+                    });
+                }
+                return false;
+            }
+            if c.count > 2 && now.saturating_duration_since(c.last_patch) >= SERIES_REFRESH_EVERY {
+                c.last_patch = now;
+                writes.push(EventWrite::PatchSeries {
+                    namespace: c.namespace.clone(),
+                    name: c.name.clone(),
+                    count: c.count,
+                    last_observed: timefmt::format_micro(c.last_observed_wall),
+                });
+            }
+            true
+        });
+        writes
+    }
+
+    /// Number of tracked series (for tests and metrics).
+    pub fn len(&self) -> usize {
+        self.cache.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cache.is_empty()
+    }
+
+    fn build(&self, ev: &EventRecord, wall: SystemTime) -> api::Event {
+        let nanos = wall.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        api::Event {
+            kind: "Event".into(),
+            api_version: "events.k8s.io/v1".into(),
+            metadata: api::ObjectMeta {
+                // client-go: fmt.Sprintf("%v.%x", regarding.Name, t.UnixNano())
+                name: format!("{}.{:x}", ev.regarding.name, nanos),
+                namespace: ev.regarding.namespace.clone(),
+                ..Default::default()
+            },
+            event_time: timefmt::format_micro(wall),
+            reporting_controller: ev.reporting_controller.clone(),
+            reporting_instance: format!("{}-{}", ev.reporting_controller, self.hostname),
+            action: ev.action.clone(),
+            reason: ev.reason.clone(),
+            regarding: ev.regarding.clone(),
+            related: None,
+            note: ev.note.clone(),
+            type_: ev.type_.as_str().into(),
+        }
+    }
+}
+
+/// The reference an event about a pod carries (`regarding`).
+pub fn pod_reference(namespace: &str, name: &str, uid: &str, resource_version: &str) -> api::ObjectReference {
+    api::ObjectReference {
+        kind: "Pod".into(),
+        api_version: "v1".into(),
+        namespace: namespace.into(),
+        name: name.into(),
+        uid: uid.into(),
+        resource_version: resource_version.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(note: &str) -> EventRecord {
+        EventRecord {
+            regarding: pod_reference("default", "p", "u1", "7"),
+            type_: EventType::Warning,
+            reason: "FailedScheduling".into(),
+            action: "Scheduling".into(),
+            note: note.into(),
+            reporting_controller: "my-scheduler".into(),
+        }
+    }
+
+    #[test]
+    fn first_event_matches_the_real_post_body_shape() {
+        // fixtures: events/events.k8s.io-v1-FailedScheduling-post-body-k3s-v1.33.RECONSTRUCTED.json
+        let mut s = EventSeries::new("node-a");
+        let wall = timefmt::parse_system_time("2025-09-11T20:50:21.450412Z").expect("time");
+        let Some(EventWrite::Create(ev)) =
+            s.record(&failed("0/1 nodes are available: 1 Insufficient cpu."), Instant::now(), wall)
+        else {
+            panic!("expected create")
+        };
+        assert_eq!(ev.event_time, "2025-09-11T20:50:21.450412Z");
+        assert_eq!(ev.reporting_instance, "my-scheduler-node-a");
+        assert!(ev.metadata.name.starts_with("p.") && ev.metadata.name.len() > 3);
+        assert_eq!(ev.type_, "Warning");
+        let v = serde_json::to_value(&ev).expect("json");
+        for field in ["action", "eventTime", "note", "reason", "regarding", "reportingController", "reportingInstance", "type"] {
+            assert!(v.get(field).is_some(), "missing {field}");
+        }
+    }
+
+    #[test]
+    fn repeats_become_a_series_and_idle_series_finish() {
+        let mut s = EventSeries::new("h");
+        let t0 = Instant::now();
+        let wall = SystemTime::now();
+        assert!(matches!(s.record(&failed("a"), t0, wall), Some(EventWrite::Create(_))));
+        assert!(matches!(
+            s.record(&failed("b"), t0 + Duration::from_secs(1), wall),
+            Some(EventWrite::PatchSeries { count: 2, .. })
+        ));
+        assert!(s.record(&failed("c"), t0 + Duration::from_secs(2), wall).is_none());
+        assert!(s.tick(t0 + Duration::from_secs(60)).is_empty());
+        let writes = s.tick(t0 + Duration::from_secs(2) + SERIES_FINISH_AFTER + Duration::from_secs(1));
+        assert!(matches!(writes.as_slice(), [EventWrite::PatchSeries { count: 3, .. }]));
+        assert!(s.is_empty());
+        assert!(matches!(s.record(&failed("d"), t0 + Duration::from_secs(900), wall), Some(EventWrite::Create(_))));
+    }
+}

@@ -1,0 +1,592 @@
+//! One scheduling cycle for one pod: PreFilter, Filter over a rotating sample of nodes, PostFilter
+//! when nothing fits, PreScore/Score/normalise/weight, and a uniformly random choice among the best
+//! nodes (pkg/scheduler/schedule_one.go: `schedulePod`, `findNodesThatFitPod`,
+//! `numFeasibleNodesToFind`, `prioritizeNodes`).
+
+use super::status::{fit_error_message, Code, Diagnosis, Rejection};
+use super::{Framework, PluginState, PostFilterResult, PreFilterOutcome, PreScoreOutcome, MAX_NODE_SCORE, MIN_NODE_SCORE};
+use crate::core::cache::{AssignedPod, Cache, NodeId, NodeInfo};
+use crate::core::model::PodInfo;
+use crate::core::rng::Rng;
+
+/// `minFeasibleNodesToFind`.
+const MIN_FEASIBLE_NODES_TO_FIND: usize = 100;
+/// `minFeasibleNodesPercentageToFind`.
+const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: i64 = 5;
+/// `ErrNoNodesAvailable`.
+pub const NO_NODES_AVAILABLE: &str = "no nodes available to schedule pods";
+
+/// Inputs that live across cycles.
+pub struct CycleParams<'a> {
+    /// Where the next cycle starts walking the node list (shared by all profiles, as upstream).
+    pub next_start_node_index: &'a mut usize,
+    /// The global `percentageOfNodesToScore` (0 = adaptive).
+    pub percentage_of_nodes_to_score: i32,
+    pub rng: &'a mut Rng,
+    /// Keep every plugin's score for every node (for `simulate`/`explain`).
+    pub explain: bool,
+}
+
+/// A successful placement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduleResult {
+    pub node: Box<str>,
+    pub evaluated_nodes: usize,
+    pub feasible_nodes: usize,
+}
+
+/// Scores of one feasible node: weighted total and each plugin's normalised (unweighted) score.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeScores {
+    pub node: Box<str>,
+    pub total: i64,
+    pub plugins: Vec<(&'static str, i64)>,
+}
+
+/// The result of a cycle, with everything needed to explain it.
+#[derive(Debug, Clone)]
+pub enum ScheduleOutcome {
+    Scheduled {
+        result: ScheduleResult,
+        /// API writes to perform before binding (from Reserve plugins), in order.
+        pre_bind: Vec<super::PreBindAction>,
+        /// Nodes rejected by filters on the way (evaluated but infeasible).
+        diagnosis: Diagnosis,
+        /// Filled when `explain` is set and more than one node was feasible.
+        scores: Vec<NodeScores>,
+    },
+    /// No node fits. `message` is the FitError text (events and the PodScheduled condition).
+    Unschedulable { num_all_nodes: usize, diagnosis: Diagnosis, post_filter: PostFilterResult, message: String },
+    /// Something other than the pod's requirements went wrong (reason `SchedulerError`).
+    Error { message: String, diagnosis: Diagnosis },
+}
+
+/// `numFeasibleNodesToFind`: how many feasible nodes are enough to stop filtering.
+pub fn num_feasible_nodes_to_find(percentage: i32, num_all_nodes: usize) -> usize {
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND {
+        return num_all_nodes;
+    }
+    let mut pct = i64::from(percentage);
+    if pct == 0 {
+        pct = 50 - num_all_nodes as i64 / 125;
+        if pct < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND {
+            pct = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
+        }
+    }
+    let num = (num_all_nodes as i64 * pct / 100) as usize;
+    num.max(MIN_FEASIBLE_NODES_TO_FIND)
+}
+
+#[derive(Default)]
+struct PreFilterRun {
+    restricted: Option<Vec<Box<str>>>,
+    plugins_with_nodes: Vec<&'static str>,
+    rejection: Option<Rejection>,
+}
+
+struct CycleState {
+    states: Vec<PluginState>,
+    /// Plugins whose Filter is skipped for this pod (PreFilter returned Skip).
+    skip_filter: Vec<bool>,
+    skip_score: Vec<bool>,
+}
+
+impl Framework {
+    /// RunPreFilterPlugins (framework/runtime/framework.go): an Unresolvable rejection stops at
+    /// once; an Unschedulable one is remembered while the remaining PreFilters still run (their
+    /// state is needed by preemption); node-set restrictions are intersected.
+    fn run_pre_filter(&self, cache: &Cache, pod: &PodInfo, cs: &mut CycleState) -> PreFilterRun {
+        let mut run = PreFilterRun::default();
+        for &i in &self.pre_filter {
+            let pl = &self.plugins[i];
+            match pl.pre_filter(cache, pod, &mut cs.states[i]) {
+                PreFilterOutcome::Continue => {}
+                PreFilterOutcome::Skip => cs.skip_filter[i] = true,
+                PreFilterOutcome::Reject(r) => {
+                    let r = r.with_plugin(pl.name());
+                    match r.code {
+                        Code::UnschedulableAndUnresolvable => {
+                            run.rejection = Some(r);
+                            return run;
+                        }
+                        Code::Unschedulable => {
+                            run.rejection = Some(r);
+                        }
+                        Code::Error => {
+                            run.rejection = Some(
+                                Rejection::error(format!("running PreFilter plugin {:?}: {}", pl.name(), r.message()))
+                                    .with_plugin(pl.name()),
+                            );
+                            return run;
+                        }
+                    }
+                }
+                PreFilterOutcome::Nodes(names) => {
+                    if !run.plugins_with_nodes.contains(&pl.name()) {
+                        run.plugins_with_nodes.push(pl.name());
+                        run.plugins_with_nodes.sort_unstable();
+                    }
+                    let merged = match run.restricted.take() {
+                        None => names,
+                        Some(prev) => prev.into_iter().filter(|n| names.contains(n)).collect(),
+                    };
+                    if merged.is_empty() {
+                        let msg = if run.plugins_with_nodes.len() == 1 {
+                            format!("node(s) didn't satisfy plugin {}", run.plugins_with_nodes[0])
+                        } else {
+                            format!("node(s) didn't satisfy plugin(s) [{}] simultaneously", run.plugins_with_nodes.join(" "))
+                        };
+                        run.rejection = Some(Rejection::unresolvable(msg).with_plugin(pl.name()));
+                        return run;
+                    }
+                    run.restricted = Some(merged);
+                }
+            }
+        }
+        run
+    }
+
+    /// Run the Filter plugins on one node; the first rejection stops (RunFilterPlugins).
+    fn run_filters(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        node: &NodeInfo,
+        states: &[PluginState],
+        skip: &[bool],
+    ) -> Result<(), Rejection> {
+        for &i in &self.filter {
+            if skip[i] {
+                continue;
+            }
+            let pl = &self.plugins[i];
+            pl.filter(cache, pod, node, &states[i]).map_err(|r| r.with_plugin(pl.name()))?;
+        }
+        Ok(())
+    }
+
+    /// Copy the PreFilter states: through each plugin's `clone_state`, or — for a plugin that
+    /// keeps state but does not implement it — by running its PreFilter again (same inputs, same
+    /// state), so simulations never see a missing state.
+    pub(crate) fn copy_states(&self, cache: &Cache, pod: &PodInfo, states: &[PluginState]) -> Vec<PluginState> {
+        states
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let copied = self.plugins[i].clone_state(s);
+                if copied.is_none() && s.is_some() {
+                    let mut fresh: PluginState = None;
+                    let _ = self.plugins[i].pre_filter(cache, pod, &mut fresh);
+                    fresh
+                } else {
+                    copied
+                }
+            })
+            .collect()
+    }
+
+    /// RunFilterPluginsWithNominatedPods: when pods of higher or equal priority are nominated to
+    /// the node, the filters first run as if those pods were already there (so lower-priority
+    /// pods cannot take the room preemption is freeing), then again without them (filters such
+    /// as inter-pod affinity may only pass without them).
+    fn filter_node(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        node: &NodeInfo,
+        states: &[PluginState],
+        skip: &[bool],
+    ) -> Result<(), Rejection> {
+        if cache.nominations().any() {
+            let nominated: Vec<&std::sync::Arc<PodInfo>> = cache
+                .nominations()
+                .pods_on(node.name())
+                .iter()
+                .filter(|p| p.key != pod.key && p.priority >= pod.priority)
+                .collect();
+            if !nominated.is_empty() {
+                let mut with = node.clone();
+                let mut with_states = self.copy_states(cache, pod, states);
+                for p in nominated {
+                    let added = std::sync::Arc::new(AssignedPod::from_pod(p, node.name()));
+                    with.add_pod(added.clone());
+                    for &i in &self.pre_filter {
+                        if !skip[i] {
+                            self.plugins[i].add_pod(&mut with_states[i], pod, &added, &with);
+                        }
+                    }
+                }
+                self.run_filters(cache, pod, &with, &with_states, skip)?;
+            }
+        }
+        self.run_filters(cache, pod, node, states, skip)
+    }
+
+    /// Schedule one pod against the cache. Pure: reads the cache, returns the decision.
+    pub fn schedule(&self, cache: &Cache, pod: &PodInfo, params: &mut CycleParams) -> ScheduleOutcome {
+        let mut diagnosis = Diagnosis::default();
+        let all_nodes = cache.node_order_snapshot();
+        if all_nodes.is_empty() {
+            diagnosis.absent_nodes_status = Some(Rejection::unresolvable(NO_NODES_AVAILABLE));
+            return ScheduleOutcome::Unschedulable {
+                num_all_nodes: 0,
+                diagnosis,
+                post_filter: PostFilterResult::default(),
+                message: NO_NODES_AVAILABLE.to_string(),
+            };
+        }
+        let n = self.plugins.len();
+        let mut cs =
+            CycleState { states: (0..n).map(|_| None).collect(), skip_filter: vec![false; n], skip_score: vec![false; n] };
+
+        let pre = self.run_pre_filter(cache, pod, &mut cs);
+        for p in &pre.plugins_with_nodes {
+            diagnosis.add_plugin(p);
+        }
+        if let Some(r) = pre.rejection {
+            if r.code == Code::Error {
+                return ScheduleOutcome::Error { message: r.message(), diagnosis };
+            }
+            diagnosis.pre_filter_msg = r.message();
+            diagnosis.add_plugin(r.plugin);
+            diagnosis.absent_nodes_status = Some(r);
+            return self.fit_error(cache, pod, diagnosis, &cs, params);
+        }
+        let restricted = pre.restricted;
+
+        // A nominated node (from an earlier preemption) is tried first; if it fits, it is the answer.
+        if !pod.nominated_node_name.is_empty() {
+            if let Some(node) = cache.node_by_name(&pod.nominated_node_name) {
+                if self.filter_node(cache, pod, node, &cs.states, &cs.skip_filter).is_ok() {
+                    let result = ScheduleResult { node: node.node.name.clone(), evaluated_nodes: 1, feasible_nodes: 1 };
+                    return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new());
+                }
+            }
+        }
+
+        let restricted_ids: Vec<NodeId>;
+        let nodes: &[NodeId] = match &restricted {
+            None => all_nodes,
+            Some(names) => {
+                restricted_ids =
+                    all_nodes.iter().copied().filter(|id| names.iter().any(|nm| **nm == *cache.node(*id).name())).collect();
+                diagnosis.absent_nodes_status = Some(Rejection::unresolvable(format!(
+                    "node(s) didn't satisfy plugin(s) [{}]",
+                    pre.plugins_with_nodes.join(" ")
+                )));
+                &restricted_ids
+            }
+        };
+
+        let has_scoring = !self.score.is_empty();
+        let mut num_to_find = num_feasible_nodes_to_find(
+            self.percentage_of_nodes_to_score.unwrap_or(params.percentage_of_nodes_to_score),
+            nodes.len(),
+        );
+        if !has_scoring {
+            num_to_find = 1;
+        }
+        let mut feasible: Vec<&NodeInfo> = Vec::with_capacity(num_to_find.min(nodes.len()));
+        let mut failed = 0usize;
+        let start = *params.next_start_node_index;
+        let len = nodes.len();
+        let mut error: Option<String> = None;
+        if len > 0 {
+            for i in 0..len {
+                let node = cache.node(nodes[(start + i) % len]);
+                match self.filter_node(cache, pod, node, &cs.states, &cs.skip_filter) {
+                    Ok(()) => {
+                        feasible.push(node);
+                        if feasible.len() >= num_to_find {
+                            break;
+                        }
+                    }
+                    Err(r) if r.code == Code::Error => {
+                        error = Some(format!("running Filter plugin {:?}: {}", r.plugin, r.message()));
+                        break;
+                    }
+                    Err(r) => {
+                        failed += 1;
+                        diagnosis.add_plugin(r.plugin);
+                        diagnosis.node_to_status.insert(node.node.name.clone(), r);
+                    }
+                }
+            }
+        }
+        let processed = feasible.len() + failed;
+        *params.next_start_node_index = (start + processed) % all_nodes.len();
+        if let Some(message) = error {
+            return ScheduleOutcome::Error { message, diagnosis };
+        }
+        if feasible.is_empty() {
+            return self.fit_error(cache, pod, diagnosis, &cs, params);
+        }
+        let evaluated = feasible.len() + diagnosis.node_to_status.len();
+        if feasible.len() == 1 {
+            let result = ScheduleResult { node: feasible[0].node.name.clone(), evaluated_nodes: evaluated, feasible_nodes: 1 };
+            return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new());
+        }
+
+        let scores = match self.prioritize(cache, pod, &feasible, &mut cs, params.explain) {
+            Ok(s) => s,
+            Err(message) => return ScheduleOutcome::Error { message, diagnosis },
+        };
+        let chosen = select_host(&scores.totals, params.rng);
+        let result = ScheduleResult {
+            node: feasible[chosen].node.name.clone(),
+            evaluated_nodes: evaluated,
+            feasible_nodes: feasible.len(),
+        };
+        self.reserve_on(cache, pod, &cs, result, diagnosis, scores.explained)
+    }
+
+    /// Reserve on the chosen node: collect the PreBind actions; a rejection turns the attempt
+    /// into a FitError on that single node (as upstream's Reserve failure handling).
+    fn reserve_on(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        cs: &CycleState,
+        result: ScheduleResult,
+        mut diagnosis: Diagnosis,
+        scores: Vec<NodeScores>,
+    ) -> ScheduleOutcome {
+        let mut pre_bind = Vec::new();
+        if let Some(node) = cache.node_by_name(&result.node) {
+            for &i in &self.reserve {
+                let pl = &self.plugins[i];
+                match pl.reserve(cache, pod, node, &cs.states[i]) {
+                    Ok(actions) => pre_bind.extend(actions),
+                    Err(r) if r.code == Code::Error => {
+                        return ScheduleOutcome::Error {
+                            message: format!("running Reserve plugin {:?}: {}", pl.name(), r.message()),
+                            diagnosis,
+                        };
+                    }
+                    Err(r) => {
+                        let mut d = Diagnosis::default();
+                        d.add_plugin(pl.name());
+                        d.node_to_status.insert(result.node.clone(), r.with_plugin(pl.name()));
+                        let message = fit_error_message(1, &d);
+                        diagnosis = d;
+                        return ScheduleOutcome::Unschedulable {
+                            num_all_nodes: 1,
+                            diagnosis,
+                            post_filter: PostFilterResult::default(),
+                            message,
+                        };
+                    }
+                }
+            }
+        }
+        ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores }
+    }
+
+    fn fit_error(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        mut diagnosis: Diagnosis,
+        cs: &CycleState,
+        params: &mut CycleParams,
+    ) -> ScheduleOutcome {
+        let num_all_nodes = cache.num_nodes();
+        let mut post = PostFilterResult::default();
+        if self.has_post_filter() {
+            let runner = Runner { fw: self, states: &cs.states, skip: &cs.skip_filter };
+            let mut reasons: Vec<std::borrow::Cow<'static, str>> = Vec::new();
+            let mut rejector: &'static str = "";
+            let mut chosen: Option<PostFilterResult> = None;
+            for &i in &self.post_filter {
+                let pl = &self.plugins[i];
+                let r = pl.post_filter(cache, pod, &diagnosis, &runner, params.rng);
+                match &r.rejection {
+                    None => {
+                        chosen = Some(r);
+                        reasons.clear();
+                        break;
+                    }
+                    Some(rej) if rej.code == Code::UnschedulableAndUnresolvable || rej.code == Code::Error => {
+                        reasons = rej.reasons.clone();
+                        rejector = pl.name();
+                        chosen = Some(PostFilterResult { rejection: Some(rej.clone().with_plugin(pl.name())), ..r });
+                        break;
+                    }
+                    Some(rej) => {
+                        reasons.extend(rej.reasons.iter().cloned());
+                        if rejector.is_empty() {
+                            rejector = pl.name();
+                        }
+                        if r.nominated_node.is_some() {
+                            chosen = Some(r.clone());
+                        }
+                    }
+                }
+            }
+            post = match chosen {
+                Some(r) if r.rejection.is_none() => r,
+                Some(mut r) => {
+                    r.rejection = Some(Rejection { code: Code::Unschedulable, reasons: reasons.clone(), plugin: rejector });
+                    r
+                }
+                None => PostFilterResult {
+                    rejection: Some(Rejection { code: Code::Unschedulable, reasons, plugin: rejector }),
+                    ..Default::default()
+                },
+            };
+            diagnosis.post_filter_msg = post.rejection.as_ref().map(|r| r.message()).unwrap_or_default();
+        }
+        let message = fit_error_message(num_all_nodes, &diagnosis);
+        ScheduleOutcome::Unschedulable { num_all_nodes, diagnosis, post_filter: post, message }
+    }
+
+    fn prioritize(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        cs: &mut CycleState,
+        explain: bool,
+    ) -> Result<Scores, String> {
+        let mut totals = vec![0i64; nodes.len()];
+        let mut explained: Vec<NodeScores> = Vec::new();
+        if self.score.is_empty() {
+            totals.iter_mut().for_each(|t| *t = 1);
+            return Ok(Scores { totals, explained });
+        }
+        for &i in &self.pre_score {
+            let pl = &self.plugins[i];
+            if pl.pre_score(cache, pod, nodes, &mut cs.states[i]) == PreScoreOutcome::Skip {
+                cs.skip_score[i] = true;
+            }
+        }
+        if explain {
+            explained = nodes.iter().map(|n| NodeScores { node: n.node.name.clone(), total: 0, plugins: Vec::new() }).collect();
+        }
+        let mut raw = vec![0i64; nodes.len()];
+        for &(i, weight) in &self.score {
+            if cs.skip_score[i] {
+                continue;
+            }
+            let pl = &self.plugins[i];
+            for (k, node) in nodes.iter().enumerate() {
+                raw[k] = pl
+                    .score(cache, pod, node, &cs.states[i])
+                    .map_err(|r| format!("running Score plugin {:?}: {}", pl.name(), r.message()))?;
+            }
+            if pl.points().normalize {
+                pl.normalize(pod, &mut raw, &cs.states[i]);
+            }
+            for (k, s) in raw.iter().enumerate() {
+                if *s < MIN_NODE_SCORE || *s > MAX_NODE_SCORE {
+                    return Err(format!(
+                        "plugin {:?} returns an invalid score {s}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
+                        pl.name()
+                    ));
+                }
+                totals[k] += s * weight;
+                if explain {
+                    explained[k].plugins.push((pl.name(), *s));
+                }
+            }
+        }
+        if explain {
+            for (e, t) in explained.iter_mut().zip(&totals) {
+                e.total = *t;
+            }
+        }
+        Ok(Scores { totals, explained })
+    }
+}
+
+struct Scores {
+    totals: Vec<i64>,
+    explained: Vec<NodeScores>,
+}
+
+/// Highest total wins; ties are broken uniformly at random (reservoir sampling, as `selectHost`).
+pub fn select_host(totals: &[i64], rng: &mut Rng) -> usize {
+    let mut best = 0usize;
+    let mut count = 0u64;
+    let mut max = i64::MIN;
+    for (i, &t) in totals.iter().enumerate() {
+        if t > max {
+            max = t;
+            best = i;
+            count = 1;
+        } else if t == max {
+            count += 1;
+            if rng.below(count) == 0 {
+                best = i;
+            }
+        }
+    }
+    best
+}
+
+/// The framework as PostFilter plugins see it.
+struct Runner<'a> {
+    fw: &'a Framework,
+    states: &'a [PluginState],
+    skip: &'a [bool],
+}
+
+impl super::FilterRunner for Runner<'_> {
+    fn states(&self) -> &[PluginState] {
+        self.states
+    }
+
+    fn clone_states(&self, cache: &Cache, pod: &PodInfo, states: &[PluginState]) -> Vec<PluginState> {
+        self.fw.copy_states(cache, pod, states)
+    }
+
+    fn remove_pod(&self, states: &mut [PluginState], pod: &PodInfo, removed: &AssignedPod, node: &NodeInfo) {
+        for &i in &self.fw.pre_filter {
+            if !self.skip[i] {
+                self.fw.plugins[i].remove_pod(&mut states[i], pod, removed, node);
+            }
+        }
+    }
+
+    fn add_pod(&self, states: &mut [PluginState], pod: &PodInfo, added: &AssignedPod, node: &NodeInfo) {
+        for &i in &self.fw.pre_filter {
+            if !self.skip[i] {
+                self.fw.plugins[i].add_pod(&mut states[i], pod, added, node);
+            }
+        }
+    }
+
+    fn run_filters(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, states: &[PluginState]) -> Result<(), Rejection> {
+        self.fw.filter_node(cache, pod, node, states, self.skip)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feasible_nodes_to_find_matches_upstream_examples() {
+        // schedule_one_test.go TestNumFeasibleNodesToFind.
+        assert_eq!(num_feasible_nodes_to_find(0, 10), 10);
+        assert_eq!(num_feasible_nodes_to_find(40, 10), 10);
+        assert_eq!(num_feasible_nodes_to_find(0, 1000), 420);
+        assert_eq!(num_feasible_nodes_to_find(40, 1000), 400);
+        assert_eq!(num_feasible_nodes_to_find(0, 6000), 300);
+        assert_eq!(num_feasible_nodes_to_find(40, 6000), 2400);
+        assert_eq!(num_feasible_nodes_to_find(0, 500), 230);
+        assert_eq!(num_feasible_nodes_to_find(0, 5000), 500);
+        assert_eq!(num_feasible_nodes_to_find(1, 150), 100);
+    }
+
+    #[test]
+    fn ties_are_spread_uniformly() {
+        let mut rng = Rng::seeded(1);
+        let mut counts = [0u32; 3];
+        for _ in 0..3000 {
+            counts[select_host(&[5, 9, 9, 9][..], &mut rng).saturating_sub(1)] += 1;
+        }
+        assert!(counts.iter().all(|c| (850..1150).contains(c)), "{counts:?}");
+        assert_eq!(select_host(&[1, 7, 3], &mut rng), 1);
+    }
+}

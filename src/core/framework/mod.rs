@@ -1,0 +1,183 @@
+//! The scheduling framework: plugin traits, profiles built from configuration, and the cycle
+//! (PreFilter → Filter → PostFilter → PreScore → Score → select host), following upstream's
+//! `pkg/scheduler/framework/runtime/framework.go` and `pkg/scheduler/schedule_one.go`.
+//!
+//! Everything here is pure: the cycle reads the [`Cache`] and the pod, uses the random source it is
+//! given, and returns a decision with the reasons behind it. The live scheduler, `simulate` and
+//! `explain` all call the same [`Framework::schedule`].
+
+pub mod cluster_events;
+pub mod cycle;
+pub mod plugins;
+pub mod profile;
+pub mod status;
+
+pub use cluster_events::EventMask;
+pub use cycle::{NodeScores, ScheduleOutcome, ScheduleResult};
+pub use profile::{Framework, ProfileError};
+pub use status::{fit_error_message, Code, Diagnosis, Rejection};
+
+use crate::core::cache::{Cache, NodeInfo};
+use crate::core::model::PodInfo;
+use std::any::Any;
+
+/// Upper and lower bounds every normalised score must respect (`fwk.MaxNodeScore`).
+pub const MAX_NODE_SCORE: i64 = 100;
+pub const MIN_NODE_SCORE: i64 = 0;
+
+/// Per-pod, per-plugin state computed at PreFilter/PreScore and read by Filter/Score.
+pub type PluginState = Option<Box<dyn Any + Send>>;
+
+/// Borrow a plugin's state as its concrete type.
+pub fn state_as<T: 'static>(state: &PluginState) -> Option<&T> {
+    state.as_ref().and_then(|b| b.downcast_ref::<T>())
+}
+
+/// What a PreFilter plugin decided for a pod.
+#[derive(Debug)]
+pub enum PreFilterOutcome {
+    /// Run this plugin's Filter on every candidate node.
+    Continue,
+    /// This plugin has nothing to check for the pod: skip its Filter.
+    Skip,
+    /// Only these nodes can possibly fit (e.g. `metadata.name In` node affinity).
+    Nodes(Vec<Box<str>>),
+    /// The pod cannot be scheduled anywhere.
+    Reject(Rejection),
+}
+
+/// Whether a score plugin takes part for this pod.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PreScoreOutcome {
+    Run,
+    Skip,
+}
+
+/// Extension points a plugin implements (upstream: the Go interfaces a plugin type satisfies).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Points {
+    pub pre_enqueue: bool,
+    pub queue_sort: bool,
+    pub pre_filter: bool,
+    pub filter: bool,
+    pub post_filter: bool,
+    pub pre_score: bool,
+    pub score: bool,
+    /// The plugin normalises its raw scores (upstream `ScoreExtensions`).
+    pub normalize: bool,
+    pub reserve: bool,
+    pub permit: bool,
+    pub pre_bind: bool,
+    pub bind: bool,
+    pub post_bind: bool,
+}
+
+pub use crate::core::cache::storage::PreBindAction;
+
+/// What a PostFilter plugin (preemption) decided after the pod fit nowhere.
+#[derive(Debug, Clone, Default)]
+pub struct PostFilterResult {
+    /// Node nominated for the pod (preemption victims are being evicted there).
+    pub nominated_node: Option<Box<str>>,
+    /// Pods to evict from the nominated node.
+    pub victims: Vec<std::sync::Arc<crate::core::cache::AssignedPod>>,
+    /// `None` when the plugin succeeded; otherwise why it could not help. Its message is appended
+    /// to the FitError (e.g. `preemption: 0/3 nodes are available: ...`).
+    pub rejection: Option<Rejection>,
+}
+
+/// What PostFilter plugins need from the framework to simulate evictions: the cycle's PreFilter
+/// state (cloneable per candidate node), the pod add/remove extensions, and the filters.
+pub trait FilterRunner {
+    /// The PreFilter states of this cycle (one slot per plugin).
+    fn states(&self) -> &[PluginState];
+    /// Deep-copy the states (for one candidate node).
+    fn clone_states(&self, cache: &Cache, pod: &PodInfo, states: &[PluginState]) -> Vec<PluginState>;
+    /// Tell every PreFilter plugin that `removed` left `node`.
+    fn remove_pod(&self, states: &mut [PluginState], pod: &PodInfo, removed: &crate::core::cache::AssignedPod, node: &NodeInfo);
+    /// Tell every PreFilter plugin that `added` joined `node`.
+    fn add_pod(&self, states: &mut [PluginState], pod: &PodInfo, added: &crate::core::cache::AssignedPod, node: &NodeInfo);
+    /// Run every Filter plugin against a (possibly modified) node.
+    fn run_filters(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, states: &[PluginState]) -> Result<(), Rejection>;
+}
+
+/// A scheduling plugin. Every method has a neutral default, so a plugin implements only the
+/// extension points it declares in [`Plugin::points`].
+pub trait Plugin: Send + Sync {
+    /// The plugin's name as used in configuration (`NodeResourcesFit`).
+    fn name(&self) -> &'static str;
+
+    /// The extension points this plugin implements.
+    fn points(&self) -> Points;
+
+    /// Cluster events that can make a pod this plugin rejected schedulable (queueing hints).
+    fn events(&self) -> EventMask {
+        EventMask::ALL
+    }
+
+    /// PreEnqueue: may the pod enter the active queue at all? (SchedulingGates)
+    fn pre_enqueue(&self, _pod: &PodInfo) -> Result<(), Rejection> {
+        Ok(())
+    }
+
+    /// PreFilter: per-pod preparation, node-set restriction or early rejection.
+    fn pre_filter(&self, _cache: &Cache, _pod: &PodInfo, _state: &mut PluginState) -> PreFilterOutcome {
+        PreFilterOutcome::Continue
+    }
+
+    /// Copy this plugin's PreFilter state, so preemption can simulate removing pods per candidate
+    /// node without disturbing the cycle's own state. Plugins whose state never changes after
+    /// PreFilter can keep the default (no state to copy).
+    fn clone_state(&self, _state: &PluginState) -> PluginState {
+        None
+    }
+
+    /// PreFilter extension: account a pod added to a node during preemption simulation.
+    fn add_pod(&self, _state: &mut PluginState, _pod: &PodInfo, _added: &crate::core::cache::AssignedPod, _node: &NodeInfo) {}
+
+    /// PreFilter extension: account a pod removed from a node during preemption simulation.
+    fn remove_pod(&self, _state: &mut PluginState, _pod: &PodInfo, _removed: &crate::core::cache::AssignedPod, _node: &NodeInfo) {
+    }
+
+    /// Filter: can the pod run on this node?
+    fn filter(&self, _cache: &Cache, _pod: &PodInfo, _node: &NodeInfo, _state: &PluginState) -> Result<(), Rejection> {
+        Ok(())
+    }
+
+    /// PostFilter: try to make the pod schedulable later (preemption).
+    fn post_filter(
+        &self,
+        _cache: &Cache,
+        _pod: &PodInfo,
+        _diagnosis: &Diagnosis,
+        _runner: &dyn FilterRunner,
+        _rng: &mut crate::core::rng::Rng,
+    ) -> PostFilterResult {
+        PostFilterResult::default()
+    }
+
+    /// PreScore: per-pod preparation for scoring over the feasible nodes.
+    fn pre_score(&self, _cache: &Cache, _pod: &PodInfo, _nodes: &[&NodeInfo], _state: &mut PluginState) -> PreScoreOutcome {
+        PreScoreOutcome::Run
+    }
+
+    /// Score one feasible node (raw score; see [`Plugin::normalize`]).
+    fn score(&self, _cache: &Cache, _pod: &PodInfo, _node: &NodeInfo, _state: &PluginState) -> Result<i64, Rejection> {
+        Ok(0)
+    }
+
+    /// Turn raw scores into 0..=100 (only called when `points().normalize`).
+    fn normalize(&self, _pod: &PodInfo, _scores: &mut [i64], _state: &PluginState) {}
+
+    /// Reserve: plan the API writes needed before binding to `node` (PreBind). A rejection here
+    /// makes the attempt fail as unschedulable on that node.
+    fn reserve(
+        &self,
+        _cache: &Cache,
+        _pod: &PodInfo,
+        _node: &NodeInfo,
+        _state: &PluginState,
+    ) -> Result<Vec<PreBindAction>, Rejection> {
+        Ok(Vec::new())
+    }
+}

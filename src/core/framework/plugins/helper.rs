@@ -1,0 +1,498 @@
+//! Shared pieces of the default plugins: score normalisation and node-selector matching.
+//!
+//! Node selectors are compiled once (per pod at PreFilter/PreScore, or once per plugin for
+//! `NodeAffinityArgs.addedAffinity`) into interned keys and parsed operands, so matching a node is
+//! a handful of pointer compares and never allocates. Semantics follow
+//! staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go and
+//! k8s.io/apimachinery/pkg/labels (Requirement validation and `Matches`).
+
+use crate::core::api;
+use crate::core::intern::Name;
+use crate::core::model::Labels;
+
+/// `helper.DefaultNormalizeScore` (pkg/scheduler/framework/plugins/helper/normalize_score.go):
+/// scale raw scores to `0..=max_priority` by the largest one; `reverse` turns "more is worse" raw
+/// scores into "more is better". All-zero input becomes all `max_priority` when reversed.
+pub fn default_normalize_score(max_priority: i64, reverse: bool, scores: &mut [i64]) {
+    let max_count = scores.iter().copied().fold(0i64, i64::max);
+    if max_count == 0 {
+        if reverse {
+            scores.iter_mut().for_each(|s| *s = max_priority);
+        }
+        return;
+    }
+    for s in scores.iter_mut() {
+        let scaled = max_priority * *s / max_count;
+        *s = if reverse { max_priority - scaled } else { scaled };
+    }
+}
+
+/// How selector keys are resolved to interned names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyResolution {
+    /// Look keys up only: a key nobody interned is on no node (pod selectors; keeps the pool from
+    /// growing with arbitrary pod input).
+    Lookup,
+    /// Intern keys (scheduler configuration, compiled once before any node is known).
+    Intern,
+}
+
+fn resolve(key: &str, how: KeyResolution) -> Option<Name> {
+    match how {
+        KeyResolution::Lookup => Name::lookup(key),
+        KeyResolution::Intern => Some(Name::new(key)),
+    }
+}
+
+/// A label requirement's operator with its parsed operands.
+#[derive(Debug, Clone, PartialEq)]
+enum LabelOp {
+    In(Vec<Box<str>>),
+    NotIn(Vec<Box<str>>),
+    Exists,
+    DoesNotExist,
+    Gt(i64),
+    Lt(i64),
+}
+
+/// One `matchExpressions` entry. `key` is `None` when no node can carry the key.
+#[derive(Debug, Clone, PartialEq)]
+struct LabelRequirement {
+    key: Option<Name>,
+    op: LabelOp,
+}
+
+impl LabelRequirement {
+    /// `labels.Requirement.Matches`.
+    fn matches(&self, labels: &Labels) -> bool {
+        let value = self.key.and_then(|k| labels.get(k));
+        match (&self.op, value) {
+            (LabelOp::In(values), Some(v)) => values.iter().any(|x| **x == *v),
+            (LabelOp::In(_), None) => false,
+            (LabelOp::NotIn(values), Some(v)) => !values.iter().any(|x| **x == *v),
+            (LabelOp::NotIn(_), None) => true,
+            (LabelOp::Exists, v) => v.is_some(),
+            (LabelOp::DoesNotExist, v) => v.is_none(),
+            (LabelOp::Gt(bound), Some(v)) => v.parse::<i64>().is_ok_and(|n| n > *bound),
+            (LabelOp::Lt(bound), Some(v)) => v.parse::<i64>().is_ok_and(|n| n < *bound),
+            (LabelOp::Gt(_) | LabelOp::Lt(_), None) => false,
+        }
+    }
+}
+
+/// One `matchFields` entry: only `metadata.name` exists as a node field; any other key reads as
+/// the empty string (`fields.Set.Get`).
+#[derive(Debug, Clone, PartialEq)]
+struct FieldRequirement {
+    is_name: bool,
+    value: Box<str>,
+    equal: bool,
+}
+
+impl FieldRequirement {
+    fn matches(&self, node_name: &str) -> bool {
+        let field = if self.is_name { node_name } else { "" };
+        (field == &*self.value) == self.equal
+    }
+}
+
+/// `metav1.ObjectNameField`.
+pub const OBJECT_NAME_FIELD: &str = "metadata.name";
+
+/// A parsed `NodeSelectorTerm`; a term that failed to parse never matches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompiledTerm {
+    labels: Option<Vec<LabelRequirement>>,
+    fields: Option<Vec<FieldRequirement>>,
+    /// Why the term is invalid (first problem), if it is.
+    pub error: Option<String>,
+}
+
+impl CompiledTerm {
+    /// `newNodeSelectorTerm`.
+    pub fn compile(term: &api::NodeSelectorTerm, how: KeyResolution) -> CompiledTerm {
+        let mut error = None;
+        let labels = if term.match_expressions.is_empty() {
+            None
+        } else {
+            match term.match_expressions.iter().map(|r| compile_label_requirement(r, how)).collect::<Result<Vec<_>, _>>() {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    error = Some(e);
+                    None
+                }
+            }
+        };
+        let fields = if term.match_fields.is_empty() {
+            None
+        } else {
+            match term.match_fields.iter().map(compile_field_requirement).collect::<Result<Vec<_>, _>>() {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    error.get_or_insert(e);
+                    None
+                }
+            }
+        };
+        CompiledTerm { labels, fields, error }
+    }
+
+    /// `nodeSelectorTerm.match`: expressions and fields ANDed; fields are ignored for a node
+    /// without a name (no fields at all).
+    pub fn matches(&self, labels: &Labels, node_name: &str) -> bool {
+        if self.error.is_some() {
+            return false;
+        }
+        if let Some(reqs) = &self.labels {
+            if !reqs.iter().all(|r| r.matches(labels)) {
+                return false;
+            }
+        }
+        if let Some(reqs) = &self.fields {
+            if !node_name.is_empty() && !reqs.iter().all(|r| r.matches(node_name)) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+fn is_empty_term(term: &api::NodeSelectorTerm) -> bool {
+    term.match_expressions.is_empty() && term.match_fields.is_empty()
+}
+
+/// `nodeaffinity.LazyErrorNodeSelector`: terms ORed, empty terms dropped (they select nothing),
+/// invalid terms kept but never matching. An empty list matches nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompiledNodeSelector {
+    terms: Vec<CompiledTerm>,
+}
+
+impl CompiledNodeSelector {
+    /// Compile every non-empty term; invalid terms are kept and never match (lazy errors).
+    pub fn compile(selector: &api::NodeSelector, how: KeyResolution) -> CompiledNodeSelector {
+        let terms =
+            selector.node_selector_terms.iter().filter(|t| !is_empty_term(t)).map(|t| CompiledTerm::compile(t, how)).collect();
+        CompiledNodeSelector { terms }
+    }
+
+    /// `nodeaffinity.NewNodeSelector`: like [`CompiledNodeSelector::compile`] but refuses any
+    /// invalid term (used for configuration, where errors must surface at startup).
+    pub fn compile_strict(selector: &api::NodeSelector, how: KeyResolution) -> Result<CompiledNodeSelector, String> {
+        let compiled = CompiledNodeSelector::compile(selector, how);
+        match compiled.terms.iter().find_map(|t| t.error.clone()) {
+            Some(e) => Err(e),
+            None => Ok(compiled),
+        }
+    }
+
+    /// Whether any term matches the node.
+    pub fn matches(&self, labels: &Labels, node_name: &str) -> bool {
+        self.terms.iter().any(|t| t.matches(labels, node_name))
+    }
+}
+
+/// `nodeaffinity.PreferredSchedulingTerms`: weighted terms; a node scores the sum of the weights
+/// of the terms it matches. Zero-weight and empty terms are dropped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompiledPreferredTerms {
+    terms: Vec<(i64, CompiledTerm)>,
+}
+
+impl CompiledPreferredTerms {
+    /// `NewPreferredSchedulingTerms`: any invalid term is an error for the whole list.
+    pub fn compile(terms: &[api::PreferredSchedulingTerm], how: KeyResolution) -> Result<CompiledPreferredTerms, String> {
+        let mut out = Vec::with_capacity(terms.len());
+        for t in terms {
+            if t.weight == 0 || is_empty_term(&t.preference) {
+                continue;
+            }
+            let compiled = CompiledTerm::compile(&t.preference, how);
+            if let Some(e) = compiled.error {
+                return Err(e);
+            }
+            out.push((i64::from(t.weight), compiled));
+        }
+        Ok(CompiledPreferredTerms { terms: out })
+    }
+
+    /// No term can ever add to a score.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// Sum of the weights of the terms the node matches.
+    pub fn score(&self, labels: &Labels, node_name: &str) -> i64 {
+        self.terms.iter().filter(|(_, t)| t.matches(labels, node_name)).map(|(w, _)| *w).sum()
+    }
+}
+
+/// `nodeaffinity.RequiredNodeAffinity`: the pod's `nodeSelector` AND its required node affinity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequiredNodeAffinity {
+    /// `None` when the pod has no nodeSelector; an entry whose key is `None` matches no node.
+    node_selector: Option<Vec<(Option<Name>, Box<str>)>>,
+    affinity: Option<CompiledNodeSelector>,
+}
+
+impl RequiredNodeAffinity {
+    /// `GetRequiredNodeAffinity`.
+    pub fn of_pod(node_selector: &[(Box<str>, Box<str>)], affinity: Option<&api::Affinity>) -> RequiredNodeAffinity {
+        let node_selector = (!node_selector.is_empty())
+            .then(|| node_selector.iter().map(|(k, v)| (Name::lookup(k), v.clone())).collect::<Vec<_>>());
+        let affinity = affinity
+            .and_then(|a| a.node_affinity.as_ref())
+            .and_then(|na| na.required.as_ref())
+            .map(|ns| CompiledNodeSelector::compile(ns, KeyResolution::Lookup));
+        RequiredNodeAffinity { node_selector, affinity }
+    }
+
+    /// `RequiredNodeAffinity.Match` (parse errors only make terms not match).
+    pub fn matches(&self, labels: &Labels, node_name: &str) -> bool {
+        if let Some(sel) = &self.node_selector {
+            let all = sel.iter().all(|(k, v)| k.and_then(|k| labels.get(k)).is_some_and(|have| have == &**v));
+            if !all {
+                return false;
+            }
+        }
+        match &self.affinity {
+            Some(a) => a.matches(labels, node_name),
+            None => true,
+        }
+    }
+}
+
+fn compile_label_requirement(r: &api::NodeSelectorRequirement, how: KeyResolution) -> Result<LabelRequirement, String> {
+    let values = &r.values;
+    let op = match r.operator.as_str() {
+        "In" | "NotIn" => {
+            if values.is_empty() {
+                return Err(format!("{}: for 'in', 'notin' operators, values set can't be empty", r.key));
+            }
+            let vals = values.iter().map(|v| v.as_str().into()).collect();
+            if r.operator == "In" {
+                LabelOp::In(vals)
+            } else {
+                LabelOp::NotIn(vals)
+            }
+        }
+        "Exists" | "DoesNotExist" => {
+            if !values.is_empty() {
+                return Err(format!("{}: values set must be empty for exists and does not exist", r.key));
+            }
+            if r.operator == "Exists" {
+                LabelOp::Exists
+            } else {
+                LabelOp::DoesNotExist
+            }
+        }
+        "Gt" | "Lt" => {
+            if values.len() != 1 {
+                return Err(format!("{}: for 'Gt', 'Lt' operators, exactly one value is required", r.key));
+            }
+            let n: i64 =
+                values[0].parse().map_err(|_| format!("{}: for 'Gt', 'Lt' operators, the value must be an integer", r.key))?;
+            if r.operator == "Gt" {
+                LabelOp::Gt(n)
+            } else {
+                LabelOp::Lt(n)
+            }
+        }
+        other => {
+            return Err(format!(
+            "{}: Unsupported value: {other:?}: supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\"",
+            r.key
+        ))
+        }
+    };
+    if !is_qualified_name(&r.key) {
+        return Err(format!("{:?}: invalid label key", r.key));
+    }
+    if let Some(bad) = values.iter().find(|v| !is_valid_label_value(v)) {
+        return Err(format!("{}: {bad:?}: invalid label value", r.key));
+    }
+    Ok(LabelRequirement { key: resolve(&r.key, how), op })
+}
+
+fn compile_field_requirement(r: &api::NodeSelectorRequirement) -> Result<FieldRequirement, String> {
+    let equal = match r.operator.as_str() {
+        "In" => true,
+        "NotIn" => false,
+        other => return Err(format!("{}: Unsupported value: {other:?}: supported values: \"In\", \"NotIn\"", r.key)),
+    };
+    if r.values.len() != 1 {
+        return Err(format!("{}: must have one element", r.key));
+    }
+    Ok(FieldRequirement { is_name: r.key == OBJECT_NAME_FIELD, value: r.values[0].as_str().into(), equal })
+}
+
+/// `validation.IsQualifiedName`: `[prefix/]name`, prefix a DNS-1123 subdomain.
+pub fn is_qualified_name(key: &str) -> bool {
+    let mut parts = key.split('/');
+    let (prefix, name) = match (parts.next(), parts.next(), parts.next()) {
+        (Some(name), None, _) => (None, name),
+        (Some(prefix), Some(name), None) => (Some(prefix), name),
+        _ => return false,
+    };
+    if let Some(p) = prefix {
+        if p.is_empty() || !is_dns1123_subdomain(p) {
+            return false;
+        }
+    }
+    !name.is_empty() && name.len() <= 63 && is_label_name_chars(name)
+}
+
+/// `validation.IsValidLabelValue`: empty, or up to 63 characters of `[-A-Za-z0-9_.]` starting and
+/// ending alphanumeric.
+pub fn is_valid_label_value(v: &str) -> bool {
+    v.is_empty() || (v.len() <= 63 && is_label_name_chars(v))
+}
+
+fn is_label_name_chars(s: &str) -> bool {
+    let b = s.as_bytes();
+    let alnum = |c: u8| c.is_ascii_alphanumeric();
+    !b.is_empty() && alnum(b[0]) && alnum(b[b.len() - 1]) && b.iter().all(|&c| alnum(c) || c == b'-' || c == b'_' || c == b'.')
+}
+
+fn is_dns1123_subdomain(s: &str) -> bool {
+    s.len() <= 253
+        && s.split('.').all(|label| {
+            let b = label.as_bytes();
+            let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+            !b.is_empty() && ok(b[0]) && ok(b[b.len() - 1]) && b.iter().all(|&c| ok(c) || c == b'-')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::framework::plugins::test_util::{field_term, req, term};
+    use std::collections::BTreeMap;
+
+    fn labels(pairs: &[(&str, &str)]) -> Labels {
+        Labels::from_map(&pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>())
+    }
+
+    fn selector(terms: Vec<api::NodeSelectorTerm>) -> CompiledNodeSelector {
+        CompiledNodeSelector::compile(&api::NodeSelector { node_selector_terms: terms }, KeyResolution::Intern)
+    }
+
+    #[test]
+    fn normalize_matches_upstream_table() {
+        // helper/normalize_score_test.go TestDefaultNormalizeScore.
+        let cases: &[(bool, &[i64], &[i64])] = &[
+            (false, &[10, 20, 30], &[33, 66, 100]),
+            (true, &[10, 20, 30], &[67, 34, 0]),
+            (false, &[1, 2, 3], &[33, 66, 100]),
+            (true, &[1, 2, 3], &[67, 34, 0]),
+            (false, &[1000, 2000, 3000], &[33, 66, 100]),
+            (true, &[1000, 2000, 3000], &[67, 34, 0]),
+            (false, &[0, 0, 0], &[0, 0, 0]),
+            (true, &[0, 0, 0], &[100, 100, 100]),
+            (false, &[0, 1, 1], &[0, 100, 100]),
+            (true, &[0, 1, 1], &[100, 0, 0]),
+        ];
+        for (reverse, input, want) in cases {
+            let mut s = input.to_vec();
+            default_normalize_score(100, *reverse, &mut s);
+            assert_eq!(&s, want, "reverse={reverse} input={input:?}");
+        }
+    }
+
+    #[test]
+    fn operators() {
+        // nodeaffinity_test.go TestNodeSelectorMatch / labels selector_test.go semantics.
+        let node = labels(&[("foo", "bar"), ("num", "5"), ("word", "five")]);
+        let m = |r| selector(vec![term(vec![r])]).matches(&node, "n1");
+        assert!(m(req("foo", "In", &["bar", "baz"])));
+        assert!(!m(req("foo", "In", &["baz"])));
+        assert!(m(req("foo", "NotIn", &["baz"])));
+        assert!(!m(req("foo", "NotIn", &["bar"])));
+        assert!(m(req("absent", "NotIn", &["x"])), "NotIn matches when the key is absent");
+        assert!(m(req("foo", "Exists", &[])));
+        assert!(!m(req("absent", "Exists", &[])));
+        assert!(m(req("absent", "DoesNotExist", &[])));
+        assert!(!m(req("foo", "DoesNotExist", &[])));
+        assert!(m(req("num", "Gt", &["4"])));
+        assert!(!m(req("num", "Gt", &["5"])));
+        assert!(m(req("num", "Lt", &["6"])));
+        assert!(!m(req("word", "Gt", &["1"])), "unparsable label value");
+        assert!(!m(req("absent", "Lt", &["1"])));
+    }
+
+    #[test]
+    fn invalid_requirements_never_match() {
+        let node = labels(&[("foo", "bar")]);
+        let m = |r| selector(vec![term(vec![r])]).matches(&node, "n1");
+        assert!(!m(req("foo", "In", &[])), "In needs values");
+        assert!(!m(req("foo", "Exists", &["bar"])), "Exists takes no values");
+        assert!(!m(req("foo", "Gt", &["1", "2"])), "Gt takes one value");
+        assert!(!m(req("foo", "Gt", &["x"])), "Gt takes an integer");
+        assert!(!m(req("foo", "Bogus", &["bar"])));
+        assert!(!m(req("foo", "NotIn", &["inv@lid"])), "invalid value poisons even NotIn");
+        assert!(!m(req("-foo", "DoesNotExist", &[])), "invalid key");
+        // An invalid term does not stop a valid sibling term from matching (terms are ORed).
+        let s = selector(vec![term(vec![req("foo", "In", &[])]), term(vec![req("foo", "In", &["bar"])])]);
+        assert!(s.matches(&node, "n1"));
+        assert!(CompiledNodeSelector::compile_strict(
+            &api::NodeSelector { node_selector_terms: vec![term(vec![req("foo", "In", &[])])] },
+            KeyResolution::Intern
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn empty_terms_match_nothing() {
+        let node = labels(&[("foo", "bar")]);
+        assert!(!selector(vec![]).matches(&node, "n1"));
+        assert!(!selector(vec![api::NodeSelectorTerm::default()]).matches(&node, "n1"));
+    }
+
+    #[test]
+    fn match_fields_on_node_name() {
+        let node = labels(&[]);
+        let m = |r| selector(vec![field_term(vec![r])]).matches(&node, "n1");
+        assert!(m(req("metadata.name", "In", &["n1"])));
+        assert!(!m(req("metadata.name", "In", &["n2"])));
+        assert!(m(req("metadata.name", "NotIn", &["n2"])));
+        assert!(!m(req("metadata.name", "In", &["n1", "n2"])), "fields take exactly one value");
+        assert!(!m(req("metadata.name", "Exists", &[])), "only In/NotIn for fields");
+        assert!(!m(req("metadata.uid", "In", &["n1"])), "unknown field reads as empty");
+        // Expressions and fields of one term are ANDed.
+        let t = api::NodeSelectorTerm {
+            match_expressions: vec![req("foo", "Exists", &[])],
+            match_fields: vec![req("metadata.name", "In", &["n1"])],
+        };
+        assert!(!selector(vec![t]).matches(&node, "n1"));
+    }
+
+    #[test]
+    fn label_syntax() {
+        assert!(is_qualified_name("kubernetes.io/hostname"));
+        assert!(is_qualified_name("foo"));
+        assert!(!is_qualified_name("Example.com/foo"));
+        assert!(!is_qualified_name("a/b/c"));
+        assert!(!is_qualified_name("/foo"));
+        assert!(!is_qualified_name(&"a".repeat(64)));
+        assert!(is_valid_label_value(""));
+        assert!(is_valid_label_value("v1.2_3-x"));
+        assert!(!is_valid_label_value("-x"));
+        assert!(!is_valid_label_value(&"a".repeat(64)));
+    }
+
+    #[test]
+    fn preferred_terms_sum_matching_weights() {
+        let node = labels(&[("foo", "bar"), ("key", "value")]);
+        let terms = vec![
+            api::PreferredSchedulingTerm { weight: 2, preference: term(vec![req("foo", "In", &["bar"])]) },
+            api::PreferredSchedulingTerm { weight: 3, preference: term(vec![req("key", "In", &["value"])]) },
+            api::PreferredSchedulingTerm { weight: 5, preference: term(vec![req("key", "In", &["other"])]) },
+            api::PreferredSchedulingTerm { weight: 0, preference: term(vec![req("foo", "Exists", &[])]) },
+            api::PreferredSchedulingTerm { weight: 7, preference: api::NodeSelectorTerm::default() },
+        ];
+        let p = CompiledPreferredTerms::compile(&terms, KeyResolution::Intern).unwrap();
+        assert_eq!(p.score(&node, "n1"), 5);
+        let bad = vec![api::PreferredSchedulingTerm { weight: 1, preference: term(vec![req("foo", "In", &[])]) }];
+        assert!(CompiledPreferredTerms::compile(&bad, KeyResolution::Intern).is_err());
+    }
+}

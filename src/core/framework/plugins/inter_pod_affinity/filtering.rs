@@ -1,0 +1,232 @@
+//! InterPodAffinity PreFilter/Filter and the preemption what-if extensions
+//! (pkg/scheduler/framework/plugins/interpodaffinity/filtering.go).
+//!
+//! PreFilter counts, per topology pair, (1) existing pods whose required anti-affinity matches
+//! the incoming pod (walking only the indexed pods with such terms), (2) existing pods matching
+//! all of the incoming pod's required affinity terms and (3) existing pods matching each of its
+//! required anti-affinity terms. Filter is then a few lookups per node.
+
+use super::ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH;
+use super::{TopologyCounts, ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH};
+use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
+use crate::core::cache::{AssignedPod, Cache, NodeInfo};
+use crate::core::framework::plugins::helper::KeyResolution;
+use crate::core::framework::{state_as, PluginState, PreFilterOutcome, Rejection};
+use crate::core::model::{Labels, PodInfo};
+use std::sync::{Arc, OnceLock};
+
+/// The empty label set (namespace labels of an unknown namespace, or "not looked up").
+pub(crate) fn no_labels() -> &'static Labels {
+    static EMPTY: OnceLock<Labels> = OnceLock::new();
+    EMPTY.get_or_init(Labels::default)
+}
+
+/// The incoming pod's required terms, namespace selectors resolved.
+#[derive(Debug)]
+pub(crate) struct IncomingTerms {
+    pub affinity: Vec<AffinityTerm>,
+    pub anti_affinity: Vec<AffinityTerm>,
+}
+
+/// `preFilterState`.
+#[derive(Debug, Clone)]
+pub(crate) struct PreFilterState {
+    pub existing_anti_affinity_counts: TopologyCounts,
+    pub affinity_counts: TopologyCounts,
+    pub anti_affinity_counts: TopologyCounts,
+    pub terms: Arc<IncomingTerms>,
+    pub namespace_labels: Arc<Labels>,
+}
+
+/// `podMatchesAllAffinityTerms` (the incoming pod's terms have their namespace selectors
+/// merged into the namespace lists, so no namespace labels are needed).
+pub(crate) fn matches_all(terms: &[AffinityTerm], namespace: &str, labels: &Labels) -> bool {
+    !terms.is_empty() && terms.iter().all(|t| t.matches(namespace, labels, no_labels()))
+}
+
+/// Resolve the namespace selectors of the incoming pod's terms against the known namespaces.
+pub(crate) fn resolve_namespaces<'a>(cache: &Cache, terms: impl Iterator<Item = &'a mut AffinityTerm>) {
+    for t in terms {
+        t.resolve_namespaces(|sel| cache.cluster().namespaces_matching(sel));
+    }
+}
+
+/// The namespace labels of the incoming pod (`GetNamespaceLabelsSnapshot`).
+pub(crate) fn namespace_labels(cache: &Cache, pod: &PodInfo) -> Arc<Labels> {
+    Arc::new(cache.cluster().namespace_labels(&pod.namespace).cloned().unwrap_or_default())
+}
+
+/// Visit, once each, the placed pods (with their node) that may match `term`: its namespaces ×
+/// the candidates of its selector in the cache's label index. Returns `false` without visiting
+/// anything when the index cannot narrow the search (no `In` requirement, or a namespace selector
+/// selecting every namespace); callers then use [`visit_all`].
+pub(crate) fn visit_term_candidates(cache: &Cache, term: &AffinityTerm, f: &mut dyn FnMut(&AssignedPod, &NodeInfo)) -> bool {
+    if !term.namespace_selector.is_nothing() || matches!(term.selector.narrowing(), crate::core::labelsel::Narrowing::Any) {
+        return false;
+    }
+    for (i, ns) in term.namespaces.iter().enumerate() {
+        if term.namespaces[..i].contains(ns) {
+            continue;
+        }
+        for p in cache.pod_index().candidates(ns, &term.selector).unwrap_or_default() {
+            if let Some(node) = cache.node_by_name(&p.node_name) {
+                f(p, node);
+            }
+        }
+    }
+    true
+}
+
+/// Visit every placed pod with its node.
+pub(crate) fn visit_all(cache: &Cache, f: &mut dyn FnMut(&AssignedPod, &NodeInfo)) {
+    for node in cache.nodes() {
+        for p in &node.pods {
+            f(p, node);
+        }
+    }
+}
+
+/// PreFilter.
+pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
+    let has_terms = pod.affinity.as_deref().is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some());
+    if !has_terms && cache.pod_index().num_with_required_anti_affinity() == 0 {
+        // No term can apply: upstream reaches the same Skip after computing empty counts.
+        return PreFilterOutcome::Skip;
+    }
+    let (mut parsed, errors) = PodTerms::of_pod(pod.affinity.as_deref(), &pod.namespace, &pod.labels, KeyResolution::Lookup);
+    if !errors.is_empty() {
+        return PreFilterOutcome::Reject(Rejection::unresolvable(format!("parsing pod: {}", errors.join(", "))));
+    }
+    resolve_namespaces(cache, parsed.required_affinity.iter_mut().chain(parsed.required_anti_affinity.iter_mut()));
+    let terms = IncomingTerms { affinity: parsed.required_affinity, anti_affinity: parsed.required_anti_affinity };
+    let ns_labels = namespace_labels(cache, pod);
+
+    // Existing pods' required anti-affinity against the incoming pod.
+    let mut existing = TopologyCounts::default();
+    if cache.pod_index().num_with_required_anti_affinity() > 0 {
+        for ip in cache.pod_index().pods() {
+            if ip.terms.required_anti_affinity.is_empty() {
+                continue;
+            }
+            let Some(node) = cache.node_by_name(&ip.pod.node_name) else { continue };
+            for t in &ip.terms.required_anti_affinity {
+                if t.matches(&pod.namespace, &pod.labels, &ns_labels) {
+                    existing.update(&node.node.labels, t.topology_key, 1);
+                }
+            }
+        }
+    }
+
+    // Existing pods matching the incoming pod's required terms.
+    let mut affinity = TopologyCounts::default();
+    let mut anti = TopologyCounts::default();
+    if let Some(first) = terms.affinity.first() {
+        // A pod counts only if it matches every term, so the first term's candidates suffice.
+        let mut visit = |p: &AssignedPod, node: &NodeInfo| {
+            if matches_all(&terms.affinity, &p.namespace, &p.labels) {
+                for t in &terms.affinity {
+                    affinity.update(&node.node.labels, t.topology_key, 1);
+                }
+            }
+        };
+        if !visit_term_candidates(cache, first, &mut visit) {
+            visit_all(cache, &mut visit);
+        }
+    }
+    for t in &terms.anti_affinity {
+        let mut visit = |p: &AssignedPod, node: &NodeInfo| {
+            if t.matches(&p.namespace, &p.labels, no_labels()) {
+                anti.update(&node.node.labels, t.topology_key, 1);
+            }
+        };
+        if !visit_term_candidates(cache, t, &mut visit) {
+            visit_all(cache, &mut visit);
+        }
+    }
+
+    if existing.is_empty() && terms.affinity.is_empty() && terms.anti_affinity.is_empty() {
+        return PreFilterOutcome::Skip;
+    }
+    *state = Some(Box::new(PreFilterState {
+        existing_anti_affinity_counts: existing,
+        affinity_counts: affinity,
+        anti_affinity_counts: anti,
+        terms: Arc::new(terms),
+        namespace_labels: ns_labels,
+    }));
+    PreFilterOutcome::Continue
+}
+
+/// Copy for preemption (terms shared).
+pub(crate) fn clone_state(state: &PluginState) -> PluginState {
+    state_as::<PreFilterState>(state).map(|s| Box::new(s.clone()) as Box<dyn std::any::Any + Send>)
+}
+
+/// `preFilterState.updateWithPod`.
+pub(crate) fn update_with_pod(state: &mut PluginState, pod: &PodInfo, updated: &AssignedPod, node: &NodeInfo, delta: i64) {
+    let Some(s) = state.as_mut().and_then(|b| b.downcast_mut::<PreFilterState>()) else { return };
+    let labels = &node.node.labels;
+    if updated.has_pod_affinity_terms() {
+        let updated_terms = PodTerms::of_assigned(updated);
+        for t in &updated_terms.required_anti_affinity {
+            if t.matches(&pod.namespace, &pod.labels, &s.namespace_labels) {
+                s.existing_anti_affinity_counts.update(labels, t.topology_key, delta);
+            }
+        }
+    }
+    if matches_all(&s.terms.affinity, &updated.namespace, &updated.labels) {
+        for t in &s.terms.affinity {
+            s.affinity_counts.update(labels, t.topology_key, delta);
+        }
+    }
+    for t in &s.terms.anti_affinity {
+        if t.matches(&updated.namespace, &updated.labels, no_labels()) {
+            s.anti_affinity_counts.update(labels, t.topology_key, delta);
+        }
+    }
+}
+
+/// `satisfyPodAffinity`, including the "first pod of a group" rule: when no pod in the cluster
+/// matches the terms yet, a pod matching its own terms may go to any node with the keys.
+fn satisfies_pod_affinity(s: &PreFilterState, pod: &PodInfo, labels: &Labels) -> bool {
+    let mut pods_exist = true;
+    for t in &s.terms.affinity {
+        let (Some(key), Some(value)) = (t.topology_key, t.topology_value(labels)) else {
+            // All topology labels must exist on the node.
+            return false;
+        };
+        if s.affinity_counts.get(key, value) <= 0 {
+            pods_exist = false;
+        }
+    }
+    pods_exist || (s.affinity_counts.is_empty() && matches_all(&s.terms.affinity, &pod.namespace, &pod.labels))
+}
+
+/// `satisfyPodAntiAffinity`.
+fn satisfies_pod_anti_affinity(s: &PreFilterState, labels: &Labels) -> bool {
+    if s.anti_affinity_counts.is_empty() {
+        return true;
+    }
+    !s.terms.anti_affinity.iter().any(|t| match (t.topology_key, t.topology_value(labels)) {
+        (Some(key), Some(value)) => s.anti_affinity_counts.get(key, value) > 0,
+        _ => false,
+    })
+}
+
+/// Filter.
+pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+    let Some(s) = state_as::<PreFilterState>(state) else {
+        return Err(Rejection::error("reading \"PreFilterInterPodAffinity\" from cycleState: not found"));
+    };
+    let labels = &node.node.labels;
+    if !satisfies_pod_affinity(s, pod, labels) {
+        return Err(Rejection::unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH));
+    }
+    if !satisfies_pod_anti_affinity(s, labels) {
+        return Err(Rejection::unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH));
+    }
+    if s.existing_anti_affinity_counts.any_positive_on(labels) {
+        return Err(Rejection::unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH));
+    }
+    Ok(())
+}

@@ -1,0 +1,157 @@
+//! InterPodAffinity (pkg/scheduler/framework/plugins/interpodaffinity/{plugin.go,filtering.go,
+//! scoring.go}).
+//!
+//! Filter enforces the incoming pod's required affinity and anti-affinity, and the required
+//! anti-affinity of pods already running against it (`filtering.rs`). Score adds the weights of
+//! preferred terms in both directions plus existing pods' required affinity weighted by
+//! `hardPodAffinityWeight` (`scoring.rs`). Existing pods' terms come parsed from the cache's
+//! pod index, so a cycle walks only pods that have terms unless the incoming pod has terms of its
+//! own (then every pod is a candidate match, as upstream).
+
+mod filtering;
+mod scoring;
+#[cfg(test)]
+mod tests;
+
+use crate::core::cache::{AssignedPod, Cache, NodeInfo};
+use crate::core::config::{InterPodAffinityArgs, PluginArgs};
+use crate::core::framework::{EventMask, Plugin, PluginState, Points, PreFilterOutcome, PreScoreOutcome, Rejection};
+use crate::core::fxhash::FxHashMap as HashMap;
+use crate::core::intern::Name;
+use crate::core::model::{Labels, PodInfo};
+
+/// `ErrReasonExistingAntiAffinityRulesNotMatch`.
+pub const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't satisfy existing pods anti-affinity rules";
+/// `ErrReasonAffinityRulesNotMatch`.
+pub const ERR_REASON_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod affinity rules";
+/// `ErrReasonAntiAffinityRulesNotMatch`.
+pub const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod anti-affinity rules";
+
+/// The plugin with its args.
+#[derive(Debug, Clone)]
+pub struct InterPodAffinity {
+    args: InterPodAffinityArgs,
+}
+
+impl InterPodAffinity {
+    /// `New`: validate the args.
+    pub fn new(args: &InterPodAffinityArgs) -> Result<InterPodAffinity, String> {
+        let problems = crate::core::config::validate_inter_pod_affinity_args("", args);
+        if !problems.is_empty() {
+            return Err(problems
+                .iter()
+                .map(|p| p.to_string().trim_start_matches('.').to_string())
+                .collect::<Vec<_>>()
+                .join(", "));
+        }
+        Ok(InterPodAffinity { args: args.clone() })
+    }
+
+    /// Build from the profile's plugin args (upstream defaults when absent).
+    pub fn from_args(args: Option<&PluginArgs>) -> Result<InterPodAffinity, String> {
+        match args {
+            None => InterPodAffinity::new(&InterPodAffinityArgs::default()),
+            Some(PluginArgs::InterPodAffinity(a)) => InterPodAffinity::new(a),
+            Some(other) => Err(format!("want args to be of type InterPodAffinityArgs, got {}", super::args_kind(other))),
+        }
+    }
+}
+
+/// `topologyToMatchedTermCount`: counts per (topology key, value); entries at zero are removed.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TopologyCounts {
+    map: HashMap<Name, HashMap<Box<str>, i64>>,
+}
+
+impl TopologyCounts {
+    /// `update`: add `delta` to the node's value of `key`, if the node has the key.
+    pub fn update(&mut self, node_labels: &Labels, key: Option<Name>, delta: i64) {
+        let Some(key) = key else { return };
+        let Some(value) = node_labels.get(key) else { return };
+        let inner = self.map.entry(key).or_default();
+        let n = match inner.get_mut(value) {
+            Some(n) => {
+                *n += delta;
+                *n
+            }
+            None => {
+                inner.insert(value.into(), delta);
+                delta
+            }
+        };
+        if n == 0 {
+            inner.remove(value);
+            if inner.is_empty() {
+                self.map.remove(&key);
+            }
+        }
+    }
+
+    /// The count of one pair (0 when absent).
+    pub fn get(&self, key: Name, value: &str) -> i64 {
+        self.map.get(&key).and_then(|m| m.get(value)).copied().unwrap_or(0)
+    }
+
+    /// No pair is counted (`len(map) == 0`).
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Whether any counted pair with a positive count is one of the node's labels.
+    pub fn any_positive_on(&self, node_labels: &Labels) -> bool {
+        self.map.iter().any(|(k, values)| node_labels.get(*k).and_then(|v| values.get(v)).is_some_and(|n| *n > 0))
+    }
+}
+
+impl Plugin for InterPodAffinity {
+    fn name(&self) -> &'static str {
+        super::names::INTER_POD_AFFINITY
+    }
+
+    fn points(&self) -> Points {
+        Points { pre_filter: true, filter: true, pre_score: true, score: true, normalize: true, ..Default::default() }
+    }
+
+    /// `EventsToRegister`: assigned pod add/update/delete, node add and label changes, and
+    /// namespace label changes (they change what `namespaceSelector` selects).
+    fn events(&self) -> EventMask {
+        EventMask::ASSIGNED_POD_ADD
+            | EventMask::ASSIGNED_POD_UPDATE
+            | EventMask::ASSIGNED_POD_DELETE
+            | EventMask::NODE_ADD
+            | EventMask::NODE_LABEL
+            | EventMask::NAMESPACE_CHANGE
+    }
+
+    fn pre_filter(&self, cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
+        filtering::pre_filter(cache, pod, state)
+    }
+
+    fn clone_state(&self, state: &PluginState) -> PluginState {
+        filtering::clone_state(state)
+    }
+
+    fn add_pod(&self, state: &mut PluginState, pod: &PodInfo, added: &AssignedPod, node: &NodeInfo) {
+        filtering::update_with_pod(state, pod, added, node, 1);
+    }
+
+    fn remove_pod(&self, state: &mut PluginState, pod: &PodInfo, removed: &AssignedPod, node: &NodeInfo) {
+        filtering::update_with_pod(state, pod, removed, node, -1);
+    }
+
+    fn filter(&self, _cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+        filtering::filter(pod, node, state)
+    }
+
+    fn pre_score(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &mut PluginState) -> PreScoreOutcome {
+        scoring::pre_score(&self.args, cache, pod, nodes, state)
+    }
+
+    fn score(&self, _cache: &Cache, _pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+        scoring::score(node, state)
+    }
+
+    fn normalize(&self, _pod: &PodInfo, scores: &mut [i64], state: &PluginState) {
+        scoring::normalize(scores, state);
+    }
+}

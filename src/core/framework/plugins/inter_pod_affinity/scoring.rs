@@ -1,0 +1,183 @@
+//! InterPodAffinity PreScore/Score/NormalizeScore
+//! (pkg/scheduler/framework/plugins/interpodaffinity/scoring.go).
+//!
+//! PreScore sums, per topology pair of the nodes hosting existing pods: the incoming pod's
+//! preferred affinity (+weight) and anti-affinity (−weight) terms matched by existing pods, the
+//! existing pods' required affinity terms matched by the incoming pod (+hardPodAffinityWeight),
+//! and their preferred affinity/anti-affinity terms matched by the incoming pod (±weight).
+//! Score adds up the pairs of a node; NormalizeScore maps min..max onto 0..100.
+
+use super::filtering::{namespace_labels, no_labels, resolve_namespaces, visit_all, visit_term_candidates};
+use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
+use crate::core::cache::{AssignedPod, Cache, NodeInfo};
+use crate::core::config::InterPodAffinityArgs;
+use crate::core::framework::plugins::helper::KeyResolution;
+use crate::core::framework::{state_as, PluginState, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
+use crate::core::fxhash::FxHashMap as HashMap;
+use crate::core::intern::Name;
+use crate::core::model::{Labels, PodInfo};
+
+/// `scoreMap`: topology key → value → score.
+type ScoreMap = HashMap<Name, HashMap<Box<str>, i64>>;
+
+/// `preScoreState`.
+#[derive(Debug)]
+pub(crate) struct PreScoreState {
+    pub topology_score: ScoreMap,
+    /// Why the incoming pod's terms do not parse: upstream's PreScore fails with an Error
+    /// status; here Score reports it so the cycle fails the same way.
+    pub error: Option<String>,
+}
+
+/// `processTerm`: add `weight` to the pair of the existing pod's node when `term` matches the
+/// pod (`namespace`, `labels`, namespace labels `ns_labels`).
+fn process_term(
+    m: &mut ScoreMap,
+    term: &AffinityTerm,
+    weight: i64,
+    namespace: &str,
+    labels: &Labels,
+    ns_labels: &Labels,
+    node_labels: &Labels,
+) {
+    if !term.matches(namespace, labels, ns_labels) {
+        return;
+    }
+    let (Some(key), Some(value)) = (term.topology_key, term.topology_value(node_labels)) else { return };
+    let inner = m.entry(key).or_default();
+    match inner.get_mut(value) {
+        Some(v) => *v += weight,
+        None => {
+            inner.insert(value.into(), weight);
+        }
+    }
+}
+
+/// What PreScore knows about the incoming pod.
+struct Incoming<'a> {
+    pod: &'a PodInfo,
+    terms: PodTerms,
+    ns_labels: &'a Labels,
+    hard_weight: i64,
+}
+
+/// `processExistingPod`, the existing pod's side: its required affinity terms (weighted by
+/// `hardPodAffinityWeight`) and preferred terms matched by the incoming pod.
+fn process_existing_terms(m: &mut ScoreMap, inc: &Incoming, et: &PodTerms, node: &NodeInfo) {
+    let node_labels = &node.node.labels;
+    if node_labels.is_empty() {
+        return;
+    }
+    let (ns, labels) = (&*inc.pod.namespace, &inc.pod.labels);
+    if inc.hard_weight > 0 {
+        for t in &et.required_affinity {
+            process_term(m, t, inc.hard_weight, ns, labels, inc.ns_labels, node_labels);
+        }
+    }
+    for (w, t) in &et.preferred_affinity {
+        process_term(m, t, i64::from(*w), ns, labels, inc.ns_labels, node_labels);
+    }
+    for (w, t) in &et.preferred_anti_affinity {
+        process_term(m, t, -i64::from(*w), ns, labels, inc.ns_labels, node_labels);
+    }
+}
+
+/// `processExistingPod`, the incoming pod's side: one preferred term against the existing pods
+/// it may match (found through the label index when possible).
+fn process_incoming_term(m: &mut ScoreMap, cache: &Cache, term: &AffinityTerm, weight: i64) {
+    let mut visit = |p: &AssignedPod, node: &NodeInfo| {
+        let node_labels = &node.node.labels;
+        if !node_labels.is_empty() {
+            process_term(m, term, weight, &p.namespace, &p.labels, no_labels(), node_labels);
+        }
+    };
+    if !visit_term_candidates(cache, term, &mut visit) {
+        visit_all(cache, &mut visit);
+    }
+}
+
+/// PreScore: Skip when nothing can contribute.
+pub(crate) fn pre_score(
+    args: &InterPodAffinityArgs,
+    cache: &Cache,
+    pod: &PodInfo,
+    nodes: &[&NodeInfo],
+    state: &mut PluginState,
+) -> PreScoreOutcome {
+    if nodes.is_empty() {
+        return PreScoreOutcome::Skip;
+    }
+    let affinity = pod.affinity.as_deref();
+    let has_preferred_affinity = affinity.and_then(|a| a.pod_affinity.as_ref()).is_some_and(|p| !p.preferred.is_empty());
+    let has_preferred_anti = affinity.and_then(|a| a.pod_anti_affinity.as_ref()).is_some_and(|p| !p.preferred.is_empty());
+    let has_constraints = has_preferred_affinity || has_preferred_anti;
+    if args.ignore_preferred_terms_of_existing_pods && !has_constraints {
+        return PreScoreOutcome::Skip;
+    }
+    if !has_constraints && cache.pod_index().is_empty() {
+        // Nothing can contribute (upstream reaches the same Skip after an empty walk).
+        return PreScoreOutcome::Skip;
+    }
+    let (mut terms, errors) = PodTerms::of_pod(affinity, &pod.namespace, &pod.labels, KeyResolution::Lookup);
+    if !errors.is_empty() {
+        let error = Some(format!("failed to parse pod: {}", errors.join(", ")));
+        *state = Some(Box::new(PreScoreState { topology_score: ScoreMap::default(), error }));
+        return PreScoreOutcome::Run;
+    }
+    resolve_namespaces(
+        cache,
+        terms.preferred_affinity.iter_mut().chain(terms.preferred_anti_affinity.iter_mut()).map(|(_, t)| t),
+    );
+    let ns_labels = namespace_labels(cache, pod);
+    let inc = Incoming { pod, terms, ns_labels: &ns_labels, hard_weight: i64::from(args.hard_pod_affinity_weight) };
+    let mut m = ScoreMap::default();
+    for (w, t) in &inc.terms.preferred_affinity {
+        process_incoming_term(&mut m, cache, t, i64::from(*w));
+    }
+    for (w, t) in &inc.terms.preferred_anti_affinity {
+        process_incoming_term(&mut m, cache, t, -i64::from(*w));
+    }
+    // Only pods with affinity terms contribute from their side.
+    for ip in cache.pod_index().pods() {
+        let Some(node) = cache.node_by_name(&ip.pod.node_name) else { continue };
+        process_existing_terms(&mut m, &inc, &ip.terms, node);
+    }
+    if m.is_empty() {
+        return PreScoreOutcome::Skip;
+    }
+    *state = Some(Box::new(PreScoreState { topology_score: m, error: None }));
+    PreScoreOutcome::Run
+}
+
+/// Score: the sum of the node's topology pairs.
+pub(crate) fn score(node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+    let Some(s) = state_as::<PreScoreState>(state) else {
+        return Err(Rejection::error("reading \"PreScoreInterPodAffinity\" from cycleState: not found"));
+    };
+    if let Some(e) = &s.error {
+        return Err(Rejection::error(e.clone()));
+    }
+    let labels = &node.node.labels;
+    let mut score = 0;
+    for (key, values) in &s.topology_score {
+        if let Some(v) = labels.get(*key) {
+            score += values.get(v).copied().unwrap_or(0);
+        }
+    }
+    Ok(score)
+}
+
+/// NormalizeScore: `int64(100·(s−min)/(max−min))`, all 0 when max == min.
+pub(crate) fn normalize(scores: &mut [i64], state: &PluginState) {
+    match state_as::<PreScoreState>(state) {
+        Some(s) if !s.topology_score.is_empty() => {}
+        _ => return,
+    }
+    let min = scores.iter().copied().min().unwrap_or(0);
+    let max = scores.iter().copied().max().unwrap_or(0);
+    let diff = max - min;
+    for s in scores.iter_mut() {
+        let f = if diff > 0 { MAX_NODE_SCORE as f64 * ((*s - min) as f64 / diff as f64) } else { 0.0 };
+        *s = f as i64;
+    }
+}

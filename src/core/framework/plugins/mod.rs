@@ -1,0 +1,116 @@
+//! The plugin registry: one file per upstream plugin, names as in upstream's `names.go`.
+//! [`new_plugin`] is the only way the framework obtains plugins, so every plugin listed here is
+//! exercised by the profiles that enable it.
+
+pub mod balanced_allocation;
+pub mod default_binder;
+pub mod default_preemption;
+pub mod dynamic_resources;
+pub mod helper;
+pub mod image_locality;
+pub mod inter_pod_affinity;
+pub mod node_affinity;
+pub mod node_name;
+pub mod node_ports;
+pub mod node_resources_fit;
+pub mod node_unschedulable;
+pub mod node_volume_limits;
+pub mod pod_topology_spread;
+pub mod priority_sort;
+pub mod scheduling_gates;
+pub mod taint_toleration;
+#[cfg(test)]
+pub mod test_util;
+#[cfg(test)]
+mod topology_profile_tests;
+pub mod volume_binding;
+pub mod volume_restrictions;
+pub mod volume_zone;
+
+use super::Plugin;
+use crate::core::config::PluginArgs;
+use std::sync::Arc;
+
+/// Plugin names (pkg/scheduler/framework/plugins/names/names.go).
+pub mod names {
+    pub const PRIORITY_SORT: &str = "PrioritySort";
+    pub const DEFAULT_BINDER: &str = "DefaultBinder";
+    pub const DEFAULT_PREEMPTION: &str = "DefaultPreemption";
+    pub const DYNAMIC_RESOURCES: &str = "DynamicResources";
+    pub const IMAGE_LOCALITY: &str = "ImageLocality";
+    pub const INTER_POD_AFFINITY: &str = "InterPodAffinity";
+    pub const NODE_AFFINITY: &str = "NodeAffinity";
+    pub const NODE_NAME: &str = "NodeName";
+    pub const NODE_PORTS: &str = "NodePorts";
+    pub const NODE_RESOURCES_BALANCED_ALLOCATION: &str = "NodeResourcesBalancedAllocation";
+    pub const NODE_RESOURCES_FIT: &str = "NodeResourcesFit";
+    pub const NODE_UNSCHEDULABLE: &str = "NodeUnschedulable";
+    pub const NODE_VOLUME_LIMITS: &str = "NodeVolumeLimits";
+    pub const POD_TOPOLOGY_SPREAD: &str = "PodTopologySpread";
+    pub const SCHEDULING_GATES: &str = "SchedulingGates";
+    pub const TAINT_TOLERATION: &str = "TaintToleration";
+    pub const VOLUME_BINDING: &str = "VolumeBinding";
+    pub const VOLUME_RESTRICTIONS: &str = "VolumeRestrictions";
+    pub const VOLUME_ZONE: &str = "VolumeZone";
+}
+
+/// Context shared by plugin constructors (feature switches that are not per-plugin args).
+#[derive(Debug, Clone, Default)]
+pub struct PluginContext {}
+
+/// Instantiate a plugin by name. `Ok(None)` means no plugin of that name exists.
+pub fn new_plugin(name: &str, args: Option<&PluginArgs>, ctx: &PluginContext) -> Result<Option<Arc<dyn Plugin>>, String> {
+    let _ = ctx;
+    let p: Arc<dyn Plugin> = match name {
+        names::PRIORITY_SORT => Arc::new(priority_sort::PrioritySort),
+        names::DEFAULT_BINDER => Arc::new(default_binder::DefaultBinder),
+        names::SCHEDULING_GATES => Arc::new(scheduling_gates::SchedulingGates),
+        names::DYNAMIC_RESOURCES => Arc::new(dynamic_resources::DynamicResources),
+        names::DEFAULT_PREEMPTION => Arc::new(default_preemption::DefaultPreemption {
+            args: match args {
+                Some(PluginArgs::DefaultPreemption(a)) => a.clone(),
+                None => Default::default(),
+                Some(other) => return Err(format!("unexpected args {other:?}")),
+            },
+        }),
+        names::VOLUME_BINDING => Arc::new(volume_binding::VolumeBinding::new(match args {
+            Some(PluginArgs::VolumeBinding(a)) => Some(a),
+            _ => None,
+        })),
+        names::VOLUME_RESTRICTIONS => Arc::new(volume_restrictions::VolumeRestrictions),
+        names::VOLUME_ZONE => Arc::new(volume_zone::VolumeZone),
+        names::NODE_VOLUME_LIMITS => Arc::new(node_volume_limits::NodeVolumeLimits),
+        names::NODE_UNSCHEDULABLE => Arc::new(node_unschedulable::NodeUnschedulable),
+        names::NODE_NAME => Arc::new(node_name::NodeName),
+        names::NODE_PORTS => Arc::new(node_ports::NodePorts),
+        names::TAINT_TOLERATION => Arc::new(taint_toleration::TaintToleration),
+        names::NODE_AFFINITY => Arc::new(node_affinity::NodeAffinity::from_args(args)?),
+        names::NODE_RESOURCES_FIT => Arc::new(node_resources_fit::NodeResourcesFit::from_args(args)?),
+        names::NODE_RESOURCES_BALANCED_ALLOCATION => Arc::new(balanced_allocation::BalancedAllocation::from_args(args)?),
+        names::IMAGE_LOCALITY => Arc::new(image_locality::ImageLocality),
+        names::POD_TOPOLOGY_SPREAD => Arc::new(pod_topology_spread::PodTopologySpread::from_args(args)?),
+        names::INTER_POD_AFFINITY => Arc::new(inter_pod_affinity::InterPodAffinity::from_args(args)?),
+        _ => return Ok(None),
+    };
+    Ok(Some(p))
+}
+
+/// The `kind` of plugin args, for "wrong args type" errors.
+pub(crate) fn args_kind(args: &PluginArgs) -> &'static str {
+    match args {
+        PluginArgs::NodeResourcesFit(_) => "NodeResourcesFitArgs",
+        PluginArgs::NodeResourcesBalancedAllocation(_) => "NodeResourcesBalancedAllocationArgs",
+        PluginArgs::NodeAffinity(_) => "NodeAffinityArgs",
+        PluginArgs::PodTopologySpread(_) => "PodTopologySpreadArgs",
+        PluginArgs::InterPodAffinity(_) => "InterPodAffinityArgs",
+        PluginArgs::DefaultPreemption(_) => "DefaultPreemptionArgs",
+        PluginArgs::VolumeBinding(_) => "VolumeBindingArgs",
+        PluginArgs::DynamicResources(_) => "DynamicResourcesArgs",
+        PluginArgs::Other(_) => "unknown args",
+    }
+}
+
+/// Whether a plugin name is known to this build (for validating `pluginConfig`).
+pub fn is_known(name: &str) -> bool {
+    matches!(new_plugin(name, None, &PluginContext::default()), Ok(Some(_)))
+}

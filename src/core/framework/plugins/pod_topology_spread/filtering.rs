@@ -1,0 +1,214 @@
+//! PodTopologySpread PreFilter/Filter and the preemption what-if extensions
+//! (pkg/scheduler/framework/plugins/podtopologyspread/filtering.go).
+//!
+//! PreFilter counts, per `DoNotSchedule` constraint, the pods matching the constraint's selector
+//! in every topology domain of the eligible nodes, and keeps the two smallest domains ("critical
+//! paths"). Filter then checks `matchNum + selfMatch - globalMin <= maxSkew` with map lookups only.
+
+use super::{action, count_matching, node_has_all_keys, Constraint, PodTopologySpread};
+use super::{ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};
+use crate::core::cache::{AssignedPod, Cache, NodeInfo};
+use crate::core::framework::plugins::helper::RequiredNodeAffinity;
+use crate::core::framework::{state_as, PluginState, PreFilterOutcome, Rejection};
+use crate::core::fxhash::FxHashMap as HashMap;
+use crate::core::model::PodInfo;
+use std::sync::Arc;
+
+/// `criticalPaths`: two domains, `[0]` always holding the minimum match count.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CriticalPaths([(Box<str>, i64); 2]);
+
+impl CriticalPaths {
+    fn new() -> CriticalPaths {
+        CriticalPaths([("".into(), i64::from(i32::MAX)), ("".into(), i64::from(i32::MAX))])
+    }
+
+    /// `criticalPaths.update`.
+    fn update(&mut self, value: &str, num: i64) {
+        let p = &mut self.0;
+        let i = if *p[0].0 == *value {
+            Some(0)
+        } else if *p[1].0 == *value {
+            Some(1)
+        } else {
+            None
+        };
+        match i {
+            Some(i) => {
+                p[i].1 = num;
+                if p[0].1 > p[1].1 {
+                    p.swap(0, 1);
+                }
+            }
+            None => {
+                if num < p[0].1 {
+                    p[1] = p[0].clone();
+                    p[0] = (value.into(), num);
+                } else if num < p[1].1 {
+                    p[1] = (value.into(), num);
+                }
+            }
+        }
+    }
+
+    pub fn min(&self) -> i64 {
+        self.0[0].1
+    }
+}
+
+/// `preFilterState`.
+#[derive(Debug, Clone)]
+pub(crate) struct PreFilterState {
+    pub constraints: Arc<Vec<Constraint>>,
+    pub critical_paths: Vec<CriticalPaths>,
+    pub tp_value_to_match_num: Vec<HashMap<Box<str>, i64>>,
+    /// The incoming pod's nodeSelector + required node affinity (nodeAffinityPolicy: Honor).
+    pub required: Arc<RequiredNodeAffinity>,
+}
+
+impl PreFilterState {
+    /// `minMatchNum`: the global minimum, 0 while fewer than `minDomains` domains exist.
+    pub fn min_match_num(&self, i: usize, min_domains: i32) -> i64 {
+        if self.tp_value_to_match_num[i].len() < usize::try_from(min_domains).unwrap_or(0) {
+            0
+        } else {
+            self.critical_paths[i].min()
+        }
+    }
+}
+
+fn add_count(map: &mut HashMap<Box<str>, i64>, value: &str, delta: i64) -> i64 {
+    match map.get_mut(value) {
+        Some(n) => {
+            *n += delta;
+            *n
+        }
+        None => {
+            map.insert(value.into(), delta);
+            delta
+        }
+    }
+}
+
+/// `calPreFilterState` over every node of the snapshot. Domains are registered from the nodes;
+/// matching pods are counted from the cache's label index when the selector allows it (the same
+/// sums as walking every node's pods, which remains the fallback).
+pub(crate) fn compute_state(pod: &PodInfo, constraints: Vec<Constraint>, cache: &Cache) -> PreFilterState {
+    let required = Arc::new(RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref()));
+    let mut tp: Vec<HashMap<Box<str>, i64>> = vec![HashMap::default(); constraints.len()];
+    // eligible[node id * n + i]: the node counts for constraint i.
+    let n = constraints.len();
+    let mut eligible = vec![false; cache.node_id_bound() * n];
+    for node in cache.nodes() {
+        let labels = &node.node.labels;
+        if !node_has_all_keys(labels, &constraints) {
+            continue;
+        }
+        for (i, c) in constraints.iter().enumerate() {
+            if !c.includes(pod, &node.node, &required) {
+                continue;
+            }
+            let Some(value) = c.value(labels) else { continue };
+            add_count(&mut tp[i], value, 0);
+            eligible[node.id as usize * n + i] = true;
+        }
+    }
+    for (i, c) in constraints.iter().enumerate() {
+        match cache.pod_index().candidates(&pod.namespace, &c.selector) {
+            Some(candidates) => {
+                for p in candidates {
+                    if p.terminating || !c.selector.matches(&p.labels) {
+                        continue;
+                    }
+                    let Some(node) = cache.node_by_name(&p.node_name) else { continue };
+                    if !eligible[node.id as usize * n + i] {
+                        continue;
+                    }
+                    if let Some(value) = c.value(&node.node.labels) {
+                        add_count(&mut tp[i], value, 1);
+                    }
+                }
+            }
+            None => {
+                for node in cache.nodes() {
+                    if !eligible[node.id as usize * n + i] {
+                        continue;
+                    }
+                    let Some(value) = c.value(&node.node.labels) else { continue };
+                    let count = count_matching(&node.pods, &c.selector, &pod.namespace);
+                    add_count(&mut tp[i], value, count);
+                }
+            }
+        }
+    }
+    let critical_paths = tp
+        .iter()
+        .map(|m| {
+            let mut p = CriticalPaths::new();
+            for (v, n) in m {
+                p.update(v, *n);
+            }
+            p
+        })
+        .collect();
+    PreFilterState { constraints: Arc::new(constraints), critical_paths, tp_value_to_match_num: tp, required }
+}
+
+/// PreFilter: Skip without `DoNotSchedule` constraints, otherwise count.
+pub(crate) fn pre_filter(pl: &PodTopologySpread, cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
+    let constraints = match pl.constraints(cache, pod, action::DO_NOT_SCHEDULE) {
+        Ok(c) => c,
+        Err(e) => return PreFilterOutcome::Reject(Rejection::error(format!("get constraints from pod: {e}"))),
+    };
+    if constraints.is_empty() {
+        return PreFilterOutcome::Skip;
+    }
+    *state = Some(Box::new(compute_state(pod, constraints, cache)));
+    PreFilterOutcome::Continue
+}
+
+/// Deep copy for preemption (constraints shared).
+pub(crate) fn clone_state(state: &PluginState) -> PluginState {
+    state_as::<PreFilterState>(state).map(|s| Box::new(s.clone()) as Box<dyn std::any::Any + Send>)
+}
+
+/// `updateWithPod`: account a pod added to / removed from `node` during preemption's what-if.
+pub(crate) fn update_with_pod(state: &mut PluginState, pod: &PodInfo, updated: &AssignedPod, node: &NodeInfo, delta: i64) {
+    let Some(s) = state.as_mut().and_then(|b| b.downcast_mut::<PreFilterState>()) else { return };
+    if *updated.namespace != *pod.namespace {
+        return;
+    }
+    let labels = &node.node.labels;
+    if !node_has_all_keys(labels, &s.constraints) {
+        return;
+    }
+    let constraints = s.constraints.clone();
+    for (i, c) in constraints.iter().enumerate() {
+        if !c.selector.matches(&updated.labels) || !c.includes(pod, &node.node, &s.required) {
+            continue;
+        }
+        let Some(value) = c.value(labels) else { continue };
+        let n = add_count(&mut s.tp_value_to_match_num[i], value, delta);
+        s.critical_paths[i].update(value, n);
+    }
+}
+
+/// Filter: every `DoNotSchedule` constraint must keep its skew within `maxSkew`.
+pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+    let Some(s) = state_as::<PreFilterState>(state) else {
+        return Err(Rejection::error("reading \"PreFilterPodTopologySpread\" from cycleState: not found"));
+    };
+    let labels = &node.node.labels;
+    for (i, c) in s.constraints.iter().enumerate() {
+        let Some(value) = c.value(labels) else {
+            return Err(Rejection::unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH));
+        };
+        let min = s.min_match_num(i, c.min_domains);
+        let self_match = i64::from(c.selector.matches(&pod.labels));
+        let match_num = s.tp_value_to_match_num[i].get(value).copied().unwrap_or(0);
+        if match_num + self_match - min > i64::from(c.max_skew) {
+            return Err(Rejection::unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH));
+        }
+    }
+    Ok(())
+}

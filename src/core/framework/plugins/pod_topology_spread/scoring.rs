@@ -1,0 +1,211 @@
+//! PodTopologySpread PreScore/Score/NormalizeScore
+//! (pkg/scheduler/framework/plugins/podtopologyspread/scoring.go).
+//!
+//! PreScore finds the domains of the feasible nodes for each `ScheduleAnyway` constraint and
+//! counts matching pods in them over all nodes; hostname domains are counted per node at Score.
+//! A node scores `Σ count·log(domains+2) + (maxSkew−1)`; fewer matching pods is better after
+//! normalisation. Nodes missing a topology key (unless system-defaulted) are ignored and get 0.
+
+use super::{action, count_matching, node_has_all_keys, Constraint, PodTopologySpread};
+use crate::core::cache::{Cache, NodeId, NodeInfo};
+use crate::core::framework::plugins::helper::RequiredNodeAffinity;
+use crate::core::framework::{state_as, PluginState, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
+use crate::core::fxhash::FxHashMap as HashMap;
+use crate::core::model::PodInfo;
+use std::collections::HashSet;
+
+/// `invalidScore`: the raw score of ignored nodes, turned into 0 by normalisation.
+const INVALID_SCORE: i64 = -1;
+
+/// `preScoreState`.
+#[derive(Debug)]
+pub(crate) struct PreScoreState {
+    pub constraints: Vec<Constraint>,
+    pub ignored_nodes: HashSet<NodeId>,
+    pub topology_value_to_pod_counts: Vec<HashMap<Box<str>, i64>>,
+    pub topology_normalizing_weight: Vec<f64>,
+    /// Per hostname constraint: matching pods per node id, when the label index could count
+    /// them in PreScore (otherwise Score counts the node's pods).
+    pub host_counts: Vec<Option<Vec<i64>>>,
+    /// Why the constraints do not parse (upstream: PreScore error); reported by Score.
+    pub error: Option<String>,
+}
+
+/// `topologyNormalizingWeight`.
+pub(crate) fn topology_normalizing_weight(size: usize) -> f64 {
+    ((size + 2) as f64).ln()
+}
+
+/// `scoreForCount`.
+fn score_for_count(cnt: i64, max_skew: i32, weight: f64) -> f64 {
+    cnt as f64 * weight + f64::from(max_skew - 1)
+}
+
+/// PreScore: Skip when the pod has no `ScheduleAnyway` constraints (own or default).
+pub(crate) fn pre_score(
+    pl: &PodTopologySpread,
+    cache: &Cache,
+    pod: &PodInfo,
+    nodes: &[&NodeInfo],
+    state: &mut PluginState,
+) -> PreScoreOutcome {
+    if cache.num_nodes() == 0 {
+        return PreScoreOutcome::Skip;
+    }
+    // Only require every topology key on the nodes for non-system-default rules, so nodes
+    // without a zone label still get hostname spreading.
+    let require_all = !pod.topology_spread_constraints.is_empty() || !pl.system_defaulted;
+    let constraints = match pl.constraints(cache, pod, action::SCHEDULE_ANYWAY) {
+        Ok(c) => c,
+        Err(e) => {
+            *state = Some(Box::new(PreScoreState {
+                constraints: Vec::new(),
+                ignored_nodes: HashSet::new(),
+                topology_value_to_pod_counts: Vec::new(),
+                topology_normalizing_weight: Vec::new(),
+                host_counts: Vec::new(),
+                error: Some(format!("calculating preScoreState: {e}")),
+            }));
+            return PreScoreOutcome::Run;
+        }
+    };
+    if constraints.is_empty() {
+        return PreScoreOutcome::Skip;
+    }
+    let mut s = PreScoreState {
+        ignored_nodes: HashSet::new(),
+        topology_value_to_pod_counts: vec![HashMap::default(); constraints.len()],
+        topology_normalizing_weight: Vec::with_capacity(constraints.len()),
+        host_counts: vec![None; constraints.len()],
+        constraints,
+        error: None,
+    };
+    let mut topo_size = vec![0usize; s.constraints.len()];
+    for n in nodes {
+        let labels = &n.node.labels;
+        if require_all && !node_has_all_keys(labels, &s.constraints) {
+            s.ignored_nodes.insert(n.id);
+            continue;
+        }
+        for (i, c) in s.constraints.iter().enumerate() {
+            if c.is_hostname {
+                continue;
+            }
+            let value = c.value(labels).unwrap_or("");
+            if !s.topology_value_to_pod_counts[i].contains_key(value) {
+                s.topology_value_to_pod_counts[i].insert(value.into(), 0);
+                topo_size[i] += 1;
+            }
+        }
+    }
+    for (i, c) in s.constraints.iter().enumerate() {
+        let size = if c.is_hostname { nodes.len() - s.ignored_nodes.len() } else { topo_size[i] };
+        s.topology_normalizing_weight.push(topology_normalizing_weight(size));
+    }
+
+    let required = RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref());
+    let n = s.constraints.len();
+    let bound = cache.node_id_bound();
+    // eligible[node id * n + i]: the node's pods count towards constraint i's domains.
+    let mut eligible = vec![false; bound * n];
+    for node in cache.nodes() {
+        if require_all && !node_has_all_keys(&node.node.labels, &s.constraints) {
+            continue;
+        }
+        for (i, c) in s.constraints.iter().enumerate() {
+            if c.includes(pod, &node.node, &required) {
+                eligible[node.id as usize * n + i] = true;
+            }
+        }
+    }
+    for i in 0..n {
+        let c = &s.constraints[i];
+        match cache.pod_index().candidates(&pod.namespace, &c.selector) {
+            Some(candidates) => {
+                let mut host = c.is_hostname.then(|| vec![0i64; bound]);
+                for p in candidates {
+                    if p.terminating || !c.selector.matches(&p.labels) {
+                        continue;
+                    }
+                    let Some(node) = cache.node_by_name(&p.node_name) else { continue };
+                    if let Some(h) = host.as_mut() {
+                        h[node.id as usize] += 1;
+                    }
+                    if !eligible[node.id as usize * n + i] {
+                        continue;
+                    }
+                    let value = c.value(&node.node.labels).unwrap_or("");
+                    // Domains without a feasible node (and hostname domains) are not counted.
+                    if let Some(slot) = s.topology_value_to_pod_counts[i].get_mut(value) {
+                        *slot += 1;
+                    }
+                }
+                s.host_counts[i] = host;
+            }
+            None => {
+                for node in cache.nodes() {
+                    if !eligible[node.id as usize * n + i] {
+                        continue;
+                    }
+                    let value = c.value(&node.node.labels).unwrap_or("");
+                    let Some(slot) = s.topology_value_to_pod_counts[i].get_mut(value) else { continue };
+                    *slot += count_matching(&node.pods, &c.selector, &pod.namespace);
+                }
+            }
+        }
+    }
+    *state = Some(Box::new(s));
+    PreScoreOutcome::Run
+}
+
+/// Score: the weighted matching-pod count of the node's domains (ignored nodes: −1, see
+/// [`normalize`]).
+pub(crate) fn score(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+    let Some(s) = state_as::<PreScoreState>(state) else {
+        return Err(Rejection::error("error reading \"PreScorePodTopologySpread\" from cycleState: not found"));
+    };
+    if let Some(e) = &s.error {
+        return Err(Rejection::error(e.clone()));
+    }
+    if s.ignored_nodes.contains(&node.id) {
+        return Ok(INVALID_SCORE);
+    }
+    let labels = &node.node.labels;
+    let mut score = 0f64;
+    for (i, c) in s.constraints.iter().enumerate() {
+        let Some(value) = c.value(labels) else { continue };
+        let cnt = if c.is_hostname {
+            match &s.host_counts[i] {
+                Some(h) => h.get(node.id as usize).copied().unwrap_or(0),
+                None => count_matching(&node.pods, &c.selector, &pod.namespace),
+            }
+        } else {
+            s.topology_value_to_pod_counts[i].get(value).copied().unwrap_or(0)
+        };
+        score += score_for_count(cnt, c.max_skew, s.topology_normalizing_weight[i]);
+    }
+    Ok(score.round() as i64)
+}
+
+/// NormalizeScore: `100·(max+min−s)/max` over non-ignored nodes, 100 each when max is 0, and 0
+/// for ignored nodes.
+pub(crate) fn normalize(scores: &mut [i64]) {
+    let mut min = i64::MAX;
+    let mut max = 0i64;
+    for &s in scores.iter() {
+        if s == INVALID_SCORE {
+            continue;
+        }
+        min = min.min(s);
+        max = max.max(s);
+    }
+    for s in scores.iter_mut() {
+        if *s == INVALID_SCORE {
+            *s = 0;
+        } else if max == 0 {
+            *s = MAX_NODE_SCORE;
+        } else {
+            *s = MAX_NODE_SCORE * (max + min - *s) / max;
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! The pure scheduler: data in, decisions and effects out. Nothing here performs I/O, starts a
+//! thread or reads a clock, so the live scheduler, `simulate`, `explain` and the tests all drive
+//! the same code with the same results. Nothing here imports [`crate::shell`].
+
+pub mod api;
+pub mod cache;
+pub mod config;
+pub mod events;
+pub mod framework;
+pub mod fxhash;
+pub mod intern;
+pub mod labelsel;
+pub mod lease;
+pub mod logging;
+pub mod metrics;
+pub mod model;
+pub mod quantity;
+pub mod queue;
+pub mod rng;
+pub mod scheduler;
+#[cfg(test)]
+pub mod scratch;
+pub mod served_names;
+pub mod simulate;
+pub mod timefmt;
+pub mod watched;

@@ -1,0 +1,618 @@
+//! The scheduling queue: activeQ, backoffQ and the unschedulable pool, as upstream's
+//! `pkg/scheduler/backend/queue/scheduling_queue.go` (see its AGENTS.md state machine).
+//!
+//! ```text
+//!  add ──PreEnqueue ok──► active ──pop──► in flight ──bind ok──► done
+//!    └──gated──► unschedulable(gated) ◄── rejected ─┘   │
+//!                     │  cluster event that can help /  └─ error ──► backoff(error)
+//!                     │  5 min leftover flush                             │
+//!                     └──► backoff (if still backing off) ──expiry──► active
+//!                                  └── popped directly when active is empty
+//!                                      (SchedulerPopFromBackoffQ, default on)
+//! ```
+//!
+//! Pure: every method takes `now`. The scheduler thread owns the queue; no locks inside.
+
+use crate::core::framework::plugins::priority_sort;
+use crate::core::model::{PodInfo, PodKey};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// `DefaultPodMaxInUnschedulablePodsDuration`.
+pub const MAX_IN_UNSCHEDULABLE: Duration = Duration::from_secs(5 * 60);
+/// How often the unschedulable pool is checked for leftovers (`flushUnschedulablePodsLeftover`).
+pub const LEFTOVER_FLUSH_INTERVAL: Duration = Duration::from_secs(30);
+
+/// Where a pod currently is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    Active,
+    /// Backing off after rejection by plugins.
+    Backoff,
+    /// Backing off after an error (API failure, internal error).
+    ErrorBackoff,
+    /// Waiting for a cluster event that could help it.
+    Unschedulable,
+    /// Held back by a PreEnqueue plugin (scheduling gates).
+    Gated,
+    /// Popped and being scheduled or bound.
+    InFlight,
+}
+
+/// A pod in the queue and its scheduling history.
+#[derive(Debug, Clone)]
+pub struct QueuedPod {
+    pub pod: Arc<PodInfo>,
+    /// When the pod last entered the queue (PrioritySort's tie-breaker, backoff base).
+    pub timestamp: Instant,
+    /// First time the pod was popped (for the scheduling SLI).
+    pub initial_attempt: Option<Instant>,
+    /// Number of pops (scheduling attempts).
+    pub attempts: u32,
+    pub unschedulable_count: u32,
+    pub consecutive_errors: u32,
+    /// Plugins that rejected the pod in its last attempt (queueing hints).
+    pub rejectors: Vec<&'static str>,
+    /// The PreEnqueue plugin holding the pod back, if gated.
+    pub gating_plugin: Option<&'static str>,
+    /// Message of the gate, for diagnostics.
+    pub gate_message: String,
+}
+
+impl QueuedPod {
+    fn new(pod: Arc<PodInfo>, now: Instant) -> QueuedPod {
+        QueuedPod {
+            pod,
+            timestamp: now,
+            initial_attempt: None,
+            attempts: 0,
+            unschedulable_count: 0,
+            consecutive_errors: 0,
+            rejectors: Vec::new(),
+            gating_plugin: None,
+            gate_message: String::new(),
+        }
+    }
+}
+
+/// Why a popped pod is coming back.
+#[derive(Debug, Clone)]
+pub enum Requeue {
+    /// Filters/PreFilter rejected it; wait for a helpful event.
+    Rejected { plugins: Vec<&'static str> },
+    /// Something failed that is not the pod's fault; back off and retry.
+    Error,
+}
+
+/// Sizes per sub-queue, for `scheduler_pending_pods{queue}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PendingCounts {
+    pub active: usize,
+    pub backoff: usize,
+    pub unschedulable: usize,
+    pub gated: usize,
+}
+
+struct Entry {
+    q: QueuedPod,
+    loc: Location,
+    /// Bumped on every move so stale heap entries can be recognised and skipped.
+    seq: u64,
+    backoff_expiry: Option<Instant>,
+}
+
+#[derive(PartialEq, Eq)]
+struct ActiveItem {
+    priority: i32,
+    ts: u128,
+    seq: u64,
+    key: PodKey,
+}
+
+impl Ord for ActiveItem {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // BinaryHeap is a max-heap: "greater" = scheduled first.
+        if priority_sort::less(self.priority, self.ts, other.priority, other.ts) {
+            Ordering::Greater
+        } else if priority_sort::less(other.priority, other.ts, self.priority, self.ts) {
+            Ordering::Less
+        } else {
+            other.seq.cmp(&self.seq)
+        }
+    }
+}
+impl PartialOrd for ActiveItem {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[derive(PartialEq, Eq)]
+struct BackoffItem {
+    /// Backoff expiry, and its 1 s ordering window (SchedulerPopFromBackoffQ).
+    expiry: u128,
+    window: u128,
+    inner: ActiveItem,
+}
+
+impl Ord for BackoffItem {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Earliest window first; within a window, queue-sort order.
+        other.window.cmp(&self.window).then_with(|| self.inner.cmp(&other.inner))
+    }
+}
+impl PartialOrd for BackoffItem {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The scheduling queue.
+pub struct SchedulingQueue {
+    entries: HashMap<PodKey, Entry>,
+    active: BinaryHeap<ActiveItem>,
+    backoff: BinaryHeap<BackoffItem>,
+    error_backoff: BinaryHeap<BackoffItem>,
+    initial_backoff: Duration,
+    max_backoff: Duration,
+    /// Reference point for converting instants to integers.
+    epoch: Instant,
+    seq: u64,
+    last_leftover_flush: Instant,
+}
+
+impl SchedulingQueue {
+    pub fn new(initial_backoff: Duration, max_backoff: Duration, now: Instant) -> SchedulingQueue {
+        SchedulingQueue {
+            entries: HashMap::new(),
+            active: BinaryHeap::new(),
+            backoff: BinaryHeap::new(),
+            error_backoff: BinaryHeap::new(),
+            initial_backoff,
+            max_backoff,
+            epoch: now,
+            seq: 0,
+            last_leftover_flush: now,
+        }
+    }
+
+    fn nanos(&self, t: Instant) -> u128 {
+        t.saturating_duration_since(self.epoch).as_nanos()
+    }
+
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Number of pods known to the queue (including in-flight ones).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Where a pod is, if queued.
+    pub fn location(&self, key: &str) -> Option<Location> {
+        self.entries.get(key).map(|e| e.loc)
+    }
+
+    /// The queued version of a pod.
+    pub fn get(&self, key: &str) -> Option<&QueuedPod> {
+        self.entries.get(key).map(|e| &e.q)
+    }
+
+    /// Backoff duration after `count` failures: initial·2^(count−1), capped at max; 0 when max is 0.
+    pub fn backoff_duration(&self, count: u32) -> Duration {
+        if count == 0 || self.max_backoff.is_zero() {
+            return Duration::ZERO;
+        }
+        let mut d = self.initial_backoff;
+        for _ in 1..count {
+            if d > self.max_backoff.saturating_sub(d) {
+                return self.max_backoff;
+            }
+            d += d;
+        }
+        d.min(self.max_backoff)
+    }
+
+    fn backoff_expiry(&self, q: &QueuedPod) -> Instant {
+        let count = if q.consecutive_errors > 0 { q.consecutive_errors } else { q.unschedulable_count };
+        q.timestamp + self.backoff_duration(count)
+    }
+
+    fn place(&mut self, key: PodKey, mut q: QueuedPod, loc: Location, now: Instant) {
+        let seq = self.next_seq();
+        let mut backoff_expiry = None;
+        match loc {
+            Location::Active => {
+                let item = ActiveItem { priority: q.pod.priority, ts: self.nanos(q.timestamp), seq, key: key.clone() };
+                self.active.push(item);
+            }
+            Location::Backoff | Location::ErrorBackoff => {
+                let expiry = self.backoff_expiry(&q);
+                backoff_expiry = Some(expiry);
+                let e = self.nanos(expiry);
+                let item = BackoffItem {
+                    expiry: e,
+                    window: e / 1_000_000_000,
+                    inner: ActiveItem { priority: q.pod.priority, ts: self.nanos(q.timestamp), seq, key: key.clone() },
+                };
+                if loc == Location::Backoff {
+                    self.backoff.push(item);
+                } else {
+                    self.error_backoff.push(item);
+                }
+            }
+            Location::Unschedulable | Location::Gated | Location::InFlight => {}
+        }
+        if loc == Location::Gated {
+            q.timestamp = now;
+        }
+        self.entries.insert(key, Entry { q, loc, seq, backoff_expiry });
+    }
+
+    /// A new unscheduled pod arrives. `gate` is the PreEnqueue verdict (plugin, message) if gated.
+    pub fn add(&mut self, pod: Arc<PodInfo>, gate: Option<(&'static str, String)>, now: Instant) {
+        let key = pod.key.clone();
+        if self.entries.contains_key(&key) {
+            self.update(pod, gate, now);
+            return;
+        }
+        let mut q = QueuedPod::new(pod, now);
+        match gate {
+            Some((plugin, msg)) => {
+                q.gating_plugin = Some(plugin);
+                q.gate_message = msg;
+                self.place(key, q, Location::Gated, now);
+            }
+            None => self.place(key, q, Location::Active, now),
+        }
+    }
+
+    /// The pod object changed. Gated pods whose gates are gone and unschedulable pods whose spec
+    /// changed get another chance (upstream `Update` → `isPodUpdated` → move).
+    pub fn update(&mut self, pod: Arc<PodInfo>, gate: Option<(&'static str, String)>, now: Instant) {
+        let key = pod.key.clone();
+        let Some(entry) = self.entries.remove(&key) else {
+            self.add(pod, gate, now);
+            return;
+        };
+        let mut q = entry.q;
+        q.pod = pod;
+        match (entry.loc, gate) {
+            (Location::InFlight, _) => {
+                self.entries.insert(key, Entry { q, ..entry });
+            }
+            (_, Some((plugin, msg))) => {
+                q.gating_plugin = Some(plugin);
+                q.gate_message = msg;
+                self.place(key, q, Location::Gated, now);
+            }
+            (Location::Gated, None) => {
+                q.gating_plugin = None;
+                q.gate_message.clear();
+                q.timestamp = now;
+                self.place(key, q, Location::Active, now);
+            }
+            (Location::Unschedulable, None) => {
+                let loc = if self.backoff_expiry(&q) > now { Location::Backoff } else { Location::Active };
+                self.place(key, q, loc, now);
+            }
+            (loc, None) => self.place(key, q, loc, now),
+        }
+    }
+
+    /// Replace the pod object without moving it (an update that cannot change the scheduling
+    /// outcome, e.g. a status-only change such as our own PodScheduled condition).
+    pub fn refresh(&mut self, pod: Arc<PodInfo>) {
+        if let Some(e) = self.entries.get_mut(&*pod.key) {
+            e.q.pod = pod;
+        }
+    }
+
+    /// The pod was deleted (or is no longer ours): it leaves the queue wherever it is.
+    pub fn delete(&mut self, key: &str) -> bool {
+        self.entries.remove(key).is_some()
+    }
+
+    /// Move completed backoffs to active and, every 30 s, unschedulable leftovers older than 5 min.
+    pub fn flush(&mut self, now: Instant) {
+        for error_queue in [false, true] {
+            loop {
+                let heap = if error_queue { &self.error_backoff } else { &self.backoff };
+                let Some(top) = heap.peek() else { break };
+                let live = self.entries.get(&top.inner.key).is_some_and(|e| e.seq == top.inner.seq);
+                if live && top.expiry > self.nanos(now) {
+                    break;
+                }
+                let heap = if error_queue { &mut self.error_backoff } else { &mut self.backoff };
+                let Some(item) = heap.pop() else { break };
+                if !live {
+                    continue;
+                }
+                if let Some(e) = self.entries.remove(&item.inner.key) {
+                    self.place(item.inner.key, e.q, Location::Active, now);
+                }
+            }
+        }
+        if now.saturating_duration_since(self.last_leftover_flush) >= LEFTOVER_FLUSH_INTERVAL {
+            self.last_leftover_flush = now;
+            let stale: Vec<PodKey> = self
+                .entries
+                .iter()
+                .filter(|(_, e)| {
+                    e.loc == Location::Unschedulable && now.saturating_duration_since(e.q.timestamp) > MAX_IN_UNSCHEDULABLE
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            for key in stale {
+                self.requeue_from_unschedulable(&key, now);
+            }
+        }
+    }
+
+    fn requeue_from_unschedulable(&mut self, key: &str, now: Instant) {
+        if let Some(e) = self.entries.remove(key) {
+            let loc = if self.backoff_expiry(&e.q) > now { Location::Backoff } else { Location::Active };
+            self.place(e.q.pod.key.clone(), e.q, loc, now);
+        }
+    }
+
+    /// Pop the next pod to schedule: the head of activeQ, or — when activeQ is empty — the head of
+    /// the (rejection) backoffQ even if its backoff has not expired (SchedulerPopFromBackoffQ).
+    pub fn pop(&mut self, now: Instant) -> Option<QueuedPod> {
+        self.flush(now);
+        let key = loop {
+            if let Some(item) = self.active.pop() {
+                if self.entries.get(&item.key).is_some_and(|e| e.seq == item.seq && e.loc == Location::Active) {
+                    break item.key;
+                }
+                continue;
+            }
+            let item = self.backoff.pop()?;
+            if self.entries.get(&item.inner.key).is_some_and(|e| e.seq == item.inner.seq && e.loc == Location::Backoff) {
+                break item.inner.key;
+            }
+        };
+        let e = self.entries.get_mut(&key)?;
+        e.loc = Location::InFlight;
+        e.q.attempts += 1;
+        if e.q.initial_attempt.is_none() {
+            e.q.initial_attempt = Some(now);
+        }
+        Some(e.q.clone())
+    }
+
+    /// The popped pod is bound (or being bound) or dropped: forget it.
+    pub fn done(&mut self, key: &str) {
+        if self.entries.get(key).is_some_and(|e| e.loc == Location::InFlight) {
+            self.entries.remove(key);
+        }
+    }
+
+    /// A popped pod failed (`AddUnschedulableIfNotPresent`). Only pods still in flight are
+    /// requeued: a pod deleted meanwhile stays gone, and a newer version that arrived meanwhile
+    /// is kept with this attempt's history.
+    pub fn requeue(&mut self, key: &str, why: Requeue, now: Instant) {
+        let Some(e) = self.entries.remove(key) else { return };
+        if e.loc != Location::InFlight {
+            self.entries.insert(e.q.pod.key.clone(), e);
+            return;
+        }
+        let mut q = e.q;
+        q.timestamp = now;
+        let loc = match why {
+            Requeue::Rejected { plugins } => {
+                q.unschedulable_count += 1;
+                q.consecutive_errors = 0;
+                q.rejectors = plugins;
+                Location::Unschedulable
+            }
+            Requeue::Error => {
+                q.consecutive_errors += 1;
+                q.rejectors.clear();
+                Location::ErrorBackoff
+            }
+        };
+        let key = q.pod.key.clone();
+        self.place(key, q, loc, now);
+    }
+
+    /// A cluster event happened: unschedulable (and gated) pods for which `helps` says the event
+    /// could make them schedulable move to backoffQ (still backing off) or activeQ.
+    pub fn move_on_event(&mut self, now: Instant, mut helps: impl FnMut(&QueuedPod) -> bool) -> usize {
+        let candidates: Vec<PodKey> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| e.loc == Location::Unschedulable && helps(&e.q))
+            .map(|(k, _)| k.clone())
+            .collect();
+        let n = candidates.len();
+        for key in candidates {
+            self.requeue_from_unschedulable(&key, now);
+        }
+        n
+    }
+
+    /// When the scheduler loop should wake up next to make progress without new input.
+    pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
+        let mut next: Option<Instant> = None;
+        let mut consider = |t: Instant| next = Some(next.map_or(t, |n| n.min(t)));
+        for e in self.entries.values() {
+            if let (Location::Backoff | Location::ErrorBackoff, Some(t)) = (e.loc, e.backoff_expiry) {
+                consider(t);
+            }
+        }
+        if self.entries.values().any(|e| e.loc == Location::Unschedulable) {
+            consider(self.last_leftover_flush + LEFTOVER_FLUSH_INTERVAL);
+        }
+        next.map(|t| t.max(now))
+    }
+
+    /// Whether a pod is ready to pop right now.
+    pub fn has_runnable(&self) -> bool {
+        // Fast path: a live head of activeQ or backoffQ (the heaps keep stale items until
+        // popped, so a stale head falls back to the full scan).
+        let live = |key: &PodKey, seq: u64, loc: Location| self.entries.get(key).is_some_and(|e| e.seq == seq && e.loc == loc);
+        if self.active.peek().is_some_and(|i| live(&i.key, i.seq, Location::Active))
+            || self.backoff.peek().is_some_and(|i| live(&i.inner.key, i.inner.seq, Location::Backoff))
+        {
+            return true;
+        }
+        self.entries.values().any(|e| matches!(e.loc, Location::Active | Location::Backoff))
+    }
+
+    /// Pending pods per sub-queue.
+    pub fn counts(&self) -> PendingCounts {
+        let mut c = PendingCounts::default();
+        for e in self.entries.values() {
+            match e.loc {
+                Location::Active => c.active += 1,
+                Location::Backoff | Location::ErrorBackoff => c.backoff += 1,
+                Location::Unschedulable => c.unschedulable += 1,
+                Location::Gated => c.gated += 1,
+                Location::InFlight => {}
+            }
+        }
+        c
+    }
+
+    /// Every queued pod with its location (for status/explain and tests).
+    pub fn iter(&self) -> impl Iterator<Item = (&QueuedPod, Location)> {
+        self.entries.values().map(|e| (&e.q, e.loc))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::api;
+    use crate::core::model::NoPriorityClasses;
+
+    fn pod(name: &str, priority: i32) -> Arc<PodInfo> {
+        let mut p = api::Pod::default();
+        p.metadata.namespace = "ns".into();
+        p.metadata.name = name.into();
+        p.spec.priority = Some(priority);
+        Arc::new(PodInfo::from_api(&p, &NoPriorityClasses))
+    }
+
+    fn q(now: Instant) -> SchedulingQueue {
+        SchedulingQueue::new(Duration::from_secs(1), Duration::from_secs(10), now)
+    }
+
+    fn names(queue: &mut SchedulingQueue, now: Instant) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Some(p) = queue.pop(now) {
+            out.push(p.pod.name.to_string());
+            queue.done(&p.pod.key);
+        }
+        out
+    }
+
+    #[test]
+    fn priority_then_arrival_order() {
+        let t0 = Instant::now();
+        let mut queue = q(t0);
+        queue.add(pod("low-early", 0), None, t0);
+        queue.add(pod("high", 10), None, t0 + Duration::from_millis(1));
+        queue.add(pod("low-late", 0), None, t0 + Duration::from_millis(2));
+        queue.add(pod("mid", 5), None, t0 + Duration::from_millis(3));
+        assert_eq!(names(&mut queue, t0), ["high", "mid", "low-early", "low-late"]);
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_max() {
+        let queue = q(Instant::now());
+        let secs: Vec<u64> = (1..=6).map(|n| queue.backoff_duration(n).as_secs()).collect();
+        assert_eq!(secs, [1, 2, 4, 8, 10, 10]);
+        assert_eq!(queue.backoff_duration(0), Duration::ZERO);
+        let none = SchedulingQueue::new(Duration::from_secs(1), Duration::ZERO, Instant::now());
+        assert_eq!(none.backoff_duration(3), Duration::ZERO);
+    }
+
+    #[test]
+    fn rejected_pod_waits_for_helpful_event_then_backs_off() {
+        let t0 = Instant::now();
+        let mut queue = q(t0);
+        queue.add(pod("a", 0), None, t0);
+        let p = queue.pop(t0).expect("pod");
+        queue.requeue(&p.pod.key, Requeue::Rejected { plugins: vec!["NodeResourcesFit"] }, t0);
+        assert_eq!(queue.location("ns/a"), Some(Location::Unschedulable));
+        assert!(queue.pop(t0).is_none(), "unschedulable pods are not popped");
+        // an event that does not help keeps it there
+        assert_eq!(queue.move_on_event(t0, |qp| !qp.rejectors.contains(&"NodeResourcesFit")), 0);
+        assert_eq!(queue.location("ns/a"), Some(Location::Unschedulable));
+        // a helpful event within the backoff window moves it to backoffQ ...
+        assert_eq!(queue.move_on_event(t0 + Duration::from_millis(100), |_| true), 1);
+        assert_eq!(queue.location("ns/a"), Some(Location::Backoff));
+        // ... from which an idle scheduler may pop it directly (SchedulerPopFromBackoffQ)
+        let p = queue.pop(t0 + Duration::from_millis(200)).expect("popped from backoffQ");
+        assert_eq!(p.attempts, 2);
+    }
+
+    #[test]
+    fn errors_back_off_and_are_not_popped_early() {
+        let t0 = Instant::now();
+        let mut queue = q(t0);
+        queue.add(pod("a", 0), None, t0);
+        let p = queue.pop(t0).expect("pod");
+        queue.requeue(&p.pod.key, Requeue::Error, t0);
+        assert_eq!(queue.location("ns/a"), Some(Location::ErrorBackoff));
+        assert!(queue.pop(t0 + Duration::from_millis(999)).is_none());
+        assert_eq!(queue.next_wakeup(t0), Some(t0 + Duration::from_secs(1)));
+        let p = queue.pop(t0 + Duration::from_secs(1)).expect("backoff expired");
+        queue.requeue(&p.pod.key, Requeue::Error, t0 + Duration::from_secs(1));
+        assert!(queue.pop(t0 + Duration::from_millis(2999)).is_none(), "second error backs off 2 s");
+        assert!(queue.pop(t0 + Duration::from_secs(3)).is_some());
+    }
+
+    #[test]
+    fn leftover_flush_after_five_minutes() {
+        let t0 = Instant::now();
+        let mut queue = q(t0);
+        queue.add(pod("a", 0), None, t0);
+        let p = queue.pop(t0).expect("pod");
+        queue.requeue(&p.pod.key, Requeue::Rejected { plugins: vec!["X"] }, t0);
+        queue.flush(t0 + Duration::from_secs(299));
+        assert_eq!(queue.location("ns/a"), Some(Location::Unschedulable));
+        queue.flush(t0 + Duration::from_secs(330));
+        assert_eq!(queue.location("ns/a"), Some(Location::Active));
+    }
+
+    #[test]
+    fn gates_hold_pods_until_removed_and_deletes_leave() {
+        let t0 = Instant::now();
+        let mut queue = q(t0);
+        queue.add(pod("g", 0), Some(("SchedulingGates", "waiting".into())), t0);
+        assert_eq!(queue.counts(), PendingCounts { gated: 1, ..Default::default() });
+        assert!(queue.pop(t0).is_none());
+        queue.update(pod("g", 0), None, t0);
+        assert_eq!(queue.location("ns/g"), Some(Location::Active));
+        assert!(queue.delete("ns/g"));
+        assert!(queue.pop(t0).is_none());
+    }
+
+    #[test]
+    fn requeue_after_delete_is_ignored_and_update_in_flight_keeps_attempt() {
+        let t0 = Instant::now();
+        let mut queue = q(t0);
+        queue.add(pod("a", 0), None, t0);
+        let p = queue.pop(t0).expect("pod");
+        queue.delete(&p.pod.key);
+        queue.requeue(&p.pod.key, Requeue::Error, t0);
+        assert!(queue.is_empty());
+        queue.add(pod("b", 0), None, t0);
+        let p = queue.pop(t0).expect("pod");
+        queue.update(pod("b", 7), None, t0);
+        assert_eq!(queue.location("ns/b"), Some(Location::InFlight));
+        queue.requeue(&p.pod.key, Requeue::Rejected { plugins: vec![] }, t0);
+        assert_eq!(queue.get("ns/b").map(|q| q.pod.priority), Some(7));
+    }
+}

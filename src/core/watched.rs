@@ -1,0 +1,341 @@
+//! The kinds the scheduler mirrors from the API server, declared once.
+//!
+//! Every row says where the kind lives (group, version, resource, scope), how it is watched
+//! (field selector), whether readiness waits for it and what happens when RBAC denies it, and
+//! which plugins read it. The live scheduler's watchers, readiness, the permission list
+//! ([`crate::shell::permissions`]), `simulate`'s cluster files and the tests' coverage checks all iterate
+//! this table, so a watched kind is added here and nowhere else by name.
+//!
+//! Required kinds are the ones kube-scheduler itself watches: `system:kube-scheduler` and
+//! `system:volume-scheduler` grant every one of them. Optional kinds are edgesched extras that a
+//! kubeadm cluster's default roles do not grant; when RBAC forbids one, the feature it serves is
+//! turned off (with one warning naming the rule to add) instead of blocking readiness.
+
+/// Identifies a watched kind; indexes [`KINDS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KindId {
+    Node,
+    Pod,
+    PriorityClass,
+    PodDisruptionBudget,
+    PersistentVolumeClaim,
+    PersistentVolume,
+    StorageClass,
+    CsiNode,
+    Namespace,
+    Service,
+    ReplicationController,
+    ReplicaSet,
+    StatefulSet,
+    Lease,
+}
+
+/// Where the objects of a kind are listed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// A cluster-scoped resource.
+    Cluster,
+    /// A namespaced resource, watched across all namespaces.
+    AllNamespaces,
+    /// A namespaced resource, watched in the leader-election namespace only.
+    LeaseNamespace,
+}
+
+/// What the scheduler needs a kind for, and so how it reacts when it cannot read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Scheduling waits until it is listed; a denial is an error shown in `/readyz`.
+    Required,
+    /// A convenience: readiness waits only for the first answer (a list or a denial); when
+    /// forbidden, `feature` is turned off until a later retry succeeds.
+    Optional {
+        /// What stops working without it (for the warning).
+        feature: &'static str,
+    },
+}
+
+/// Which profiles need a kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadBy {
+    /// The scheduler itself (queue, cache, node table): always watched.
+    Scheduler,
+    /// These plugins read it.
+    Plugins(&'static [&'static str]),
+}
+
+/// One watched kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WatchedKind {
+    pub id: KindId,
+    /// `kind` of the objects (and of cluster files' documents).
+    pub kind: &'static str,
+    /// API group ("" for the core group).
+    pub group: &'static str,
+    pub version: &'static str,
+    /// Plural resource name, as in URLs and RBAC rules.
+    pub resource: &'static str,
+    pub scope: Scope,
+    /// Server-side field selector of the list and watch.
+    pub field_selector: Option<&'static str>,
+    pub need: Need,
+    pub read_by: ReadBy,
+}
+
+impl WatchedKind {
+    /// `v1` or `group/v1`, as in objects' `apiVersion`.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_string()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// The collection path to list and watch (`namespace` is used for [`Scope::LeaseNamespace`]).
+    pub fn path(&self, lease_namespace: &str) -> String {
+        let prefix = if self.group.is_empty() {
+            format!("/api/{}", self.version)
+        } else {
+            format!("/apis/{}/{}", self.group, self.version)
+        };
+        match self.scope {
+            Scope::Cluster | Scope::AllNamespaces => format!("{prefix}/{}", self.resource),
+            Scope::LeaseNamespace => format!("{prefix}/namespaces/{lease_namespace}/{}", self.resource),
+        }
+    }
+
+    /// `pods` or `leases.coordination.k8s.io`, as the API server names resources in messages.
+    pub fn qualified_resource(&self) -> String {
+        if self.group.is_empty() {
+            self.resource.to_string()
+        } else {
+            format!("{}.{}", self.resource, self.group)
+        }
+    }
+
+    /// Whether readiness waits for a successful list.
+    pub fn is_required(&self) -> bool {
+        self.need == Need::Required
+    }
+}
+
+const VOLUME_PLUGINS: &[&str] = &["VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits"];
+
+/// Every watched kind, in the order the watchers start (nodes and pods first: they are the
+/// bulk of a cluster and everything else is small).
+///
+/// RBAC: each row is listed and watched; `system:kube-scheduler` grants every `Required` row and
+/// `system:volume-scheduler` adds write access to PersistentVolumes and claims (see
+/// [`crate::shell::permissions`] for the calls beyond list/watch).
+pub const KINDS: &[WatchedKind] = &[
+    WatchedKind {
+        id: KindId::Node,
+        kind: "Node",
+        group: "",
+        version: "v1",
+        resource: "nodes",
+        scope: Scope::Cluster,
+        field_selector: None,
+        need: Need::Required,
+        read_by: ReadBy::Scheduler,
+    },
+    WatchedKind {
+        id: KindId::Pod,
+        kind: "Pod",
+        group: "",
+        version: "v1",
+        resource: "pods",
+        scope: Scope::AllNamespaces,
+        // Finished pods hold no resources (upstream's informer uses the same selector).
+        field_selector: Some("status.phase!=Succeeded,status.phase!=Failed"),
+        need: Need::Required,
+        read_by: ReadBy::Scheduler,
+    },
+    WatchedKind {
+        id: KindId::PriorityClass,
+        kind: "PriorityClass",
+        group: "scheduling.k8s.io",
+        version: "v1",
+        resource: "priorityclasses",
+        scope: Scope::Cluster,
+        field_selector: None,
+        // The Priority admission plugin writes `spec.priority` into every pod; classes are only
+        // read for pods that lack it, and kube-scheduler's roles do not grant them.
+        need: Need::Optional { feature: "priorityClassName resolution for pods without spec.priority" },
+        read_by: ReadBy::Scheduler,
+    },
+    WatchedKind {
+        id: KindId::PodDisruptionBudget,
+        kind: "PodDisruptionBudget",
+        group: "policy",
+        version: "v1",
+        resource: "poddisruptionbudgets",
+        scope: Scope::AllNamespaces,
+        field_selector: None,
+        need: Need::Required,
+        read_by: ReadBy::Plugins(&["DefaultPreemption"]),
+    },
+    WatchedKind {
+        id: KindId::PersistentVolumeClaim,
+        kind: "PersistentVolumeClaim",
+        group: "",
+        version: "v1",
+        resource: "persistentvolumeclaims",
+        scope: Scope::AllNamespaces,
+        field_selector: None,
+        need: Need::Required,
+        read_by: ReadBy::Plugins(VOLUME_PLUGINS),
+    },
+    WatchedKind {
+        id: KindId::PersistentVolume,
+        kind: "PersistentVolume",
+        group: "",
+        version: "v1",
+        resource: "persistentvolumes",
+        scope: Scope::Cluster,
+        field_selector: None,
+        need: Need::Required,
+        read_by: ReadBy::Plugins(VOLUME_PLUGINS),
+    },
+    WatchedKind {
+        id: KindId::StorageClass,
+        kind: "StorageClass",
+        group: "storage.k8s.io",
+        version: "v1",
+        resource: "storageclasses",
+        scope: Scope::Cluster,
+        field_selector: None,
+        need: Need::Required,
+        read_by: ReadBy::Plugins(&["VolumeBinding", "VolumeZone"]),
+    },
+    WatchedKind {
+        id: KindId::CsiNode,
+        kind: "CSINode",
+        group: "storage.k8s.io",
+        version: "v1",
+        resource: "csinodes",
+        scope: Scope::Cluster,
+        field_selector: None,
+        need: Need::Required,
+        read_by: ReadBy::Plugins(&["NodeVolumeLimits"]),
+    },
+    WatchedKind {
+        id: KindId::Namespace,
+        kind: "Namespace",
+        group: "",
+        version: "v1",
+        resource: "namespaces",
+        scope: Scope::Cluster,
+        field_selector: None,
+        need: Need::Required,
+        read_by: ReadBy::Plugins(&["InterPodAffinity", "PodTopologySpread"]),
+    },
+    WatchedKind {
+        id: KindId::Service,
+        kind: "Service",
+        group: "",
+        version: "v1",
+        resource: "services",
+        scope: Scope::AllNamespaces,
+        field_selector: None,
+        need: Need::Required,
+        read_by: ReadBy::Plugins(&["PodTopologySpread"]),
+    },
+    WatchedKind {
+        id: KindId::ReplicationController,
+        kind: "ReplicationController",
+        group: "",
+        version: "v1",
+        resource: "replicationcontrollers",
+        scope: Scope::AllNamespaces,
+        field_selector: None,
+        need: Need::Required,
+        read_by: ReadBy::Plugins(&["PodTopologySpread"]),
+    },
+    WatchedKind {
+        id: KindId::ReplicaSet,
+        kind: "ReplicaSet",
+        group: "apps",
+        version: "v1",
+        resource: "replicasets",
+        scope: Scope::AllNamespaces,
+        field_selector: None,
+        need: Need::Required,
+        read_by: ReadBy::Plugins(&["PodTopologySpread"]),
+    },
+    WatchedKind {
+        id: KindId::StatefulSet,
+        kind: "StatefulSet",
+        group: "apps",
+        version: "v1",
+        resource: "statefulsets",
+        scope: Scope::AllNamespaces,
+        field_selector: None,
+        need: Need::Required,
+        read_by: ReadBy::Plugins(&["PodTopologySpread"]),
+    },
+    WatchedKind {
+        id: KindId::Lease,
+        kind: "Lease",
+        group: "coordination.k8s.io",
+        version: "v1",
+        resource: "leases",
+        scope: Scope::LeaseNamespace,
+        field_selector: None,
+        // Other schedulers' leases tell which schedulerNames are served; kubeadm grants this
+        // since v1.31 (Role system::leader-locking-kube-scheduler), older clusters do not.
+        need: Need::Optional { feature: "detection of pods whose schedulerName no running scheduler serves" },
+        read_by: ReadBy::Scheduler,
+    },
+];
+
+/// The row of `id`.
+pub fn kind(id: KindId) -> &'static WatchedKind {
+    // KINDS lists every KindId exactly once (checked by a test), in declaration order.
+    KINDS.iter().find(|k| k.id == id).unwrap_or(&KINDS[0])
+}
+
+/// The row whose objects have this `kind` (cluster files).
+pub fn by_kind(kind: &str) -> Option<&'static WatchedKind> {
+    KINDS.iter().find(|k| k.kind == kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_once() {
+        let mut ids: Vec<KindId> = KINDS.iter().map(|k| k.id).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), KINDS.len());
+        for k in KINDS {
+            assert_eq!(kind(k.id).kind, k.kind);
+            assert_eq!(by_kind(k.kind).map(|r| r.id), Some(k.id));
+        }
+    }
+
+    #[test]
+    fn paths_and_names() {
+        let pvc = kind(KindId::PersistentVolumeClaim);
+        assert_eq!(pvc.path("kube-system"), "/api/v1/persistentvolumeclaims");
+        assert_eq!(pvc.qualified_resource(), "persistentvolumeclaims");
+        let lease = kind(KindId::Lease);
+        assert_eq!(lease.path("kube-system"), "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases");
+        assert_eq!(lease.qualified_resource(), "leases.coordination.k8s.io");
+        assert_eq!(lease.api_version(), "coordination.k8s.io/v1");
+        assert_eq!(kind(KindId::Node).api_version(), "v1");
+    }
+
+    #[test]
+    fn plugins_named_by_rows_exist() {
+        for k in KINDS {
+            if let ReadBy::Plugins(names) = k.read_by {
+                for n in names {
+                    assert!(crate::core::framework::plugins::is_known(n), "{} names unknown plugin {n}", k.kind);
+                }
+            }
+        }
+    }
+}

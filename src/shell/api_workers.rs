@@ -1,0 +1,366 @@
+//! The binding cycle and other pod writes, on a small pool of API worker threads.
+//!
+//! Binding is asynchronous as upstream's: the scheduler thread has already assumed the pod, and a
+//! worker POSTs the `binding` subresource (DefaultBinder), then reports back. A 409 means another
+//! actor bound or is deleting the pod: we lost it. Status patches (PodScheduled=False, nominated
+//! node) and preemption evictions use the same workers, so slow API calls never block scheduling.
+//!
+//! The binding subresource does not check the node's capacity (neither does upstream's): a pod
+//! another client bound or created on a node after our cache last heard from the watch is
+//! invisible to the cycle that picks that node, and both binds succeed. The kubelet's admission
+//! (OutOfcpu, OutOfmemory, OutOfpods, host ports) is the final arbiter, as with several upstream
+//! schedulers sharing nodes. RELIABILITY.md describes this window and what is tested around it.
+
+use crate::core::events::{pod_reference, EventRecord, EventType};
+use crate::core::framework::plugins::default_binder::binding_for;
+use crate::core::framework::PreBindAction;
+use crate::core::logging::Line;
+use crate::core::metrics::{names as m, Metrics};
+use crate::core::scheduler::{BindFailure, BindOutcome, BindRequest, Input, StatusPatch};
+use crate::core::timefmt;
+use crate::shell::kube::client::{ApiError, Client, PatchType};
+use crate::shell::permissions::{plain, Denials};
+use log::{info, warn};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::{Instant, SystemTime};
+
+/// Work for the API workers.
+#[derive(Debug)]
+pub enum Job {
+    Bind(BindRequest),
+    PatchStatus(StatusPatch),
+    Evict { namespace: String, name: String, uid: String, preemptor_uid: String, node: String, profile: String },
+}
+
+/// Handle to the worker pool.
+#[derive(Clone)]
+pub struct Workers {
+    tx: Sender<Job>,
+    /// Jobs queued or running (graceful shutdown waits for zero).
+    pub in_flight: Arc<AtomicUsize>,
+}
+
+impl Workers {
+    /// Queue a job.
+    pub fn submit(&self, job: Job) {
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        if self.tx.send(job).is_err() {
+            self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Jobs not yet finished.
+    pub fn pending(&self) -> usize {
+        self.in_flight.load(Ordering::SeqCst)
+    }
+}
+
+/// Everything a worker needs.
+#[derive(Clone)]
+pub struct WorkerContext {
+    pub client: Client,
+    pub scheduler: SyncSender<Input>,
+    pub events: crate::shell::event_recorder::Recorder,
+    pub metrics: Metrics,
+    /// Where 403s are recorded (required permissions fail `/readyz`).
+    pub denials: Arc<Denials>,
+}
+
+/// Start `n` workers.
+pub fn spawn_workers(n: usize, ctx: WorkerContext) -> std::io::Result<Workers> {
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    let rx = Arc::new(Mutex::new(rx));
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    for i in 0..n.max(1) {
+        let (rx, ctx, in_flight) = (rx.clone(), ctx.clone(), in_flight.clone());
+        std::thread::Builder::new()
+            .name(format!("api-worker-{i}"))
+            .stack_size(256 * 1024)
+            .spawn(move || worker_loop(&rx, &ctx, &in_flight))?;
+    }
+    Ok(Workers { tx, in_flight })
+}
+
+fn worker_loop(rx: &Mutex<Receiver<Job>>, ctx: &WorkerContext, in_flight: &AtomicUsize) {
+    loop {
+        let job = {
+            let guard = match rx.lock() {
+                Ok(g) => g,
+                Err(p) => p.into_inner(),
+            };
+            match guard.recv() {
+                Ok(j) => j,
+                Err(_) => return,
+            }
+        };
+        match job {
+            Job::Bind(req) => run_bind(ctx, req),
+            Job::PatchStatus(p) => {
+                let result = patch_status(&ctx.client, &p, SystemTime::now());
+                ctx.denials.outcome(&plain("patch", "", "pods/status"), &format!("{}/{}", p.namespace, p.name), &result);
+                if let Err(e) = result {
+                    warn!("{}", Line::new("Error updating pod").s("pod", format!("{}/{}", p.namespace, p.name)).s("err", e));
+                }
+            }
+            Job::Evict { namespace, name, uid, preemptor_uid, node, profile } => {
+                if let Err(e) = evict(ctx, &namespace, &name, &uid, &preemptor_uid, &node, &profile) {
+                    warn!("{}", Line::new("Failed to preempt victim").s("pod", format!("{namespace}/{name}")).s("err", e));
+                }
+            }
+        }
+        in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// POST the binding and classify the result.
+pub fn bind(client: &Client, pod: &crate::core::model::PodInfo, node: &str, denials: &Denials) -> Result<(), BindFailure> {
+    let body = binding_for(&pod.namespace, &pod.name, &pod.uid, node);
+    let path = format!("/api/v1/namespaces/{}/pods/{}/binding", pod.namespace, pod.name);
+    let result = client.create::<_, serde_json::Value>(&path, &body);
+    denials.outcome(&plain("create", "", "pods/binding"), &pod.key, &result);
+    match result {
+        Ok(_) => Ok(()),
+        Err(e) if e.is_conflict() => Err(BindFailure::Conflict(e.to_string())),
+        // No status code: the connection broke or the response was cut after the request may
+        // have reached the server, so the pod may well be bound. Reporting a plain failure would
+        // make the scheduler forget the assumed pod and offer the node's capacity to the next
+        // pod before the watch shows the bind (an overcommit we could have known about). Ask the
+        // server instead. upstream kube-scheduler forgets the pod here; see RELIABILITY.md.
+        Err(e) if e.code().is_none() => verify_ambiguous_bind(client, pod, node, &e),
+        Err(e) => Err(BindFailure::Other(e.to_string())),
+    }
+}
+
+/// After a binding POST with an unknown outcome: GET the pod and classify by its `nodeName`.
+fn verify_ambiguous_bind(
+    client: &Client,
+    pod: &crate::core::model::PodInfo,
+    node: &str,
+    err: &ApiError,
+) -> Result<(), BindFailure> {
+    let path = format!("/api/v1/namespaces/{}/pods/{}", pod.namespace, pod.name);
+    match client.get::<crate::core::api::Pod>(&path) {
+        Ok(current) if current.metadata.uid != *pod.uid => Err(BindFailure::Conflict(format!("{err} (pod was replaced)"))),
+        Ok(current) if current.spec.node_name == node => {
+            info!(
+                "{}",
+                Line::new("Binding response lost; the pod is bound to the chosen node").s("pod", &*pod.key).s("node", node)
+            );
+            Ok(())
+        }
+        Ok(current) if !current.spec.node_name.is_empty() => {
+            Err(BindFailure::Conflict(format!("{err} (pod is bound to {})", current.spec.node_name)))
+        }
+        Ok(_) => Err(BindFailure::Other(err.to_string())),
+        Err(e) if e.is_not_found() => Err(BindFailure::Conflict(format!("{err} (pod is gone)"))),
+        // Still unknown: give up like upstream does (the race window in RELIABILITY.md).
+        Err(e) => Err(BindFailure::Other(format!("{err} (checking the pod failed: {e})"))),
+    }
+}
+
+/// A request's result with its outcome recorded against the declared permission.
+fn checked<T>(denials: &Denials, verb: &str, resource: &str, object: &str, result: Result<T, ApiError>) -> Result<T, String> {
+    denials.outcome(&plain(verb, "", resource), object, &result);
+    result.map_err(|e| e.to_string())
+}
+
+/// Perform the PreBind writes planned at Reserve (volume claims), in order.
+pub fn pre_bind(client: &Client, actions: &[PreBindAction], denials: &Denials) -> Result<(), String> {
+    for a in actions {
+        match a {
+            PreBindAction::AnnotatePvc { namespace, name, key, value } => {
+                let path = format!("/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}");
+                let body = serde_json::json!({"metadata": {"annotations": {key: value}}});
+                let object = format!("{namespace}/{name}");
+                let result = client.patch::<serde_json::Value>(&path, PatchType::Merge, &body);
+                checked(denials, "patch", "persistentvolumeclaims", &object, result)?;
+            }
+            PreBindAction::BindPv { pv, claim_namespace, claim_name, claim_uid } => {
+                let path = format!("/api/v1/persistentvolumes/{pv}");
+                let mut obj: serde_json::Value = checked(denials, "get", "persistentvolumes", pv, client.get(&path))?;
+                let bound_to = obj.pointer("/spec/claimRef/uid").and_then(|u| u.as_str()).unwrap_or("");
+                if !bound_to.is_empty() && bound_to != claim_uid {
+                    return Err(format!("PersistentVolume {pv} was bound to another claim meanwhile"));
+                }
+                obj["spec"]["claimRef"] = serde_json::json!({"kind": "PersistentVolumeClaim", "apiVersion": "v1",
+                    "namespace": claim_namespace, "name": claim_name, "uid": claim_uid});
+                obj["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] = serde_json::json!("yes");
+                checked(denials, "update", "persistentvolumes", pv, client.replace::<_, serde_json::Value>(&path, &obj))?;
+            }
+            PreBindAction::WaitForClaims { claims, timeout_seconds } => {
+                let deadline = Instant::now() + std::time::Duration::from_secs(*timeout_seconds);
+                for (ns, name) in claims {
+                    let path = format!("/api/v1/namespaces/{ns}/persistentvolumeclaims/{name}");
+                    loop {
+                        let object = format!("{ns}/{name}");
+                        let pvc: serde_json::Value =
+                            checked(denials, "get", "persistentvolumeclaims", &object, client.get(&path))?;
+                        if pvc.pointer("/status/phase").and_then(|p| p.as_str()) == Some("Bound") {
+                            break;
+                        }
+                        if Instant::now() >= deadline {
+                            return Err(format!(
+                                "binding volumes: timed out waiting for the condition (claim {ns}/{name} not bound)"
+                            ));
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(500));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run_bind(ctx: &WorkerContext, req: BindRequest) {
+    let pod = &req.pod;
+    let result = match pre_bind(&ctx.client, &req.pre_bind, &ctx.denials) {
+        Ok(()) => bind(&ctx.client, pod, &req.node, &ctx.denials),
+        Err(e) => Err(BindFailure::Other(format!("running PreBind plugin \"VolumeBinding\": {e}"))),
+    };
+    let now = Instant::now();
+    match &result {
+        Ok(()) => {
+            info!(
+                "{}",
+                Line::new("Successfully bound pod to node")
+                    .s("pod", &*pod.key)
+                    .s("node", &*req.node)
+                    .n("evaluatedNodes", req.evaluated_nodes)
+                    .n("feasibleNodes", req.feasible_nodes)
+            );
+            let elapsed = now.saturating_duration_since(req.cycle_start).as_secs_f64();
+            ctx.metrics.inc(m::SCHEDULE_ATTEMPTS, &["scheduled", &req.profile], 1.0);
+            ctx.metrics.observe(m::ATTEMPT_DURATION, &["scheduled", &req.profile], elapsed);
+            ctx.metrics.observe(m::POD_ATTEMPTS, &[], f64::from(req.attempts));
+            if let Some(first) = req.initial_attempt {
+                let label = if req.attempts >= 15 { "15+".to_string() } else { req.attempts.to_string() };
+                ctx.metrics.observe(m::SLI_DURATION, &[&label], now.saturating_duration_since(first).as_secs_f64());
+            }
+            ctx.events.record(EventRecord {
+                regarding: pod_reference(&pod.namespace, &pod.name, &pod.uid, &pod.resource_version),
+                type_: EventType::Normal,
+                reason: "Scheduled".into(),
+                action: "Binding".into(),
+                note: format!("Successfully assigned {}/{} to {}", pod.namespace, pod.name, req.node),
+                reporting_controller: req.profile.clone(),
+            });
+        }
+        Err(BindFailure::Conflict(_)) | Err(BindFailure::Other(_)) => {
+            info!("{}", Line::new("Failed to bind pod").s("pod", &*pod.key));
+            ctx.metrics.inc(m::SCHEDULE_ATTEMPTS, &["error", &req.profile], 1.0);
+            ctx.metrics.observe(
+                m::ATTEMPT_DURATION,
+                &["error", &req.profile],
+                now.saturating_duration_since(req.cycle_start).as_secs_f64(),
+            );
+        }
+    }
+    let _ = ctx.scheduler.send(Input::BindDone(BindOutcome { key: pod.key.clone(), node: req.node.clone(), result }));
+}
+
+/// The strategic-merge patch for a pod's PodScheduled condition / nominated node.
+pub fn status_patch_body(p: &StatusPatch, wall: SystemTime) -> serde_json::Value {
+    let mut status = serde_json::Map::new();
+    if let Some(c) = &p.condition {
+        let mut cond = serde_json::to_value(c).unwrap_or_else(|_| serde_json::json!({}));
+        if let Some(obj) = cond.as_object_mut() {
+            obj.insert("lastProbeTime".into(), serde_json::Value::Null);
+            obj.insert("lastTransitionTime".into(), serde_json::Value::String(timefmt::format_rfc3339(wall)));
+        }
+        status.insert("conditions".into(), serde_json::Value::Array(vec![cond]));
+    }
+    if let Some(n) = &p.nominated_node_name {
+        status.insert(
+            "nominatedNodeName".into(),
+            if n.is_empty() { serde_json::Value::Null } else { serde_json::Value::String(n.clone()) },
+        );
+    }
+    serde_json::json!({ "status": status })
+}
+
+/// PATCH `pods/{name}/status` (strategic merge, as upstream's PatchPodStatus).
+pub fn patch_status(client: &Client, p: &StatusPatch, wall: SystemTime) -> Result<(), ApiError> {
+    let path = format!("/api/v1/namespaces/{}/pods/{}/status", p.namespace, p.name);
+    client.patch::<serde_json::Value>(&path, PatchType::StrategicMerge, &status_patch_body(p, wall)).map(|_| ())
+}
+
+/// Preempt a victim as upstream's `PreemptPod`: add the `DisruptionTarget` condition, delete with
+/// a UID precondition, and record a `Preempted` event on the victim.
+fn evict(
+    ctx: &WorkerContext,
+    namespace: &str,
+    name: &str,
+    uid: &str,
+    preemptor_uid: &str,
+    node: &str,
+    profile: &str,
+) -> Result<(), ApiError> {
+    let wall = SystemTime::now();
+    let message = format!("{profile}: preempting to accommodate a higher priority pod");
+    let cond = serde_json::json!({"status": {"conditions": [{
+        "type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+        "message": message, "lastTransitionTime": timefmt::format_rfc3339(wall)
+    }]}});
+    let status_path = format!("/api/v1/namespaces/{namespace}/pods/{name}/status");
+    let object = format!("{namespace}/{name}");
+    let patched = ctx.client.patch::<serde_json::Value>(&status_path, PatchType::StrategicMerge, &cond);
+    ctx.denials.outcome(&plain("patch", "", "pods/status"), &object, &patched);
+    match patched {
+        Ok(_) => {}
+        Err(e) if e.is_not_found() => return Ok(()),
+        Err(e) => {
+            warn!("{}", Line::new("Could not add DisruptionTarget condition").s("pod", format!("{namespace}/{name}")).s("err", e))
+        }
+    }
+    let path = format!("/api/v1/namespaces/{namespace}/pods/{name}");
+    let deleted = ctx.client.delete(&path, Some(uid));
+    ctx.denials.outcome(&plain("delete", "", "pods"), &object, &deleted);
+    match deleted {
+        Ok(()) => {}
+        Err(e) if e.is_not_found() => return Ok(()),
+        Err(e) => return Err(e),
+    }
+    ctx.events.record(EventRecord {
+        regarding: pod_reference(namespace, name, uid, ""),
+        type_: EventType::Normal,
+        reason: "Preempted".into(),
+        action: "Preempting".into(),
+        note: format!("Preempted by pod {preemptor_uid} on node {node}"),
+        reporting_controller: profile.to_string(),
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::api;
+
+    #[test]
+    fn status_patch_is_a_strategic_merge_of_the_condition() {
+        let p = StatusPatch {
+            namespace: "default".into(),
+            name: "p".into(),
+            uid: "u".into(),
+            condition: Some(api::PodCondition {
+                type_: "PodScheduled".into(),
+                status: "False".into(),
+                reason: Some("Unschedulable".into()),
+                message: Some("0/1 nodes are available: 1 Insufficient cpu.".into()),
+                last_probe_time: None,
+                last_transition_time: None,
+            }),
+            nominated_node_name: Some("n1".into()),
+        };
+        let wall = timefmt::parse_system_time("2025-09-11T20:50:21Z").expect("time");
+        assert_eq!(
+            status_patch_body(&p, wall),
+            serde_json::json!({"status": {"conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                "message": "0/1 nodes are available: 1 Insufficient cpu.", "lastProbeTime": null,
+                "lastTransitionTime": "2025-09-11T20:50:21Z"}], "nominatedNodeName": "n1"}})
+        );
+    }
+}

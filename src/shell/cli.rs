@@ -1,0 +1,908 @@
+//! The command line, shaped like kube-scheduler's so existing manifests and unit files keep working:
+//! the same flag names, `--flag=value` and `--flag value`, booleans as `--flag` or `--flag=false`.
+//! Flags kube-scheduler has dropped over the years are accepted with a warning when ignoring them is
+//! harmless; unknown flags are usage errors that suggest the closest real flag.
+//!
+//! Subcommands (`check-config`, `simulate`, `explain`, `status`) must be the first argument; without
+//! one the scheduler runs.
+
+use crate::core::config::{parse_go_duration, GoDuration, Overrides};
+use lexopt::Arg;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+
+/// What the user asked for.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // built once at startup; boxing would only add noise for callers
+pub enum Command {
+    /// Run the scheduler.
+    Run(RunOptions),
+    /// Load, default and validate a configuration (with flag overrides) and print it as v1.
+    CheckConfig { config: Option<PathBuf>, overrides: Overrides, warnings: Vec<String> },
+    /// Schedule the pending pods of a cluster file offline and report the placements.
+    Simulate { config: Option<PathBuf>, cluster: PathBuf, output: OutputFormat, seed: Option<u64> },
+    /// Explain why pods are pending, against a live cluster.
+    Explain {
+        kubeconfig: Option<PathBuf>,
+        config: Option<PathBuf>,
+        master: Option<String>,
+        namespace: Option<String>,
+        pods: Vec<String>,
+        all_pending: bool,
+        output: OutputFormat,
+        allow_insecure_http: bool,
+    },
+    /// Report a running scheduler's health, leadership and profiles.
+    Status {
+        kubeconfig: Option<PathBuf>,
+        config: Option<PathBuf>,
+        master: Option<String>,
+        output: OutputFormat,
+        allow_insecure_http: bool,
+    },
+    /// Print the version.
+    Version,
+    /// Print this help text.
+    Help(String),
+}
+
+/// How subcommands print results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    #[default]
+    Table,
+    Json,
+}
+
+/// Everything the scheduler needs from the command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOptions {
+    /// `--config`.
+    pub config: Option<PathBuf>,
+    /// `--master`: API server address, overriding the kubeconfig's.
+    pub master: Option<String>,
+    /// Flags that override the configuration (`--kubeconfig`, `--leader-elect*`, `--kube-api-*`, ...).
+    pub overrides: Overrides,
+    /// `--secure-port` (0 disables HTTPS serving).
+    pub secure_port: u16,
+    /// `--port`: deprecated insecure port; when > 0, plain-HTTP health and metrics are served there.
+    pub port: Option<u16>,
+    /// `--address`: deprecated bind address of the `--port` listener.
+    pub insecure_address: Option<String>,
+    /// `--bind-address` of the secure port.
+    pub bind_address: String,
+    /// Serving certificate; a self-signed one is generated when unset, as kube-scheduler does.
+    pub tls_cert_file: Option<PathBuf>,
+    /// Key of `tls_cert_file`.
+    pub tls_private_key_file: Option<PathBuf>,
+    /// Where TokenReviews are sent (defaults to the scheduler's own connection).
+    pub authentication_kubeconfig: Option<PathBuf>,
+    /// Where SubjectAccessReviews are sent (defaults to the scheduler's own connection).
+    pub authorization_kubeconfig: Option<PathBuf>,
+    /// Paths served without authorization.
+    pub authorization_always_allow_paths: Vec<String>,
+    /// Do not read the extension-apiserver-authentication ConfigMap.
+    pub authentication_skip_lookup: bool,
+    /// `--v`: klog-style verbosity.
+    pub verbosity: u8,
+    /// `--logging-format` (only `text`).
+    pub logging_format: String,
+    /// Permit `http://` API servers (plain HTTP exposes tokens; off by default).
+    pub allow_insecure_http: bool,
+    /// Scheduler names served by other schedulers, so their pods are not reported as unserved.
+    pub known_scheduler_names: Vec<String>,
+    /// Warn about pending pods whose scheduler name no profile and no known scheduler serves.
+    pub warn_unserved_scheduler_names: bool,
+    /// Deprecation and ignored-flag notes for the caller to log.
+    pub warnings: Vec<String>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            config: None,
+            master: None,
+            overrides: Overrides::default(),
+            secure_port: 10259,
+            port: None,
+            insecure_address: None,
+            bind_address: "0.0.0.0".into(),
+            tls_cert_file: None,
+            tls_private_key_file: None,
+            authentication_kubeconfig: None,
+            authorization_kubeconfig: None,
+            authorization_always_allow_paths: vec!["/healthz".into(), "/readyz".into(), "/livez".into()],
+            authentication_skip_lookup: false,
+            verbosity: 0,
+            logging_format: "text".into(),
+            allow_insecure_http: false,
+            known_scheduler_names: Vec::new(),
+            warn_unserved_scheduler_names: false,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// A command line that cannot be used; the caller exits with status 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError {
+    pub message: String,
+}
+
+impl UsageError {
+    fn new(message: impl Into<String>) -> UsageError {
+        UsageError { message: message.into() }
+    }
+}
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (see --help)", self.message)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Which command a flag belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cmd {
+    Run,
+    CheckConfig,
+    Simulate,
+    Explain,
+    Status,
+}
+
+impl Cmd {
+    fn name(self) -> &'static str {
+        match self {
+            Cmd::Run => "",
+            Cmd::CheckConfig => "check-config",
+            Cmd::Simulate => "simulate",
+            Cmd::Explain => "explain",
+            Cmd::Status => "status",
+        }
+    }
+
+    fn from_word(word: &str) -> Option<Cmd> {
+        [Cmd::CheckConfig, Cmd::Simulate, Cmd::Explain, Cmd::Status].into_iter().find(|c| c.name() == word)
+    }
+
+    fn bit(self) -> u8 {
+        match self {
+            Cmd::Run => RUN,
+            Cmd::CheckConfig => CHECK,
+            Cmd::Simulate => SIM,
+            Cmd::Explain => EXPLAIN,
+            Cmd::Status => STATUS,
+        }
+    }
+}
+
+const RUN: u8 = 1;
+const CHECK: u8 = 2;
+const SIM: u8 = 4;
+const EXPLAIN: u8 = 8;
+const STATUS: u8 = 16;
+
+/// Whether a flag takes a value or is a boolean (`--flag`, `--flag=false`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Bool,
+    Value(&'static str),
+}
+
+/// One flag: its name, commands, help group and one-line help.
+struct Flag {
+    name: &'static str,
+    kind: Kind,
+    cmds: u8,
+    group: &'static str,
+    help: &'static str,
+}
+
+const fn flag(name: &'static str, kind: Kind, cmds: u8, group: &'static str, help: &'static str) -> Flag {
+    Flag { name, kind, cmds, group, help }
+}
+
+const B: Kind = Kind::Bool;
+const MISC: &str = "Misc flags";
+const SERVING: &str = "Secure serving flags";
+const AUTHN: &str = "Authentication flags";
+const AUTHZ: &str = "Authorization flags";
+const LE: &str = "Leader election flags";
+const LOGS: &str = "Logs flags";
+const OURS: &str = "edgesched flags";
+const DEPRECATED: &str = "Deprecated flags";
+const IGNORED: &str = "Accepted for compatibility and ignored";
+const LE_CMDS: u8 = RUN | CHECK;
+
+/// Every flag, in help order.
+const FLAGS: &[Flag] = &[
+    flag("config", Kind::Value("path"), RUN | CHECK | SIM | EXPLAIN | STATUS, MISC, "The path to the KubeSchedulerConfiguration file."),
+    flag("master", Kind::Value("url"), RUN | EXPLAIN | STATUS, MISC, "The address of the Kubernetes API server (overrides any value in kubeconfig)."),
+    flag("cluster", Kind::Value("path"), SIM, MISC, "Cluster file (nodes and pods) to simulate scheduling on."),
+    flag("output", Kind::Value("table|json"), SIM | EXPLAIN | STATUS, MISC, "Output format. (default table)"),
+    flag("seed", Kind::Value("n"), SIM, MISC, "Seed of the tie-breaking random choice, for reproducible simulations."),
+    flag("namespace", Kind::Value("name"), EXPLAIN, MISC, "Namespace of the named pods (-n). (default \"default\")"),
+    flag("all-pending", B, EXPLAIN, MISC, "Explain every pending pod this scheduler serves."),
+    flag("bind-address", Kind::Value("ip"), RUN, SERVING, "The IP address on which to listen for the --secure-port port. (default 0.0.0.0)"),
+    flag("secure-port", Kind::Value("port"), RUN, SERVING, "The port on which to serve HTTPS with authentication and authorization; 0 disables it. (default 10259)"),
+    flag("tls-cert-file", Kind::Value("path"), RUN, SERVING, "File containing the x509 certificate for HTTPS; a self-signed one is generated when unset."),
+    flag("tls-private-key-file", Kind::Value("path"), RUN, SERVING, "File containing the x509 private key matching --tls-cert-file."),
+    flag("authentication-kubeconfig", Kind::Value("path"), RUN, AUTHN, "kubeconfig pointing at the API server that performs TokenReviews."),
+    flag("authentication-skip-lookup", B, RUN, AUTHN, "Do not look up missing authentication configuration from the cluster."),
+    flag("authorization-kubeconfig", Kind::Value("path"), RUN, AUTHZ, "kubeconfig pointing at the API server that performs SubjectAccessReviews."),
+    flag("authorization-always-allow-paths", Kind::Value("paths"), RUN, AUTHZ, "Comma-separated HTTP paths served without authorization. (default \"/healthz,/readyz,/livez\")"),
+    flag("kubeconfig", Kind::Value("path"), RUN | CHECK | EXPLAIN | STATUS, MISC, "Path to a kubeconfig with authorization and master location (with --config, used only when the file leaves clientConnection.kubeconfig empty)."),
+    flag("kube-api-qps", Kind::Value("qps"), LE_CMDS, DEPRECATED, "QPS to use while talking with the API server (ignored when --config is set)."),
+    flag("kube-api-burst", Kind::Value("n"), LE_CMDS, DEPRECATED, "Burst to use while talking with the API server (ignored when --config is set)."),
+    flag("kube-api-content-type", Kind::Value("type"), LE_CMDS, DEPRECATED, "Content type of requests sent to the API server (ignored when --config is set)."),
+    flag("scheduler-name", Kind::Value("name"), LE_CMDS, DEPRECATED, "Renames the only profile (ignored when --config is set)."),
+    flag("lock-object-name", Kind::Value("name"), LE_CMDS, DEPRECATED, "Alias of --leader-elect-resource-name (ignored when --config is set)."),
+    flag("lock-object-namespace", Kind::Value("ns"), LE_CMDS, DEPRECATED, "Alias of --leader-elect-resource-namespace (ignored when --config is set)."),
+    flag("profiling", B, LE_CMDS, DEPRECATED, "Sets enableProfiling (no profiling endpoints are served)."),
+    flag("contention-profiling", B, LE_CMDS, DEPRECATED, "Sets enableContentionProfiling (no profiling endpoints are served)."),
+    flag("port", Kind::Value("port"), RUN, DEPRECATED, "Serve plain-HTTP /healthz and /metrics on this port (removed from kube-scheduler in v1.24)."),
+    flag("address", Kind::Value("ip"), RUN, DEPRECATED, "Bind address of the --port listener. (default 0.0.0.0)"),
+    flag("leader-elect", B, LE_CMDS, LE, "Acquire a Lease before scheduling, for replicated high availability. (default true)"),
+    flag("leader-elect-lease-duration", Kind::Value("duration"), LE_CMDS, LE, "How long non-leaders wait after a renewal before trying to take over. (default 15s)"),
+    flag("leader-elect-renew-deadline", Kind::Value("duration"), LE_CMDS, LE, "How long the leader keeps trying to renew before giving up. (default 10s)"),
+    flag("leader-elect-retry-period", Kind::Value("duration"), LE_CMDS, LE, "How long to wait between attempts to acquire or renew. (default 2s)"),
+    flag("leader-elect-resource-lock", Kind::Value("type"), LE_CMDS, LE, "Lock object type; only \"leases\" is supported. (default \"leases\")"),
+    flag("leader-elect-resource-name", Kind::Value("name"), LE_CMDS, LE, "Name of the Lease. (default \"kube-scheduler\")"),
+    flag("leader-elect-resource-namespace", Kind::Value("ns"), LE_CMDS, LE, "Namespace of the Lease. (default \"kube-system\")"),
+    flag("v", Kind::Value("n"), RUN, LOGS, "Log verbosity (-v): 0-2 info, 3-4 debug, 5+ trace."),
+    flag("logging-format", Kind::Value("format"), RUN, LOGS, "Log format; only \"text\" is supported. (default \"text\")"),
+    flag("allow-insecure-http", B, RUN | EXPLAIN | STATUS, OURS, "Permit http:// API servers (credentials would travel in clear text)."),
+    flag("known-scheduler-names", Kind::Value("names"), RUN, OURS, "Comma-separated scheduler names served by other schedulers."),
+    flag("warn-unserved-scheduler-names", B, RUN, OURS, "Also record a NoSchedulerForName Warning event on pods whose scheduler name nobody serves."),
+    flag("version", B, RUN, MISC, "Print version information and quit."),
+    flag("help", B, RUN | CHECK | SIM | EXPLAIN | STATUS, MISC, "Show this help (-h)."),
+    flag("algorithm-provider", Kind::Value("name"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
+    flag("policy-config-file", Kind::Value("path"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
+    flag("policy-configmap", Kind::Value("name"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
+    flag("policy-configmap-namespace", Kind::Value("ns"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
+    flag("use-legacy-policy-config", B, RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
+    flag("feature-gates", Kind::Value("gates"), RUN, IGNORED, "Feature gates are not supported; the built-in defaults apply."),
+    flag("add-dir-header", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
+    flag("alsologtostderr", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
+    flag("logtostderr", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
+    flag("log-dir", Kind::Value("path"), RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
+    flag("log-file", Kind::Value("path"), RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
+    flag("log-file-max-size", Kind::Value("mb"), RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
+    flag("log-flush-frequency", Kind::Value("duration"), RUN, IGNORED, "Logs are written unbuffered."),
+    flag("skip-headers", B, RUN, IGNORED, "klog flag removed in v1.26."),
+    flag("skip-log-headers", B, RUN, IGNORED, "klog flag removed in v1.26."),
+    flag("stderrthreshold", Kind::Value("level"), RUN, IGNORED, "klog flag removed in v1.26."),
+    flag("one-output", B, RUN, IGNORED, "klog flag removed in v1.26."),
+    flag("vmodule", Kind::Value("pattern"), RUN, IGNORED, "Per-module verbosity is not supported."),
+    flag("client-ca-file", Kind::Value("path"), RUN, IGNORED, "Client-certificate authentication is not supported."),
+    flag("requestheader-client-ca-file", Kind::Value("path"), RUN, IGNORED, "Front-proxy authentication is not supported."),
+    flag("requestheader-allowed-names", Kind::Value("names"), RUN, IGNORED, "Front-proxy authentication is not supported."),
+    flag("requestheader-extra-headers-prefix", Kind::Value("prefixes"), RUN, IGNORED, "Front-proxy authentication is not supported."),
+    flag("requestheader-group-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
+    flag("requestheader-username-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
+    flag("requestheader-uid-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
+    flag("tls-min-version", Kind::Value("version"), RUN, IGNORED, "Not configurable."),
+    flag("tls-cipher-suites", Kind::Value("suites"), RUN, IGNORED, "Not configurable."),
+    flag("permit-port-sharing", B, RUN, IGNORED, "Not supported."),
+    flag("permit-address-sharing", B, RUN, IGNORED, "Not supported."),
+];
+
+fn find_flag(name: &str) -> Option<&'static Flag> {
+    FLAGS.iter().find(|f| f.name == name)
+}
+
+/// Parse the arguments after the program name.
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, UsageError> {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    let cmd = match args.first().and_then(|a| a.to_str()).and_then(Cmd::from_word) {
+        Some(c) => {
+            args.remove(0);
+            c
+        }
+        None => Cmd::Run,
+    };
+    let mut acc = Acc::default();
+    let mut parser = lexopt::Parser::from_args(args);
+    while let Some(arg) = parser.next().map_err(lexopt_error)? {
+        let name = match arg {
+            Arg::Short('h') => "help".to_string(),
+            Arg::Short('v') if cmd == Cmd::Run => "v".to_string(),
+            Arg::Short('n') if cmd == Cmd::Explain => "namespace".to_string(),
+            Arg::Short(c) => return Err(UsageError::new(format!("unknown flag: -{c}"))),
+            Arg::Long(l) => l.to_string(),
+            Arg::Value(v) => {
+                acc.positional(cmd, v)?;
+                continue;
+            }
+        };
+        let f = find_flag(&name).filter(|f| f.cmds & cmd.bit() != 0).ok_or_else(|| unknown_flag(cmd, &name))?;
+        let value = match f.kind {
+            Kind::Bool => match parser.optional_value() {
+                None => "true".to_string(),
+                Some(v) => utf8(&name, v)?,
+            },
+            Kind::Value(_) => {
+                let v = parser.value().map_err(|_| UsageError::new(format!("flag needs an argument: --{name}")))?;
+                utf8(&name, v)?
+            }
+        };
+        if name == "help" && parse_bool(&name, &value)? {
+            return Ok(Command::Help(help(cmd)));
+        }
+        acc.set(f, &value)?;
+    }
+    acc.finish(cmd)
+}
+
+fn lexopt_error(e: lexopt::Error) -> UsageError {
+    UsageError::new(e.to_string())
+}
+
+fn utf8(name: &str, v: OsString) -> Result<String, UsageError> {
+    v.into_string().map_err(|v| UsageError::new(format!("invalid argument {v:?} for --{name}: not UTF-8")))
+}
+
+fn unknown_flag(cmd: Cmd, name: &str) -> UsageError {
+    // `--address = 127.0.0.1` (one argument with spaces, as some manifests print it).
+    let trimmed = name.trim();
+    if trimmed != name && find_flag(trimmed).is_some_and(|f| f.cmds & cmd.bit() != 0) {
+        return UsageError::new(format!(
+            "flag --{trimmed} is written with spaces around \"=\" in one argument: write --{trimmed}=VALUE (no spaces) or --{trimmed} VALUE as two arguments"
+        ));
+    }
+    let candidates = FLAGS.iter().filter(|f| f.cmds & cmd.bit() != 0).map(|f| f.name);
+    let hint =
+        crate::core::config::suggest::closest(name, candidates).map(|s| format!(" (did you mean --{s}?)")).unwrap_or_default();
+    let scope = match cmd {
+        Cmd::Run => String::new(),
+        c => format!(" for {}", c.name()),
+    };
+    UsageError::new(format!("unknown flag{scope}: --{name}{hint}"))
+}
+
+/// pflag/strconv.ParseBool spellings.
+fn parse_bool(name: &str, v: &str) -> Result<bool, UsageError> {
+    match v {
+        "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
+        "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
+        _ => Err(UsageError::new(format!("invalid argument {v:?} for --{name}: expected true or false"))),
+    }
+}
+
+fn parse_num<T: std::str::FromStr>(name: &str, v: &str, what: &str) -> Result<T, UsageError> {
+    v.trim().parse().map_err(|_| UsageError::new(format!("invalid argument {v:?} for --{name}: expected {what}")))
+}
+
+fn parse_duration(name: &str, v: &str) -> Result<GoDuration, UsageError> {
+    parse_go_duration(v)
+        .map(GoDuration)
+        .map_err(|_| UsageError::new(format!("invalid argument {v:?} for --{name}: expected a duration such as 15s or 1m30s")))
+}
+
+fn comma_list(v: &str) -> Vec<String> {
+    v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
+}
+
+fn parse_output(v: &str) -> Result<OutputFormat, UsageError> {
+    match v {
+        "table" | "text" => Ok(OutputFormat::Table),
+        "json" => Ok(OutputFormat::Json),
+        _ => Err(UsageError::new(format!("invalid argument {v:?} for --output: expected table or json"))),
+    }
+}
+
+/// Flag values seen so far, for any command.
+#[derive(Default)]
+struct Acc {
+    run: RunOptions,
+    secure_port: Option<u16>,
+    cluster: Option<PathBuf>,
+    output: OutputFormat,
+    seed: Option<u64>,
+    namespace: Option<String>,
+    all_pending: bool,
+    positionals: Vec<String>,
+    version: bool,
+}
+
+impl Acc {
+    fn positional(&mut self, cmd: Cmd, v: OsString) -> Result<(), UsageError> {
+        let v = v.to_string_lossy().to_string();
+        if cmd == Cmd::Explain {
+            self.positionals.push(v);
+            return Ok(());
+        }
+        if Cmd::from_word(&v).is_some() {
+            return Err(UsageError::new(format!("the subcommand must come first: edgesched {v} [flags]")));
+        }
+        if matches!(v.as_str(), "true" | "false") {
+            return Err(UsageError::new(format!(
+                "unexpected argument {v:?}: boolean flags take their value with '=', e.g. --leader-elect=false"
+            )));
+        }
+        Err(UsageError::new(format!("unexpected argument {v:?}")))
+    }
+
+    fn set(&mut self, f: &Flag, v: &str) -> Result<(), UsageError> {
+        let name = f.name;
+        let o = &mut self.run.overrides;
+        let text = || Some(v.to_string());
+        let path = || Some(PathBuf::from(v));
+        match name {
+            "config" => self.run.config = path(),
+            "master" => self.run.master = text(),
+            "kubeconfig" => o.kubeconfig = text(),
+            "cluster" => self.cluster = path(),
+            "output" => self.output = parse_output(v)?,
+            "seed" => self.seed = Some(parse_num(name, v, "a non-negative integer")?),
+            "namespace" => self.namespace = text(),
+            "all-pending" => self.all_pending = parse_bool(name, v)?,
+            "bind-address" => self.run.bind_address = parse_ip(name, v)?,
+            "secure-port" => self.secure_port = Some(parse_num(name, v, "a port number 0-65535")?),
+            "tls-cert-file" => self.run.tls_cert_file = path(),
+            "tls-private-key-file" => self.run.tls_private_key_file = path(),
+            "authentication-kubeconfig" => self.run.authentication_kubeconfig = path(),
+            "authentication-skip-lookup" => self.run.authentication_skip_lookup = parse_bool(name, v)?,
+            "authorization-kubeconfig" => self.run.authorization_kubeconfig = path(),
+            "authorization-always-allow-paths" => self.run.authorization_always_allow_paths = comma_list(v),
+            "kube-api-qps" => o.kube_api_qps = Some(parse_num(name, v, "a number")?),
+            "kube-api-burst" => o.kube_api_burst = Some(parse_num(name, v, "an integer")?),
+            "kube-api-content-type" => o.kube_api_content_type = text(),
+            "scheduler-name" => o.scheduler_name = text(),
+            "lock-object-name" => o.lock_object_name = text(),
+            "lock-object-namespace" => o.lock_object_namespace = text(),
+            "profiling" => o.profiling = Some(parse_bool(name, v)?),
+            "contention-profiling" => o.contention_profiling = Some(parse_bool(name, v)?),
+            "leader-elect" => o.leader_elect = Some(parse_bool(name, v)?),
+            "leader-elect-lease-duration" => o.leader_elect_lease_duration = Some(parse_duration(name, v)?),
+            "leader-elect-renew-deadline" => o.leader_elect_renew_deadline = Some(parse_duration(name, v)?),
+            "leader-elect-retry-period" => o.leader_elect_retry_period = Some(parse_duration(name, v)?),
+            "leader-elect-resource-lock" => o.leader_elect_resource_lock = text(),
+            "leader-elect-resource-name" => o.leader_elect_resource_name = text(),
+            "leader-elect-resource-namespace" => o.leader_elect_resource_namespace = text(),
+            "port" => self.run.port = Some(parse_num(name, v, "a port number 0-65535")?),
+            "address" => self.run.insecure_address = Some(parse_ip(name, v)?),
+            "v" => self.run.verbosity = parse_num(name, v, "a verbosity level 0-255")?,
+            "logging-format" if v == "text" => self.run.logging_format = v.to_string(),
+            "logging-format" => return Err(UsageError::new(format!("--logging-format={v} is not supported: only \"text\" is"))),
+            "allow-insecure-http" => self.run.allow_insecure_http = parse_bool(name, v)?,
+            "known-scheduler-names" => self.run.known_scheduler_names = comma_list(v),
+            "warn-unserved-scheduler-names" => self.run.warn_unserved_scheduler_names = parse_bool(name, v)?,
+            "version" => self.version = !matches!(v, "false" | "0" | "f" | "F" | "FALSE" | "False"),
+            _ if f.kind == Kind::Bool => {
+                parse_bool(name, v)?;
+            }
+            _ => {}
+        }
+        self.note(f, v);
+        Ok(())
+    }
+
+    /// Deprecation and ignored-flag warnings.
+    fn note(&mut self, f: &Flag, v: &str) {
+        let w = &mut self.run.warnings;
+        match (f.group, f.name) {
+            (IGNORED, name) => w.push(format!("flag --{name} is ignored: {}", f.help)),
+            (DEPRECATED, "port") if v != "0" => {
+                w.push("flag --port is deprecated: plain-HTTP /healthz and /metrics are served on it; use --secure-port".into())
+            }
+            (DEPRECATED, "address") => {
+                w.push("flag --address is deprecated: it only binds the --port listener; use --bind-address".into())
+            }
+            (DEPRECATED, "scheduler-name") => {
+                w.push("flag --scheduler-name is deprecated: set profiles[].schedulerName in --config".into())
+            }
+            (DEPRECATED, "lock-object-name") => {
+                w.push("flag --lock-object-name is deprecated: use --leader-elect-resource-name".into())
+            }
+            (DEPRECATED, "lock-object-namespace") => {
+                w.push("flag --lock-object-namespace is deprecated: use --leader-elect-resource-namespace".into())
+            }
+            (DEPRECATED, name @ ("profiling" | "contention-profiling")) => {
+                w.push(format!("flag --{name} is deprecated: no profiling endpoints are served"))
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(mut self, cmd: Cmd) -> Result<Command, UsageError> {
+        if self.version {
+            return Ok(Command::Version);
+        }
+        self.run.overrides.config_file_given = self.run.config.is_some();
+        let mut warnings = std::mem::take(&mut self.run.warnings);
+        warnings.extend(crate::core::config::override_warnings(&self.run.overrides));
+        let kubeconfig = self.run.overrides.kubeconfig.clone().map(PathBuf::from);
+        Ok(match cmd {
+            Cmd::Run => {
+                self.run.secure_port = self.secure_port.unwrap_or(10259);
+                self.run.warnings = warnings;
+                Command::Run(self.run)
+            }
+            Cmd::CheckConfig => Command::CheckConfig { config: self.run.config, overrides: self.run.overrides, warnings },
+            Cmd::Simulate => Command::Simulate {
+                config: self.run.config,
+                cluster: self.cluster.ok_or_else(|| UsageError::new("simulate needs --cluster FILE"))?,
+                output: self.output,
+                seed: self.seed,
+            },
+            Cmd::Explain => {
+                if self.positionals.is_empty() && !self.all_pending {
+                    return Err(UsageError::new("explain needs pod names or --all-pending"));
+                }
+                Command::Explain {
+                    kubeconfig,
+                    config: self.run.config,
+                    master: self.run.master,
+                    namespace: self.namespace,
+                    pods: self.positionals,
+                    all_pending: self.all_pending,
+                    output: self.output,
+                    allow_insecure_http: self.run.allow_insecure_http,
+                }
+            }
+            Cmd::Status => Command::Status {
+                kubeconfig,
+                config: self.run.config,
+                master: self.run.master,
+                output: self.output,
+                allow_insecure_http: self.run.allow_insecure_http,
+            },
+        })
+    }
+}
+
+fn parse_ip(name: &str, v: &str) -> Result<String, UsageError> {
+    v.trim()
+        .parse::<std::net::IpAddr>()
+        .map(|ip| ip.to_string())
+        .map_err(|_| UsageError::new(format!("invalid argument {v:?} for --{name}: expected an IP address")))
+}
+
+/// The help text of a command: usage, then its flags grouped like kube-scheduler's `--help`.
+pub fn help_text(subcommand: Option<&str>) -> String {
+    help(subcommand.and_then(Cmd::from_word).unwrap_or(Cmd::Run))
+}
+
+fn help(cmd: Cmd) -> String {
+    let mut out = String::new();
+    out.push_str(match cmd {
+        Cmd::Run => {
+            "edgesched: a small kube-scheduler-compatible scheduler.\n\nUsage:\n  edgesched [flags]                           run the scheduler\n  \
+             edgesched check-config [--config FILE]      validate a configuration and print it as v1\n  \
+             edgesched simulate --cluster FILE [flags]   schedule a cluster file offline\n  \
+             edgesched explain [flags] POD...            explain why pods are pending\n  \
+             edgesched status [flags]                    show a running scheduler's state\n"
+        }
+        Cmd::CheckConfig => "Usage:\n  edgesched check-config [--config FILE] [flags]\n\nLoads, defaults and validates the configuration (with the flag overrides the scheduler would apply) and prints it as kubescheduler.config.k8s.io/v1.\n",
+        Cmd::Simulate => "Usage:\n  edgesched simulate --cluster FILE [--config FILE] [flags]\n\nSchedules the pending pods of a cluster file without an API server and reports where each would go.\n",
+        Cmd::Explain => "Usage:\n  edgesched explain [flags] POD...\n  edgesched explain --all-pending [flags]\n\nExplains, node by node, why pods are pending.\n",
+        Cmd::Status => "Usage:\n  edgesched status [flags]\n\nShows the leader, health and profiles of the scheduler running in the cluster.\n",
+    });
+    let groups = [MISC, SERVING, AUTHN, AUTHZ, LE, LOGS, OURS, DEPRECATED, IGNORED];
+    for group in groups {
+        let flags: Vec<&Flag> = FLAGS.iter().filter(|f| f.group == group && f.cmds & cmd.bit() != 0).collect();
+        if flags.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("\n{group}:\n"));
+        for f in flags {
+            let left = match f.kind {
+                Kind::Bool => format!("--{}", f.name),
+                Kind::Value(t) => format!("--{} {t}", f.name),
+            };
+            out.push_str(&format!("  {left:<48} {}\n", f.help));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    fn run(list: &[&str]) -> RunOptions {
+        match parse(args(list)) {
+            Ok(Command::Run(o)) => o,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn usage(list: &[&str]) -> String {
+        match parse(args(list)) {
+            Err(e) => e.message,
+            Ok(c) => panic!("expected a usage error, got {c:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let o = run(&[]);
+        assert_eq!(o, RunOptions::default());
+        assert_eq!(o.secure_port, 10259);
+        assert_eq!(o.bind_address, "0.0.0.0");
+        assert_eq!(o.authorization_always_allow_paths, ["/healthz", "/readyz", "/livez"]);
+        assert!(!o.warn_unserved_scheduler_names);
+    }
+
+    #[test]
+    fn both_value_forms() {
+        for list in [&["--config=/etc/s.yaml"][..], &["--config", "/etc/s.yaml"][..]] {
+            let o = run(list);
+            assert_eq!(o.config, Some(PathBuf::from("/etc/s.yaml")));
+            assert!(o.overrides.config_file_given);
+        }
+        assert_eq!(run(&["--secure-port", "10260"]).secure_port, 10260);
+        assert_eq!(run(&["--secure-port=0"]).secure_port, 0);
+    }
+
+    #[test]
+    fn boolean_forms() {
+        assert_eq!(run(&["--leader-elect"]).overrides.leader_elect, Some(true));
+        assert_eq!(run(&["--leader-elect=false"]).overrides.leader_elect, Some(false));
+        assert_eq!(run(&["--leader-elect=true"]).overrides.leader_elect, Some(true));
+        assert_eq!(run(&["--leader-elect=0"]).overrides.leader_elect, Some(false));
+        assert_eq!(run(&[]).overrides.leader_elect, None);
+        assert!(usage(&["--leader-elect=maybe"]).contains("expected true or false"));
+        assert!(usage(&["--leader-elect", "false"]).contains("boolean flags take their value with '='"));
+        assert!(!run(&["--warn-unserved-scheduler-names=false"]).warn_unserved_scheduler_names);
+        assert!(run(&["--warn-unserved-scheduler-names"]).warn_unserved_scheduler_names);
+        assert!(run(&["--allow-insecure-http"]).allow_insecure_http);
+        assert!(run(&["--authentication-skip-lookup"]).authentication_skip_lookup);
+    }
+
+    #[test]
+    fn leader_election_flags() {
+        let o = run(&[
+            "--leader-elect-lease-duration=30s",
+            "--leader-elect-renew-deadline",
+            "20s",
+            "--leader-elect-retry-period=3s",
+            "--leader-elect-resource-lock=leases",
+            "--leader-elect-resource-name=my-scheduler",
+            "--leader-elect-resource-namespace=edge",
+        ]);
+        let ov = &o.overrides;
+        assert_eq!(ov.leader_elect_lease_duration, Some(GoDuration::from_secs(30)));
+        assert_eq!(ov.leader_elect_renew_deadline, Some(GoDuration::from_secs(20)));
+        assert_eq!(ov.leader_elect_retry_period, Some(GoDuration::from_secs(3)));
+        assert_eq!(ov.leader_elect_resource_lock.as_deref(), Some("leases"));
+        assert_eq!(ov.leader_elect_resource_name.as_deref(), Some("my-scheduler"));
+        assert_eq!(ov.leader_elect_resource_namespace.as_deref(), Some("edge"));
+        assert!(usage(&["--leader-elect-lease-duration=15"]).contains("expected a duration"));
+    }
+
+    #[test]
+    fn client_and_serving_flags() {
+        let o = run(&[
+            "--kubeconfig=/k",
+            "--master",
+            "https://10.0.0.1:6443",
+            "--kube-api-qps=20.5",
+            "--kube-api-burst=40",
+            "--kube-api-content-type=application/json",
+            "--bind-address=127.0.0.1",
+            "--tls-cert-file=/c",
+            "--tls-private-key-file=/k.pem",
+            "--authentication-kubeconfig=/a",
+            "--authorization-kubeconfig=/z",
+            "--authorization-always-allow-paths=/healthz, /metrics",
+            "--known-scheduler-names=a,b",
+            "--logging-format=text",
+        ]);
+        assert_eq!(o.overrides.kubeconfig.as_deref(), Some("/k"));
+        assert_eq!(o.master.as_deref(), Some("https://10.0.0.1:6443"));
+        assert_eq!(o.overrides.kube_api_qps, Some(20.5));
+        assert_eq!(o.overrides.kube_api_burst, Some(40));
+        assert_eq!(o.overrides.kube_api_content_type.as_deref(), Some("application/json"));
+        assert_eq!(o.bind_address, "127.0.0.1");
+        assert_eq!(o.tls_cert_file, Some(PathBuf::from("/c")));
+        assert_eq!(o.tls_private_key_file, Some(PathBuf::from("/k.pem")));
+        assert_eq!(o.authentication_kubeconfig, Some(PathBuf::from("/a")));
+        assert_eq!(o.authorization_kubeconfig, Some(PathBuf::from("/z")));
+        assert_eq!(o.authorization_always_allow_paths, ["/healthz", "/metrics"]);
+        assert_eq!(o.known_scheduler_names, ["a", "b"]);
+        assert!(o.warnings.is_empty(), "{:?}", o.warnings);
+        assert!(usage(&["--logging-format=json"]).contains("not supported"));
+        assert!(usage(&["--bind-address=localhost"]).contains("expected an IP address"));
+        assert!(usage(&["--secure-port=70000"]).contains("expected a port number"));
+    }
+
+    #[test]
+    fn verbosity() {
+        assert_eq!(run(&["--v=2"]).verbosity, 2);
+        assert_eq!(run(&["--v", "4"]).verbosity, 4);
+        assert_eq!(run(&["-v", "3"]).verbosity, 3);
+        assert_eq!(run(&["-v5"]).verbosity, 5);
+        assert_eq!(run(&["-v=6"]).verbosity, 6);
+        assert!(usage(&["--v=x"]).contains("verbosity"));
+    }
+
+    // kube-extra-scheduler manifest (no --config): the deprecated flags apply.
+    #[test]
+    fn extra_scheduler_manifest() {
+        let o = run(&[
+            "--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
+            "--authorization-kubeconfig=/etc/kubernetes/scheduler.conf",
+            "--bind-address=127.0.0.1",
+            "--kubeconfig=/etc/kubernetes/scheduler.conf",
+            "--leader-elect=false",
+            "--scheduler-name=kube-extra-scheduler",
+            "--port=10255",
+            "--secure-port=10260",
+        ]);
+        assert_eq!(o.port, Some(10255));
+        assert_eq!(o.secure_port, 10260);
+        assert_eq!(o.overrides.scheduler_name.as_deref(), Some("kube-extra-scheduler"));
+        assert!(!o.overrides.config_file_given);
+        assert_eq!(o.warnings.len(), 2, "{:?}", o.warnings);
+        assert!(o.warnings[0].starts_with("flag --scheduler-name is deprecated"));
+        assert!(o.warnings[1].starts_with("flag --port is deprecated"));
+    }
+
+    // PMK manifest: --scheduler-name together with --config is ignored, as kube-scheduler does.
+    #[test]
+    fn scheduler_name_with_config_is_ignored_with_a_warning() {
+        let o = run(&[
+            "--secure-port=10260",
+            "--leader-elect=false",
+            "--v=2",
+            "--scheduler-name=my-scheduler",
+            "--config=/etc/kubernetes/my-scheduler/my-scheduler.yaml",
+        ]);
+        assert!(o.overrides.config_file_given);
+        assert!(
+            o.warnings.iter().any(|w| w.starts_with("--scheduler-name is ignored because --config is set")),
+            "{:?}",
+            o.warnings
+        );
+    }
+
+    // Static-pod manifest from CKA notes: --kubeconfig next to --config is kept; it fills
+    // clientConnection.kubeconfig when the file leaves it empty (see config::apply_overrides).
+    #[test]
+    fn kubeconfig_next_to_config() {
+        let o = run(&[
+            "--address=127.0.0.1",
+            "--kubeconfig=/etc/kubernetes/scheduler.conf",
+            "--config=/etc/kubernetes/my-scheduler-config.yaml",
+        ]);
+        assert_eq!(o.overrides.kubeconfig.as_deref(), Some("/etc/kubernetes/scheduler.conf"));
+        assert!(o.overrides.config_file_given);
+        assert_eq!(o.warnings.len(), 1, "only --address warns: {:?}", o.warnings);
+    }
+
+    #[test]
+    fn deprecated_and_ignored_flags_warn() {
+        let o = run(&[
+            "--address=127.0.0.1",
+            "--algorithm-provider=DefaultProvider",
+            "--policy-config-file=/p",
+            "--use-legacy-policy-config",
+            "--add-dir-header=false",
+            "--log-dir=/var/log",
+            "--log-file=/l",
+            "--logtostderr",
+            "--alsologtostderr=true",
+            "--profiling=false",
+            "--contention-profiling",
+            "--feature-gates=A=true,B=false",
+            "--requestheader-client-ca-file=/ca",
+            "--requestheader-allowed-names=front-proxy-client",
+            "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+            "--requestheader-group-headers=X-Remote-Group",
+            "--requestheader-username-headers=X-Remote-User",
+            "--client-ca-file=/ca",
+            "--tls-min-version=VersionTLS12",
+            "--tls-cipher-suites=TLS_AES_128_GCM_SHA256",
+            "--permit-port-sharing",
+            "--permit-address-sharing=true",
+            "--lock-object-name=lock",
+            "--lock-object-namespace=ns",
+        ]);
+        assert_eq!(o.insecure_address.as_deref(), Some("127.0.0.1"));
+        assert_eq!(o.overrides.profiling, Some(false));
+        assert_eq!(o.overrides.contention_profiling, Some(true));
+        assert_eq!(o.overrides.lock_object_name.as_deref(), Some("lock"));
+        assert_eq!(o.overrides.lock_object_namespace.as_deref(), Some("ns"));
+        assert_eq!(o.warnings.len(), 24, "{:#?}", o.warnings);
+        assert!(o
+            .warnings
+            .iter()
+            .any(|w| w == "flag --feature-gates is ignored: Feature gates are not supported; the built-in defaults apply."));
+        assert!(usage(&["--logtostderr=maybe"]).contains("expected true or false"));
+    }
+
+    #[test]
+    fn unknown_flags_suggest_the_real_one() {
+        assert_eq!(
+            usage(&["--kube-config=/etc/kubernetes/scheduler.conf"]),
+            "unknown flag: --kube-config (did you mean --kubeconfig?)"
+        );
+        assert_eq!(usage(&["--no-such-thing"]), "unknown flag: --no-such-thing");
+        assert_eq!(
+            usage(&["--address = 127.0.0.1"]),
+            "flag --address is written with spaces around \"=\" in one argument: write --address=VALUE (no spaces) or --address VALUE as two arguments"
+        );
+        assert_eq!(usage(&["-x"]), "unknown flag: -x");
+        assert_eq!(usage(&["simulate", "--secure-port=1", "--cluster=c"]), "unknown flag for simulate: --secure-port");
+        // The spaced `--address = 127.0.0.1` of a web page: "=" is the value, the IP is stray.
+        assert!(usage(&["--address", "=", "127.0.0.1"]).contains("expected an IP address"));
+        assert_eq!(usage(&["--config"]), "flag needs an argument: --config");
+        assert_eq!(usage(&["stray"]), "unexpected argument \"stray\"");
+    }
+
+    #[test]
+    fn subcommands() {
+        assert_eq!(
+            parse(args(&["check-config", "--config=/c.yaml", "--leader-elect=false"])).unwrap(),
+            Command::CheckConfig {
+                config: Some(PathBuf::from("/c.yaml")),
+                overrides: Overrides { config_file_given: true, leader_elect: Some(false), ..Default::default() },
+                warnings: vec![],
+            }
+        );
+        assert_eq!(
+            parse(args(&["simulate", "--cluster", "c.yaml", "--output=json", "--seed=7"])).unwrap(),
+            Command::Simulate { config: None, cluster: PathBuf::from("c.yaml"), output: OutputFormat::Json, seed: Some(7) }
+        );
+        assert_eq!(usage(&["simulate"]), "simulate needs --cluster FILE");
+        assert!(usage(&["simulate", "--cluster=c", "--output=yaml"]).contains("expected table or json"));
+        assert_eq!(
+            parse(args(&["explain", "-n", "apps", "web-0", "web-1", "--kubeconfig=/k"])).unwrap(),
+            Command::Explain {
+                kubeconfig: Some(PathBuf::from("/k")),
+                config: None,
+                master: None,
+                namespace: Some("apps".into()),
+                pods: vec!["web-0".into(), "web-1".into()],
+                all_pending: false,
+                output: OutputFormat::Table,
+                allow_insecure_http: false,
+            }
+        );
+        assert!(matches!(parse(args(&["explain", "--all-pending"])).unwrap(), Command::Explain { all_pending: true, .. }));
+        assert_eq!(usage(&["explain"]), "explain needs pod names or --all-pending");
+        assert_eq!(
+            parse(args(&["status", "--master=http://m", "--output", "json", "--allow-insecure-http"])).unwrap(),
+            Command::Status {
+                kubeconfig: None,
+                config: None,
+                master: Some("http://m".into()),
+                output: OutputFormat::Json,
+                allow_insecure_http: true
+            }
+        );
+        assert_eq!(usage(&["--v=2", "simulate"]), "the subcommand must come first: edgesched simulate [flags]");
+    }
+
+    #[test]
+    fn version_and_help() {
+        assert_eq!(parse(args(&["--version"])).unwrap(), Command::Version);
+        assert_eq!(parse(args(&["--version=raw"])).unwrap(), Command::Version);
+        let Command::Help(text) = parse(args(&["-h"])).unwrap() else { panic!() };
+        assert!(text.contains("Leader election flags:"));
+        let Command::Help(sim) = parse(args(&["simulate", "--help"])).unwrap() else { panic!() };
+        assert!(sim.contains("--cluster path") && !sim.contains("--secure-port"));
+        assert_eq!(help_text(Some("simulate")), sim);
+    }
+
+    #[test]
+    fn help_lists_every_run_flag_once() {
+        let text = help_text(None);
+        for f in FLAGS.iter().filter(|f| f.cmds & RUN != 0) {
+            let needle = format!("  --{} ", f.name);
+            let trimmed = format!("  --{}\n", f.name);
+            assert!(text.contains(&needle) || text.contains(&trimmed), "--{} missing", f.name);
+        }
+        assert!(text.lines().all(|l| l.len() < 200));
+    }
+}

@@ -1,0 +1,1569 @@
+//! The blocking HTTP client for the Kubernetes API: authentication, client-side rate limiting,
+//! retries that are safe for the request at hand, typed API errors, and streaming watches.
+//!
+//! One [`Client`] is shared (cheaply cloned) by every thread of the scheduler; ureq pools the
+//! keep-alive connections behind it. We only speak JSON, whatever `clientConnection.contentType`
+//! says: protobuf would need generated code for every type, and JSON is what the API server
+//! always supports.
+//!
+//! Retry rules (client-go retries with `Retry-After` in `rest/with_retry.go`; ours are stricter
+//! about writes):
+//! - `429 Too Many Requests`: the server did not process the request, so any verb is retried,
+//!   honouring `Retry-After` (capped), up to `max_retries` times like client-go's `maxRetries`.
+//! - `500/502/503/504`: retried only for idempotent requests (GET, and PUT/DELETE that carry a
+//!   precondition), because the write may already have happened. A binding POST is never retried
+//!   on 5xx: a blind retry could report a conflict for a binding that actually succeeded.
+//! - Connection failures before anything was sent (refused, DNS, connect timeout): retried for
+//!   any verb, since the server never saw the request. Failures after sending: idempotent only.
+//!
+//! Tokens and keys never appear in errors or logs.
+
+use crate::core::api;
+use crate::shell::kube::kubeconfig::{RestConfig, TokenProvider};
+use crate::shell::kube::ratelimit::RateLimiter;
+use crate::shell::kube::tls::{build_tls_config, TlsError};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use ureq::http;
+
+/// Largest successful response body we accept (a page of a few hundred big objects is a few MB;
+/// this only stops a runaway response from exhausting memory).
+pub const MAX_BODY_BYTES: u64 = 256 * 1024 * 1024;
+/// Largest error body we read; error bodies are small Status objects or short texts.
+const MAX_ERROR_BODY_BYTES: u64 = 1024 * 1024;
+/// Largest single watch event line; a real event is one object, so anything bigger is garbage.
+pub const MAX_WATCH_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// Size of each connection's input and output buffer (see [`Client::new`]).
+const IO_BUFFER_BYTES: usize = 16 * 1024;
+/// How much of a non-JSON error body is kept for the error message.
+const ERROR_BODY_EXCERPT: usize = 512;
+
+/// Knobs for [`Client::new`]. Defaults match kube-scheduler's `clientConnection` defaults.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// `clientConnection.qps`: 0 → client-go default (5), negative → unlimited.
+    pub qps: f32,
+    /// `clientConnection.burst`: 0 → client-go default (10).
+    pub burst: i32,
+    /// Deadline for a whole non-watch request (connect, send, response and body).
+    pub request_timeout: Duration,
+    /// Deadline for establishing a connection (TCP and TLS handshake).
+    pub connect_timeout: Duration,
+    /// Retries after the first attempt (client-go `maxRetries` is 10).
+    pub max_retries: u32,
+    /// Upper bound for one retry wait, whether from `Retry-After` or our own backoff.
+    pub max_retry_wait: Duration,
+    /// First retry wait when the server gives no `Retry-After`; doubles per retry.
+    pub retry_base_delay: Duration,
+    /// Overrides the `edgesched/<version> (<os>/<arch>)` user agent.
+    pub user_agent: Option<String>,
+}
+
+impl Default for ClientOptions {
+    fn default() -> ClientOptions {
+        ClientOptions {
+            qps: 50.0,
+            burst: 100,
+            request_timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(10),
+            max_retries: 10,
+            max_retry_wait: Duration::from_secs(10),
+            retry_base_delay: Duration::from_millis(500),
+            user_agent: None,
+        }
+    }
+}
+
+/// `edgesched/<version> (<os>/<arch>)`, with Go's names for os/arch as kube components use.
+pub fn default_user_agent() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        "powerpc64" if cfg!(target_endian = "little") => "ppc64le",
+        other => other,
+    };
+    format!("edgesched/{} ({}/{arch})", env!("CARGO_PKG_VERSION"), std::env::consts::OS)
+}
+
+/// Why the client could not be created.
+#[derive(Debug)]
+pub enum ClientInitError {
+    /// The certificates in the configuration are unusable.
+    Tls { origin: String, error: TlsError },
+    /// The server URL cannot be parsed.
+    InvalidServer { server: String, problem: String },
+}
+
+impl fmt::Display for ClientInitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientInitError::Tls { origin, error } => write!(f, "{origin}: {error}"),
+            ClientInitError::InvalidServer { server, problem } => write!(f, "server {server:?}: {problem}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientInitError {}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+/// A failed API call. `request` is `"VERB /path"` (no query string) for the message.
+#[derive(Debug, Clone)]
+pub enum ApiError {
+    /// The server answered with a `metav1.Status` body.
+    Status { request: String, code: u16, status: Box<api::Status>, retry_after: Option<Duration> },
+    /// The server answered with a non-Status body (e.g. the plain-text APF 429).
+    Http { request: String, code: u16, body: String, retry_after: Option<Duration> },
+    /// No usable HTTP response: connection, TLS, timeout or token file problems.
+    Transport { request: String, message: String },
+    /// A 2xx response (or a watch event) whose JSON did not match the expected type.
+    Decode { request: String, message: String },
+}
+
+impl ApiError {
+    /// The HTTP status code, if the server answered.
+    pub fn code(&self) -> Option<u16> {
+        match self {
+            ApiError::Status { code, .. } | ApiError::Http { code, .. } => Some(*code),
+            ApiError::Transport { .. } | ApiError::Decode { .. } => None,
+        }
+    }
+
+    /// 404: the object (or the API) does not exist.
+    pub fn is_not_found(&self) -> bool {
+        self.code() == Some(404)
+    }
+
+    /// 409: an optimistic-concurrency conflict, an existing object, or (for bindings) a pod
+    /// that is already bound.
+    pub fn is_conflict(&self) -> bool {
+        self.code() == Some(409)
+    }
+
+    /// A create that lost to an existing object (409 with reason `AlreadyExists`), as opposed to
+    /// an optimistic-concurrency conflict.
+    pub fn is_already_exists(&self) -> bool {
+        matches!(self, ApiError::Status { code: 409, status, .. } if status.reason == "AlreadyExists")
+    }
+
+    /// 403: RBAC (or another authorizer) denied the request. Not retried inside the client: the
+    /// caller decides whether the permission is required or the feature can be turned off.
+    pub fn is_forbidden(&self) -> bool {
+        self.code() == Some(403)
+    }
+
+    /// The server's explanation (`Status.message`), or the error text when there is none.
+    pub fn server_message(&self) -> String {
+        match self {
+            ApiError::Status { status, .. } if !status.message.is_empty() => status.message.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    /// 410 Gone: the resource version is too old. Detected by code only, never by message text.
+    pub fn is_gone(&self) -> bool {
+        self.code() == Some(410)
+    }
+
+    /// 429: throttled by API Priority and Fairness or a cache that is not ready.
+    pub fn is_too_many_requests(&self) -> bool {
+        self.code() == Some(429)
+    }
+
+    /// The server's requested wait before retrying, if it gave one.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ApiError::Status { retry_after, .. } | ApiError::Http { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// The same error attributed to `request` (used where the error was produced without one).
+    pub fn for_request(mut self, req: &str) -> ApiError {
+        match &mut self {
+            ApiError::Status { request, .. }
+            | ApiError::Http { request, .. }
+            | ApiError::Transport { request, .. }
+            | ApiError::Decode { request, .. } => *request = req.to_string(),
+        }
+        self
+    }
+
+    fn request(&self) -> &str {
+        match self {
+            ApiError::Status { request, .. }
+            | ApiError::Http { request, .. }
+            | ApiError::Transport { request, .. }
+            | ApiError::Decode { request, .. } => request,
+        }
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.request().is_empty() {
+            write!(f, "{}: ", self.request())?;
+        }
+        match self {
+            ApiError::Status { code, status, .. } => {
+                write!(f, "{code} {}", reason_phrase(*code))?;
+                let detail = if status.message.is_empty() { &status.reason } else { &status.message };
+                if !detail.is_empty() {
+                    write!(f, ": {}", one_line(detail))?;
+                }
+                Ok(())
+            }
+            ApiError::Http { code, body, .. } => {
+                write!(f, "{code} {}", reason_phrase(*code))?;
+                if !body.is_empty() {
+                    write!(f, ": {body}")?;
+                }
+                Ok(())
+            }
+            ApiError::Transport { message, .. } => f.write_str(message),
+            ApiError::Decode { message, .. } => write!(f, "cannot decode response: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+fn reason_phrase(code: u16) -> &'static str {
+    http::StatusCode::from_u16(code).ok().and_then(|c| c.canonical_reason()).unwrap_or("")
+}
+
+/// Turn a non-2xx response into an [`ApiError`]: a JSON `kind: Status` body becomes
+/// [`ApiError::Status`], anything else [`ApiError::Http`] with an excerpt of the body.
+pub fn error_from_response(request: &str, code: u16, retry_after_header: Option<&str>, body: &[u8]) -> ApiError {
+    let mut retry_after = retry_after_header.and_then(parse_retry_after);
+    if let Some(mut status) = parse_status(body) {
+        if status.code == 0 {
+            status.code = code;
+        }
+        if retry_after.is_none() {
+            retry_after = status
+                .details
+                .as_ref()
+                .and_then(|d| d.retry_after_seconds)
+                .and_then(|s| u64::try_from(s).ok())
+                .map(Duration::from_secs);
+        }
+        return ApiError::Status { request: request.to_string(), code, status: Box::new(status), retry_after };
+    }
+    ApiError::Http { request: request.to_string(), code, body: excerpt(body), retry_after }
+}
+
+fn parse_status(body: &[u8]) -> Option<api::Status> {
+    #[derive(Deserialize)]
+    struct Kind {
+        #[serde(default)]
+        kind: String,
+    }
+    let kind: Kind = serde_json::from_slice(body).ok()?;
+    if kind.kind != "Status" {
+        return None;
+    }
+    serde_json::from_slice(body).ok()
+}
+
+/// `Retry-After` in whole seconds (the only form the API server sends, and the only one
+/// client-go reads).
+pub fn parse_retry_after(value: &str) -> Option<Duration> {
+    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
+/// The start of a non-Status error body on one line (proxies answer with multi-line HTML).
+fn excerpt(body: &[u8]) -> String {
+    let text = one_line(&String::from_utf8_lossy(body));
+    match text.char_indices().nth(ERROR_BODY_EXCERPT) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+/// Collapse all whitespace runs (newlines included) into single spaces.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retry policy (pure)
+// ---------------------------------------------------------------------------------------------
+
+/// How far a failed attempt got, which decides whether repeating it is safe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FailureStage {
+    /// Nothing reached the server (connection refused, DNS, connect timeout).
+    NotSent,
+    /// The request may have reached the server (reset, read timeout, truncated body).
+    MaybeSent,
+    /// Retrying cannot help (TLS verification failure, bad request URL, token file unreadable).
+    Permanent,
+}
+
+/// Retry parameters of one client.
+#[derive(Debug, Clone, Copy)]
+struct RetryPolicy {
+    max_retries: u32,
+    max_wait: Duration,
+    base_delay: Duration,
+}
+
+impl RetryPolicy {
+    /// The wait before retry number `retries_done + 1`, or `None` to give up with this error.
+    fn delay(&self, error: &ApiError, stage: FailureStage, idempotent: bool, retries_done: u32) -> Option<Duration> {
+        if retries_done >= self.max_retries {
+            return None;
+        }
+        let retry = match (error.code(), stage) {
+            (Some(429), _) => true,
+            (Some(500 | 502 | 503 | 504), _) => idempotent,
+            (Some(_), _) => false,
+            (None, FailureStage::NotSent) => true,
+            (None, FailureStage::MaybeSent) => idempotent,
+            (None, FailureStage::Permanent) => false,
+        };
+        if !retry {
+            return None;
+        }
+        let backoff = self.base_delay.saturating_mul(1u32 << retries_done.min(16));
+        Some(error.retry_after().unwrap_or(backoff).min(self.max_wait))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request parameters
+// ---------------------------------------------------------------------------------------------
+
+/// Query parameters of one list page.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListParams {
+    /// `labelSelector`, e.g. `app=web`.
+    pub label_selector: Option<String>,
+    /// `fieldSelector`, e.g. `spec.nodeName=`.
+    pub field_selector: Option<String>,
+    /// Page size (`limit`); `None` or 0 asks for everything at once.
+    pub limit: Option<u32>,
+    /// `continue` token from the previous page.
+    pub continue_token: Option<String>,
+    /// `resourceVersion`; `None` asks for a consistent (most recent) read.
+    pub resource_version: Option<String>,
+}
+
+impl ListParams {
+    fn query(&self) -> Vec<(&'static str, String)> {
+        let mut q = Vec::new();
+        push_opt(&mut q, "labelSelector", self.label_selector.as_deref());
+        push_opt(&mut q, "fieldSelector", self.field_selector.as_deref());
+        if let Some(limit) = self.limit.filter(|l| *l > 0) {
+            q.push(("limit", limit.to_string()));
+        }
+        push_opt(&mut q, "continue", self.continue_token.as_deref());
+        push_opt(&mut q, "resourceVersion", self.resource_version.as_deref());
+        q
+    }
+}
+
+/// Parameters of one watch request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WatchParams {
+    /// `labelSelector`, as for the list the watch continues.
+    pub label_selector: Option<String>,
+    /// `fieldSelector`, as for the list the watch continues.
+    pub field_selector: Option<String>,
+    /// Watch events after this version. Callers should pass the list's version: an empty value
+    /// makes the server start "now" and silently skip whatever changed since the list.
+    pub resource_version: String,
+    /// Server-side end of the watch (`timeoutSeconds`).
+    pub timeout_seconds: Option<u32>,
+    /// Ask for BOOKMARK events, which keep our resource version fresh on quiet resources.
+    pub allow_watch_bookmarks: bool,
+    /// Client-side limit on silence: if no byte arrives for this long the stream ends with an
+    /// error, so a dead connection cannot hang the watcher forever.
+    pub idle_timeout: Option<Duration>,
+}
+
+impl WatchParams {
+    fn query(&self) -> Vec<(&'static str, String)> {
+        let mut q = vec![("watch", "1".to_string())];
+        push_opt(&mut q, "labelSelector", self.label_selector.as_deref());
+        push_opt(&mut q, "fieldSelector", self.field_selector.as_deref());
+        push_opt(&mut q, "resourceVersion", Some(self.resource_version.as_str()));
+        if let Some(t) = self.timeout_seconds {
+            q.push(("timeoutSeconds", t.to_string()));
+        }
+        if self.allow_watch_bookmarks {
+            q.push(("allowWatchBookmarks", "true".to_string()));
+        }
+        q
+    }
+}
+
+fn push_opt(q: &mut Vec<(&'static str, String)>, key: &'static str, value: Option<&str>) {
+    if let Some(v) = value.filter(|v| !v.is_empty()) {
+        q.push((key, v.to_string()));
+    }
+}
+
+/// Percent-encode a query component (RFC 3986: everything but unreserved characters).
+fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn with_query(path: &str, query: &[(&'static str, String)]) -> String {
+    if query.is_empty() {
+        return path.to_string();
+    }
+    let joined: Vec<String> = query.iter().map(|(k, v)| format!("{k}={}", encode_component(v))).collect();
+    let sep = if path.contains('?') { '&' } else { '?' };
+    format!("{path}{sep}{}", joined.join("&"))
+}
+
+/// HTTP verbs the client issues.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    /// Read (idempotent).
+    Get,
+    /// Create (not idempotent).
+    Post,
+    /// Replace (idempotent when preconditioned by resourceVersion).
+    Put,
+    /// Partial update.
+    Patch,
+    /// Delete (idempotent when preconditioned by UID).
+    Delete,
+}
+
+impl Verb {
+    fn as_str(self) -> &'static str {
+        match self {
+            Verb::Get => "GET",
+            Verb::Post => "POST",
+            Verb::Put => "PUT",
+            Verb::Patch => "PATCH",
+            Verb::Delete => "DELETE",
+        }
+    }
+}
+
+/// Patch flavours, named after their content types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchType {
+    /// `application/merge-patch+json` (RFC 7386).
+    Merge,
+    /// `application/strategic-merge-patch+json` (built-in types only).
+    StrategicMerge,
+    /// `application/json-patch+json` (RFC 6902).
+    Json,
+}
+
+impl PatchType {
+    fn content_type(self) -> &'static str {
+        match self {
+            PatchType::Merge => "application/merge-patch+json",
+            PatchType::StrategicMerge => "application/strategic-merge-patch+json",
+            PatchType::Json => "application/json-patch+json",
+        }
+    }
+}
+
+/// A request for [`Client::request`], for calls the typed helpers do not cover.
+#[derive(Debug, Clone)]
+pub struct RawRequest<'a> {
+    /// HTTP method.
+    pub verb: Verb,
+    /// Path (with query string if any), relative to the server URL.
+    pub path: &'a str,
+    /// Request body, if any.
+    pub body: Option<Vec<u8>>,
+    /// `Content-Type` of `body`.
+    pub content_type: Option<&'a str>,
+    /// Whether repeating the request after a 5xx or a failure mid-request is harmless.
+    pub idempotent: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client
+// ---------------------------------------------------------------------------------------------
+
+/// A shareable handle to one API server.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+    /// Absolute deadline for every request made through this handle (see [`Client::until`]).
+    deadline: Option<Instant>,
+}
+
+struct Inner {
+    agent: ureq::Agent,
+    base_url: String,
+    token: Option<TokenProvider>,
+    limiter: Option<RateLimiter>,
+    request_timeout: Duration,
+    retry: RetryPolicy,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("server", &self.inner.base_url)
+            .field("authenticated", &self.inner.token.is_some())
+            .field("rate_limited", &self.inner.limiter.is_some())
+            .finish()
+    }
+}
+
+impl Client {
+    /// Build a client for `config`. Logs a warning when server certificates are not verified.
+    pub fn new(config: &RestConfig, options: &ClientOptions) -> Result<Client, ClientInitError> {
+        let base_url = config.server.trim_end_matches('/').to_string();
+        base_url
+            .parse::<http::Uri>()
+            .map_err(|e| ClientInitError::InvalidServer { server: config.server.clone(), problem: e.to_string() })?;
+        let tls = build_tls_config(config).map_err(|error| ClientInitError::Tls { origin: config.origin.clone(), error })?;
+        if config.insecure_skip_tls_verify {
+            log::warn!(
+                "\"Server certificate verification is DISABLED (insecure-skip-tls-verify); anyone on the network path can impersonate the API server\" server=\"{}\"",
+                base_url
+            );
+        }
+        let user_agent = options.user_agent.clone().unwrap_or_else(default_user_agent);
+        let agent = ureq::Agent::config_builder()
+            .tls_config(tls)
+            .http_status_as_error(false)
+            .timeout_connect(Some(options.connect_timeout))
+            .max_redirects(0)
+            .user_agent(user_agent)
+            .accept("application/json")
+            .max_idle_connections_per_host(16)
+            .max_idle_connections(32)
+            // ureq's default 128 KiB input and output buffers are allocated (zeroed) per
+            // connection and per layer (TCP and TLS): ~0.5 MiB resident for each of the dozen
+            // long-lived watch connections. TLS records are at most 16 KiB and API server
+            // headers are small, so 16 KiB buffers cost no throughput.
+            .input_buffer_size(IO_BUFFER_BYTES)
+            .output_buffer_size(IO_BUFFER_BYTES)
+            .build()
+            .new_agent();
+        Ok(Client {
+            inner: Arc::new(Inner {
+                agent,
+                base_url,
+                token: config.token.clone().map(TokenProvider::new),
+                limiter: RateLimiter::for_client_connection(options.qps, options.burst, Instant::now()),
+                request_timeout: options.request_timeout,
+                retry: RetryPolicy {
+                    max_retries: options.max_retries,
+                    max_wait: options.max_retry_wait,
+                    base_delay: options.retry_base_delay,
+                },
+            }),
+            deadline: None,
+        })
+    }
+
+    /// A handle whose requests (retries included) all end by `deadline`, like a Go context
+    /// deadline: each attempt's timeout is cut to the time left, and a request started after
+    /// the deadline fails at once. Leader election bounds a renewal by renewDeadline this way.
+    pub fn until(&self, deadline: Instant) -> Client {
+        Client { inner: self.inner.clone(), deadline: Some(deadline) }
+    }
+
+    /// The timeout for an attempt starting now, or an error when the deadline has passed.
+    fn attempt_timeout(&self, label: &str) -> Result<Duration, ApiError> {
+        match self.deadline {
+            None => Ok(self.inner.request_timeout),
+            Some(d) => match d.checked_duration_since(Instant::now()).filter(|left| !left.is_zero()) {
+                Some(left) => Ok(left.min(self.inner.request_timeout)),
+                None => Err(ApiError::Transport { request: label.to_string(), message: "deadline exceeded".to_string() }),
+            },
+        }
+    }
+
+    /// The server URL this client talks to (for logs).
+    pub fn server(&self) -> &str {
+        &self.inner.base_url
+    }
+
+    /// GET one object.
+    pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ApiError> {
+        let body = self.request(RawRequest { verb: Verb::Get, path, body: None, content_type: None, idempotent: true })?;
+        decode(&request_label(Verb::Get, path), &body)
+    }
+
+    /// One page of a list.
+    pub fn list<T: DeserializeOwned>(&self, path: &str, params: &ListParams) -> Result<api::ObjectList<T>, ApiError> {
+        let full = with_query(path, &params.query());
+        let body = self.request(RawRequest { verb: Verb::Get, path: &full, body: None, content_type: None, idempotent: true })?;
+        decode(&request_label(Verb::Get, path), &body)
+    }
+
+    /// POST a new object (never retried after a possible write).
+    pub fn create<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, ApiError> {
+        let bytes = encode(Verb::Post, path, body)?;
+        let resp = self.request(RawRequest {
+            verb: Verb::Post,
+            path,
+            body: Some(bytes),
+            content_type: Some("application/json"),
+            idempotent: false,
+        })?;
+        decode(&request_label(Verb::Post, path), &resp)
+    }
+
+    /// PUT a whole object. Idempotent (retried on 5xx) when the body carries
+    /// `metadata.resourceVersion`, since a repeated conditional update cannot apply twice.
+    pub fn replace<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, ApiError> {
+        let label = request_label(Verb::Put, path);
+        let value =
+            serde_json::to_value(body).map_err(|e| ApiError::Decode { request: label.clone(), message: e.to_string() })?;
+        let preconditioned = value.pointer("/metadata/resourceVersion").and_then(|v| v.as_str()).is_some_and(|rv| !rv.is_empty());
+        let bytes =
+            serde_json::to_vec(&value).map_err(|e| ApiError::Decode { request: label.clone(), message: e.to_string() })?;
+        let resp = self.request(RawRequest {
+            verb: Verb::Put,
+            path,
+            body: Some(bytes),
+            content_type: Some("application/json"),
+            idempotent: preconditioned,
+        })?;
+        decode(&label, &resp)
+    }
+
+    /// PATCH an object (not retried after a possible write).
+    pub fn patch<T: DeserializeOwned>(&self, path: &str, patch_type: PatchType, body: &serde_json::Value) -> Result<T, ApiError> {
+        let bytes = encode(Verb::Patch, path, body)?;
+        let resp = self.request(RawRequest {
+            verb: Verb::Patch,
+            path,
+            body: Some(bytes),
+            content_type: Some(patch_type.content_type()),
+            idempotent: false,
+        })?;
+        decode(&request_label(Verb::Patch, path), &resp)
+    }
+
+    /// DELETE an object, optionally only if its UID is still `preconditions_uid` (then the
+    /// request is idempotent and retried on 5xx).
+    pub fn delete(&self, path: &str, preconditions_uid: Option<&str>) -> Result<(), ApiError> {
+        let options = api::DeleteOptions {
+            kind: "DeleteOptions".to_string(),
+            api_version: "v1".to_string(),
+            preconditions: preconditions_uid.map(|uid| api::Preconditions { uid: Some(uid.to_string()), resource_version: None }),
+        };
+        let bytes = encode(Verb::Delete, path, &options)?;
+        self.request(RawRequest {
+            verb: Verb::Delete,
+            path,
+            body: Some(bytes),
+            content_type: Some("application/json"),
+            idempotent: preconditions_uid.is_some(),
+        })?;
+        Ok(())
+    }
+
+    /// Send any request with the client's auth, rate limit and retry rules; returns the body of
+    /// a 2xx response.
+    pub fn request(&self, req: RawRequest<'_>) -> Result<Vec<u8>, ApiError> {
+        let label = request_label(req.verb, req.path);
+        let url = self.url(req.path, &label)?;
+        let mut retries_done = 0;
+        loop {
+            self.throttle();
+            let (error, stage) = match self.attempt(&req, &url, &label) {
+                Ok(body) => return Ok(body),
+                Err(failure) => failure,
+            };
+            let Some(wait) = self.inner.retry.delay(&error, stage, req.idempotent, retries_done) else {
+                return Err(error);
+            };
+            if self.deadline.is_some_and(|d| Instant::now() + wait >= d) {
+                return Err(error);
+            }
+            retries_done += 1;
+            log::debug!(
+                "\"Retrying request\" request=\"{label}\" attempt={} wait=\"{wait:?}\" reason=\"{error}\"",
+                retries_done + 1
+            );
+            std::thread::sleep(wait);
+        }
+    }
+
+    /// Open a watch. The returned stream yields events until the server ends the watch (`None`)
+    /// or the connection fails (`Some(Err)` once, then `None`). Not retried here: the watcher
+    /// owns reconnection and backoff.
+    pub fn watch<T: DeserializeOwned>(&self, path: &str, params: &WatchParams) -> Result<WatchStream<T>, ApiError> {
+        let label = format!("WATCH {path}");
+        let url = self.url(&with_query(path, &params.query()), &label)?;
+        self.throttle();
+        let sent_at = Instant::now();
+        let request = self.build(Verb::Get, &url, None, None, &label).map_err(|(e, _)| e)?;
+        let request = self
+            .inner
+            .agent
+            .configure_request(request)
+            .timeout_recv_response(Some(self.inner.request_timeout))
+            .timeout_per_read(params.idle_timeout)
+            .build();
+        let response = self.inner.agent.run(request).map_err(|e| transport_error(&label, e).0)?;
+        let code = response.status().as_u16();
+        let retry_after = header(&response, "retry-after");
+        let body = response.into_body();
+        if !(200..300).contains(&code) {
+            self.unauthorized_at(code, sent_at);
+            let bytes = body.into_with_config().limit(MAX_ERROR_BODY_BYTES).read_to_vec().unwrap_or_default();
+            return Err(error_from_response(&label, code, retry_after.as_deref(), &bytes));
+        }
+        Ok(WatchStream::new(Box::new(body.into_reader()), label))
+    }
+
+    fn url(&self, path_and_query: &str, label: &str) -> Result<http::Uri, ApiError> {
+        let sep = if path_and_query.starts_with('/') { "" } else { "/" };
+        let url = format!("{}{sep}{path_and_query}", self.inner.base_url);
+        url.parse::<http::Uri>()
+            .map_err(|e| ApiError::Transport { request: label.to_string(), message: format!("invalid request URL: {e}") })
+    }
+
+    fn throttle(&self) {
+        if let Some(limiter) = &self.inner.limiter {
+            limiter.acquire();
+        }
+    }
+
+    /// One HTTP exchange, body included.
+    fn attempt(&self, req: &RawRequest<'_>, url: &http::Uri, label: &str) -> Result<Vec<u8>, (ApiError, FailureStage)> {
+        let timeout = self.attempt_timeout(label).map_err(|e| (e, FailureStage::Permanent))?;
+        let sent_at = Instant::now();
+        let request = self.build(req.verb, url, req.body.clone(), req.content_type, label)?;
+        let request = self.inner.agent.configure_request(request).timeout_global(Some(timeout)).build();
+        let response = self.inner.agent.run(request).map_err(|e| transport_error(label, e))?;
+        let code = response.status().as_u16();
+        self.unauthorized_at(code, sent_at);
+        let retry_after = header(&response, "retry-after");
+        let success = (200..300).contains(&code);
+        let limit = if success { MAX_BODY_BYTES } else { MAX_ERROR_BODY_BYTES };
+        let body = response.into_body().into_with_config().limit(limit).read_to_vec();
+        match (success, body) {
+            (true, Ok(body)) => Ok(body),
+            (true, Err(e)) => Err(transport_error(label, e)),
+            // A truncated error body still tells us the status code.
+            (false, body) => Err((
+                error_from_response(label, code, retry_after.as_deref(), &body.unwrap_or_default()),
+                FailureStage::MaybeSent,
+            )),
+        }
+    }
+
+    /// On 401, drop a file token read before the request was sent so the next request reads
+    /// the (probably rotated) file again instead of waiting out the refresh period.
+    fn unauthorized_at(&self, code: u16, sent_at: Instant) {
+        if code == 401 {
+            if let Some(provider) = &self.inner.token {
+                provider.reset_older_than(sent_at);
+            }
+        }
+    }
+
+    fn build(
+        &self,
+        verb: Verb,
+        url: &http::Uri,
+        body: Option<Vec<u8>>,
+        content_type: Option<&str>,
+        label: &str,
+    ) -> Result<http::Request<Vec<u8>>, (ApiError, FailureStage)> {
+        let mut builder = http::Request::builder().method(verb.as_str()).uri(url.clone());
+        if let Some(provider) = &self.inner.token {
+            let token = provider.token().map_err(|e| {
+                (
+                    ApiError::Transport { request: label.to_string(), message: format!("bearer token: {e}") },
+                    FailureStage::Permanent,
+                )
+            })?;
+            builder = builder.header("Authorization", format!("Bearer {token}"));
+        }
+        if let Some(ct) = content_type {
+            builder = builder.header("Content-Type", ct);
+        }
+        // An empty Vec sends no body (and no Content-Length) for GET/watch.
+        // Only header values can fail here; never echo them (one is the token).
+        builder.body(body.unwrap_or_default()).map_err(|_| {
+            (
+                ApiError::Transport {
+                    request: label.to_string(),
+                    message: "invalid request header (bearer token or content type contains forbidden characters)".to_string(),
+                },
+                FailureStage::Permanent,
+            )
+        })
+    }
+}
+
+fn header(response: &http::Response<ureq::Body>, name: &str) -> Option<String> {
+    response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+}
+
+/// `"VERB /path"` without the query string (continue tokens and selectors would only add noise).
+fn request_label(verb: Verb, path: &str) -> String {
+    let path = path.split('?').next().unwrap_or(path);
+    format!("{} {path}", verb.as_str())
+}
+
+fn encode<B: Serialize + ?Sized>(verb: Verb, path: &str, body: &B) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(body)
+        .map_err(|e| ApiError::Decode { request: request_label(verb, path), message: format!("cannot encode request: {e}") })
+}
+
+fn decode<T: DeserializeOwned>(label: &str, body: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(body).map_err(|e| ApiError::Decode { request: label.to_string(), message: e.to_string() })
+}
+
+/// Classify a ureq failure by how far the request got.
+fn transport_error(label: &str, err: ureq::Error) -> (ApiError, FailureStage) {
+    use std::io::ErrorKind;
+    let stage = match &err {
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => FailureStage::NotSent,
+        ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => FailureStage::NotSent,
+        ureq::Error::Io(io) if matches!(io.kind(), ErrorKind::ConnectionRefused | ErrorKind::AddrNotAvailable) => {
+            FailureStage::NotSent
+        }
+        ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::BadUri(_) | ureq::Error::Http(_) => FailureStage::Permanent,
+        // rustls reports handshake failures (an untrusted or mismatched server certificate) through
+        // the stream as an io::Error wrapping rustls::Error. Retrying cannot fix a certificate, and
+        // treating it as "maybe sent" hid it behind a minute of silent retries before the watcher
+        // logged anything.
+        ureq::Error::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<rustls::Error>()) => FailureStage::Permanent,
+        _ => FailureStage::MaybeSent,
+    };
+    (ApiError::Transport { request: label.to_string(), message: err.to_string() }, stage)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Watch events
+// ---------------------------------------------------------------------------------------------
+
+/// One event of a watch stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WatchEvent<T> {
+    /// The object appeared (or existed when the watch started from an old version).
+    Added(T),
+    /// The object changed; carries its new state.
+    Modified(T),
+    /// The object is gone; carries its last state.
+    Deleted(T),
+    /// Progress marker: nothing changed, but the stream is now at this version.
+    Bookmark { resource_version: String },
+    /// The server ended the watch with a Status (e.g. code 410 when the version is too old).
+    Error(api::Status),
+}
+
+/// Decode one line of a watch stream: `{"type": "...", "object": {...}}`. Pure, so it can be
+/// fuzzed; errors carry no request (the stream adds it).
+pub fn decode_watch_line<T: DeserializeOwned>(line: &[u8]) -> Result<WatchEvent<T>, ApiError> {
+    #[derive(Deserialize)]
+    struct RawEvent<'a> {
+        #[serde(rename = "type")]
+        type_: String,
+        #[serde(borrow)]
+        object: &'a RawValue,
+    }
+    #[derive(Deserialize)]
+    struct BookmarkObject {
+        #[serde(default)]
+        metadata: BookmarkMeta,
+    }
+    #[derive(Deserialize, Default)]
+    struct BookmarkMeta {
+        #[serde(default, rename = "resourceVersion", deserialize_with = "api::null_as_default")]
+        resource_version: String,
+    }
+    let decode_error = |message: String| ApiError::Decode { request: String::new(), message };
+    let raw: RawEvent<'_> = serde_json::from_slice(line).map_err(|e| decode_error(format!("watch event: {e}")))?;
+    let object = raw.object.get();
+    let typed = |what: &str| -> Result<T, ApiError> {
+        serde_json::from_str(object).map_err(|e| decode_error(format!("{what} event object: {e}")))
+    };
+    match raw.type_.as_str() {
+        "ADDED" => Ok(WatchEvent::Added(typed("ADDED")?)),
+        "MODIFIED" => Ok(WatchEvent::Modified(typed("MODIFIED")?)),
+        "DELETED" => Ok(WatchEvent::Deleted(typed("DELETED")?)),
+        "BOOKMARK" => {
+            let bookmark: BookmarkObject =
+                serde_json::from_str(object).map_err(|e| decode_error(format!("BOOKMARK event object: {e}")))?;
+            Ok(WatchEvent::Bookmark { resource_version: bookmark.metadata.resource_version })
+        }
+        "ERROR" => {
+            let status: api::Status =
+                serde_json::from_str(object).map_err(|e| decode_error(format!("ERROR event object: {e}")))?;
+            Ok(WatchEvent::Error(status))
+        }
+        other => Err(decode_error(format!("unknown watch event type {:?}", truncate(other, 40)))),
+    }
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((cut, _)) => &s[..cut],
+        None => s,
+    }
+}
+
+/// The events of one open watch, read line by line from the response body.
+pub struct WatchStream<T> {
+    reader: BufReader<Box<dyn Read + Send>>,
+    request: String,
+    line: Vec<u8>,
+    finished: bool,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T> WatchStream<T> {
+    /// Wrap any byte stream (the HTTP body, or a test's bytes) in the line decoder.
+    pub fn new(reader: Box<dyn Read + Send>, request: String) -> WatchStream<T> {
+        WatchStream {
+            reader: BufReader::with_capacity(IO_BUFFER_BYTES, reader),
+            request,
+            line: Vec::new(),
+            finished: false,
+            _type: PhantomData,
+        }
+    }
+
+    /// Read the next non-empty line into `self.line`.
+    fn read_line(&mut self) -> Result<Line, String> {
+        self.line.clear();
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(read_error_message(&e)),
+            };
+            if available.is_empty() {
+                if self.line.iter().all(u8::is_ascii_whitespace) {
+                    return Ok(Line::End);
+                }
+                return Ok(Line::Unterminated);
+            }
+            let (chunk, found_newline) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (&available[..i], true),
+                None => (available, false),
+            };
+            if self.line.len() + chunk.len() > MAX_WATCH_LINE_BYTES {
+                return Err(format!("watch event larger than {MAX_WATCH_LINE_BYTES} bytes"));
+            }
+            self.line.extend_from_slice(chunk);
+            let used = chunk.len() + usize::from(found_newline);
+            self.reader.consume(used);
+            if found_newline {
+                if self.line.iter().all(u8::is_ascii_whitespace) {
+                    self.line.clear();
+                    continue;
+                }
+                return Ok(Line::Complete);
+            }
+        }
+    }
+}
+
+/// What [`WatchStream::read_line`] found.
+enum Line {
+    /// A newline-terminated line.
+    Complete,
+    /// Data at the end of the stream without a final newline: a complete event whose newline was
+    /// lost, or (if it does not decode) a stream cut off mid-event.
+    Unterminated,
+    /// Clean end of stream.
+    End,
+}
+
+fn read_error_message(e: &std::io::Error) -> String {
+    // ureq reports its own timeouts as an io::Error wrapping a ureq::Error.
+    let ureq_timeout =
+        e.get_ref().and_then(|inner| inner.downcast_ref::<ureq::Error>()).is_some_and(|u| matches!(u, ureq::Error::Timeout(_)));
+    if ureq_timeout || matches!(e.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock) {
+        "watch stream idle for too long (no data within the idle timeout)".to_string()
+    } else {
+        format!("watch stream read failed: {e}")
+    }
+}
+
+impl<T: DeserializeOwned> Iterator for WatchStream<T> {
+    type Item = Result<WatchEvent<T>, ApiError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.finished {
+            return None;
+        }
+        match self.read_line() {
+            Ok(Line::Complete) => Some(decode_watch_line(&self.line).map_err(|e| e.for_request(&self.request))),
+            Ok(Line::Unterminated) => {
+                self.finished = true;
+                Some(decode_watch_line(&self.line).map_err(|_| ApiError::Transport {
+                    request: self.request.clone(),
+                    message: "watch stream ended in the middle of an event".to_string(),
+                }))
+            }
+            Ok(Line::End) => {
+                self.finished = true;
+                None
+            }
+            Err(message) => {
+                self.finished = true;
+                Some(Err(ApiError::Transport { request: self.request.clone(), message }))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)).unwrap()
+    }
+
+    // --- errors ------------------------------------------------------------------------------
+
+    #[test]
+    fn status_bodies_become_status_errors_with_one_line_display() {
+        let body = fixture("status/status-409-conflict-binding-already-assigned.RECONSTRUCTED.json");
+        let err = error_from_response("POST /api/v1/namespaces/ns/pods/p/binding", 409, None, &body);
+        assert!(err.is_conflict() && !err.is_already_exists() && !err.is_gone());
+        let text = err.to_string();
+        assert!(
+            text.starts_with(
+                "POST /api/v1/namespaces/ns/pods/p/binding: 409 Conflict: Operation cannot be fulfilled on pods/binding"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains('\n'), "{text}");
+    }
+
+    #[test]
+    fn not_found_and_expired_continue_are_detected_by_code() {
+        let err =
+            error_from_response("GET /api/v1/namespaces/x/pods/y", 404, None, &fixture("status/status-404-notfound-pod.json"));
+        assert!(err.is_not_found());
+        let err = error_from_response("GET /api/v1/pods", 410, None, &fixture("status/status-410-expired-continue-token.json"));
+        assert!(err.is_gone());
+        assert_eq!(err.code(), Some(410));
+    }
+
+    #[test]
+    fn plain_text_apf_429_keeps_retry_after_header() {
+        let err =
+            error_from_response("GET /api/v1/pods", 429, Some("3"), &fixture("status/http-429-apf-too-many-requests.body.txt"));
+        match &err {
+            ApiError::Http { code: 429, body, retry_after: Some(d), .. } => {
+                assert_eq!(*d, Duration::from_secs(3));
+                assert_eq!(body, "Too many requests, please try again later.");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(err.is_too_many_requests());
+        assert_eq!(err.to_string(), "GET /api/v1/pods: 429 Too Many Requests: Too many requests, please try again later.");
+    }
+
+    #[test]
+    fn json_429_takes_retry_after_from_details_when_header_missing() {
+        let err =
+            error_from_response("GET /x", 429, None, &fixture("status/status-429-storage-reinitializing.RECONSTRUCTED.json"));
+        assert!(matches!(err, ApiError::Status { .. }));
+        assert!(err.retry_after().is_some());
+    }
+
+    #[test]
+    fn already_exists_needs_the_reason() {
+        let body = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"events \"e\" already exists","reason":"AlreadyExists","code":409}"#;
+        assert!(error_from_response("POST /x", 409, None, body).is_already_exists());
+    }
+
+    #[test]
+    fn html_error_pages_are_shortened_to_one_line() {
+        let page = format!("<html>\n<body>\n502 Bad Gateway\n{}</body></html>", "x".repeat(2000));
+        let text = error_from_response("GET /x", 502, None, page.as_bytes()).to_string();
+        assert!(text.starts_with("GET /x: 502 Bad Gateway: <html> <body> 502 Bad Gateway xxx"), "{text}");
+        assert!(!text.contains('\n') && text.ends_with('…') && text.len() < 700, "{text}");
+    }
+
+    #[test]
+    fn non_status_json_is_http_error() {
+        let err = error_from_response("GET /x", 500, Some("soon"), br#"{"kind":"Pod"}"#);
+        assert!(matches!(err, ApiError::Http { code: 500, retry_after: None, .. }));
+    }
+
+    // --- retry policy ------------------------------------------------------------------------
+
+    fn policy() -> RetryPolicy {
+        RetryPolicy { max_retries: 10, max_wait: Duration::from_secs(10), base_delay: Duration::from_millis(500) }
+    }
+
+    fn http_err(code: u16, retry_after: Option<u64>) -> ApiError {
+        ApiError::Http { request: String::new(), code, body: String::new(), retry_after: retry_after.map(Duration::from_secs) }
+    }
+
+    #[test]
+    fn too_many_requests_is_retried_for_every_verb_honouring_capped_retry_after() {
+        let p = policy();
+        let stage = FailureStage::MaybeSent;
+        assert_eq!(p.delay(&http_err(429, Some(2)), stage, false, 0), Some(Duration::from_secs(2)));
+        assert_eq!(p.delay(&http_err(429, Some(60)), stage, false, 0), Some(Duration::from_secs(10)));
+        assert_eq!(p.delay(&http_err(429, None), stage, false, 0), Some(Duration::from_millis(500)));
+        assert_eq!(p.delay(&http_err(429, None), stage, false, 3), Some(Duration::from_secs(4)));
+        assert_eq!(p.delay(&http_err(429, Some(1)), stage, false, 10), None, "max retries reached");
+    }
+
+    #[test]
+    fn server_errors_are_retried_only_when_idempotent() {
+        let p = policy();
+        for code in [500, 502, 503, 504] {
+            assert!(p.delay(&http_err(code, None), FailureStage::MaybeSent, true, 0).is_some(), "{code}");
+            assert_eq!(p.delay(&http_err(code, Some(1)), FailureStage::MaybeSent, false, 0), None, "{code} POST");
+        }
+        for code in [400, 401, 403, 404, 409, 410, 422, 501] {
+            assert_eq!(p.delay(&http_err(code, Some(1)), FailureStage::MaybeSent, true, 0), None, "{code}");
+        }
+    }
+
+    #[test]
+    fn transport_failures_depend_on_how_far_the_request_got() {
+        let p = policy();
+        let err = ApiError::Transport { request: String::new(), message: "x".into() };
+        assert!(p.delay(&err, FailureStage::NotSent, false, 0).is_some());
+        assert!(p.delay(&err, FailureStage::MaybeSent, true, 0).is_some());
+        assert_eq!(p.delay(&err, FailureStage::MaybeSent, false, 0), None);
+        assert_eq!(p.delay(&err, FailureStage::Permanent, true, 0), None);
+    }
+
+    #[test]
+    fn certificate_failures_surfacing_as_io_errors_are_permanent() {
+        // What ureq returns when rustls rejects the server certificate mid-handshake.
+        let bad_cert = rustls::Error::InvalidCertificate(rustls::CertificateError::BadSignature);
+        let err = ureq::Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, bad_cert));
+        let (api, stage) = transport_error("GET /api/v1/nodes", err);
+        assert_eq!(stage, FailureStage::Permanent);
+        assert!(api.to_string().contains("invalid peer certificate"), "{api}");
+        // A plain connection reset is still "maybe sent".
+        let reset = ureq::Error::Io(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert_eq!(transport_error("GET /x", reset).1, FailureStage::MaybeSent);
+    }
+
+    // --- query strings -----------------------------------------------------------------------
+
+    #[test]
+    fn list_and_watch_queries_are_encoded() {
+        let lp = ListParams {
+            field_selector: Some("spec.nodeName=,status.phase!=Succeeded".into()),
+            limit: Some(500),
+            continue_token: Some("eyJ2Ijoi+/=".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            with_query("/api/v1/pods", &lp.query()),
+            "/api/v1/pods?fieldSelector=spec.nodeName%3D%2Cstatus.phase%21%3DSucceeded&limit=500&continue=eyJ2Ijoi%2B%2F%3D"
+        );
+        let wp = WatchParams {
+            resource_version: "123".into(),
+            timeout_seconds: Some(301),
+            allow_watch_bookmarks: true,
+            label_selector: Some("a in (b,c)".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            with_query("/api/v1/nodes", &wp.query()),
+            "/api/v1/nodes?watch=1&labelSelector=a%20in%20%28b%2Cc%29&resourceVersion=123&timeoutSeconds=301&allowWatchBookmarks=true"
+        );
+        assert_eq!(request_label(Verb::Get, "/api/v1/pods?limit=1"), "GET /api/v1/pods");
+    }
+
+    #[test]
+    fn user_agent_names_edgesched_and_platform() {
+        let ua = default_user_agent();
+        assert!(ua.starts_with(&format!("edgesched/{} (", env!("CARGO_PKG_VERSION"))), "{ua}");
+        assert!(ua.ends_with(')') && ua.contains('/'), "{ua}");
+    }
+
+    // --- watch decoding ----------------------------------------------------------------------
+
+    fn bookmark_rv(event: WatchEvent<api::Pod>) -> Option<String> {
+        match event {
+            WatchEvent::Bookmark { resource_version } => Some(resource_version),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn decodes_every_event_type() {
+        let added: WatchEvent<api::Pod> =
+            decode_watch_line(br#"{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"p","resourceVersion":"5"}}}"#)
+                .unwrap();
+        assert!(matches!(added, WatchEvent::Added(p) if p.metadata.name == "p"));
+        let modified: WatchEvent<api::Pod> =
+            decode_watch_line(br#"{"type":"MODIFIED","object":{"metadata":{"name":"q"}}}"#).unwrap();
+        assert!(matches!(modified, WatchEvent::Modified(_)));
+        let deleted: WatchEvent<api::Pod> =
+            decode_watch_line(br#"{"object":{"metadata":{"name":"q"}},"type":"DELETED"}"#).unwrap();
+        assert!(matches!(deleted, WatchEvent::Deleted(_)));
+        let bookmark: WatchEvent<api::Pod> = decode_watch_line(
+            br#"{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"12746"},"spec":{"containers":null}}}"#,
+        )
+        .unwrap();
+        assert_eq!(bookmark_rv(bookmark), Some("12746".to_string()));
+        let error: WatchEvent<api::Pod> = decode_watch_line(
+            br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (2)","reason":"Expired","code":410}}"#,
+        )
+        .unwrap();
+        assert!(matches!(error, WatchEvent::Error(s) if s.code == 410));
+    }
+
+    #[test]
+    fn malformed_lines_are_decode_errors_not_panics() {
+        for line in [
+            &b""[..],
+            b"{",
+            b"null",
+            b"[]",
+            br#"{"type":"ADDED"}"#,
+            br#"{"type":"ADDED","object":5}"#,
+            br#"{"type":"SOMETHING","object":{}}"#,
+            br#"{"type":7,"object":{}}"#,
+            b"\xff\xfe",
+        ] {
+            let r: Result<WatchEvent<api::Pod>, _> = decode_watch_line(line);
+            assert!(matches!(r, Err(ApiError::Decode { .. })), "{:?}", String::from_utf8_lossy(line));
+        }
+    }
+
+    #[test]
+    fn real_watch_recordings_decode() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/watch");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read(&path).unwrap();
+            let stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Cursor::new(text)), "WATCH /api/v1/pods".into());
+            for event in stream {
+                event.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                seen += 1;
+            }
+        }
+        assert!(seen > 0);
+    }
+
+    #[test]
+    fn stream_splits_lines_skips_blank_ones_and_ends_cleanly() {
+        let text = "\n{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\"}}}\n\r\n{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"2\"}}}\n";
+        let mut stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Cursor::new(text)), "WATCH /x".into());
+        assert_eq!(bookmark_rv(stream.next().unwrap().unwrap()), Some("1".to_string()));
+        assert_eq!(bookmark_rv(stream.next().unwrap().unwrap()), Some("2".to_string()));
+        assert!(stream.next().is_none());
+        assert!(stream.next().is_none());
+    }
+
+    #[test]
+    fn truncated_final_event_is_a_transport_error() {
+        let text = "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\"}}}\n{\"type\":\"ADD";
+        let mut stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Cursor::new(text)), "WATCH /x".into());
+        assert!(stream.next().unwrap().is_ok());
+        let err = stream.next().unwrap().unwrap_err();
+        assert!(matches!(err, ApiError::Transport { .. }));
+        assert_eq!(err.to_string(), "WATCH /x: watch stream ended in the middle of an event");
+        assert!(stream.next().is_none());
+    }
+
+    #[test]
+    fn complete_final_event_without_newline_is_accepted() {
+        let text = "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"9\"}}}";
+        let mut stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Cursor::new(text)), "WATCH /x".into());
+        assert_eq!(bookmark_rv(stream.next().unwrap().unwrap()), Some("9".to_string()));
+        assert!(stream.next().is_none());
+    }
+
+    #[test]
+    fn oversized_line_is_refused() {
+        /// An endless line with no newline.
+        struct Endless;
+        impl Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                buf.fill(b'x');
+                Ok(buf.len())
+            }
+        }
+        let mut stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Endless), "WATCH /x".into());
+        let err = stream.next().unwrap().unwrap_err();
+        assert!(err.to_string().contains("larger than"), "{err}");
+    }
+
+    #[test]
+    fn decode_error_in_stream_names_the_request() {
+        let mut stream: WatchStream<api::Pod> =
+            WatchStream::new(Box::new(Cursor::new("nonsense\n")), "WATCH /api/v1/pods".into());
+        let err = stream.next().unwrap().unwrap_err();
+        assert!(err.to_string().starts_with("WATCH /api/v1/pods: cannot decode response: watch event:"), "{err}");
+    }
+
+    // --- end to end against a local HTTP server ---------------------------------------------
+
+    /// (method, url, authorization header) of a request the test server received.
+    type SeenRequest = (String, String, Option<String>);
+
+    /// A tiny_http server answering each request with the next scripted response; records the
+    /// requests it saw as (method, url, authorization header).
+    struct Server {
+        url: String,
+        seen: Arc<std::sync::Mutex<Vec<SeenRequest>>>,
+        handle: Option<std::thread::JoinHandle<()>>,
+    }
+
+    struct Scripted {
+        code: u16,
+        headers: Vec<(&'static str, String)>,
+        body: Vec<u8>,
+    }
+
+    fn reply(code: u16, body: &str) -> Scripted {
+        Scripted { code, headers: vec![("Content-Type", "application/json".into())], body: body.as_bytes().to_vec() }
+    }
+
+    impl Server {
+        fn start(script: Vec<Scripted>) -> Server {
+            let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+            let port = server.server_addr().to_ip().unwrap().port();
+            let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let seen2 = seen.clone();
+            let handle = std::thread::spawn(move || {
+                for step in script {
+                    let Ok(req) = server.recv() else { return };
+                    let auth = req.headers().iter().find(|h| h.field.equiv("Authorization")).map(|h| h.value.to_string());
+                    seen2.lock().unwrap().push((req.method().to_string(), req.url().to_string(), auth));
+                    let mut resp = tiny_http::Response::from_data(step.body).with_status_code(step.code);
+                    for (k, v) in step.headers {
+                        resp.add_header(tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).unwrap());
+                    }
+                    let _ = req.respond(resp);
+                }
+            });
+            Server { url: format!("http://127.0.0.1:{port}"), seen, handle: Some(handle) }
+        }
+
+        fn finish(mut self) -> Vec<SeenRequest> {
+            if let Some(h) = self.handle.take() {
+                h.join().unwrap();
+            }
+            self.seen.lock().unwrap().clone()
+        }
+    }
+
+    fn client_for_url(url: &str) -> RestConfig {
+        RestConfig {
+            server: url.to_string(),
+            ca_pem: None,
+            client_cert_pem: None,
+            client_key_pem: None,
+            token: Some(crate::shell::kube::kubeconfig::TokenSource::Static("sekret".into())),
+            insecure_skip_tls_verify: true,
+            tls_server_name: None,
+            origin: "test".into(),
+        }
+    }
+
+    fn client_for(server: &Server) -> Client {
+        let config = client_for_url(&server.url);
+        let options = ClientOptions {
+            qps: -1.0,
+            retry_base_delay: Duration::from_millis(1),
+            max_retry_wait: Duration::from_millis(5),
+            ..ClientOptions::default()
+        };
+        Client::new(&config, &options).unwrap()
+    }
+
+    #[test]
+    fn get_sends_token_and_retries_429_then_decodes() {
+        let server = Server::start(vec![
+            Scripted {
+                code: 429,
+                headers: vec![("Retry-After", "0".into())],
+                body: b"Too many requests, please try again later.\n".to_vec(),
+            },
+            reply(200, r#"{"metadata":{"name":"n1","resourceVersion":"7"}}"#),
+        ]);
+        let client = client_for(&server);
+        let node: api::Node = client.get("/api/v1/nodes/n1").unwrap();
+        assert_eq!(node.metadata.name, "n1");
+        let seen = server.finish();
+        assert_eq!(seen.len(), 2);
+        assert_eq!(seen[1].0, "GET");
+        assert_eq!(seen[1].1, "/api/v1/nodes/n1");
+        assert_eq!(seen[1].2.as_deref(), Some("Bearer sekret"));
+    }
+
+    #[test]
+    fn a_deadline_bounds_requests_and_retries() {
+        // Past the deadline nothing is sent; within it, 503s are retried only while time is left.
+        let server = Server::start(vec![reply(503, "{}")]);
+        let client = client_for(&server);
+        let late = client.until(Instant::now());
+        let err = late.get::<api::Node>("/api/v1/nodes/n1").unwrap_err();
+        assert!(err.to_string().contains("deadline exceeded"), "{err}");
+        let options = ClientOptions { qps: -1.0, retry_base_delay: Duration::from_secs(5), ..ClientOptions::default() };
+        let slow_retries = Client::new(&client_for_url(&server.url), &options).unwrap();
+        let start = Instant::now();
+        let err = slow_retries.until(start + Duration::from_secs(2)).get::<api::Node>("/api/v1/nodes/n1").unwrap_err();
+        assert_eq!(err.code(), Some(503));
+        assert!(start.elapsed() < Duration::from_secs(2), "gave up instead of sleeping past the deadline");
+        assert_eq!(server.finish().len(), 1);
+    }
+
+    #[test]
+    fn binding_post_is_not_retried_on_503_but_get_is() {
+        let server = Server::start(vec![reply(503, "{}"), reply(503, "{}"), reply(200, r#"{"items":[]}"#)]);
+        let client = client_for(&server);
+        let binding = api::Binding {
+            kind: "Binding".into(),
+            api_version: "v1".into(),
+            metadata: api::ObjectMeta { name: "p".into(), ..Default::default() },
+            target: api::ObjectReference { kind: "Node".into(), name: "n".into(), ..Default::default() },
+        };
+        let err = client.create::<_, serde_json::Value>("/api/v1/namespaces/ns/pods/p/binding", &binding).unwrap_err();
+        assert_eq!(err.code(), Some(503));
+        assert!(err.to_string().starts_with("POST /api/v1/namespaces/ns/pods/p/binding: 503 Service Unavailable"), "{err}");
+        let list: api::ObjectList<api::Pod> = client.list("/api/v1/pods", &ListParams::default()).unwrap();
+        assert!(list.items.is_empty());
+        let seen = server.finish();
+        let methods: Vec<&str> = seen.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(methods, vec!["POST", "GET", "GET"]);
+    }
+
+    #[test]
+    fn status_error_is_returned_typed_and_token_never_in_message() {
+        let body = String::from_utf8(fixture("status/status-409-conflict-binding-already-assigned.RECONSTRUCTED.json")).unwrap();
+        let server = Server::start(vec![reply(409, &body)]);
+        let client = client_for(&server);
+        let err = client.delete("/api/v1/namespaces/ns/pods/p", Some("uid-1")).unwrap_err();
+        assert!(err.is_conflict());
+        assert!(!err.to_string().contains("sekret"));
+        server.finish();
+    }
+
+    #[test]
+    fn watch_streams_events_from_a_chunked_body() {
+        let lines = concat!(
+            "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"2\"}}}\n",
+            "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"3\"}}}\n",
+        );
+        let server = Server::start(vec![reply(200, lines)]);
+        let client = client_for(&server);
+        let params = WatchParams {
+            resource_version: "1".into(),
+            allow_watch_bookmarks: true,
+            timeout_seconds: Some(300),
+            ..Default::default()
+        };
+        let events: Vec<_> = client.watch::<api::Pod>("/api/v1/pods", &params).unwrap().collect::<Result<_, _>>().unwrap();
+        assert_eq!(events.len(), 2);
+        let seen = server.finish();
+        assert_eq!(seen[0].1, "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=300&allowWatchBookmarks=true");
+    }
+
+    #[test]
+    fn stalled_watch_ends_with_an_idle_error_and_sends_json_headers() {
+        use std::io::Write;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let (head_tx, head_rx) = std::sync::mpsc::channel::<String>();
+        let server = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap() == 1 {
+                head.push(byte[0]);
+            }
+            head_tx.send(String::from_utf8_lossy(&head).to_lowercase()).unwrap();
+            let event = "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"5\"}}}\n";
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{event}\r\n",
+                event.len()
+            );
+            conn.write_all(reply.as_bytes()).unwrap();
+            conn.flush().unwrap();
+            // Hold the connection open, silent, until the test is done.
+            let _ = release_rx.recv();
+        });
+        let mut config = client_for_url(&format!("http://127.0.0.1:{port}"));
+        config.token = None;
+        let client = Client::new(&config, &ClientOptions { qps: -1.0, ..ClientOptions::default() }).unwrap();
+        let params =
+            WatchParams { resource_version: "4".into(), idle_timeout: Some(Duration::from_millis(300)), ..Default::default() };
+        let mut stream = client.watch::<api::Pod>("/api/v1/pods", &params).unwrap();
+        assert_eq!(bookmark_rv(stream.next().unwrap().unwrap()), Some("5".to_string()));
+        let err = stream.next().unwrap().unwrap_err();
+        assert!(matches!(err, ApiError::Transport { .. }), "{err:?}");
+        assert!(err.to_string().contains("idle"), "{err}");
+        assert!(stream.next().is_none());
+        release_tx.send(()).unwrap();
+        server.join().unwrap();
+        let head = head_rx.recv().unwrap();
+        assert!(head.contains("accept: application/json"), "{head}");
+        assert!(head.contains("user-agent: edgesched/"), "{head}");
+        assert!(head.starts_with("get /api/v1/pods?watch=1&resourceversion=4 "), "{head}");
+    }
+
+    #[test]
+    fn watch_start_410_is_gone() {
+        let body = String::from_utf8(fixture("status/status-410-expired-continue-token.json")).unwrap();
+        let server = Server::start(vec![reply(410, &body)]);
+        let client = client_for(&server);
+        let err = client.watch::<api::Pod>("/api/v1/pods", &WatchParams::default()).err().unwrap();
+        assert!(err.is_gone());
+        server.finish();
+    }
+
+    #[test]
+    fn connection_refused_is_a_transport_error() {
+        // Bind and drop a listener to find a port nobody listens on.
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let config = RestConfig {
+            server: format!("http://127.0.0.1:{port}"),
+            ca_pem: None,
+            client_cert_pem: None,
+            client_key_pem: None,
+            token: None,
+            insecure_skip_tls_verify: true,
+            tls_server_name: None,
+            origin: "test".into(),
+        };
+        let options =
+            ClientOptions { qps: -1.0, max_retries: 2, retry_base_delay: Duration::from_millis(1), ..ClientOptions::default() };
+        let client = Client::new(&config, &options).unwrap();
+        let err = client.get::<api::Node>("/api/v1/nodes/x").unwrap_err();
+        assert!(matches!(err, ApiError::Transport { .. }), "{err:?}");
+        assert!(err.to_string().starts_with("GET /api/v1/nodes/x: "), "{err}");
+    }
+
+    #[test]
+    fn client_is_send_sync_and_clone() {
+        fn assert_send_sync<T: Send + Sync + Clone>() {}
+        assert_send_sync::<Client>();
+    }
+}

@@ -1,0 +1,17 @@
+//! Everything that does I/O or owns a thread: the API client and list+watch machinery, the
+//! informers that feed the core, the API workers (bind, status patches, evictions), the event
+//! recorder, leader election, the health/metrics server, the command line and the wiring of the
+//! live scheduler. The shell drives [`crate::core`]; the core never calls back into it.
+
+pub mod api_workers;
+pub mod cli;
+pub mod diagnose;
+pub mod event_recorder;
+pub mod kube;
+pub mod leader_election;
+pub mod logging;
+pub mod permissions;
+pub mod run;
+pub mod sdnotify;
+pub mod serving;
+pub mod signals;

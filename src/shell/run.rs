@@ -1,0 +1,740 @@
+//! Wiring of the live scheduler: API client, watches, the scheduler thread's loop, API workers,
+//! event recorder, leader election, serving and graceful shutdown.
+//!
+//! ```text
+//!  watch-nodes ─┐                                   ┌─> api-worker-* (bind, status, evict) ─┐
+//!  watch-pods  ─┼─> sync_channel<Input> ─> main loop┤                                       │
+//!  watch-pcs   ─┤        ^     (Scheduler core)     └─> event-recorder                      │
+//!  election    ─┘        └──────────── BindDone ────────────────────────────────────────────┘
+//!  serve-10259 / serve-<port>: /healthz /livez /readyz /metrics /configz
+//! ```
+
+use crate::core::api;
+use crate::core::config::SchedulerConfig;
+use crate::core::framework::plugins::PluginContext;
+use crate::core::framework::Framework;
+use crate::core::lease::{Elector, Timing};
+use crate::core::logging::Line;
+use crate::core::metrics::{names as m, Metrics};
+use crate::core::rng::Rng;
+use crate::core::scheduler::{Attempt, Change, Effect, Input, Scheduler, Settings};
+use crate::core::watched::{KindId, Need, WatchedKind, KINDS};
+use crate::shell::api_workers::{self, Job, WorkerContext};
+use crate::shell::kube::client::{Client, ClientOptions};
+use crate::shell::kube::kubeconfig::RestConfig;
+use crate::shell::kube::watch::{spawn_watcher, Update, WatchSpec};
+use crate::shell::leader_election::{self, ElectionContext, ElectionStatus};
+use crate::shell::permissions::{self, Denials};
+use crate::shell::serving::{self, auth, AllowPaths, Authorizer, FnCheck, HealthState};
+use log::{debug, error, info, warn};
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Everything `run` needs, already validated.
+pub struct RunSettings {
+    pub config: SchedulerConfig,
+    /// The effective configuration as JSON for `/configz`.
+    pub configz: String,
+    pub rest: RestConfig,
+    /// Credentials for TokenReview/SubjectAccessReview (`--authentication-kubeconfig` /
+    /// `--authorization-kubeconfig`); the main client's when not given.
+    pub authn_rest: Option<RestConfig>,
+    pub authz_rest: Option<RestConfig>,
+    pub bind_address: IpAddr,
+    /// 0 disables the secure port.
+    pub secure_port: u16,
+    pub tls_cert_file: Option<PathBuf>,
+    pub tls_key_file: Option<PathBuf>,
+    /// Plain-HTTP listeners (`--port`, `healthzBindAddress`, `metricsBindAddress`).
+    pub insecure_addrs: Vec<SocketAddr>,
+    pub always_allow_paths: Vec<String>,
+    pub hostname: String,
+    pub api_workers: usize,
+    /// `--known-scheduler-names`.
+    pub known_scheduler_names: Vec<String>,
+    /// `--warn-unserved-scheduler-names`.
+    pub warn_unserved_scheduler_names: bool,
+}
+
+/// Why the scheduler stopped with an error (exit status 1).
+#[derive(Debug)]
+pub struct RunError(pub String);
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Input channel capacity: watchers block (backpressure) when the scheduler falls behind. The
+/// channel allocates (and touches) every slot up front and an `Input` is a few hundred bytes, so
+/// this is ~0.5 MiB resident; a watch list page is one message, so 1024 is plenty.
+const INPUT_QUEUE: usize = 1024;
+/// How long a SIGTERM'd leader waits for in-flight binds before releasing the lease.
+const SHUTDOWN_BIND_GRACE: Duration = Duration::from_millis(1400);
+
+/// A random RFC 4122 version-4 UUID (leader identity suffix).
+pub fn uuid_v4() -> String {
+    let mut rng = Rng::from_os();
+    let a = rng.next_u64().to_be_bytes();
+    let b = rng.next_u64().to_be_bytes();
+    let mut u = [0u8; 16];
+    u[..8].copy_from_slice(&a);
+    u[8..].copy_from_slice(&b);
+    u[6] = (u[6] & 0x0f) | 0x40;
+    u[8] = (u[8] & 0x3f) | 0x80;
+    let h: Vec<String> = u.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", h[..4].concat(), h[4..6].concat(), h[6..8].concat(), h[8..10].concat(), h[10..].concat())
+}
+
+/// The machine's hostname (`os.Hostname()`), lowercased as kube components do for identities.
+pub fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most `len` bytes into the buffer we own.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
+    if rc == 0 {
+        let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
+        if let Ok(s) = std::str::from_utf8(&buf[..end]) {
+            if !s.is_empty() {
+                return s.to_lowercase();
+            }
+        }
+    }
+    std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into())
+}
+
+fn client_options(cfg: &SchedulerConfig) -> ClientOptions {
+    ClientOptions { qps: cfg.client_connection.qps, burst: cfg.client_connection.burst, ..Default::default() }
+}
+
+/// TokenReview / SubjectAccessReview through the API server.
+struct ApiReviewer {
+    authn: Client,
+    authz: Client,
+}
+
+impl auth::Reviewer for ApiReviewer {
+    fn token_review(&self, token: &str) -> Result<Option<auth::UserInfo>, String> {
+        let body = serde_json::json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token}});
+        let resp: serde_json::Value =
+            self.authn.create("/apis/authentication.k8s.io/v1/tokenreviews", &body).map_err(|e| e.to_string())?;
+        let status = &resp["status"];
+        if status["authenticated"].as_bool() != Some(true) {
+            return Ok(None);
+        }
+        let user = &status["user"];
+        Ok(Some(auth::UserInfo {
+            username: user["username"].as_str().unwrap_or_default().to_string(),
+            uid: user["uid"].as_str().unwrap_or_default().to_string(),
+            groups: user["groups"]
+                .as_array()
+                .map(|g| g.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+                .unwrap_or_default(),
+        }))
+    }
+
+    fn access_review(&self, user: &auth::UserInfo, verb: &str, path: &str) -> Result<bool, String> {
+        let body = serde_json::json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+            "spec": {"user": user.username, "uid": user.uid, "groups": user.groups,
+                     "nonResourceAttributes": {"path": path, "verb": verb}}});
+        let resp: serde_json::Value =
+            self.authz.create("/apis/authorization.k8s.io/v1/subjectaccessreviews", &body).map_err(|e| e.to_string())?;
+        Ok(resp["status"]["allowed"].as_bool() == Some(true))
+    }
+}
+
+/// Environment variable overriding how long a watch may stay completely silent (no event, no
+/// bookmark) before it is considered dead and reopened, in seconds (fractions allowed). The
+/// default ([`WatchSpec::new`]) is 5 minutes: five times the API server's ~1-minute bookmark
+/// period. Meant for tests and for networks whose middleboxes silently drop idle connections.
+pub const WATCH_IDLE_TIMEOUT_ENV: &str = "EDGESCHED_WATCH_IDLE_TIMEOUT";
+
+/// Parse [`WATCH_IDLE_TIMEOUT_ENV`]: `None` when unset; an error for anything but a positive
+/// number of seconds.
+pub fn parse_watch_idle_timeout(value: Option<&str>) -> Result<Option<Duration>, String> {
+    parse_seconds_env(WATCH_IDLE_TIMEOUT_ENV, value)
+}
+
+/// A positive number of seconds (fractions allowed, at most a day) from environment variable
+/// `name`; `None` when unset or empty.
+pub fn parse_seconds_env(name: &str, value: Option<&str>) -> Result<Option<Duration>, String> {
+    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(None) };
+    match v.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(Some(Duration::from_secs_f64(secs))),
+        _ => Err(format!("{name}={v:?}: expected a positive number of seconds (at most 86400)")),
+    }
+}
+
+/// Environment variable overriding how long an optional kind that RBAC forbids waits before it
+/// is tried again, in seconds (default [`OPTIONAL_FORBIDDEN_RETRY`]). Meant for tests.
+pub const FORBIDDEN_RETRY_ENV: &str = "EDGESCHED_FORBIDDEN_RETRY";
+
+/// How long an optional kind that RBAC forbids waits before the next attempt: rare, so a cluster
+/// that will never grant it is not pestered, yet a later grant heals without a restart.
+pub const OPTIONAL_FORBIDDEN_RETRY: Duration = Duration::from_secs(300);
+
+/// What every watcher thread shares.
+struct Watchers {
+    client: Client,
+    tx: SyncSender<Input>,
+    stop: Arc<AtomicBool>,
+    metrics: Metrics,
+    idle_override: Option<Duration>,
+    optional_retry: Duration,
+    denials: Arc<Denials>,
+    lease_namespace: String,
+}
+
+impl Watchers {
+    /// Start the list+watch thread of one table row.
+    fn start(&self, kind: &'static WatchedKind) -> Result<(), RunError> {
+        match kind.id {
+            KindId::Node => self.watch::<api::Node, _>(kind, |c| Input::Node(boxed(c))),
+            KindId::Pod => self.watch::<api::Pod, _>(kind, |c| Input::Pod(boxed(c))),
+            KindId::PriorityClass => self.watch(kind, Input::PriorityClass),
+            KindId::PodDisruptionBudget => self.watch(kind, Input::PodDisruptionBudget),
+            KindId::PersistentVolumeClaim => self.watch(kind, Input::PersistentVolumeClaim),
+            KindId::PersistentVolume => self.watch(kind, Input::PersistentVolume),
+            KindId::StorageClass => self.watch(kind, Input::StorageClass),
+            KindId::CsiNode => self.watch(kind, Input::CsiNode),
+            KindId::Namespace => self.watch(kind, Input::Namespace),
+            KindId::Service => self.watch(kind, Input::Service),
+            KindId::ReplicationController => self.watch(kind, Input::ReplicationController),
+            KindId::ReplicaSet => self.watch(kind, Input::ReplicaSet),
+            KindId::StatefulSet => self.watch(kind, Input::StatefulSet),
+            KindId::Lease => self.watch(kind, Input::Lease),
+        }
+    }
+
+    fn watch<T, F>(&self, kind: &'static WatchedKind, wrap: F) -> Result<(), RunError>
+    where
+        T: serde::de::DeserializeOwned + crate::shell::kube::watch::HasResourceVersion + Send + 'static,
+        F: Fn(Change<T>) -> Input + Send + 'static,
+    {
+        let mut spec = WatchSpec::new(kind.resource, kind.path(&self.lease_namespace));
+        spec.field_selector = kind.field_selector.map(str::to_string);
+        if let Some(idle) = self.idle_override {
+            spec.idle_timeout = idle;
+        }
+        if !kind.is_required() {
+            spec.forbidden_retry = Some(self.optional_retry);
+        }
+        let (tx, metrics, denials) = (self.tx.clone(), self.metrics.clone(), self.denials.clone());
+        let ns = self.lease_namespace.clone();
+        let seed = Rng::from_os().next_u64();
+        spawn_watcher(self.client.clone(), spec, self.stop.clone(), seed, move |u: Update<T>| {
+            let change = match u {
+                Update::ListBegin => {
+                    metrics.inc(m::WATCH_RELISTS, &[kind.resource], 1.0);
+                    Change::ListBegin
+                }
+                Update::ListPage(items) => Change::ListPage(items),
+                Update::ListDone { .. } => {
+                    for verb in ["list", "watch"] {
+                        if denials.allowed(&permissions::kind_access(kind, verb, &ns)) {
+                            info!("{}", Line::new("Permission granted; watching again").s("resource", kind.qualified_resource()));
+                        }
+                    }
+                    Change::ListDone
+                }
+                Update::Added(o) => Change::Added(o),
+                Update::Modified(o) => Change::Modified(o),
+                Update::Deleted(o) => Change::Deleted(o),
+                Update::Denied { verb, message } => match on_denied(kind, verb, &message, &denials, &ns) {
+                    Some(c) => c,
+                    None => return true,
+                },
+            };
+            tx.send(wrap(change)).is_ok()
+        })
+        .map(|_| ())
+        .map_err(|e| RunError(format!("starting {} watcher: {e}", kind.resource)))
+    }
+}
+
+/// A list or watch was forbidden: record it, log it (required: an error every time, the
+/// reflector backs off; optional: one warning naming the rule, then quietly), and tell the core
+/// that an optional kind is unavailable.
+fn on_denied<T>(kind: &WatchedKind, verb: &'static str, message: &str, denials: &Denials, ns: &str) -> Option<Change<T>> {
+    let access = permissions::kind_access(kind, verb, ns);
+    let first = denials.denied(&access, message, Instant::now());
+    match kind.need {
+        Need::Required => {
+            error!(
+                "{}",
+                Line::new("Permission denied; scheduling waits for it")
+                    .s("verb", verb)
+                    .s("resource", kind.qualified_resource())
+                    .s("rule", access.rule())
+                    .s("err", message)
+            );
+            None
+        }
+        Need::Optional { feature } => {
+            if first {
+                warn!(
+                    "{}",
+                    Line::new("Permission denied; continuing without it")
+                        .s("verb", verb)
+                        .s("resource", kind.qualified_resource())
+                        .s("disabled", feature)
+                        .s("toEnable", access.rule())
+                        .s("err", message)
+                );
+            } else {
+                debug!("{}", Line::new("Still forbidden").s("verb", verb).s("resource", kind.qualified_resource()));
+            }
+            Some(Change::Unavailable)
+        }
+    }
+}
+
+fn boxed<T>(c: Change<T>) -> Change<Box<T>> {
+    match c {
+        Change::ListBegin => Change::ListBegin,
+        Change::ListPage(v) => Change::ListPage(v.into_iter().map(Box::new).collect()),
+        Change::ListDone => Change::ListDone,
+        Change::Added(o) => Change::Added(Box::new(o)),
+        Change::Modified(o) => Change::Modified(Box::new(o)),
+        Change::Deleted(o) => Change::Deleted(Box::new(o)),
+        Change::Unavailable => Change::Unavailable,
+    }
+}
+
+/// Shared state the health endpoints read.
+struct Health {
+    state: Arc<HealthState>,
+    synced: Arc<AtomicBool>,
+    /// While not synced: the kinds scheduling still waits for.
+    waiting_for: Arc<Mutex<String>>,
+}
+
+/// The health checks: `sched-handler-sync` (with the kinds still missing), `api-permissions`
+/// (required permissions the API server denies, named) and the leader-election watchdog (with a
+/// note saying whether this process leads or stands by, and for whom).
+fn health_checks(s: &RunSettings, metrics: &Metrics, election: &Arc<Mutex<ElectionStatus>>, denials: &Arc<Denials>) -> Health {
+    let cfg = &s.config;
+    let leader_elect = cfg.leader_election.leader_elect;
+    let lock = format!("{}/{}", cfg.leader_election.resource_namespace, cfg.leader_election.resource_name);
+    let watchdog = {
+        let status = election.clone();
+        Arc::new(FnCheck {
+            name: "leaderElection",
+            shows_reason: false,
+            f: move || {
+                if !leader_elect {
+                    return Ok(None);
+                }
+                let s = status.lock().map_err(|_| "poisoned".to_string())?;
+                match (s.leading, s.lease_expiry) {
+                    (true, Some(exp)) if Instant::now() > exp + leader_election::WATCHDOG_TOLERANCE => {
+                        Err("lease not renewed in time".into())
+                    }
+                    _ => Ok(s.note(&lock)),
+                }
+            },
+        }) as Arc<dyn serving::Check>
+    };
+    let synced = Arc::new(AtomicBool::new(false));
+    let waiting_for = Arc::new(Mutex::new(String::new()));
+    let sync_check = {
+        let (synced, waiting_for) = (synced.clone(), waiting_for.clone());
+        Arc::new(FnCheck {
+            name: "sched-handler-sync",
+            shows_reason: true,
+            f: move || {
+                if synced.load(Ordering::SeqCst) {
+                    return Ok(None);
+                }
+                let waiting = waiting_for.lock().map(|w| w.clone()).unwrap_or_default();
+                Err(format!("caches not synced: waiting for {waiting}"))
+            },
+        }) as Arc<dyn serving::Check>
+    };
+    let permissions_check = {
+        let denials = denials.clone();
+        Arc::new(FnCheck {
+            name: "api-permissions",
+            shows_reason: true,
+            f: move || {
+                let off = denials.optional_off();
+                let off = (!off.is_empty()).then(|| format!("optional features off: {}", off.join("; ")));
+                match denials.check_required() {
+                    Ok(()) => Ok(off),
+                    Err(required) => Err(match off {
+                        Some(off) => format!("{required} ({off})"),
+                        None => required,
+                    }),
+                }
+            },
+        }) as Arc<dyn serving::Check>
+    };
+    let state = Arc::new(HealthState {
+        healthz: vec![watchdog.clone()],
+        livez: vec![watchdog.clone()],
+        readyz: vec![sync_check, permissions_check, watchdog],
+        metrics: metrics.clone(),
+        configz: Mutex::new(s.configz.clone()),
+        shutting_down: AtomicBool::new(false),
+    });
+    Health { state, synced, waiting_for }
+}
+
+/// The secure port (HTTPS, delegated authentication and authorization through the API server)
+/// and any plain-HTTP ports.
+fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) -> Result<(), RunError> {
+    let cfg = &s.config;
+    let allow = AllowPaths(s.always_allow_paths.clone());
+    if s.secure_port != 0 {
+        let tls = serving::tls_config(s.tls_cert_file.as_deref(), s.tls_key_file.as_deref(), &s.hostname)
+            .map_err(|e| RunError(e.to_string()))?;
+        let listener =
+            serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls)).map_err(|e| RunError(e.to_string()))?;
+        let side_client = |rest: &Option<RestConfig>, flag: &str| match rest {
+            Some(r) => Client::new(r, &client_options(cfg)).map_err(|e| RunError(format!("{flag}: {e}"))),
+            None => Ok(client.clone()),
+        };
+        let authn = side_client(&s.authn_rest, "--authentication-kubeconfig")?;
+        let authz = side_client(&s.authz_rest, "--authorization-kubeconfig")?;
+        let authorizer: Arc<dyn Authorizer> = Arc::new(auth::Delegating::new(ApiReviewer { authn, authz }));
+        serving::spawn(listener, health.clone(), authorizer, allow.clone(), serving::ServeLimits::default())
+            .map_err(|e| RunError(e.to_string()))?;
+    }
+    for addr in &s.insecure_addrs {
+        let listener = serving::bind(*addr, None).map_err(|e| RunError(e.to_string()))?;
+        serving::spawn(listener, health.clone(), Arc::new(serving::AllowAll), allow.clone(), serving::ServeLimits::default())
+            .map_err(|e| RunError(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Leader election on its own thread (its own client, as client-go's resource lock), or leading
+/// at once when it is off.
+#[allow(clippy::too_many_arguments)]
+fn start_election(
+    s: &RunSettings,
+    sched: &mut Scheduler,
+    tx: &SyncSender<Input>,
+    metrics: &Metrics,
+    status: &Arc<Mutex<ElectionStatus>>,
+    denials: &Arc<Denials>,
+    fatal: &Arc<Mutex<Option<String>>>,
+) -> Result<Election, RunError> {
+    let cfg = &s.config;
+    let stop = Arc::new(AtomicBool::new(false));
+    if !cfg.leader_election.leader_elect {
+        // Directly, not through the channel: the watchers may already have filled it, and this
+        // thread is its only consumer.
+        sched.handle(Input::Leading(true), Instant::now());
+        return Ok(Election { stop, released: Arc::new(AtomicBool::new(true)) });
+    }
+    let le = &cfg.leader_election;
+    let identity = format!("{}_{}", s.hostname, uuid_v4());
+    info!(
+        "{}",
+        Line::new("Leader election enabled")
+            .s("identity", &identity)
+            .s("lease", format!("{}/{}", le.resource_namespace, le.resource_name))
+    );
+    let timing =
+        Timing { lease_duration: le.lease_duration.0, renew_deadline: le.renew_deadline.0, retry_period: le.retry_period.0 };
+    // Its own client, as client-go's `resourcelock.NewFromKubeconfig`: every request bounded by
+    // max(renewDeadline/2, 1s) and no retries inside the client (the election loop retries every
+    // retryPeriod), so that a leader whose renewals fail or hang notices it within renewDeadline
+    // instead of after the general client's 60 s timeout and 10 retries.
+    let client = Client::new(
+        &s.rest,
+        &ClientOptions {
+            request_timeout: (timing.renew_deadline / 2).max(Duration::from_secs(1)),
+            max_retries: 0,
+            user_agent: Some(format!("{}/leader-election", crate::shell::kube::client::default_user_agent())),
+            ..client_options(cfg)
+        },
+    )
+    .map_err(|e| RunError(e.to_string()))?;
+    let names: Vec<String> = cfg.profiles.iter().map(|p| p.scheduler_name.clone()).collect();
+    let released = Arc::new(AtomicBool::new(false));
+    let ctx = ElectionContext {
+        client,
+        elector: {
+            let mut e = Elector::new(&identity, &le.resource_namespace, &le.resource_name, timing);
+            e.scheduler_names = names.clone();
+            e
+        },
+        scheduler: tx.clone(),
+        status: status.clone(),
+        metrics: metrics.clone(),
+        stop: stop.clone(),
+        released: released.clone(),
+        component: names.first().cloned().unwrap_or_else(|| "edgesched".into()),
+        hostname: s.hostname.clone(),
+        denials: denials.clone(),
+        lease_conflict: crate::core::lease::default_lease_conflict(le, &names),
+    };
+    let (fatal, tx) = (fatal.clone(), tx.clone());
+    std::thread::Builder::new()
+        .name("leader-election".into())
+        .spawn(move || {
+            if let Err(e) = leader_election::run(ctx) {
+                if let Ok(mut f) = fatal.lock() {
+                    *f = Some(e);
+                }
+                let _ = tx.send(Input::Leading(false));
+            }
+        })
+        .map_err(|e| RunError(e.to_string()))?;
+    Ok(Election { stop, released })
+}
+
+/// Handles to stop the election thread and learn when it has released the lease.
+struct Election {
+    stop: Arc<AtomicBool>,
+    released: Arc<AtomicBool>,
+}
+
+/// Run the scheduler until SIGTERM/SIGINT (Ok) or a fatal error such as lost leadership (Err).
+pub fn run(s: RunSettings) -> Result<(), RunError> {
+    let cfg = &s.config;
+    let metrics = Metrics::new();
+    let client = Client::new(&s.rest, &client_options(cfg)).map_err(|e| RunError(e.to_string()))?;
+    let idle_override = parse_watch_idle_timeout(std::env::var(WATCH_IDLE_TIMEOUT_ENV).ok().as_deref()).map_err(RunError)?;
+    if let Some(idle) = idle_override {
+        info!("{}", Line::new("Watch idle timeout overridden").s("timeout", format!("{idle:?}")));
+    }
+    let optional_retry = parse_seconds_env(FORBIDDEN_RETRY_ENV, std::env::var(FORBIDDEN_RETRY_ENV).ok().as_deref())
+        .map_err(RunError)?
+        .unwrap_or(OPTIONAL_FORBIDDEN_RETRY);
+    info!("{}", Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin));
+
+    let mut sched = build_scheduler(cfg, &s, &metrics)?;
+    let (tx, rx) = sync_channel::<Input>(INPUT_QUEUE);
+    let stop = Arc::new(AtomicBool::new(false));
+    let denials = Arc::new(Denials::default());
+    let election_status = Arc::new(Mutex::new(ElectionStatus::default()));
+    let health = health_checks(&s, &metrics, &election_status, &denials);
+    start_serving(&s, &client, &health.state)?;
+
+    // API workers and the event recorder.
+    let recorder = crate::shell::event_recorder::spawn(client.clone(), s.hostname.clone(), metrics.clone(), denials.clone())
+        .map_err(|e| RunError(e.to_string()))?;
+    let workers = api_workers::spawn_workers(
+        s.api_workers,
+        WorkerContext {
+            client: client.clone(),
+            scheduler: tx.clone(),
+            events: recorder.clone(),
+            metrics: metrics.clone(),
+            denials: denials.clone(),
+        },
+    )
+    .map_err(|e| RunError(e.to_string()))?;
+
+    // One watcher per row of the kind table; scheduling waits for all of them.
+    let watchers = Watchers {
+        client: client.clone(),
+        tx: tx.clone(),
+        stop: stop.clone(),
+        metrics: metrics.clone(),
+        idle_override,
+        optional_retry,
+        denials: denials.clone(),
+        lease_namespace: cfg.leader_election.resource_namespace.clone(),
+    };
+    let ids: Vec<KindId> = KINDS.iter().map(|k| k.id).collect();
+    sched.watch_kinds(&ids);
+    for kind in KINDS {
+        watchers.start(kind)?;
+    }
+
+    let fatal: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let election = start_election(&s, &mut sched, &tx, &metrics, &election_status, &denials, &fatal)?;
+    drop(tx);
+    let parts =
+        LoopParts { workers: &workers, recorder: &recorder, metrics: &metrics, health: &health, stop: &stop, fatal: &fatal };
+    main_loop(&mut sched, &rx, &parts, &election)
+}
+
+/// The profiles and the scheduler core.
+fn build_scheduler(cfg: &SchedulerConfig, s: &RunSettings, metrics: &Metrics) -> Result<Scheduler, RunError> {
+    let ctx = PluginContext::default();
+    let profiles: Vec<Framework> =
+        cfg.profiles.iter().map(|p| Framework::new(p, &ctx)).collect::<Result<_, _>>().map_err(|e| RunError(e.to_string()))?;
+    for p in &profiles {
+        info!("{}", Line::new("Profile ready").s("schedulerName", &p.scheduler_name).s("plugins", p.plugin_names().join(",")));
+    }
+    let settings = Settings {
+        percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
+        pod_initial_backoff: Duration::from_secs(cfg.pod_initial_backoff_seconds.max(0) as u64),
+        pod_max_backoff: Duration::from_secs(cfg.pod_max_backoff_seconds.max(0) as u64),
+        known_scheduler_names: s.known_scheduler_names.clone(),
+        warn_unserved_scheduler_names: s.warn_unserved_scheduler_names,
+    };
+    Ok(Scheduler::new(profiles, &settings, metrics.clone(), Rng::from_os(), Instant::now()))
+}
+
+/// What the scheduler loop drives besides the core.
+struct LoopParts<'a> {
+    workers: &'a api_workers::Workers,
+    recorder: &'a crate::shell::event_recorder::Recorder,
+    metrics: &'a Metrics,
+    health: &'a Health,
+    stop: &'a Arc<AtomicBool>,
+    fatal: &'a Arc<Mutex<Option<String>>>,
+}
+
+/// The scheduler thread: feed inputs to the core, schedule, hand effects to the workers, and
+/// shut down gracefully on SIGTERM.
+fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, election: &Election) -> Result<(), RunError> {
+    let mut shutdown_deadline: Option<Instant> = None;
+    let mut was_synced = false;
+    let mut last_tick = Instant::now();
+    loop {
+        if last_tick.elapsed() >= Duration::from_secs(1) {
+            last_tick = Instant::now();
+            sched.tick(last_tick, std::time::SystemTime::now());
+            dispatch(sched, p.workers, p.recorder);
+        }
+        if let Some(reason) = p.fatal.lock().ok().and_then(|f| f.clone()) {
+            p.stop.store(true, Ordering::SeqCst);
+            return Err(RunError(reason));
+        }
+        if crate::shell::signals::terminating() && shutdown_deadline.is_none() {
+            info!("{}", Line::new("Received termination signal; stopping scheduling, finishing in-flight binds"));
+            p.health.state.shutting_down.store(true, Ordering::SeqCst);
+            sched.handle(Input::Leading(false), Instant::now());
+            shutdown_deadline = Some(Instant::now() + SHUTDOWN_BIND_GRACE);
+            crate::shell::sdnotify::notify("STOPPING=1");
+        }
+        if let Some(deadline) = shutdown_deadline {
+            if p.workers.pending() == 0 || Instant::now() >= deadline {
+                if p.workers.pending() > 0 {
+                    warn!("{}", Line::new("Exiting with binds still in flight").n("count", p.workers.pending()));
+                }
+                election.stop.store(true, Ordering::SeqCst);
+                let wait_release = Instant::now() + Duration::from_millis(500);
+                while !election.released.load(Ordering::SeqCst) && Instant::now() < wait_release {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                p.stop.store(true, Ordering::SeqCst);
+                info!("{}", Line::new("Shutdown complete"));
+                return Ok(());
+            }
+        }
+
+        // Drain what has arrived (bounded, so scheduling keeps going under a flood of events).
+        let mut drained = 0;
+        while drained < 1024 {
+            match rx.try_recv() {
+                Ok(input) => {
+                    sched.handle(input, Instant::now());
+                    drained += 1;
+                }
+                Err(_) => break,
+            }
+        }
+        if !was_synced {
+            if sched.caches_synced() {
+                was_synced = true;
+                p.health.synced.store(true, Ordering::SeqCst);
+                crate::shell::sdnotify::notify("READY=1");
+                info!(
+                    "{}",
+                    Line::new("Caches are synced").n("nodes", sched.cache().num_nodes()).n("pods", sched.cache().num_pods())
+                );
+            } else if let Ok(mut w) = p.health.waiting_for.lock() {
+                let names: Vec<&str> =
+                    sched.kinds_not_synced().iter().map(|id| crate::core::watched::kind(*id).resource).collect();
+                *w = names.join(", ");
+            }
+        }
+        dispatch(sched, p.workers, p.recorder);
+
+        if shutdown_deadline.is_none() && sched.has_work() {
+            let start = Instant::now();
+            if let Some((attempt, _)) = sched.schedule_one(start, false) {
+                let elapsed = start.elapsed().as_secs_f64();
+                p.metrics.observe(m::ALGORITHM_DURATION, &[], elapsed);
+                match &attempt {
+                    Attempt::Unschedulable { .. } | Attempt::Error { .. } => {
+                        let result = if matches!(attempt, Attempt::Error { .. }) { "error" } else { "unschedulable" };
+                        let profile = profile_of(sched, &attempt);
+                        p.metrics.inc(m::SCHEDULE_ATTEMPTS, &[result, &profile], 1.0);
+                        p.metrics.observe(m::ATTEMPT_DURATION, &[result, &profile], elapsed);
+                    }
+                    Attempt::Scheduled { .. } | Attempt::Skipped { .. } => {}
+                }
+            }
+            dispatch(sched, p.workers, p.recorder);
+            continue;
+        }
+
+        let now = Instant::now();
+        let wait = sched
+            .next_wakeup(now)
+            .map(|t| t.saturating_duration_since(now))
+            .unwrap_or(Duration::from_secs(1))
+            .min(Duration::from_millis(200));
+        match rx.recv_timeout(wait.max(Duration::from_millis(1))) {
+            Ok(input) => sched.handle(input, Instant::now()),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                error!("{}", Line::new("All event sources stopped"));
+                return Err(RunError("all watches stopped".into()));
+            }
+        }
+    }
+}
+
+fn profile_of(sched: &Scheduler, attempt: &Attempt) -> String {
+    let key = match attempt {
+        Attempt::Scheduled { pod, .. }
+        | Attempt::Unschedulable { pod, .. }
+        | Attempt::Error { pod, .. }
+        | Attempt::Skipped { pod } => pod,
+    };
+    sched.queue().get(key).map(|q| q.pod.scheduler_name.to_string()).unwrap_or_default()
+}
+
+fn dispatch(sched: &mut Scheduler, workers: &api_workers::Workers, recorder: &crate::shell::event_recorder::Recorder) {
+    for effect in sched.take_effects() {
+        match effect {
+            Effect::Bind(b) => workers.submit(Job::Bind(b)),
+            Effect::PatchStatus(p) => workers.submit(Job::PatchStatus(p)),
+            Effect::Event(e) => recorder.record(e),
+            Effect::Evict { namespace, name, uid, preemptor_uid, node, profile } => {
+                workers.submit(Job::Evict { namespace, name, uid, preemptor_uid, node, profile })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watch_idle_timeout_override_parses_positive_seconds() {
+        assert_eq!(parse_watch_idle_timeout(None), Ok(None));
+        assert_eq!(parse_watch_idle_timeout(Some(" ")), Ok(None));
+        assert_eq!(parse_watch_idle_timeout(Some("3")), Ok(Some(Duration::from_secs(3))));
+        assert_eq!(parse_watch_idle_timeout(Some("0.5")), Ok(Some(Duration::from_millis(500))));
+        for bad in ["0", "-1", "soon", "inf", "NaN", "100000"] {
+            assert!(parse_watch_idle_timeout(Some(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn uuids_are_version_4() {
+        let u = uuid_v4();
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "4");
+        assert!(matches!(&u[19..20], "8" | "9" | "a" | "b"));
+        assert_ne!(uuid_v4(), u);
+    }
+}

@@ -1,0 +1,507 @@
+//! The health, readiness and metrics endpoints, served on plain threads.
+//!
+//! The secure port (default 10259) speaks HTTPS through rustls (the same rustls the API client
+//! uses, so the tree keeps one TLS stack) with a small hand-written HTTP/1.1 handler ([`http`]);
+//! the optional plain-HTTP port (`--port`, v1beta1 `healthzBindAddress`/`metricsBindAddress`)
+//! uses the same handler. `/healthz`, `/livez` and `/readyz` are always allowed; `/metrics` and
+//! `/configz` on the secure port need a bearer token the API server authenticates (TokenReview)
+//! and authorises (SubjectAccessReview), as kube-scheduler's delegated auth does.
+
+pub mod auth;
+pub mod http;
+pub mod selfsigned;
+
+use crate::core::metrics::Metrics;
+use http::{Limits, Request, Response};
+use log::{info, warn};
+use std::cell::Cell;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// One named health check (`[+]name ok` / `[-]name failed: reason withheld`).
+pub trait Check: Send + Sync {
+    fn name(&self) -> &str;
+    /// `Ok(note)`: healthy, with an optional note shown after `ok` in verbose output (such as
+    /// "standing by"); `Err(reason)`: failing.
+    fn check(&self) -> Result<Option<String>, String>;
+    /// Whether verbose output may show the failure reason instead of "reason withheld" (the
+    /// probe paths are unauthenticated, so only reasons that reveal nothing sensitive, such as
+    /// a missing RBAC permission, are shown).
+    fn shows_reason(&self) -> bool {
+        false
+    }
+}
+
+/// A check backed by a closure.
+pub struct FnCheck<F: Fn() -> Result<Option<String>, String> + Send + Sync> {
+    pub name: &'static str,
+    pub shows_reason: bool,
+    pub f: F,
+}
+
+impl<F: Fn() -> Result<Option<String>, String> + Send + Sync> Check for FnCheck<F> {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn check(&self) -> Result<Option<String>, String> {
+        (self.f)()
+    }
+    fn shows_reason(&self) -> bool {
+        self.shows_reason
+    }
+}
+
+/// What the endpoints report on; shared with the rest of the process.
+pub struct HealthState {
+    pub healthz: Vec<Arc<dyn Check>>,
+    pub livez: Vec<Arc<dyn Check>>,
+    pub readyz: Vec<Arc<dyn Check>>,
+    pub metrics: Metrics,
+    /// The effective configuration as JSON (`/configz`); never contains credentials.
+    pub configz: Mutex<String>,
+    pub shutting_down: AtomicBool,
+}
+
+/// How a request to a protected path is decided.
+pub trait Authorizer: Send + Sync {
+    /// `Ok(())` to allow; `Err(status)` with 401 (no/invalid credentials) or 403 (forbidden).
+    fn authorize(&self, req: &Request) -> Result<(), (u16, String)>;
+}
+
+/// Lets every request through (the plain-HTTP port, and tests).
+pub struct AllowAll;
+
+impl Authorizer for AllowAll {
+    fn authorize(&self, _req: &Request) -> Result<(), (u16, String)> {
+        Ok(())
+    }
+}
+
+/// Paths answered without authentication (`--authorization-always-allow-paths`).
+#[derive(Debug, Clone)]
+pub struct AllowPaths(pub Vec<String>);
+
+impl AllowPaths {
+    pub fn allows(&self, path: &str) -> bool {
+        self.0.iter().any(|p| if let Some(prefix) = p.strip_suffix('*') { path.starts_with(prefix) } else { p == path })
+    }
+}
+
+impl Default for AllowPaths {
+    fn default() -> Self {
+        AllowPaths(vec!["/healthz".into(), "/readyz".into(), "/livez".into()])
+    }
+}
+
+fn run_checks(checks: &[Arc<dyn Check>], name: &str, verbose: bool, exclude: &[&str]) -> Response {
+    let mut out = String::new();
+    let mut failed = false;
+    out.push_str("[+]ping ok\n");
+    for c in checks {
+        if exclude.contains(&c.name()) {
+            out.push_str(&format!("[+]{} excluded: ok\n", c.name()));
+            continue;
+        }
+        match c.check() {
+            Ok(None) => out.push_str(&format!("[+]{} ok\n", c.name())),
+            Ok(Some(note)) => out.push_str(&format!("[+]{} ok: {note}\n", c.name())),
+            Err(reason) => {
+                failed = true;
+                warn!("{name} check failed: {}: {reason}", c.name());
+                let shown = if c.shows_reason() { reason.as_str() } else { "reason withheld" };
+                out.push_str(&format!("[-]{} failed: {shown}\n", c.name()));
+            }
+        }
+    }
+    if failed {
+        out.push_str(&format!("{name} check failed\n"));
+        return Response::text(500, out);
+    }
+    if verbose {
+        out.push_str(&format!("{name} check passed\n"));
+        Response::text(200, out)
+    } else {
+        Response::text(200, "ok")
+    }
+}
+
+/// Route one request.
+pub fn route(state: &HealthState, authz: &dyn Authorizer, allow: &AllowPaths, req: &Request) -> Response {
+    if req.method != "GET" && req.method != "HEAD" {
+        return Response::text(405, "method not allowed\n");
+    }
+    if !allow.allows(&req.path) {
+        if let Err((code, msg)) = authz.authorize(req) {
+            return Response::text(code, format!("{msg}\n"));
+        }
+    }
+    let verbose = req.has_query_flag("verbose");
+    let excluded: Vec<&str> = req.query.split('&').filter_map(|kv| kv.strip_prefix("exclude=")).collect();
+    match req.path.as_str() {
+        "/healthz" | "/healthz/" => run_checks(&state.healthz, "healthz", verbose, &excluded),
+        "/livez" | "/livez/" => run_checks(&state.livez, "livez", verbose, &excluded),
+        "/readyz" | "/readyz/" => {
+            if state.shutting_down.load(Ordering::SeqCst) {
+                return Response::text(500, "[-]shutdown failed: reason withheld\nreadyz check failed\n");
+            }
+            run_checks(&state.readyz, "readyz", verbose, &excluded)
+        }
+        "/metrics" => Response::text(200, state.metrics.render()).with_type("text/plain; version=0.0.4; charset=utf-8"),
+        "/configz" => {
+            let body = match state.configz.lock() {
+                Ok(g) => g.clone(),
+                Err(p) => p.into_inner().clone(),
+            };
+            Response::text(200, body).with_type("application/json")
+        }
+        p if p.starts_with("/healthz/") || p.starts_with("/livez/") || p.starts_with("/readyz/") => {
+            let (group, check) = p.trim_start_matches('/').split_once('/').unwrap_or(("", ""));
+            let list = match group {
+                "healthz" => &state.healthz,
+                "livez" => &state.livez,
+                _ => &state.readyz,
+            };
+            if check == "ping" {
+                return Response::text(200, "ok");
+            }
+            match list.iter().find(|c| c.name() == check) {
+                Some(c) => match c.check() {
+                    Ok(_) => Response::text(200, "ok"),
+                    Err(_) => Response::text(500, "internal server error: reason withheld\n"),
+                },
+                None => Response::text(404, "404 page not found\n"),
+            }
+        }
+        _ => Response::text(404, "404 page not found\n"),
+    }
+}
+
+/// Connection and timing limits of a listener.
+#[derive(Debug, Clone, Copy)]
+pub struct ServeLimits {
+    pub http: Limits,
+    pub max_connections: usize,
+    /// Per-read timeout; a client silent for longer is disconnected.
+    pub read_timeout: Duration,
+    pub write_timeout: Duration,
+    /// Longest time from accepting a connection (or answering its previous request) until the
+    /// next request has fully arrived, TLS handshake included. The per-read timeout alone would
+    /// let a slow-loris client that sends one byte every few seconds hold a connection (and, with
+    /// enough of them, every connection slot) forever.
+    pub request_timeout: Duration,
+}
+
+impl Default for ServeLimits {
+    fn default() -> Self {
+        ServeLimits {
+            http: Limits::default(),
+            max_connections: 128,
+            read_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(15),
+        }
+    }
+}
+
+/// A bound listener, ready to serve.
+pub struct Listener {
+    pub addr: SocketAddr,
+    inner: TcpListener,
+    tls: Option<Arc<rustls::ServerConfig>>,
+}
+
+/// Why serving could not start.
+#[derive(Debug)]
+pub struct ServeError(pub String);
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+/// Bind a listener (HTTPS when `tls` is given).
+pub fn bind(addr: SocketAddr, tls: Option<Arc<rustls::ServerConfig>>) -> Result<Listener, ServeError> {
+    let inner = TcpListener::bind(addr).map_err(|e| ServeError(format!("failed to listen on {addr}: {e}")))?;
+    let addr = inner.local_addr().map_err(|e| ServeError(format!("listener address: {e}")))?;
+    Ok(Listener { addr, inner, tls })
+}
+
+/// Serve a listener on its own accept thread until the process exits.
+pub fn spawn(
+    listener: Listener,
+    state: Arc<HealthState>,
+    authz: Arc<dyn Authorizer>,
+    allow: AllowPaths,
+    limits: ServeLimits,
+) -> io::Result<std::thread::JoinHandle<()>> {
+    let secure = listener.tls.is_some();
+    info!(
+        "{}",
+        crate::core::logging::Line::new(if secure { "Serving securely" } else { "Serving insecurely" })
+            .s("address", listener.addr)
+    );
+    let active = Arc::new(AtomicUsize::new(0));
+    std::thread::Builder::new().name(format!("serve-{}", listener.addr.port())).spawn(move || {
+        for conn in listener.inner.incoming() {
+            let stream = match conn {
+                Ok(s) => s,
+                Err(e) => {
+                    warn!("accept failed: {e}");
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
+            };
+            if active.load(Ordering::SeqCst) >= limits.max_connections {
+                // Over the cap: refuse quickly instead of queueing a thread.
+                let mut s = stream;
+                let _ = s.set_write_timeout(Some(Duration::from_millis(200)));
+                let _ = s.write_all(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                continue;
+            }
+            active.fetch_add(1, Ordering::SeqCst);
+            let (state, authz, allow, active, tls) =
+                (state.clone(), authz.clone(), allow.clone(), active.clone(), listener.tls.clone());
+            let spawned = std::thread::Builder::new().name("serve-conn".into()).spawn(move || {
+                let _ = handle_connection(stream, tls, &state, &*authz, &allow, &limits);
+                active.fetch_sub(1, Ordering::SeqCst);
+            });
+            if spawned.is_err() {
+                warn!("could not start a connection thread");
+            }
+        }
+    })
+}
+
+fn handle_connection(
+    stream: TcpStream,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    state: &HealthState,
+    authz: &dyn Authorizer,
+    allow: &AllowPaths,
+    limits: &ServeLimits,
+) -> io::Result<()> {
+    stream.set_read_timeout(Some(limits.read_timeout))?;
+    stream.set_write_timeout(Some(limits.write_timeout))?;
+    let _ = stream.set_nodelay(true);
+    let deadline = Rc::new(Cell::new(Instant::now() + limits.request_timeout));
+    let stream = DeadlineStream { inner: stream, deadline: deadline.clone(), read_timeout: limits.read_timeout };
+    let handler = |req: &Request| {
+        let resp = route(state, authz, allow, req);
+        // The next request on this keep-alive connection gets a fresh allowance.
+        deadline.set(Instant::now() + limits.request_timeout);
+        resp
+    };
+    match tls {
+        Some(cfg) => {
+            let conn = rustls::ServerConnection::new(cfg).map_err(|e| io::Error::other(e.to_string()))?;
+            let mut s = rustls::StreamOwned::new(conn, stream);
+            http::serve_connection(&mut s, &limits.http, handler)?;
+            s.conn.send_close_notify();
+            let _ = s.flush();
+            Ok(())
+        }
+        None => {
+            let mut s = stream;
+            http::serve_connection(&mut s, &limits.http, handler)
+        }
+    }
+}
+
+/// A TCP stream whose reads fail once the current request's deadline has passed: each read waits
+/// at most the per-read timeout and never beyond the deadline. Sits under rustls, so the TLS
+/// handshake is bounded too.
+struct DeadlineStream {
+    inner: TcpStream,
+    deadline: Rc<Cell<Instant>>,
+    read_timeout: Duration,
+}
+
+impl Read for DeadlineStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let remaining = self.deadline.get().saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Err(io::Error::new(io::ErrorKind::TimedOut, "request not received within the request timeout"));
+        }
+        self.inner.set_read_timeout(Some(remaining.min(self.read_timeout)))?;
+        self.inner.read(buf)
+    }
+}
+
+impl Write for DeadlineStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Build the HTTPS configuration from PEM files, or an in-memory self-signed certificate.
+pub fn tls_config(
+    cert_file: Option<&std::path::Path>,
+    key_file: Option<&std::path::Path>,
+    hostname: &str,
+) -> Result<Arc<rustls::ServerConfig>, ServeError> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+    let (certs, key) = match (cert_file, key_file) {
+        (Some(c), Some(k)) => {
+            let mut pem = Vec::new();
+            std::fs::File::open(c)
+                .and_then(|mut f| f.read_to_end(&mut pem))
+                .map_err(|e| ServeError(format!("--tls-cert-file {}: {e}", c.display())))?;
+            let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
+                .collect::<Result<_, _>>()
+                .map_err(|e| ServeError(format!("--tls-cert-file {}: {e}", c.display())))?;
+            if certs.is_empty() {
+                return Err(ServeError(format!("--tls-cert-file {}: no certificate found", c.display())));
+            }
+            let mut kpem = Vec::new();
+            std::fs::File::open(k)
+                .and_then(|mut f| f.read_to_end(&mut kpem))
+                .map_err(|e| ServeError(format!("--tls-private-key-file {}: {e}", k.display())))?;
+            let key = PrivateKeyDer::from_pem_slice(&kpem)
+                .map_err(|e| ServeError(format!("--tls-private-key-file {}: {e}", k.display())))?;
+            (certs, key)
+        }
+        (None, None) => {
+            let ips = vec!["127.0.0.1".parse().map_err(|_| ServeError("ip".into()))?];
+            let cert = selfsigned::generate(
+                hostname,
+                &["localhost".to_string(), hostname.to_string()],
+                &ips,
+                std::time::SystemTime::now(),
+            )
+            .map_err(|e| ServeError(e.to_string()))?;
+            info!("Generated self-signed cert in-memory");
+            (vec![CertificateDer::from(cert.cert_der)], PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.key_pkcs8_der)))
+        }
+        _ => return Err(ServeError("--tls-cert-file and --tls-private-key-file must be given together".into())),
+    };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let cfg = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| ServeError(format!("TLS setup: {e}")))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| ServeError(format!("serving certificate and key do not match: {e}")))?;
+    Ok(Arc::new(cfg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(path: &str, query: &str) -> Request {
+        Request { method: "GET".into(), path: path.into(), query: query.into(), headers: vec![], body: vec![], close: false }
+    }
+
+    struct Deny;
+    impl Authorizer for Deny {
+        fn authorize(&self, _: &Request) -> Result<(), (u16, String)> {
+            Err((401, "Unauthorized".into()))
+        }
+    }
+
+    fn state(ready: bool) -> HealthState {
+        let flag = Arc::new(AtomicBool::new(ready));
+        let f2 = flag.clone();
+        HealthState {
+            healthz: vec![],
+            livez: vec![],
+            readyz: vec![Arc::new(FnCheck {
+                name: "sched-handler-sync",
+                shows_reason: false,
+                f: move || if f2.load(Ordering::SeqCst) { Ok(None) } else { Err("not synced".into()) },
+            })],
+            metrics: Metrics::new(),
+            configz: Mutex::new("{}".into()),
+            shutting_down: AtomicBool::new(false),
+        }
+    }
+
+    #[test]
+    fn probes_are_always_allowed_metrics_are_not() {
+        let s = state(true);
+        let allow = AllowPaths::default();
+        assert_eq!(route(&s, &Deny, &allow, &req("/healthz", "")).status, 200);
+        assert_eq!(route(&s, &Deny, &allow, &req("/readyz", "")).body, b"ok");
+        assert_eq!(route(&s, &Deny, &allow, &req("/metrics", "")).status, 401);
+        assert_eq!(route(&s, &AllowAll, &allow, &req("/metrics", "")).status, 200);
+        assert_eq!(route(&s, &AllowAll, &allow, &req("/nope", "")).status, 404);
+    }
+
+    #[test]
+    fn readiness_reflects_checks_and_shutdown() {
+        let s = state(false);
+        let allow = AllowPaths::default();
+        let r = route(&s, &AllowAll, &allow, &req("/readyz", "verbose"));
+        assert_eq!(r.status, 500);
+        let body = String::from_utf8(r.body).expect("utf8");
+        assert!(
+            body.contains("[-]sched-handler-sync failed: reason withheld") && body.ends_with("readyz check failed\n"),
+            "{body}"
+        );
+        let s = state(true);
+        let r = route(&s, &AllowAll, &allow, &req("/readyz", "verbose"));
+        assert!(String::from_utf8(r.body).expect("utf8").ends_with("readyz check passed\n"));
+        s.shutting_down.store(true, Ordering::SeqCst);
+        assert_eq!(route(&s, &AllowAll, &allow, &req("/readyz", "")).status, 500);
+    }
+
+    /// Whether the server has closed `conn`: EOF or reset on a short read.
+    fn closed_by_server(conn: &mut TcpStream) -> bool {
+        let mut buf = [0u8; 512];
+        conn.set_read_timeout(Some(Duration::from_millis(20))).expect("timeout");
+        match conn.read(&mut buf) {
+            Ok(0) => true,
+            Ok(_) => false, // an error response, the close follows
+            Err(e) => !matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut),
+        }
+    }
+
+    #[test]
+    fn slow_loris_clients_are_cut_off_and_do_not_starve_others() {
+        let listener = bind("127.0.0.1:0".parse().expect("addr"), None).expect("bind");
+        let addr = listener.addr;
+        let limits = ServeLimits {
+            max_connections: 2,
+            read_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_millis(300),
+            ..ServeLimits::default()
+        };
+        spawn(listener, Arc::new(state(true)), Arc::new(AllowAll), AllowPaths::default(), limits).expect("spawn");
+        // Two clients (every slot) dribble a never-ending header, one byte per 20 ms: each read
+        // comes well within the per-read timeout, so only the request deadline can stop them.
+        let mut slow: Vec<TcpStream> = (0..2).map(|_| TcpStream::connect(addr).expect("connect")).collect();
+        let head = b"GET /healthz HTTP/1.1\r\nX-Slow: ";
+        let mut closed = [false; 2];
+        for i in 0..2000 {
+            for (conn, done) in slow.iter_mut().zip(closed.iter_mut()) {
+                if *done {
+                    continue;
+                }
+                let byte = if i < head.len() { head[i] } else { b'a' };
+                *done = conn.write_all(&[byte]).is_err() || closed_by_server(conn);
+            }
+            if closed.iter().all(|c| *c) {
+                break;
+            }
+        }
+        assert_eq!(closed, [true, true], "slow clients still connected after 2000 bytes");
+        // The slots are free again: a normal client is served.
+        let mut ok = TcpStream::connect(addr).expect("connect");
+        ok.write_all(b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n").expect("write");
+        let mut out = String::new();
+        ok.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
+        ok.read_to_string(&mut out).expect("read");
+        assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+    }
+}
