@@ -195,23 +195,23 @@ fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize
     };
     let mut now = Instant::now();
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(1), now);
-    sched.handle(Input::PriorityClass(Change::ListBegin), now);
-    sched.handle(Input::PriorityClass(Change::ListPage(Vec::new())), now);
-    sched.handle(Input::PriorityClass(Change::ListDone), now);
+    sched.handle(Input::watch::<api::PriorityClass>(Change::ListBegin), now);
+    sched.handle(Input::watch::<api::PriorityClass>(Change::ListPage(Vec::new())), now);
+    sched.handle(Input::watch::<api::PriorityClass>(Change::ListDone), now);
     let node_objs: Vec<Box<api::Node>> = (0..nodes).map(|i| Box::new(decode(bench_node(i)))).collect();
-    sched.handle(Input::Node(Change::ListBegin), now);
-    sched.handle(Input::Node(Change::ListPage(node_objs)), now);
-    sched.handle(Input::Node(Change::ListDone), now);
-    sched.handle(Input::Pod(Change::ListBegin), now);
+    sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
+    sched.handle(Input::watch_boxed::<api::Node>(Change::ListPage(node_objs)), now);
+    sched.handle(Input::watch_boxed::<api::Node>(Change::ListDone), now);
+    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListBegin), now);
     let total = nodes * per_node;
     let mut i = 0;
     while i < total {
         let page: Vec<Box<api::Pod>> =
             (i..(i + 5000).min(total)).map(|j| Box::new(decode(existing_pod(j, j % nodes, topology)))).collect();
         i += page.len();
-        sched.handle(Input::Pod(Change::ListPage(page)), now);
+        sched.handle(Input::watch_boxed::<api::Pod>(Change::ListPage(page)), now);
     }
-    sched.handle(Input::Pod(Change::ListDone), now);
+    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListDone), now);
     sched.handle(Input::Leading(true), now);
     let setup_s = setup.elapsed().as_secs_f64();
 
@@ -230,7 +230,7 @@ fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize
             let p: api::Pod = decode(pending_pod(&ns, next, topology));
             next += 1;
             round_pods.insert(format!("{}/{}", p.metadata.namespace, p.metadata.name), p.clone());
-            sched.handle(Input::Pod(Change::Added(Box::new(p))), now);
+            sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(Box::new(p))), now);
         }
         let mut cpu: Vec<f64> = Vec::with_capacity(pods_per_round);
         let mut wall: Vec<f64> = Vec::with_capacity(pods_per_round);
@@ -270,7 +270,7 @@ fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize
         p99w.push(percentile(&wall, 99.0));
         // Remove this round's pods so every round starts from the same cluster.
         for p in bound {
-            sched.handle(Input::Pod(Change::Deleted(Box::new(p))), now);
+            sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(p))), now);
         }
     }
     DecisionResult {

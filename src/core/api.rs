@@ -698,6 +698,57 @@ pub struct LeaseSpec {
     pub lease_transitions: Option<i32>,
 }
 
+/// The metadata every object the scheduler mirrors carries: enough to key it in a store and to
+/// resume a watch after it. One implementation per type, generated below.
+pub trait Object {
+    fn name(&self) -> &str;
+    /// "" for cluster-scoped objects.
+    fn namespace(&self) -> &str;
+    /// `metadata.resourceVersion` ("" if unknown).
+    fn resource_version(&self) -> &str;
+    /// `namespace/name`, or `name` for cluster-scoped objects: how stores key it.
+    fn key(&self) -> String {
+        if self.namespace().is_empty() {
+            self.name().to_string()
+        } else {
+            format!("{}/{}", self.namespace(), self.name())
+        }
+    }
+}
+
+macro_rules! objects {
+    ($($t:ty),* $(,)?) => {
+        $(impl Object for $t {
+            fn name(&self) -> &str {
+                &self.metadata.name
+            }
+            fn namespace(&self) -> &str {
+                &self.metadata.namespace
+            }
+            fn resource_version(&self) -> &str {
+                &self.metadata.resource_version
+            }
+        })*
+    };
+}
+
+objects!(
+    Node,
+    Pod,
+    PriorityClass,
+    Lease,
+    PodDisruptionBudget,
+    PersistentVolumeClaim,
+    PersistentVolume,
+    StorageClass,
+    CsiNode,
+    Namespace,
+    Service,
+    ReplicationController,
+    ReplicaSet,
+    StatefulSet,
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -126,16 +126,16 @@ fn add_object(c: &mut Cluster, kind: &str, value: serde_json::Value, at: &str) -
 
 /// Feed the storage objects, budgets, namespaces and controllers of a cluster file.
 fn feed_storage(sched: &mut Scheduler, c: &Cluster, now: Instant) {
-    sched.handle(Input::PersistentVolumeClaim(Change::ListPage(c.pvcs.clone())), now);
-    sched.handle(Input::PersistentVolume(Change::ListPage(c.pvs.clone())), now);
-    sched.handle(Input::StorageClass(Change::ListPage(c.storage_classes.clone())), now);
-    sched.handle(Input::CsiNode(Change::ListPage(c.csi_nodes.clone())), now);
-    sched.handle(Input::PodDisruptionBudget(Change::ListPage(c.pdbs.clone())), now);
-    sched.handle(Input::Namespace(Change::ListPage(c.namespaces.clone())), now);
-    sched.handle(Input::Service(Change::ListPage(c.services.clone())), now);
-    sched.handle(Input::ReplicationController(Change::ListPage(c.replication_controllers.clone())), now);
-    sched.handle(Input::ReplicaSet(Change::ListPage(c.replica_sets.clone())), now);
-    sched.handle(Input::StatefulSet(Change::ListPage(c.stateful_sets.clone())), now);
+    sched.handle(Input::watch::<api::PersistentVolumeClaim>(Change::ListPage(c.pvcs.clone())), now);
+    sched.handle(Input::watch::<api::PersistentVolume>(Change::ListPage(c.pvs.clone())), now);
+    sched.handle(Input::watch::<api::StorageClass>(Change::ListPage(c.storage_classes.clone())), now);
+    sched.handle(Input::watch::<api::CsiNode>(Change::ListPage(c.csi_nodes.clone())), now);
+    sched.handle(Input::watch::<api::PodDisruptionBudget>(Change::ListPage(c.pdbs.clone())), now);
+    sched.handle(Input::watch::<api::Namespace>(Change::ListPage(c.namespaces.clone())), now);
+    sched.handle(Input::watch::<api::Service>(Change::ListPage(c.services.clone())), now);
+    sched.handle(Input::watch::<api::ReplicationController>(Change::ListPage(c.replication_controllers.clone())), now);
+    sched.handle(Input::watch::<api::ReplicaSet>(Change::ListPage(c.replica_sets.clone())), now);
+    sched.handle(Input::watch::<api::StatefulSet>(Change::ListPage(c.stateful_sets.clone())), now);
 }
 
 /// Scores of one node in a decision.
@@ -238,12 +238,12 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
     let mut now = t0;
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);
 
-    sched.handle(Input::PriorityClass(Change::ListBegin), now);
-    sched.handle(Input::PriorityClass(Change::ListPage(cluster.priority_classes.clone())), now);
-    sched.handle(Input::PriorityClass(Change::ListDone), now);
-    sched.handle(Input::Node(Change::ListBegin), now);
-    sched.handle(Input::Node(Change::ListPage(cluster.nodes.iter().cloned().map(Box::new).collect())), now);
-    sched.handle(Input::Node(Change::ListDone), now);
+    sched.handle(Input::watch::<api::PriorityClass>(Change::ListBegin), now);
+    sched.handle(Input::watch::<api::PriorityClass>(Change::ListPage(cluster.priority_classes.clone())), now);
+    sched.handle(Input::watch::<api::PriorityClass>(Change::ListDone), now);
+    sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
+    sched.handle(Input::watch_boxed::<api::Node>(Change::ListPage(cluster.nodes.iter().cloned().map(Box::new).collect())), now);
+    sched.handle(Input::watch_boxed::<api::Node>(Change::ListDone), now);
     feed_storage(&mut sched, cluster, now);
 
     // Existing load first, then pending pods in creation order (the queue's arrival order).
@@ -286,12 +286,12 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
     pending.sort_by_key(|p| {
         p.metadata.creation_timestamp.as_deref().and_then(crate::core::timefmt::parse_rfc3339).unwrap_or((0, 0))
     });
-    sched.handle(Input::Pod(Change::ListBegin), now);
-    sched.handle(Input::Pod(Change::ListPage(assigned)), now);
-    sched.handle(Input::Pod(Change::ListDone), now);
+    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListBegin), now);
+    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListPage(assigned)), now);
+    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListDone), now);
     for p in &pending {
         now += Duration::from_micros(1);
-        sched.handle(Input::Pod(Change::Added(Box::new((*p).clone()))), now);
+        sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(Box::new((*p).clone()))), now);
     }
     sched.handle(Input::Leading(true), now);
     let by_key: BTreeMap<String, &api::Pod> =
@@ -348,13 +348,13 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
                 Effect::Bind(b) => {
                     if let Some(p) = all_pods.get_mut(&*b.pod.key) {
                         p.spec.node_name = b.node.to_string();
-                        sched.handle(Input::Pod(Change::Modified(Box::new(p.clone()))), now);
+                        sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(Box::new(p.clone()))), now);
                     }
                     sched.handle(Input::BindDone(BindOutcome { key: b.pod.key.clone(), node: b.node, result: Ok(()) }), now);
                 }
                 Effect::Evict { namespace, name, .. } => {
                     if let Some(p) = all_pods.remove(&format!("{namespace}/{name}")) {
-                        sched.handle(Input::Pod(Change::Deleted(Box::new(p))), now);
+                        sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(p))), now);
                     }
                 }
                 Effect::PatchStatus(patch) => {
@@ -362,7 +362,7 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
                         (all_pods.get_mut(&format!("{}/{}", patch.namespace, patch.name)), patch.nominated_node_name)
                     {
                         p.status.nominated_node_name = n;
-                        sched.handle(Input::Pod(Change::Modified(Box::new(p.clone()))), now);
+                        sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(Box::new(p.clone()))), now);
                     }
                 }
                 Effect::Event(_) => {}
@@ -453,12 +453,12 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
     };
     let mut now = Instant::now();
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);
-    sched.handle(Input::PriorityClass(Change::ListBegin), now);
-    sched.handle(Input::PriorityClass(Change::ListPage(cluster.priority_classes.clone())), now);
-    sched.handle(Input::PriorityClass(Change::ListDone), now);
-    sched.handle(Input::Node(Change::ListBegin), now);
-    sched.handle(Input::Node(Change::ListPage(cluster.nodes.iter().cloned().map(Box::new).collect())), now);
-    sched.handle(Input::Node(Change::ListDone), now);
+    sched.handle(Input::watch::<api::PriorityClass>(Change::ListBegin), now);
+    sched.handle(Input::watch::<api::PriorityClass>(Change::ListPage(cluster.priority_classes.clone())), now);
+    sched.handle(Input::watch::<api::PriorityClass>(Change::ListDone), now);
+    sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
+    sched.handle(Input::watch_boxed::<api::Node>(Change::ListPage(cluster.nodes.iter().cloned().map(Box::new).collect())), now);
+    sched.handle(Input::watch_boxed::<api::Node>(Change::ListDone), now);
     feed_storage(&mut sched, cluster, now);
     let assigned: Vec<Box<api::Pod>> = cluster
         .pods
@@ -467,9 +467,9 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
         .cloned()
         .map(Box::new)
         .collect();
-    sched.handle(Input::Pod(Change::ListBegin), now);
-    sched.handle(Input::Pod(Change::ListPage(assigned)), now);
-    sched.handle(Input::Pod(Change::ListDone), now);
+    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListBegin), now);
+    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListPage(assigned)), now);
+    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListDone), now);
     sched.handle(Input::Leading(true), now);
     let mut out = Vec::new();
     for key in targets {
@@ -491,7 +491,7 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
             out.push(d);
             continue;
         }
-        sched.handle(Input::Pod(Change::Added(Box::new(pod.clone()))), now);
+        sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(Box::new(pod.clone()))), now);
         let result = sched.schedule_one(now, true);
         // Undo: forget any assumption and drop the pod from the queue.
         let _ = sched.take_effects();
@@ -504,7 +504,7 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
             }),
             now,
         );
-        sched.handle(Input::Pod(Change::Deleted(Box::new(pod.clone()))), now);
+        sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(pod.clone()))), now);
         let _ = sched.take_effects();
         match result {
             Some((_, Some(outcome))) => out.push(decision_from(key, &scheduler_name, &outcome)),

@@ -7,6 +7,7 @@ pub mod api_workers;
 pub mod cli;
 pub mod diagnose;
 pub mod event_recorder;
+pub mod informers;
 pub mod kube;
 pub mod leader_election;
 pub mod logging;

@@ -9,7 +9,6 @@
 //!  serve-10259 / serve-<port>: /healthz /livez /readyz /metrics /configz
 //! ```
 
-use crate::core::api;
 use crate::core::config::SchedulerConfig;
 use crate::core::framework::plugins::PluginContext;
 use crate::core::framework::Framework;
@@ -17,16 +16,16 @@ use crate::core::lease::{Elector, Timing};
 use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Metrics};
 use crate::core::rng::Rng;
-use crate::core::scheduler::{Attempt, Change, Effect, Input, Scheduler, Settings};
-use crate::core::watched::{KindId, Need, WatchedKind, KINDS};
+use crate::core::scheduler::{Attempt, Effect, Input, Scheduler, Settings};
+use crate::core::watched::{KindId, KINDS};
 use crate::shell::api_workers::{self, Job, WorkerContext};
+use crate::shell::informers::{self, Informers};
 use crate::shell::kube::client::{Client, ClientOptions};
 use crate::shell::kube::kubeconfig::RestConfig;
-use crate::shell::kube::watch::{spawn_watcher, Update, WatchSpec};
 use crate::shell::leader_election::{self, ElectionContext, ElectionStatus};
-use crate::shell::permissions::{self, Denials};
+use crate::shell::permissions::Denials;
 use crate::shell::serving::{self, auth, AllowPaths, Authorizer, FnCheck, HealthState};
-use log::{debug, error, info, warn};
+use log::{error, info, warn};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -146,164 +145,6 @@ impl auth::Reviewer for ApiReviewer {
         let resp: serde_json::Value =
             self.authz.create("/apis/authorization.k8s.io/v1/subjectaccessreviews", &body).map_err(|e| e.to_string())?;
         Ok(resp["status"]["allowed"].as_bool() == Some(true))
-    }
-}
-
-/// Environment variable overriding how long a watch may stay completely silent (no event, no
-/// bookmark) before it is considered dead and reopened, in seconds (fractions allowed). The
-/// default ([`WatchSpec::new`]) is 5 minutes: five times the API server's ~1-minute bookmark
-/// period. Meant for tests and for networks whose middleboxes silently drop idle connections.
-pub const WATCH_IDLE_TIMEOUT_ENV: &str = "EDGESCHED_WATCH_IDLE_TIMEOUT";
-
-/// Parse [`WATCH_IDLE_TIMEOUT_ENV`]: `None` when unset; an error for anything but a positive
-/// number of seconds.
-pub fn parse_watch_idle_timeout(value: Option<&str>) -> Result<Option<Duration>, String> {
-    parse_seconds_env(WATCH_IDLE_TIMEOUT_ENV, value)
-}
-
-/// A positive number of seconds (fractions allowed, at most a day) from environment variable
-/// `name`; `None` when unset or empty.
-pub fn parse_seconds_env(name: &str, value: Option<&str>) -> Result<Option<Duration>, String> {
-    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(None) };
-    match v.parse::<f64>() {
-        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(Some(Duration::from_secs_f64(secs))),
-        _ => Err(format!("{name}={v:?}: expected a positive number of seconds (at most 86400)")),
-    }
-}
-
-/// Environment variable overriding how long an optional kind that RBAC forbids waits before it
-/// is tried again, in seconds (default [`OPTIONAL_FORBIDDEN_RETRY`]). Meant for tests.
-pub const FORBIDDEN_RETRY_ENV: &str = "EDGESCHED_FORBIDDEN_RETRY";
-
-/// How long an optional kind that RBAC forbids waits before the next attempt: rare, so a cluster
-/// that will never grant it is not pestered, yet a later grant heals without a restart.
-pub const OPTIONAL_FORBIDDEN_RETRY: Duration = Duration::from_secs(300);
-
-/// What every watcher thread shares.
-struct Watchers {
-    client: Client,
-    tx: SyncSender<Input>,
-    stop: Arc<AtomicBool>,
-    metrics: Metrics,
-    idle_override: Option<Duration>,
-    optional_retry: Duration,
-    denials: Arc<Denials>,
-    lease_namespace: String,
-}
-
-impl Watchers {
-    /// Start the list+watch thread of one table row.
-    fn start(&self, kind: &'static WatchedKind) -> Result<(), RunError> {
-        match kind.id {
-            KindId::Node => self.watch::<api::Node, _>(kind, |c| Input::Node(boxed(c))),
-            KindId::Pod => self.watch::<api::Pod, _>(kind, |c| Input::Pod(boxed(c))),
-            KindId::PriorityClass => self.watch(kind, Input::PriorityClass),
-            KindId::PodDisruptionBudget => self.watch(kind, Input::PodDisruptionBudget),
-            KindId::PersistentVolumeClaim => self.watch(kind, Input::PersistentVolumeClaim),
-            KindId::PersistentVolume => self.watch(kind, Input::PersistentVolume),
-            KindId::StorageClass => self.watch(kind, Input::StorageClass),
-            KindId::CsiNode => self.watch(kind, Input::CsiNode),
-            KindId::Namespace => self.watch(kind, Input::Namespace),
-            KindId::Service => self.watch(kind, Input::Service),
-            KindId::ReplicationController => self.watch(kind, Input::ReplicationController),
-            KindId::ReplicaSet => self.watch(kind, Input::ReplicaSet),
-            KindId::StatefulSet => self.watch(kind, Input::StatefulSet),
-            KindId::Lease => self.watch(kind, Input::Lease),
-        }
-    }
-
-    fn watch<T, F>(&self, kind: &'static WatchedKind, wrap: F) -> Result<(), RunError>
-    where
-        T: serde::de::DeserializeOwned + crate::shell::kube::watch::HasResourceVersion + Send + 'static,
-        F: Fn(Change<T>) -> Input + Send + 'static,
-    {
-        let mut spec = WatchSpec::new(kind.resource, kind.path(&self.lease_namespace));
-        spec.field_selector = kind.field_selector.map(str::to_string);
-        if let Some(idle) = self.idle_override {
-            spec.idle_timeout = idle;
-        }
-        if !kind.is_required() {
-            spec.forbidden_retry = Some(self.optional_retry);
-        }
-        let (tx, metrics, denials) = (self.tx.clone(), self.metrics.clone(), self.denials.clone());
-        let ns = self.lease_namespace.clone();
-        let seed = Rng::from_os().next_u64();
-        spawn_watcher(self.client.clone(), spec, self.stop.clone(), seed, move |u: Update<T>| {
-            let change = match u {
-                Update::ListBegin => {
-                    metrics.inc(m::WATCH_RELISTS, &[kind.resource], 1.0);
-                    Change::ListBegin
-                }
-                Update::ListPage(items) => Change::ListPage(items),
-                Update::ListDone { .. } => {
-                    for verb in ["list", "watch"] {
-                        if denials.allowed(&permissions::kind_access(kind, verb, &ns)) {
-                            info!("{}", Line::new("Permission granted; watching again").s("resource", kind.qualified_resource()));
-                        }
-                    }
-                    Change::ListDone
-                }
-                Update::Added(o) => Change::Added(o),
-                Update::Modified(o) => Change::Modified(o),
-                Update::Deleted(o) => Change::Deleted(o),
-                Update::Denied { verb, message } => match on_denied(kind, verb, &message, &denials, &ns) {
-                    Some(c) => c,
-                    None => return true,
-                },
-            };
-            tx.send(wrap(change)).is_ok()
-        })
-        .map(|_| ())
-        .map_err(|e| RunError(format!("starting {} watcher: {e}", kind.resource)))
-    }
-}
-
-/// A list or watch was forbidden: record it, log it (required: an error every time, the
-/// reflector backs off; optional: one warning naming the rule, then quietly), and tell the core
-/// that an optional kind is unavailable.
-fn on_denied<T>(kind: &WatchedKind, verb: &'static str, message: &str, denials: &Denials, ns: &str) -> Option<Change<T>> {
-    let access = permissions::kind_access(kind, verb, ns);
-    let first = denials.denied(&access, message, Instant::now());
-    match kind.need {
-        Need::Required => {
-            error!(
-                "{}",
-                Line::new("Permission denied; scheduling waits for it")
-                    .s("verb", verb)
-                    .s("resource", kind.qualified_resource())
-                    .s("rule", access.rule())
-                    .s("err", message)
-            );
-            None
-        }
-        Need::Optional { feature } => {
-            if first {
-                warn!(
-                    "{}",
-                    Line::new("Permission denied; continuing without it")
-                        .s("verb", verb)
-                        .s("resource", kind.qualified_resource())
-                        .s("disabled", feature)
-                        .s("toEnable", access.rule())
-                        .s("err", message)
-                );
-            } else {
-                debug!("{}", Line::new("Still forbidden").s("verb", verb).s("resource", kind.qualified_resource()));
-            }
-            Some(Change::Unavailable)
-        }
-    }
-}
-
-fn boxed<T>(c: Change<T>) -> Change<Box<T>> {
-    match c {
-        Change::ListBegin => Change::ListBegin,
-        Change::ListPage(v) => Change::ListPage(v.into_iter().map(Box::new).collect()),
-        Change::ListDone => Change::ListDone,
-        Change::Added(o) => Change::Added(Box::new(o)),
-        Change::Modified(o) => Change::Modified(Box::new(o)),
-        Change::Deleted(o) => Change::Deleted(Box::new(o)),
-        Change::Unavailable => Change::Unavailable,
     }
 }
 
@@ -503,13 +344,17 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     let cfg = &s.config;
     let metrics = Metrics::new();
     let client = Client::new(&s.rest, &client_options(cfg)).map_err(|e| RunError(e.to_string()))?;
-    let idle_override = parse_watch_idle_timeout(std::env::var(WATCH_IDLE_TIMEOUT_ENV).ok().as_deref()).map_err(RunError)?;
+    let idle_override = informers::parse_watch_idle_timeout(std::env::var(informers::WATCH_IDLE_TIMEOUT_ENV).ok().as_deref())
+        .map_err(RunError)?;
     if let Some(idle) = idle_override {
         info!("{}", Line::new("Watch idle timeout overridden").s("timeout", format!("{idle:?}")));
     }
-    let optional_retry = parse_seconds_env(FORBIDDEN_RETRY_ENV, std::env::var(FORBIDDEN_RETRY_ENV).ok().as_deref())
-        .map_err(RunError)?
-        .unwrap_or(OPTIONAL_FORBIDDEN_RETRY);
+    let optional_retry = informers::parse_seconds_env(
+        informers::FORBIDDEN_RETRY_ENV,
+        std::env::var(informers::FORBIDDEN_RETRY_ENV).ok().as_deref(),
+    )
+    .map_err(RunError)?
+    .unwrap_or(informers::OPTIONAL_FORBIDDEN_RETRY);
     info!("{}", Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin));
 
     let mut sched = build_scheduler(cfg, &s, &metrics)?;
@@ -535,8 +380,8 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     )
     .map_err(|e| RunError(e.to_string()))?;
 
-    // One watcher per row of the kind table; scheduling waits for all of them.
-    let watchers = Watchers {
+    // One informer per row of the kind table; scheduling waits for all of them.
+    let informers = Informers {
         client: client.clone(),
         tx: tx.clone(),
         stop: stop.clone(),
@@ -549,7 +394,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     let ids: Vec<KindId> = KINDS.iter().map(|k| k.id).collect();
     sched.watch_kinds(&ids);
     for kind in KINDS {
-        watchers.start(kind)?;
+        informers.start(kind).map_err(|e| RunError(e.to_string()))?;
     }
 
     let fatal: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
@@ -717,17 +562,6 @@ fn dispatch(sched: &mut Scheduler, workers: &api_workers::Workers, recorder: &cr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn watch_idle_timeout_override_parses_positive_seconds() {
-        assert_eq!(parse_watch_idle_timeout(None), Ok(None));
-        assert_eq!(parse_watch_idle_timeout(Some(" ")), Ok(None));
-        assert_eq!(parse_watch_idle_timeout(Some("3")), Ok(Some(Duration::from_secs(3))));
-        assert_eq!(parse_watch_idle_timeout(Some("0.5")), Ok(Some(Duration::from_millis(500))));
-        for bad in ["0", "-1", "soon", "inf", "NaN", "100000"] {
-            assert!(parse_watch_idle_timeout(Some(bad)).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn uuids_are_version_4() {

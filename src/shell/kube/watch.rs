@@ -21,8 +21,8 @@
 //! any               ─stop flag / sink says no────> Stopped
 //! ```
 //!
-//! - A relist sends [`Update::ListBegin`], each page as it arrives ([`Update::ListPage`], so
-//!   memory stays bounded for very large clusters), then [`Update::ListDone`]; the consumer swaps
+//! - A relist sends [`Change::ListBegin`], each page as it arrives ([`Change::ListPage`], so
+//!   memory stays bounded for very large clusters), then [`Change::ListDone`]; the consumer swaps
 //!   its state at `ListDone` (objects not seen since `ListBegin` are gone).
 //! - Lists are paginated consistent reads (no `resourceVersion`); watches always start from the
 //!   list's (or the last seen) resource version, never from `""`, which would skip every change
@@ -31,7 +31,7 @@
 //!   that many clients do not reconnect in lockstep.
 //! - 410 Gone (as an HTTP status or as an `ERROR` event carrying a Status with code 410) means
 //!   our resource version fell out of the server's window: relist. Detected by code only.
-//! - 403 Forbidden (RBAC) is reported to the consumer as [`Update::Denied`], which decides
+//! - 403 Forbidden (RBAC) is reported to the consumer ([`Sink::denied`]), which decides
 //!   whether the kind is required (an error) or optional (a feature turns off). The retry waits
 //!   `forbidden_retry` when set (rare retries for optional kinds, so a later grant heals without a
 //!   restart), else the normal backoff; it always relists, since nothing was delivered meanwhile.
@@ -42,8 +42,9 @@
 //! A watch blocked waiting for data notices it at the next event or bookmark, or when the idle
 //! timeout ends the stream, so callers should not wait for watcher threads at shutdown.
 
-use crate::core::api::{self, ObjectList};
+use crate::core::api::{Object, ObjectList};
 use crate::core::rng::Rng;
+use crate::core::scheduler::Change;
 use crate::shell::kube::backoff::Backoff;
 use crate::shell::kube::client::{ApiError, Client, ListParams, WatchEvent, WatchParams, WatchStream};
 use serde::de::DeserializeOwned;
@@ -100,113 +101,15 @@ impl WatchSpec {
     }
 }
 
-/// What the watcher tells its consumer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Update<T> {
-    /// A (re)list starts: collect the following pages into a fresh set.
-    ListBegin,
-    /// One page of the list, in server order.
-    ListPage(Vec<T>),
-    /// The list is complete: replace the old state with the collected set atomically.
-    ListDone { resource_version: String },
-    /// A watch event: the object appeared.
-    Added(T),
-    /// A watch event: the object changed.
-    Modified(T),
-    /// A watch event: the object is gone (last known state).
-    Deleted(T),
-    /// The API server refused to `verb` (list or watch) the resource (403). Retried later.
-    Denied { verb: &'static str, message: String },
-}
-
-/// Objects whose `metadata.resourceVersion` the watcher tracks to resume after a disconnect.
-pub trait HasResourceVersion {
-    /// `metadata.resourceVersion` (empty if unknown).
-    fn resource_version(&self) -> &str;
-}
-
-impl HasResourceVersion for api::Namespace {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::Service {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::ReplicationController {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::ReplicaSet {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::StatefulSet {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::Pod {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::Node {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::PriorityClass {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::Lease {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::PodDisruptionBudget {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::PersistentVolumeClaim {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::PersistentVolume {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::StorageClass {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
-}
-
-impl HasResourceVersion for api::CsiNode {
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
-    }
+/// Where a watcher delivers what it observes: the changes, in the core's own terms (so a watch
+/// event reaches the scheduler through one translation), and the denials, which only the
+/// consumer can judge (required kinds are errors, optional ones turn a feature off).
+pub trait Sink<T> {
+    /// A change to mirror; `false` stops the reflector (the consumer is gone).
+    fn change(&mut self, change: Change<T>) -> bool;
+    /// The API server refused to `verb` (list or watch) the resource (403); it is retried later.
+    /// `false` stops the reflector.
+    fn denied(&mut self, verb: &'static str, message: &str) -> bool;
 }
 
 /// The two calls the state machine needs; the real one is [`ClientTransport`], tests script one.
@@ -312,9 +215,9 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
     /// Run until stopped: the state machine's trampoline.
     pub fn run<T, S>(&mut self, mut sink: S)
     where
-        T: HasResourceVersion,
+        T: Object,
         Tr: ListWatchTransport<T>,
-        S: FnMut(Update<T>) -> bool,
+        S: Sink<T>,
     {
         log::info!("\"Starting reflector\" resource=\"{}\" path=\"{}\"", self.spec.name, self.spec.path);
         let mut state = State::fresh_list();
@@ -327,9 +230,9 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
     /// Perform one transition.
     pub fn step<T, S>(&mut self, state: State, sink: &mut S) -> State
     where
-        T: HasResourceVersion,
+        T: Object,
         Tr: ListWatchTransport<T>,
-        S: FnMut(Update<T>) -> bool,
+        S: Sink<T>,
     {
         if self.stopped() {
             return State::Stopped;
@@ -349,13 +252,13 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
     fn list_page<T, S>(&mut self, continue_token: Option<String>, sink: &mut S) -> State
     where
         Tr: ListWatchTransport<T>,
-        S: FnMut(Update<T>) -> bool,
+        S: Sink<T>,
     {
         let name = self.spec.name;
         if continue_token.is_none() {
             log::debug!("\"Listing and watching\" resource=\"{name}\"");
             // A new list: the consumer starts collecting a fresh set.
-            if !sink(Update::ListBegin) {
+            if !sink.change(Change::ListBegin) {
                 return State::Stopped;
             }
         }
@@ -382,7 +285,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             Err(err) => return self.back_off("Failed to list", &err, State::fresh_list()),
         };
         let ObjectList { metadata, items } = page;
-        if !items.is_empty() && !sink(Update::ListPage(items)) {
+        if !items.is_empty() && !sink.change(Change::ListPage(items)) {
             return State::Stopped;
         }
         if !metadata.continue_token.is_empty() {
@@ -398,7 +301,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             return self.back_off("Failed to list", &err, State::fresh_list());
         }
         log::info!("\"Caches populated\" resource=\"{name}\" resourceVersion=\"{}\"", metadata.resource_version);
-        if !sink(Update::ListDone { resource_version: metadata.resource_version.clone() }) {
+        if !sink.change(Change::ListDone) {
             return State::Stopped;
         }
         // Listed: watch from exactly the list's version so no change in between is missed.
@@ -407,9 +310,9 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
 
     fn watch<T, S>(&mut self, mut resource_version: String, sink: &mut S) -> State
     where
-        T: HasResourceVersion,
+        T: Object,
         Tr: ListWatchTransport<T>,
-        S: FnMut(Update<T>) -> bool,
+        S: Sink<T>,
     {
         let name = self.spec.name;
         let params = WatchParams {
@@ -434,9 +337,9 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
                 return State::Stopped;
             }
             let update = match item {
-                Ok(WatchEvent::Added(obj)) => Some(Update::Added(obj)),
-                Ok(WatchEvent::Modified(obj)) => Some(Update::Modified(obj)),
-                Ok(WatchEvent::Deleted(obj)) => Some(Update::Deleted(obj)),
+                Ok(WatchEvent::Added(obj)) => Some(Change::Added(obj)),
+                Ok(WatchEvent::Modified(obj)) => Some(Change::Modified(obj)),
+                Ok(WatchEvent::Deleted(obj)) => Some(Change::Deleted(obj)),
                 // Bookmarks only move our version forward, so a reconnect resumes later.
                 Ok(WatchEvent::Bookmark { resource_version: rv }) => {
                     if !rv.is_empty() {
@@ -471,7 +374,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
                 if let Some(rv) = object_version(&update) {
                     resource_version = rv.to_string();
                 }
-                if !sink(update) {
+                if !sink.change(update) {
                     return State::Stopped;
                 }
             }
@@ -506,9 +409,9 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
     /// means), then wait and list again from scratch.
     fn denied<T, S>(&mut self, verb: &'static str, err: &ApiError, sink: &mut S) -> State
     where
-        S: FnMut(Update<T>) -> bool,
+        S: Sink<T>,
     {
-        if !sink(Update::Denied { verb, message: err.server_message() }) {
+        if !sink.denied(verb, &err.server_message()) {
             return State::Stopped;
         }
         let now = self.clock.now();
@@ -553,9 +456,9 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
     }
 }
 
-fn object_version<T: HasResourceVersion>(update: &Update<T>) -> Option<&str> {
+fn object_version<T: Object>(update: &Change<T>) -> Option<&str> {
     match update {
-        Update::Added(obj) | Update::Modified(obj) | Update::Deleted(obj) => {
+        Change::Added(obj) | Change::Modified(obj) | Change::Deleted(obj) => {
             Some(obj.resource_version()).filter(|rv| !rv.is_empty())
         }
         _ => None,
@@ -570,9 +473,9 @@ impl<Tr, C> fmt::Debug for Reflector<Tr, C> {
 
 /// List and watch `spec` with `client` on the current thread until `stop` is raised or `sink`
 /// returns `false`.
-pub fn run_watcher<T>(client: Client, spec: WatchSpec, stop: Arc<AtomicBool>, rng_seed: u64, sink: impl FnMut(Update<T>) -> bool)
+pub fn run_watcher<T>(client: Client, spec: WatchSpec, stop: Arc<AtomicBool>, rng_seed: u64, sink: impl Sink<T>)
 where
-    T: DeserializeOwned + HasResourceVersion + Send + 'static,
+    T: DeserializeOwned + Object + Send + 'static,
 {
     let transport = ClientTransport { client, path: spec.path.clone() };
     Reflector::new(spec, transport, SystemClock, stop, rng_seed).run(sink);
@@ -587,8 +490,8 @@ pub fn spawn_watcher<T, S>(
     sink: S,
 ) -> std::io::Result<JoinHandle<()>>
 where
-    T: DeserializeOwned + HasResourceVersion + Send + 'static,
-    S: FnMut(Update<T>) -> bool + Send + 'static,
+    T: DeserializeOwned + Object + Send + 'static,
+    S: Sink<T> + Send + 'static,
 {
     std::thread::Builder::new()
         .name(format!("watch-{}", spec.name))
@@ -598,6 +501,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::api;
     use std::cell::RefCell;
     use std::collections::VecDeque;
     use std::rc::Rc;
@@ -606,9 +510,47 @@ mod tests {
     #[derive(Debug, Clone, PartialEq)]
     struct Obj(&'static str, &'static str);
 
-    impl HasResourceVersion for Obj {
+    impl Object for Obj {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn namespace(&self) -> &str {
+            ""
+        }
         fn resource_version(&self) -> &str {
             self.1
+        }
+    }
+
+    /// What a sink saw, flattened for comparisons.
+    #[derive(Debug, Clone, PartialEq)]
+    enum Update<T> {
+        ListBegin,
+        ListPage(Vec<T>),
+        ListDone,
+        Added(T),
+        Modified(T),
+        Deleted(T),
+        Denied { verb: &'static str, message: String },
+    }
+
+    /// A sink that hands what it sees to a closure.
+    struct Recorder<F>(F);
+
+    impl<T, F: FnMut(Update<T>) -> bool> Sink<T> for Recorder<F> {
+        fn change(&mut self, change: Change<T>) -> bool {
+            (self.0)(match change {
+                Change::ListBegin => Update::ListBegin,
+                Change::ListPage(v) => Update::ListPage(v),
+                Change::ListDone => Update::ListDone,
+                Change::Added(o) => Update::Added(o),
+                Change::Modified(o) => Update::Modified(o),
+                Change::Deleted(o) => Update::Deleted(o),
+                Change::Unavailable => unreachable!("the reflector never reports Unavailable"),
+            })
+        }
+        fn denied(&mut self, verb: &'static str, message: &str) -> bool {
+            (self.0)(Update::Denied { verb, message: message.to_string() })
         }
     }
 
@@ -725,10 +667,10 @@ mod tests {
     impl Harness {
         fn run(&mut self) -> Vec<Update<Obj>> {
             let mut out = Vec::new();
-            self.reflector.run(|u| {
+            self.reflector.run(Recorder(|u| {
                 out.push(u);
                 true
-            });
+            }));
             out
         }
         fn watch_versions(&self) -> Vec<String> {
@@ -767,10 +709,6 @@ mod tests {
         ApiError::Transport { request: "GET /api/v1/pods".into(), message: "connection refused".into() }
     }
 
-    fn list_done(rv: &str) -> Update<Obj> {
-        Update::ListDone { resource_version: rv.into() }
-    }
-
     #[test]
     fn paginates_then_watches_from_the_list_version() {
         let mut h = harness(vec![
@@ -785,7 +723,7 @@ mod tests {
                 Update::ListBegin,
                 Update::ListPage(vec![Obj("a", "1"), Obj("b", "2")]),
                 Update::ListPage(vec![Obj("c", "3")]),
-                list_done("10"),
+                Update::ListDone,
                 Update::Added(Obj("d", "11")),
             ]
         );
@@ -815,7 +753,7 @@ mod tests {
             updates,
             vec![
                 Update::ListBegin,
-                list_done("10"),
+                Update::ListDone,
                 Update::Added(Obj("a", "11")),
                 Update::Modified(Obj("a", "12")),
                 Update::Deleted(Obj("a", "13")),
@@ -834,7 +772,7 @@ mod tests {
             watch_ok(vec![WatchEvent::Bookmark { resource_version: String::new() }]),
         ]);
         let updates = h.run();
-        assert_eq!(updates, vec![Update::ListBegin, list_done("10")]);
+        assert_eq!(updates, vec![Update::ListBegin, Update::ListDone]);
         assert_eq!(h.watch_versions(), vec!["10", "50", "50"]);
     }
 
@@ -852,11 +790,11 @@ mod tests {
             vec![
                 Update::ListBegin,
                 Update::ListPage(vec![Obj("a", "1")]),
-                list_done("10"),
+                Update::ListDone,
                 Update::Added(Obj("b", "11")),
                 Update::ListBegin,
                 Update::ListPage(vec![Obj("b", "11")]),
-                list_done("20"),
+                Update::ListDone,
             ]
         );
         assert_eq!(h.watch_versions(), vec!["10", "11", "20"]);
@@ -876,7 +814,7 @@ mod tests {
         let updates = h.run();
         assert_eq!(
             updates,
-            vec![Update::ListBegin, list_done("10"), Update::ListBegin, list_done("20"), Update::ListBegin, list_done("30")]
+            vec![Update::ListBegin, Update::ListDone, Update::ListBegin, Update::ListDone, Update::ListBegin, Update::ListDone]
         );
         let slept = h.clock.slept();
         assert!(slept >= Duration::from_millis(800) && slept < Duration::from_millis(1600), "{slept:?}");
@@ -911,7 +849,7 @@ mod tests {
                 Update::ListBegin,
                 Update::ListPage(vec![Obj("a", "1"), Obj("b", "2")]),
                 Update::ListPage(vec![Obj("c", "3")]),
-                list_done("12"),
+                Update::ListDone,
             ]
         );
         assert_eq!(h.list_tokens(), vec![None, Some("tok1".into()), None, Some("tok2".into())]);
@@ -928,7 +866,7 @@ mod tests {
         ]);
         let mut delays = Vec::new();
         let mut state = State::fresh_list();
-        let mut sink = |_u: Update<Obj>| true;
+        let mut sink = Recorder(|_u: Update<Obj>| true);
         while state != State::Stopped {
             if let State::Backoff { until, .. } = &state {
                 delays.push(until.saturating_duration_since(h.clock.now()));
@@ -978,7 +916,7 @@ mod tests {
                 Update::ListPage(vec![Obj("a", "1")]),
             ]
         );
-        assert_eq!(updates[4], list_done("10"));
+        assert_eq!(updates[4], Update::ListDone);
         // Waited exactly the forbidden delay (no jitter) before the second list.
         assert!(h.clock.slept() >= Duration::from_secs(300));
         assert_eq!(h.list_tokens()[..2], [None, None]);
@@ -1018,7 +956,7 @@ mod tests {
         ]);
         let mut delays = Vec::new();
         let mut state = State::fresh_list();
-        let mut sink = |_u: Update<Obj>| true;
+        let mut sink = Recorder(|_u: Update<Obj>| true);
         while state != State::Stopped {
             if let State::Backoff { until, .. } = &state {
                 delays.push(until.saturating_duration_since(h.clock.now()));
@@ -1035,7 +973,7 @@ mod tests {
     fn retry_after_is_honoured() {
         let mut h = harness(vec![page(vec![], "10", ""), Step::Watch(Err(api_status_err(429, Some(7))), Duration::ZERO)]);
         let mut state = State::fresh_list();
-        let mut sink = |_u: Update<Obj>| true;
+        let mut sink = Recorder(|_u: Update<Obj>| true);
         state = h.reflector.step(state, &mut sink);
         assert_eq!(state, State::Watching { resource_version: "10".into() });
         state = h.reflector.step(state, &mut sink);
@@ -1069,7 +1007,7 @@ mod tests {
     #[test]
     fn stop_flag_ends_the_loop_even_while_backing_off() {
         let mut h = harness(vec![Step::List(Err(transport_err()))]);
-        let mut sink = |_u: Update<Obj>| true;
+        let mut sink = Recorder(|_u: Update<Obj>| true);
         let state = h.reflector.step(State::fresh_list(), &mut sink);
         assert!(matches!(state, State::Backoff { .. }));
         h.stop.store(true, Ordering::Relaxed);
@@ -1081,11 +1019,11 @@ mod tests {
     fn sink_refusal_stops() {
         let mut h = harness(vec![page(vec![Obj("a", "1")], "10", "")]);
         let mut seen = Vec::new();
-        h.reflector.run(|u: Update<Obj>| {
+        h.reflector.run(Recorder(|u: Update<Obj>| {
             let keep_going = !matches!(u, Update::ListPage(_));
             seen.push(u);
             keep_going
-        });
+        }));
         assert_eq!(seen, vec![Update::ListBegin, Update::ListPage(vec![Obj("a", "1")])]);
         assert!(h.watches.borrow().is_empty());
     }
@@ -1093,7 +1031,7 @@ mod tests {
     #[test]
     fn list_without_resource_version_backs_off() {
         let mut h = harness(vec![page(vec![], "", "")]);
-        let mut sink = |_u: Update<Obj>| true;
+        let mut sink = Recorder(|_u: Update<Obj>| true);
         let state = h.reflector.step(State::fresh_list(), &mut sink);
         assert!(matches!(state, State::Backoff { ref then, .. } if **then == State::fresh_list()), "{state:?}");
     }

@@ -1,0 +1,73 @@
+//! What the scheduler core asks the shell to do ([`Effect`]s) and what one scheduling attempt did
+//! ([`Attempt`]).
+
+use crate::core::api;
+use crate::core::events::EventRecord;
+use crate::core::model::{PodInfo, PodKey};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A request to bind a pod, with what the binder needs to log and measure.
+#[derive(Debug, Clone)]
+pub struct BindRequest {
+    pub pod: Arc<PodInfo>,
+    pub node: Box<str>,
+    /// Writes to perform before the binding (volume claims), in order.
+    pub pre_bind: Vec<crate::core::framework::PreBindAction>,
+    pub profile: String,
+    pub evaluated_nodes: usize,
+    pub feasible_nodes: usize,
+    pub attempts: u32,
+    pub initial_attempt: Option<Instant>,
+    pub cycle_start: Instant,
+}
+
+/// The PodScheduled condition (and nominated node) to write to a pod's status.
+#[derive(Debug, Clone)]
+pub struct StatusPatch {
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub condition: Option<api::PodCondition>,
+    /// `Some(node)` sets `status.nominatedNodeName` (empty string clears it).
+    pub nominated_node_name: Option<String>,
+}
+
+/// Work for the shell.
+#[derive(Debug, Clone)]
+pub enum Effect {
+    Bind(BindRequest),
+    Event(EventRecord),
+    PatchStatus(StatusPatch),
+    /// Evict a preemption victim (delete with a uid precondition) after marking it with a
+    /// `DisruptionTarget` condition.
+    Evict {
+        namespace: String,
+        name: String,
+        uid: String,
+        preemptor_uid: String,
+        node: String,
+        profile: String,
+    },
+}
+
+/// What one scheduling attempt did (for metrics and tests).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attempt {
+    Scheduled {
+        pod: PodKey,
+        node: Box<str>,
+    },
+    Unschedulable {
+        pod: PodKey,
+        message: String,
+    },
+    Error {
+        pod: PodKey,
+        message: String,
+    },
+    /// Popped but not attempted (being deleted, already assumed, profile gone).
+    Skipped {
+        pod: PodKey,
+    },
+}

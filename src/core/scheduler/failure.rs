@@ -1,0 +1,62 @@
+//! What a failed attempt leaves behind (upstream `handleSchedulingFailure`): the pod back in the
+//! queue (backoff or unschedulable, with the plugins that rejected it), a `FailedScheduling`
+//! event, and the `PodScheduled=False` condition when it changed.
+
+use super::effects::{Effect, StatusPatch};
+use super::state::Scheduler;
+use crate::core::api;
+use crate::core::events::{pod_reference, EventRecord, EventType};
+use crate::core::framework::status::truncate_note;
+use crate::core::model::PodInfo;
+use crate::core::queue::{QueuedPod, Requeue};
+use std::time::Instant;
+
+impl Scheduler {
+    /// handleSchedulingFailure: event, PodScheduled=False condition (only if it changed), requeue.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fail(
+        &mut self,
+        fw_index: usize,
+        qp: &QueuedPod,
+        why: Requeue,
+        reason: &str,
+        message: &str,
+        nominated: Option<String>,
+        now: Instant,
+    ) {
+        let pod = &qp.pod;
+        self.queue.requeue(&pod.key, why, now);
+        self.record(fw_index, pod, EventType::Warning, "FailedScheduling", "Scheduling", truncate_note(message));
+        let wanted =
+            crate::core::model::ScheduledCondition { status: "False".into(), reason: reason.into(), message: message.into() };
+        let condition_changed = pod.scheduled_condition.as_ref() != Some(&wanted);
+        let nominated_changed = nominated.as_deref().is_some_and(|n| *n != *pod.nominated_node_name);
+        if condition_changed || nominated_changed {
+            self.effects.push(Effect::PatchStatus(StatusPatch {
+                namespace: pod.namespace.to_string(),
+                name: pod.name.to_string(),
+                uid: pod.uid.to_string(),
+                condition: condition_changed.then(|| api::PodCondition {
+                    type_: "PodScheduled".into(),
+                    status: "False".into(),
+                    reason: Some(reason.into()),
+                    message: Some(message.into()),
+                    last_probe_time: None,
+                    last_transition_time: None,
+                }),
+                nominated_node_name: if nominated_changed { nominated } else { None },
+            }));
+        }
+    }
+
+    pub(super) fn record(&mut self, fw_index: usize, pod: &PodInfo, type_: EventType, reason: &str, action: &str, note: String) {
+        self.effects.push(Effect::Event(EventRecord {
+            regarding: pod_reference(&pod.namespace, &pod.name, &pod.uid, &pod.resource_version),
+            type_,
+            reason: reason.into(),
+            action: action.into(),
+            note,
+            reporting_controller: self.profiles[fw_index].scheduler_name.clone(),
+        }));
+    }
+}

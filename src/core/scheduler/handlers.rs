@@ -1,0 +1,454 @@
+//! How watch changes reach the scheduler's state, mirroring upstream's event handlers
+//! (`pkg/scheduler/eventhandlers.go`): one generic relist/upsert/remove routine
+//! ([`apply`]) for every watched kind, and per kind a [`Keep`] implementation saying where its
+//! objects live and which queued pods a change may help.
+
+use super::input::{Change, Input, KindChange, Watched};
+use super::state::{ForeignPod, Scheduler, POD_SPEC};
+use crate::core::api::{self, Object};
+use crate::core::cache::cluster::ClusterKind;
+use crate::core::cache::NodeChange;
+use crate::core::framework::EventMask;
+use crate::core::logging::Line;
+use crate::core::metrics::names as m;
+use crate::core::model::{NodeSpecInfo, PodInfo, PodKey};
+use crate::core::queue::QueuedPod;
+use log::{debug, warn};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+impl Scheduler {
+    /// Feed one input.
+    pub fn handle(&mut self, input: Input, now: Instant) {
+        match input {
+            Input::Watch(change) => self.on_watch(change, now),
+            Input::BindDone(o) => self.on_bind_done(o, now),
+            Input::Leading(l) => {
+                self.leading = l;
+                for p in &self.profiles {
+                    debug!("{}", Line::new("Leadership changed").s("profile", &p.scheduler_name).n("leading", l));
+                }
+            }
+        }
+        self.update_gauges_throttled(now);
+    }
+
+    /// A watched kind changed: record its sync state and apply the change where the kind lives.
+    fn on_watch(&mut self, change: KindChange, now: Instant) {
+        if let Some(state) = change.sync_state() {
+            if let Some(s) = self.kinds.get_mut(&change.id()) {
+                *s = state;
+            }
+        }
+        match change {
+            KindChange::Node(c) => apply(self, c, now),
+            KindChange::Pod(c) => apply(self, c, now),
+            KindChange::PriorityClass(c) => apply(self, c, now),
+            KindChange::PodDisruptionBudget(c) => apply(self, c, now),
+            KindChange::PersistentVolumeClaim(c) => apply(self, c, now),
+            KindChange::PersistentVolume(c) => apply(self, c, now),
+            KindChange::StorageClass(c) => apply(self, c, now),
+            KindChange::CsiNode(c) => apply(self, c, now),
+            KindChange::Namespace(c) => apply(self, c, now),
+            KindChange::Service(c) => apply(self, c, now),
+            KindChange::ReplicationController(c) => apply(self, c, now),
+            KindChange::ReplicaSet(c) => apply(self, c, now),
+            KindChange::StatefulSet(c) => apply(self, c, now),
+            KindChange::Lease(c) => apply(self, c, now),
+        }
+    }
+
+    pub(super) fn on_pod_upsert(&mut self, pod: Box<api::Pod>, now: Instant) {
+        let info = Arc::new(PodInfo::from_api(&pod, &self.priority_classes));
+        let key = info.key.clone();
+        if info.is_assigned() {
+            self.foreign.remove(&key);
+            self.cache.nominations_mut().clear(&key);
+            if self.pending.remove(&key).is_some() {
+                self.queue.delete(&key);
+            }
+            if info.phase.is_terminal() {
+                if self.cache.remove_pod(&key).is_some() {
+                    self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
+                }
+                return;
+            }
+            let previous = self.cache.assigned_pod(&key).map(|p| (p.labels.clone(), self.cache.is_assumed(&key)));
+            self.cache.upsert_assigned_pod(&info);
+            match previous {
+                None => self.move_pods(EventMask::ASSIGNED_POD_ADD, now),
+                Some((_, true)) => {} // our own assumption confirmed: nothing new for other pods
+                Some((labels, false)) if labels != info.labels => self.move_pods(EventMask::ASSIGNED_POD_UPDATE, now),
+                Some(_) => {}
+            }
+            return;
+        }
+        if info.phase.is_terminal() || !self.serves(&info.scheduler_name) {
+            self.cache.nominations_mut().clear(&key);
+            if self.pending.remove(&key).is_some() {
+                self.queue.delete(&key);
+            }
+            if info.phase.is_terminal() || info.terminating {
+                self.foreign.remove(&key);
+            } else {
+                let entry = self.foreign.entry(key.clone()).or_insert_with(|| ForeignPod {
+                    scheduler_name: info.scheduler_name.to_string(),
+                    namespace: info.namespace.to_string(),
+                    name: info.name.to_string(),
+                    uid: info.uid.to_string(),
+                    resource_version: info.resource_version.to_string(),
+                    first_seen: now,
+                    reported: false,
+                });
+                if *entry.scheduler_name != *info.scheduler_name {
+                    entry.scheduler_name = info.scheduler_name.to_string();
+                    entry.reported = false;
+                    entry.first_seen = now;
+                }
+                entry.resource_version = info.resource_version.to_string();
+            }
+            return;
+        }
+        self.foreign.remove(&key);
+        // The nominator follows the pod's status.nominatedNodeName (upstream AddNominatedPod).
+        if info.nominated_node_name.is_empty() {
+            self.cache.nominations_mut().clear(&key);
+        } else {
+            self.cache.nominations_mut().nominate(info.clone(), &info.nominated_node_name.clone());
+        }
+        let changed = match self.pending.get(&key) {
+            Some(old) => scheduling_relevant_change(old, &pod),
+            None => true,
+        };
+        self.pending.insert(key.clone(), Arc::from(pod));
+        if self.cache.is_assumed(&key) {
+            // Being bound by us; the watch has not caught up (upstream skips assumed pods).
+            self.queue.refresh(info);
+            return;
+        }
+        let gate = self.profile(&info.scheduler_name).and_then(|fw| fw.pre_enqueue(&info).err()).map(|r| (r.plugin, r.message()));
+        match self.queue.location(&key) {
+            None => {
+                self.metrics.inc(m::QUEUE_INCOMING, &[if gate.is_some() { "gated" } else { "active" }, "PodAdd"], 1.0);
+                self.queue.add(info, gate, now);
+            }
+            Some(_) if changed => {
+                if self.queue.get(&key).is_some_and(|q| q.rejectors.contains(&POD_SPEC) || q.gating_plugin.is_some()) {
+                    debug!("{}", Line::new("Pod updated, requeueing").s("pod", &*key));
+                }
+                self.queue.update(info, gate, now);
+            }
+            Some(_) => self.queue.refresh(info),
+        }
+    }
+
+    pub(super) fn on_pod_gone(&mut self, key: &str, now: Instant) {
+        self.foreign.remove(key);
+        self.cache.nominations_mut().clear(key);
+        if self.pending.remove(key).is_some() {
+            self.queue.delete(key);
+        }
+        if self.cache.remove_pod(key).is_some() {
+            self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
+        }
+    }
+
+    pub(super) fn on_node_upsert(&mut self, node: &api::Node, now: Instant) {
+        let spec = NodeSpecInfo::from_api(node);
+        for w in &spec.warnings {
+            warn!("{}", Line::new("Ignoring unreadable node resource").s("node", &*spec.name).s("problem", w));
+        }
+        let change = self.cache.upsert_node(spec);
+        let mask = node_change_mask(&change);
+        if mask != EventMask::NONE {
+            self.move_pods(mask, now);
+        }
+    }
+
+    /// Pods converted before their PriorityClass was known are converted again.
+    pub(super) fn reconvert_pending(&mut self, now: Instant) {
+        let stale: Vec<Arc<api::Pod>> = self
+            .pending
+            .values()
+            .filter(|p| p.spec.priority.is_none() && !p.spec.priority_class_name.is_empty())
+            .cloned()
+            .collect();
+        for p in stale {
+            let info = Arc::new(PodInfo::from_api(&p, &self.priority_classes));
+            if self.queue.location(&info.key).is_some() {
+                self.queue.update(info, None, now);
+            }
+        }
+    }
+
+    /// Wake unschedulable pods that the event could help (queueing hints).
+    pub(super) fn move_pods(&mut self, mask: EventMask, now: Instant) {
+        let profiles = &self.profiles;
+        let moved = self.queue.move_on_event(now, |qp: &QueuedPod| {
+            if qp.rejectors.contains(&POD_SPEC) {
+                return mask.intersects(EventMask::POD_UPDATE);
+            }
+            match profiles.iter().find(|p| *p.scheduler_name == *qp.pod.scheduler_name) {
+                Some(fw) => fw.events_for(&qp.rejectors).intersects(mask),
+                None => false,
+            }
+        });
+        if moved > 0 {
+            debug!("{}", Line::new("Moved unschedulable pods").s("event", format!("{mask:?}")).n("count", moved));
+        }
+    }
+
+    fn move_pods_if(&mut self, mask: EventMask, now: Instant) {
+        if mask != EventMask::NONE {
+            self.move_pods(mask, now);
+        }
+    }
+}
+
+/// Where the objects of one watched kind live in the scheduler, and what a change means for
+/// the queued pods. `listing` is true while a relist delivers pages (or reconciles what it did
+/// not see), false for watch events.
+pub(super) trait Keep: Watched {
+    /// Add or replace an object.
+    fn upsert(s: &mut Scheduler, obj: Box<Self>, listing: bool, now: Instant);
+    /// Forget the object with this key (a watch DELETED event, or gone from a relist).
+    fn remove(s: &mut Scheduler, key: &str, listing: bool, now: Instant);
+    /// Keys of the objects kept (what a relist reconciles against).
+    fn keys(s: &Scheduler) -> Vec<String>;
+    /// A relist completed.
+    fn listed(_s: &mut Scheduler, _now: Instant) {}
+    /// RBAC forbids the kind (optional kinds): forget what was kept.
+    fn unavailable(_s: &mut Scheduler, _now: Instant) {}
+}
+
+/// Apply one change of kind `T`: relist bookkeeping (objects not seen between `ListBegin` and
+/// `ListDone` are removed), then the kind's own upsert/remove.
+pub(super) fn apply<T: Keep>(s: &mut Scheduler, change: Change<Box<T>>, now: Instant) {
+    match change {
+        Change::ListBegin => {
+            s.relists.insert(T::ID, HashSet::new());
+        }
+        Change::ListPage(items) => {
+            for o in items {
+                if let Some(seen) = s.relists.get_mut(&T::ID) {
+                    seen.insert(o.key());
+                }
+                T::upsert(s, o, true, now);
+            }
+        }
+        Change::ListDone => {
+            if let Some(seen) = s.relists.remove(&T::ID) {
+                for key in T::keys(s) {
+                    if !seen.contains(&key) {
+                        T::remove(s, &key, true, now);
+                    }
+                }
+            }
+            T::listed(s, now);
+        }
+        Change::Added(o) | Change::Modified(o) => T::upsert(s, o, false, now),
+        Change::Deleted(o) => T::remove(s, &o.key(), false, now),
+        Change::Unavailable => {
+            s.relists.remove(&T::ID);
+            T::unavailable(s, now);
+        }
+    }
+}
+
+impl Keep for api::Pod {
+    fn upsert(s: &mut Scheduler, pod: Box<Self>, _listing: bool, now: Instant) {
+        s.on_pod_upsert(pod, now);
+    }
+    fn remove(s: &mut Scheduler, key: &str, listing: bool, now: Instant) {
+        // Assumed pods are ours and in flight: a relist may predate their binding.
+        if listing && s.cache.is_assumed(key) {
+            return;
+        }
+        s.on_pod_gone(key, now);
+    }
+    fn keys(s: &Scheduler) -> Vec<String> {
+        let mut known: HashSet<PodKey> = s.cache.pod_keys().into_iter().collect();
+        known.extend(s.pending.keys().cloned());
+        known.extend(s.foreign.keys().cloned());
+        known.into_iter().map(|k| k.to_string()).collect()
+    }
+}
+
+impl Keep for api::Node {
+    fn upsert(s: &mut Scheduler, node: Box<Self>, _listing: bool, now: Instant) {
+        s.on_node_upsert(&node, now);
+    }
+    fn remove(s: &mut Scheduler, name: &str, listing: bool, now: Instant) {
+        s.cache.remove_node(name);
+        if !listing {
+            s.move_pods(EventMask::NODE_DELETE, now);
+        }
+    }
+    fn keys(s: &Scheduler) -> Vec<String> {
+        s.cache.node_names().into_iter().map(|n| n.to_string()).collect()
+    }
+}
+
+impl Keep for api::PriorityClass {
+    fn upsert(s: &mut Scheduler, pc: Box<Self>, listing: bool, now: Instant) {
+        s.priority_classes.upsert(&pc);
+        if !listing {
+            s.reconvert_pending(now);
+        }
+    }
+    fn remove(s: &mut Scheduler, name: &str, _listing: bool, _now: Instant) {
+        s.priority_classes.classes.remove(name);
+    }
+    fn keys(s: &Scheduler) -> Vec<String> {
+        s.priority_classes.classes.keys().cloned().collect()
+    }
+    fn listed(s: &mut Scheduler, now: Instant) {
+        s.priority_classes.unavailable = false;
+        s.reconvert_pending(now);
+    }
+    // Pods without spec.priority then get 0, as in kube-scheduler (which never reads
+    // PriorityClasses), instead of being refused for a class we cannot look up.
+    fn unavailable(s: &mut Scheduler, now: Instant) {
+        s.priority_classes.classes.clear();
+        s.priority_classes.unavailable = true;
+        s.reconvert_pending(now);
+    }
+}
+
+impl Keep for api::Lease {
+    fn upsert(s: &mut Scheduler, lease: Box<Self>, _listing: bool, _now: Instant) {
+        s.leases.insert(lease.key(), *lease);
+    }
+    fn remove(s: &mut Scheduler, key: &str, _listing: bool, _now: Instant) {
+        s.leases.remove(key);
+    }
+    fn keys(s: &Scheduler) -> Vec<String> {
+        s.leases.keys().cloned().collect()
+    }
+    fn unavailable(s: &mut Scheduler, _now: Instant) {
+        s.leases.clear();
+    }
+}
+
+impl Keep for api::PodDisruptionBudget {
+    fn upsert(s: &mut Scheduler, b: Box<Self>, _listing: bool, _now: Instant) {
+        s.cache.budgets_mut().upsert(&b);
+    }
+    fn remove(s: &mut Scheduler, key: &str, _listing: bool, _now: Instant) {
+        if let Some((ns, name)) = key.split_once('/') {
+            s.cache.budgets_mut().remove(ns, name);
+        }
+    }
+    fn keys(s: &Scheduler) -> Vec<String> {
+        s.cache.budgets().iter().map(|b| format!("{}/{}", b.namespace, b.name)).collect()
+    }
+}
+
+/// The storage kinds the volume plugins read: kept in the cache's storage state, each change
+/// waking the pods its event mask may help.
+macro_rules! keep_storage {
+    ($ty:ty, $mask:expr, $upsert:ident, $keys:ident, |$st:ident, $key:ident| $remove:expr) => {
+        impl Keep for $ty {
+            fn upsert(s: &mut Scheduler, o: Box<Self>, listing: bool, now: Instant) {
+                s.cache.storage_mut().$upsert(&o);
+                if !listing {
+                    s.move_pods($mask, now);
+                }
+            }
+            fn remove(s: &mut Scheduler, $key: &str, listing: bool, now: Instant) {
+                let $st = s.cache.storage_mut();
+                $remove;
+                if !listing {
+                    s.move_pods($mask, now);
+                }
+            }
+            fn keys(s: &Scheduler) -> Vec<String> {
+                s.cache.storage().$keys()
+            }
+            fn listed(s: &mut Scheduler, now: Instant) {
+                s.move_pods($mask, now);
+            }
+        }
+    };
+}
+
+keep_storage!(api::PersistentVolumeClaim, EventMask::PVC_CHANGE, upsert_pvc, claim_keys, |st, key| {
+    if let Some((ns, name)) = key.split_once('/') {
+        st.remove_pvc(ns, name);
+    }
+});
+keep_storage!(api::PersistentVolume, EventMask::PV_CHANGE, upsert_pv, volume_names, |st, key| st.remove_pv(key));
+keep_storage!(api::StorageClass, EventMask::STORAGE_CLASS_CHANGE, upsert_storage_class, class_names, |st, key| st
+    .remove_storage_class(key));
+keep_storage!(api::CsiNode, EventMask::CSI_NODE_CHANGE, upsert_csi_node, csi_node_names, |st, key| st.remove_csi_node(key));
+
+/// Namespaces and the controllers PodTopologySpread's default constraints select by: kept in the
+/// cache's cluster objects. Upstream registers queueing events only for namespaces (pod
+/// affinity's namespaceSelector); the controllers update the table without moving pods.
+macro_rules! keep_cluster {
+    ($ty:ty, $kind:expr, $mask:expr, $upsert:ident) => {
+        impl Keep for $ty {
+            fn upsert(s: &mut Scheduler, o: Box<Self>, listing: bool, now: Instant) {
+                s.cache.cluster.$upsert(&o);
+                if !listing {
+                    s.move_pods_if($mask, now);
+                }
+            }
+            fn remove(s: &mut Scheduler, key: &str, listing: bool, now: Instant) {
+                s.cache.cluster.remove($kind, key);
+                if !listing {
+                    s.move_pods_if($mask, now);
+                }
+            }
+            fn keys(s: &Scheduler) -> Vec<String> {
+                s.cache.cluster.keys($kind)
+            }
+            fn listed(s: &mut Scheduler, now: Instant) {
+                s.move_pods_if($mask, now);
+            }
+        }
+    };
+}
+
+keep_cluster!(api::Namespace, ClusterKind::Namespace, EventMask::NAMESPACE_CHANGE, upsert_namespace);
+keep_cluster!(api::Service, ClusterKind::Service, EventMask::NONE, upsert_service);
+keep_cluster!(api::ReplicationController, ClusterKind::ReplicationController, EventMask::NONE, upsert_replication_controller);
+keep_cluster!(api::ReplicaSet, ClusterKind::ReplicaSet, EventMask::NONE, upsert_replica_set);
+keep_cluster!(api::StatefulSet, ClusterKind::StatefulSet, EventMask::NONE, upsert_stateful_set);
+
+/// Which cluster events a node change represents.
+pub fn node_change_mask(c: &NodeChange) -> EventMask {
+    let mut mask = EventMask::NONE;
+    if c.added {
+        mask |= EventMask::NODE_ADD;
+    }
+    if c.allocatable {
+        mask |= EventMask::NODE_ALLOCATABLE;
+    }
+    if c.labels {
+        mask |= EventMask::NODE_LABEL;
+    }
+    if c.taints {
+        mask |= EventMask::NODE_TAINT;
+    }
+    if c.unschedulable {
+        mask |= EventMask::NODE_SPEC_UNSCHEDULABLE;
+    }
+    if c.images {
+        mask |= EventMask::NODE_IMAGES;
+    }
+    mask
+}
+
+/// upstream `isPodUpdated`: ignore resourceVersion, generation and status; anything else in
+/// metadata labels or the spec may change the scheduling outcome.
+pub(super) fn scheduling_relevant_change(old: &api::Pod, new: &api::Pod) -> bool {
+    if old.metadata.labels != new.metadata.labels || old.metadata.deletion_timestamp != new.metadata.deletion_timestamp {
+        return true;
+    }
+    match (serde_json::to_vec(&old.spec), serde_json::to_vec(&new.spec)) {
+        (Ok(a), Ok(b)) => a != b,
+        _ => true,
+    }
+}

@@ -1,0 +1,210 @@
+//! One scheduling cycle (upstream `schedule_one.go`): pop the next pod, run its profile's
+//! framework on a consistent snapshot of the node table, assume the chosen node and ask the shell
+//! to bind — or record why it fits nowhere and act on preemption's nomination. Binding results
+//! come back here too.
+
+use super::effects::{Attempt, BindRequest, Effect, StatusPatch};
+use super::input::{BindFailure, BindOutcome};
+use super::state::{Scheduler, GAUGE_PERIOD, POD_SPEC};
+use crate::core::events::EventType;
+use crate::core::framework::cycle::{CycleParams, NO_NODES_AVAILABLE};
+use crate::core::framework::{EventMask, ScheduleOutcome};
+use crate::core::logging::Line;
+use crate::core::metrics::names as m;
+use crate::core::model::PodInfo;
+use crate::core::queue::{Location, Requeue};
+use log::{info, warn};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+impl Scheduler {
+    /// Whether `schedule_one` would find work now.
+    pub fn has_work(&self) -> bool {
+        self.leading && self.caches_synced() && self.queue.has_runnable()
+    }
+
+    /// When the loop should wake up without new input (backoff expiry, leftover flush).
+    pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
+        self.queue.next_wakeup(now)
+    }
+
+    /// Run periodic maintenance: queue flushes and the unserved-name check.
+    pub fn tick(&mut self, now: Instant, wall: SystemTime) {
+        self.queue.flush(now);
+        if self.caches_synced() {
+            self.check_unserved(now, wall);
+        }
+        self.gauges_due = Some(now + GAUGE_PERIOD);
+        self.update_gauges();
+    }
+
+    /// Schedule the next pod, if any. `explain` keeps per-plugin scores in the returned outcome.
+    pub fn schedule_one(&mut self, now: Instant, explain: bool) -> Option<(Attempt, Option<ScheduleOutcome>)> {
+        if !self.leading || !self.caches_synced() {
+            return None;
+        }
+        self.cache.prepare();
+        let qp = self.queue.pop(now)?;
+        let pod = qp.pod.clone();
+        let key = pod.key.clone();
+        let Some(fw_index) = self.profiles.iter().position(|p| *p.scheduler_name == *pod.scheduler_name) else {
+            self.queue.done(&key);
+            return Some((Attempt::Skipped { pod: key }, None));
+        };
+        if pod.terminating {
+            self.record(
+                fw_index,
+                &pod,
+                EventType::Warning,
+                "FailedScheduling",
+                "Scheduling",
+                format!("skip schedule deleting pod: {}/{}", pod.namespace, pod.name),
+            );
+            info!("{}", Line::new("Skip schedule deleting pod").s("pod", &*key));
+            self.queue.done(&key);
+            return Some((Attempt::Skipped { pod: key }, None));
+        }
+        if self.cache.is_assumed(&key) {
+            self.queue.done(&key);
+            return Some((Attempt::Skipped { pod: key }, None));
+        }
+        if let Some(reason) = pod.unschedulable_reason() {
+            let message = format!("pod spec cannot be scheduled: {reason}");
+            self.fail(fw_index, &qp, Requeue::Rejected { plugins: vec![POD_SPEC] }, "Unschedulable", &message, None, now);
+            return Some((Attempt::Unschedulable { pod: key, message }, None));
+        }
+        let mut params = CycleParams {
+            next_start_node_index: &mut self.next_start_node_index,
+            percentage_of_nodes_to_score: self.percentage_of_nodes_to_score,
+            rng: &mut self.rng,
+            explain,
+        };
+        let fw = &self.profiles[fw_index];
+        let outcome = fw.schedule(&self.cache, &pod, &mut params);
+        let attempt = match &outcome {
+            ScheduleOutcome::Scheduled { result, pre_bind, .. } => {
+                self.cache.assume_pod(&pod, &result.node);
+                self.cache.nominations_mut().clear(&key);
+                if !pre_bind.is_empty() {
+                    self.cache.storage_mut().assume_actions(&key, pre_bind);
+                }
+                self.effects.push(Effect::Bind(BindRequest {
+                    pod: pod.clone(),
+                    node: result.node.clone(),
+                    pre_bind: pre_bind.clone(),
+                    profile: fw.scheduler_name.clone(),
+                    evaluated_nodes: result.evaluated_nodes,
+                    feasible_nodes: result.feasible_nodes,
+                    attempts: qp.attempts,
+                    initial_attempt: qp.initial_attempt,
+                    cycle_start: now,
+                }));
+                Attempt::Scheduled { pod: key, node: result.node.clone() }
+            }
+            ScheduleOutcome::Unschedulable { message, diagnosis, post_filter, .. } => {
+                if message == NO_NODES_AVAILABLE {
+                    info!(
+                        "{}",
+                        Line::new("Unable to schedule pod; no nodes are registered to the cluster; waiting").s("pod", &*key)
+                    );
+                } else {
+                    info!("{}", Line::new("Unable to schedule pod; no fit; waiting").s("pod", &*key).s("err", message));
+                }
+                let plugins = diagnosis.unschedulable_plugins.clone();
+                let nominated = post_filter.nominated_node.as_ref().map(|n| n.to_string());
+                let victims = post_filter.victims.clone();
+                let profile = fw.scheduler_name.clone();
+                if fw.has_plugin(crate::core::framework::plugins::names::DEFAULT_PREEMPTION) {
+                    self.metrics.inc(m::PREEMPTION_ATTEMPTS, &[], 1.0);
+                }
+                let message = message.clone();
+                self.fail(fw_index, &qp, Requeue::Rejected { plugins }, "Unschedulable", &message, nominated.clone(), now);
+                match nominated.as_deref() {
+                    Some("") => self.cache.nominations_mut().clear(&key),
+                    Some(node) => {
+                        info!(
+                            "{}",
+                            Line::new("Preempting to make room for pod")
+                                .s("pod", &*key)
+                                .s("node", node)
+                                .n("victims", victims.len())
+                        );
+                        self.metrics.observe(m::PREEMPTION_VICTIMS, &[], victims.len() as f64);
+                        self.cache.nominations_mut().nominate(pod.clone(), node);
+                        for v in &victims {
+                            self.effects.push(Effect::Evict {
+                                namespace: v.namespace.to_string(),
+                                name: v.key.split_once('/').map(|(_, n)| n.to_string()).unwrap_or_default(),
+                                uid: v.uid.to_string(),
+                                preemptor_uid: pod.uid.to_string(),
+                                node: node.to_string(),
+                                profile: profile.clone(),
+                            });
+                        }
+                        // Lower-priority pods nominated to this node may no longer fit there.
+                        let lower: Vec<Arc<PodInfo>> = self
+                            .cache
+                            .nominations()
+                            .pods_on(node)
+                            .iter()
+                            .filter(|p| p.priority < pod.priority)
+                            .cloned()
+                            .collect();
+                        for p in lower {
+                            self.cache.nominations_mut().clear(&p.key);
+                            self.effects.push(Effect::PatchStatus(StatusPatch {
+                                namespace: p.namespace.to_string(),
+                                name: p.name.to_string(),
+                                uid: p.uid.to_string(),
+                                condition: None,
+                                nominated_node_name: Some(String::new()),
+                            }));
+                        }
+                    }
+                    None => {}
+                }
+                Attempt::Unschedulable { pod: key, message: message.clone() }
+            }
+            ScheduleOutcome::Error { message, .. } => {
+                warn!("{}", Line::new("Error scheduling pod; retrying").s("pod", &*key).s("err", message));
+                self.fail(fw_index, &qp, Requeue::Error, "SchedulerError", message, None, now);
+                Attempt::Error { pod: key, message: message.clone() }
+            }
+        };
+        self.update_gauges_throttled(now);
+        Some((attempt, Some(outcome)))
+    }
+
+    pub(super) fn on_bind_done(&mut self, o: BindOutcome, now: Instant) {
+        match o.result {
+            Ok(()) => self.queue.done(&o.key),
+            Err(BindFailure::Conflict(msg)) => {
+                self.cache.storage_mut().forget_assumed_for_pod(&o.key);
+                info!(
+                    "{}",
+                    Line::new("Pod was bound elsewhere; forgetting it").s("pod", &*o.key).s("node", &*o.node).s("err", &msg)
+                );
+                self.queue.done(&o.key);
+                if self.cache.forget_pod(&o.key) {
+                    self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
+                }
+            }
+            Err(BindFailure::Other(msg)) => {
+                self.cache.storage_mut().forget_assumed_for_pod(&o.key);
+                warn!("{}", Line::new("Failed to bind pod").s("pod", &*o.key).s("node", &*o.node).s("err", &msg));
+                if self.cache.forget_pod(&o.key) {
+                    self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
+                }
+                if let Some(qp) = self.queue.get(&o.key).cloned() {
+                    if self.queue.location(&o.key) == Some(Location::InFlight) {
+                        if let Some(i) = self.profiles.iter().position(|p| *p.scheduler_name == *qp.pod.scheduler_name) {
+                            self.fail(i, &qp, Requeue::Error, "SchedulerError", &format!("binding rejected: {msg}"), None, now);
+                            return;
+                        }
+                    }
+                }
+                self.queue.done(&o.key);
+            }
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! The scheduler core's state: what it owns (node table, queue, profiles, the objects it mirrors)
+//! and the accessors the shell and tests read it through.
+
+use super::effects::Effect;
+use super::input::KindSync;
+use crate::core::api;
+use crate::core::cache::Cache;
+use crate::core::framework::Framework;
+use crate::core::metrics::{names as m, Metrics};
+use crate::core::model::{PodKey, PreemptionPolicy, PriorityResolver};
+use crate::core::queue::SchedulingQueue;
+use crate::core::rng::Rng;
+use crate::core::watched::{self, KindId};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// PriorityClasses by name, for pods created without `spec.priority`.
+#[derive(Debug, Default)]
+pub struct PriorityClasses {
+    pub(super) classes: HashMap<String, (i32, Option<PreemptionPolicy>, bool)>,
+    /// RBAC forbids reading classes: a class name cannot be judged missing.
+    pub(super) unavailable: bool,
+}
+
+impl PriorityClasses {
+    pub(super) fn upsert(&mut self, pc: &api::PriorityClass) {
+        let policy = pc.preemption_policy.as_deref().map(|p| {
+            if p == "Never" {
+                PreemptionPolicy::Never
+            } else {
+                PreemptionPolicy::PreemptLowerPriority
+            }
+        });
+        self.classes.insert(pc.metadata.name.clone(), (pc.value, policy, pc.global_default));
+    }
+}
+
+impl PriorityResolver for PriorityClasses {
+    fn class(&self, name: &str) -> Option<(i32, Option<PreemptionPolicy>)> {
+        self.classes.get(name).map(|(v, p, _)| (*v, *p))
+    }
+    fn global_default(&self) -> Option<(i32, Option<PreemptionPolicy>)> {
+        self.classes.values().find(|c| c.2).map(|(v, p, _)| (*v, *p))
+    }
+    fn knows_classes(&self) -> bool {
+        !self.unavailable
+    }
+}
+
+/// Static settings of the scheduler core.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    pub percentage_of_nodes_to_score: i32,
+    pub pod_initial_backoff: Duration,
+    pub pod_max_backoff: Duration,
+    /// Scheduler names served by schedulers we cannot see (`--known-scheduler-names`).
+    pub known_scheduler_names: Vec<String>,
+    /// Record a Warning event on pods whose scheduler name nobody serves.
+    pub warn_unserved_scheduler_names: bool,
+}
+
+/// A pending pod that names another scheduler.
+#[derive(Debug, Clone)]
+pub(super) struct ForeignPod {
+    pub(super) scheduler_name: String,
+    pub(super) namespace: String,
+    pub(super) name: String,
+    pub(super) uid: String,
+    pub(super) resource_version: String,
+    pub(super) first_seen: Instant,
+    pub(super) reported: bool,
+}
+
+/// How long a foreign pod may stay pending before its scheduler name is checked (its own
+/// scheduler usually binds it within this time).
+pub const UNSERVED_GRACE: Duration = Duration::from_secs(30);
+/// How often unserved names are re-evaluated.
+pub(super) const UNSERVED_CHECK_EVERY: Duration = Duration::from_secs(10);
+
+/// What scheduling waits for when nobody says otherwise: the pods, the nodes and (for pods
+/// without `spec.priority`) the priority classes.
+const DEFAULT_KINDS: [KindId; 3] = [KindId::Node, KindId::Pod, KindId::PriorityClass];
+
+/// Minimum interval between gauge refreshes from the hot paths.
+pub(super) const GAUGE_PERIOD: Duration = Duration::from_millis(100);
+
+/// Rejector name used for pods whose spec we cannot read; only their own update can help.
+pub(super) const POD_SPEC: &str = "PodSpec";
+
+/// The scheduler core. Its methods live in the files of this module by concern: watch changes
+/// in `handlers.rs`, the cycle in `schedule_one.rs`, failures in `failure.rs`, unserved names in
+/// `unserved.rs`.
+pub struct Scheduler {
+    pub(super) profiles: Vec<Framework>,
+    pub(super) cache: Cache,
+    pub(super) queue: SchedulingQueue,
+    pub(super) priority_classes: PriorityClasses,
+    /// Unassigned pods of our profiles, as last seen (for re-conversion and change detection).
+    pub(super) pending: HashMap<PodKey, Arc<api::Pod>>,
+    pub(super) next_start_node_index: usize,
+    pub(super) percentage_of_nodes_to_score: i32,
+    pub(super) rng: Rng,
+    /// Sync state of every kind scheduling waits for (see [`Scheduler::watch_kinds`]).
+    pub(super) kinds: BTreeMap<KindId, KindSync>,
+    /// Keys seen since a kind's relist began (objects not seen are gone when it completes).
+    pub(super) relists: HashMap<KindId, HashSet<String>>,
+    pub(super) leading: bool,
+    pub(super) effects: Vec<Effect>,
+    pub(super) metrics: Metrics,
+    pub(super) known_scheduler_names: Vec<String>,
+    pub(super) warn_unserved: bool,
+    /// Leader-election Leases of the lease namespace, by `namespace/name`.
+    pub(super) leases: HashMap<String, api::Lease>,
+    pub(super) foreign: HashMap<PodKey, ForeignPod>,
+    pub(super) last_unserved_check: Option<Instant>,
+    /// When the pending/cache gauges may be refreshed again (see `update_gauges_throttled`).
+    pub(super) gauges_due: Option<Instant>,
+}
+
+impl Scheduler {
+    pub fn new(profiles: Vec<Framework>, settings: &Settings, metrics: Metrics, rng: Rng, now: Instant) -> Scheduler {
+        Scheduler {
+            profiles,
+            cache: Cache::new(),
+            queue: SchedulingQueue::new(settings.pod_initial_backoff, settings.pod_max_backoff, now),
+            priority_classes: PriorityClasses::default(),
+            pending: HashMap::new(),
+            next_start_node_index: 0,
+            percentage_of_nodes_to_score: settings.percentage_of_nodes_to_score,
+            rng,
+            kinds: DEFAULT_KINDS.iter().map(|k| (*k, KindSync::Waiting)).collect(),
+            relists: HashMap::new(),
+            leading: false,
+            effects: Vec::new(),
+            metrics,
+            known_scheduler_names: settings.known_scheduler_names.clone(),
+            warn_unserved: settings.warn_unserved_scheduler_names,
+            leases: HashMap::new(),
+            foreign: HashMap::new(),
+            last_unserved_check: None,
+            gauges_due: None,
+        }
+    }
+
+    /// Read access for diagnostics and tests.
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    pub fn queue(&self) -> &SchedulingQueue {
+        &self.queue
+    }
+
+    pub fn profiles(&self) -> &[Framework] {
+        &self.profiles
+    }
+
+    /// The kinds scheduling waits for, with their sync state.
+    pub fn kind_states(&self) -> impl Iterator<Item = (KindId, KindSync)> + '_ {
+        self.kinds.iter().map(|(k, s)| (*k, *s))
+    }
+
+    /// All informers synced: scheduling may start (upstream WaitForCacheSync). An optional kind
+    /// that RBAC forbids counts as answered.
+    pub fn caches_synced(&self) -> bool {
+        self.kinds.iter().all(|(id, state)| match state {
+            KindSync::Synced => true,
+            KindSync::Unavailable => !watched::kind(*id).is_required(),
+            KindSync::Waiting => false,
+        })
+    }
+
+    /// The kinds still holding up scheduling (for readiness messages).
+    pub fn kinds_not_synced(&self) -> Vec<KindId> {
+        self.kinds
+            .iter()
+            .filter(|(id, s)| match s {
+                KindSync::Synced => false,
+                KindSync::Unavailable => watched::kind(**id).is_required(),
+                KindSync::Waiting => true,
+            })
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// Wait for exactly these kinds before scheduling (the live scheduler waits for every kind it
+    /// watches, as upstream waits for every informer; `simulate` feeds what its file holds).
+    pub fn watch_kinds(&mut self, ids: &[KindId]) {
+        let old = std::mem::take(&mut self.kinds);
+        self.kinds = ids.iter().map(|id| (*id, old.get(id).copied().unwrap_or(KindSync::Waiting))).collect();
+    }
+
+    pub fn is_leading(&self) -> bool {
+        self.leading
+    }
+
+    /// Take the effects produced so far.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    pub(super) fn profile(&self, name: &str) -> Option<&Framework> {
+        self.profiles.iter().find(|p| p.scheduler_name == name)
+    }
+
+    pub(super) fn serves(&self, scheduler_name: &str) -> bool {
+        self.profile(scheduler_name).is_some()
+    }
+
+    /// Gauges walk the whole queue, so they are refreshed at most every [`GAUGE_PERIOD`] from
+    /// the hot paths (every input and every cycle) and unconditionally by [`Scheduler::tick`].
+    pub(super) fn update_gauges_throttled(&mut self, now: Instant) {
+        if self.gauges_due.is_some_and(|due| now < due) {
+            return;
+        }
+        self.gauges_due = Some(now + GAUGE_PERIOD);
+        self.update_gauges();
+    }
+
+    pub(super) fn update_gauges(&self) {
+        let c = self.queue.counts();
+        self.metrics.set(m::PENDING_PODS, &["active"], c.active as f64);
+        self.metrics.set(m::PENDING_PODS, &["backoff"], c.backoff as f64);
+        self.metrics.set(m::PENDING_PODS, &["unschedulable"], c.unschedulable as f64);
+        self.metrics.set(m::PENDING_PODS, &["gated"], c.gated as f64);
+        self.metrics.set(m::CACHE_SIZE, &["nodes"], self.cache.num_nodes() as f64);
+        self.metrics.set(m::CACHE_SIZE, &["pods"], self.cache.num_pods() as f64);
+    }
+}
