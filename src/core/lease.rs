@@ -175,17 +175,14 @@ impl Elector {
         }
         Lease { kind: "Lease".into(), api_version: "coordination.k8s.io/v1".into(), metadata, spec }
     }
+}
 
-    /// Healthz watchdog (`HealthzAdaptor.Check`): a leader whose lease expired more than
-    /// `tolerance` ago is unhealthy.
-    pub fn healthy(&self, now: Instant, tolerance: Duration) -> bool {
-        if !self.is_leader() {
-            return true;
-        }
-        match self.lease_expiry() {
-            Some(exp) => now <= exp + tolerance,
-            None => true,
-        }
+/// The healthz watchdog (`HealthzAdaptor.Check`): a leader whose lease expired more than
+/// `tolerance` ago (on its own clock) is unhealthy; a standby always is healthy.
+pub fn watchdog(leading: bool, lease_expiry: Option<Instant>, now: Instant, tolerance: Duration) -> Result<(), String> {
+    match (leading, lease_expiry) {
+        (true, Some(exp)) if now > exp + tolerance => Err("lease not renewed in time".into()),
+        _ => Ok(()),
     }
 }
 
@@ -320,8 +317,10 @@ mod tests {
         let mut a = Elector::new("a", "ns", "l", timing());
         let lease = stored(&a.decide(None, t0, SystemTime::now()), "1");
         a.observe(&lease, t0);
-        assert!(a.healthy(t0 + Duration::from_secs(30), Duration::from_secs(20)));
-        assert!(!a.healthy(t0 + Duration::from_secs(36), Duration::from_secs(20)));
+        let tolerance = Duration::from_secs(20);
+        assert!(watchdog(a.is_leader(), a.lease_expiry(), t0 + Duration::from_secs(30), tolerance).is_ok());
+        assert!(watchdog(a.is_leader(), a.lease_expiry(), t0 + Duration::from_secs(36), tolerance).is_err());
+        assert!(watchdog(false, a.lease_expiry(), t0 + Duration::from_secs(36), tolerance).is_ok(), "standby");
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod api_workers;
 pub mod cli;
+pub mod clock;
 pub mod diagnose;
 pub mod event_recorder;
 pub mod informers;

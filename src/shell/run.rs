@@ -19,6 +19,7 @@ use crate::core::rng::Rng;
 use crate::core::scheduler::{Attempt, Effect, Input, Scheduler, Settings};
 use crate::core::watched::{KindId, KINDS};
 use crate::shell::api_workers::{self, Job, WorkerContext};
+use crate::shell::clock::SystemClock;
 use crate::shell::informers::{self, Informers};
 use crate::shell::kube::client::{Client, ClientOptions};
 use crate::shell::kube::kubeconfig::RestConfig;
@@ -172,13 +173,7 @@ fn health_checks(s: &RunSettings, metrics: &Metrics, election: &Arc<Mutex<Electi
                 if !leader_elect {
                     return Ok(None);
                 }
-                let s = status.lock().map_err(|_| "poisoned".to_string())?;
-                match (s.leading, s.lease_expiry) {
-                    (true, Some(exp)) if Instant::now() > exp + leader_election::WATCHDOG_TOLERANCE => {
-                        Err("lease not renewed in time".into())
-                    }
-                    _ => Ok(s.note(&lock)),
-                }
+                status.lock().map_err(|_| "poisoned".to_string())?.check(&lock, Instant::now())
             },
         }) as Arc<dyn serving::Check>
     };
@@ -302,7 +297,13 @@ fn start_election(
     let names: Vec<String> = cfg.profiles.iter().map(|p| p.scheduler_name.clone()).collect();
     let released = Arc::new(AtomicBool::new(false));
     let ctx = ElectionContext {
-        client,
+        store: Box::new(leader_election::ApiLeases {
+            client,
+            namespace: le.resource_namespace.clone(),
+            name: le.resource_name.clone(),
+        }),
+        clock: Box::new(SystemClock),
+        rng_seed: Rng::from_os().next_u64(),
         elector: {
             let mut e = Elector::new(&identity, &le.resource_namespace, &le.resource_name, timing);
             e.scheduler_names = names.clone();
@@ -462,10 +463,9 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
                     warn!("{}", Line::new("Exiting with binds still in flight").n("count", p.workers.pending()));
                 }
                 election.stop.store(true, Ordering::SeqCst);
-                let wait_release = Instant::now() + Duration::from_millis(500);
-                while !election.released.load(Ordering::SeqCst) && Instant::now() < wait_release {
-                    std::thread::sleep(Duration::from_millis(10));
-                }
+                crate::shell::clock::wait_for(&SystemClock, Duration::from_millis(500), || {
+                    election.released.load(Ordering::SeqCst)
+                });
                 p.stop.store(true, Ordering::SeqCst);
                 info!("{}", Line::new("Shutdown complete"));
                 return Ok(());

@@ -45,6 +45,7 @@
 use crate::core::api::{Object, ObjectList};
 use crate::core::rng::Rng;
 use crate::core::scheduler::Change;
+use crate::shell::clock::{self, Clock, SystemClock};
 use crate::shell::kube::backoff::Backoff;
 use crate::shell::kube::client::{ApiError, Client, ListParams, WatchEvent, WatchParams, WatchStream};
 use serde::de::DeserializeOwned;
@@ -57,8 +58,6 @@ use std::time::{Duration, Instant};
 /// A watch that ends this quickly without delivering anything is treated as a failure (client-go
 /// "very short watch"), so a server that closes watches at once is not hammered.
 const SHORT_WATCH: Duration = Duration::from_secs(1);
-/// Longest single sleep while backing off, so the stop flag is noticed promptly.
-const STOP_POLL: Duration = Duration::from_millis(200);
 /// Upper bound for a server-requested `Retry-After` between list/watch attempts.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
@@ -140,28 +139,6 @@ impl<T: DeserializeOwned> ListWatchTransport<T> for ClientTransport {
 
     fn watch(&mut self, params: &WatchParams) -> Result<WatchStream<T>, ApiError> {
         self.client.watch(&self.path, params)
-    }
-}
-
-/// Time for the state machine: real in production, scripted in tests.
-pub trait Clock {
-    /// The current time.
-    fn now(&self) -> Instant;
-    /// Block for `duration` (a fake clock just advances).
-    fn sleep(&self, duration: Duration);
-}
-
-/// The real clock.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> Instant {
-        Instant::now()
-    }
-
-    fn sleep(&self, duration: Duration) {
-        std::thread::sleep(duration);
     }
 }
 
@@ -435,15 +412,10 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
 
     /// Sleep until `until` in short slices so a stop request is honoured promptly.
     fn wait_until(&mut self, until: Instant, then: State) -> State {
-        loop {
-            if self.stopped() {
-                return State::Stopped;
-            }
-            let now = self.clock.now();
-            if now >= until {
-                return then;
-            }
-            self.clock.sleep((until - now).min(STOP_POLL));
+        if clock::sleep_until(&self.clock, &self.stop, until) {
+            then
+        } else {
+            State::Stopped
         }
     }
 
@@ -502,6 +474,7 @@ where
 mod tests {
     use super::*;
     use crate::core::api;
+    use crate::shell::clock::fake::FakeClock;
     use std::cell::RefCell;
     use std::collections::VecDeque;
     use std::rc::Rc;
@@ -551,34 +524,6 @@ mod tests {
         }
         fn denied(&mut self, verb: &'static str, message: &str) -> bool {
             (self.0)(Update::Denied { verb, message: message.to_string() })
-        }
-    }
-
-    /// Fake time: `sleep` advances `now` and is recorded.
-    #[derive(Clone)]
-    struct FakeClock(Rc<RefCell<(Instant, Vec<Duration>)>>);
-
-    impl FakeClock {
-        fn new() -> FakeClock {
-            FakeClock(Rc::new(RefCell::new((Instant::now(), Vec::new()))))
-        }
-        fn advance(&self, d: Duration) {
-            self.0.borrow_mut().0 += d;
-        }
-        /// Total time slept so far.
-        fn slept(&self) -> Duration {
-            self.0.borrow().1.iter().sum()
-        }
-    }
-
-    impl Clock for FakeClock {
-        fn now(&self) -> Instant {
-            self.0.borrow().0
-        }
-        fn sleep(&self, d: Duration) {
-            let mut s = self.0.borrow_mut();
-            s.0 += d;
-            s.1.push(d);
         }
     }
 
