@@ -716,39 +716,6 @@ pub trait Object {
     }
 }
 
-macro_rules! objects {
-    ($($t:ty),* $(,)?) => {
-        $(impl Object for $t {
-            fn name(&self) -> &str {
-                &self.metadata.name
-            }
-            fn namespace(&self) -> &str {
-                &self.metadata.namespace
-            }
-            fn resource_version(&self) -> &str {
-                &self.metadata.resource_version
-            }
-        })*
-    };
-}
-
-objects!(
-    Node,
-    Pod,
-    PriorityClass,
-    Lease,
-    PodDisruptionBudget,
-    PersistentVolumeClaim,
-    PersistentVolume,
-    StorageClass,
-    CsiNode,
-    Namespace,
-    Service,
-    ReplicationController,
-    ReplicaSet,
-    StatefulSet,
-);
-
 #[cfg(test)]
 mod tests {
     use super::*;

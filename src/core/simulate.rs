@@ -13,7 +13,8 @@ use crate::core::framework::plugins::PluginContext;
 use crate::core::framework::{Framework, ScheduleOutcome};
 use crate::core::metrics::Metrics;
 use crate::core::rng::Rng;
-use crate::core::scheduler::{Attempt, BindOutcome, Change, Effect, Input, Scheduler, Settings};
+use crate::core::scheduler::{Attempt, BindOutcome, Effect, Input, Scheduler, Settings};
+use crate::core::watched::{Change, Watched};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -124,18 +125,27 @@ fn add_object(c: &mut Cluster, kind: &str, value: serde_json::Value, at: &str) -
     Ok(())
 }
 
-/// Feed the storage objects, budgets, namespaces and controllers of a cluster file.
-fn feed_storage(sched: &mut Scheduler, c: &Cluster, now: Instant) {
-    sched.handle(Input::watch::<api::PersistentVolumeClaim>(Change::ListPage(c.pvcs.clone())), now);
-    sched.handle(Input::watch::<api::PersistentVolume>(Change::ListPage(c.pvs.clone())), now);
-    sched.handle(Input::watch::<api::StorageClass>(Change::ListPage(c.storage_classes.clone())), now);
-    sched.handle(Input::watch::<api::CsiNode>(Change::ListPage(c.csi_nodes.clone())), now);
-    sched.handle(Input::watch::<api::PodDisruptionBudget>(Change::ListPage(c.pdbs.clone())), now);
-    sched.handle(Input::watch::<api::Namespace>(Change::ListPage(c.namespaces.clone())), now);
-    sched.handle(Input::watch::<api::Service>(Change::ListPage(c.services.clone())), now);
-    sched.handle(Input::watch::<api::ReplicationController>(Change::ListPage(c.replication_controllers.clone())), now);
-    sched.handle(Input::watch::<api::ReplicaSet>(Change::ListPage(c.replica_sets.clone())), now);
-    sched.handle(Input::watch::<api::StatefulSet>(Change::ListPage(c.stateful_sets.clone())), now);
+/// One complete list of kind `T`, as an informer delivers it.
+fn feed_list<T: Watched>(sched: &mut Scheduler, items: Vec<T>, now: Instant) {
+    sched.handle(Input::watch::<T>(Change::ListBegin), now);
+    sched.handle(Input::watch(Change::ListPage(items)), now);
+    sched.handle(Input::watch::<T>(Change::ListDone), now);
+}
+
+/// Everything of a cluster file but the pods, listed as the informers would.
+fn feed_cluster(sched: &mut Scheduler, c: &Cluster, now: Instant) {
+    feed_list(sched, c.priority_classes.clone(), now);
+    feed_list(sched, c.nodes.clone(), now);
+    feed_list(sched, c.pvcs.clone(), now);
+    feed_list(sched, c.pvs.clone(), now);
+    feed_list(sched, c.storage_classes.clone(), now);
+    feed_list(sched, c.csi_nodes.clone(), now);
+    feed_list(sched, c.pdbs.clone(), now);
+    feed_list(sched, c.namespaces.clone(), now);
+    feed_list(sched, c.services.clone(), now);
+    feed_list(sched, c.replication_controllers.clone(), now);
+    feed_list(sched, c.replica_sets.clone(), now);
+    feed_list(sched, c.stateful_sets.clone(), now);
 }
 
 /// Scores of one node in a decision.
@@ -238,13 +248,7 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
     let mut now = t0;
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);
 
-    sched.handle(Input::watch::<api::PriorityClass>(Change::ListBegin), now);
-    sched.handle(Input::watch::<api::PriorityClass>(Change::ListPage(cluster.priority_classes.clone())), now);
-    sched.handle(Input::watch::<api::PriorityClass>(Change::ListDone), now);
-    sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
-    sched.handle(Input::watch_boxed::<api::Node>(Change::ListPage(cluster.nodes.iter().cloned().map(Box::new).collect())), now);
-    sched.handle(Input::watch_boxed::<api::Node>(Change::ListDone), now);
-    feed_storage(&mut sched, cluster, now);
+    feed_cluster(&mut sched, cluster, now);
 
     // Existing load first, then pending pods in creation order (the queue's arrival order).
     let mut decisions: BTreeMap<String, Decision> = BTreeMap::new();
@@ -453,13 +457,7 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
     };
     let mut now = Instant::now();
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);
-    sched.handle(Input::watch::<api::PriorityClass>(Change::ListBegin), now);
-    sched.handle(Input::watch::<api::PriorityClass>(Change::ListPage(cluster.priority_classes.clone())), now);
-    sched.handle(Input::watch::<api::PriorityClass>(Change::ListDone), now);
-    sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
-    sched.handle(Input::watch_boxed::<api::Node>(Change::ListPage(cluster.nodes.iter().cloned().map(Box::new).collect())), now);
-    sched.handle(Input::watch_boxed::<api::Node>(Change::ListDone), now);
-    feed_storage(&mut sched, cluster, now);
+    feed_cluster(&mut sched, cluster, now);
     let assigned: Vec<Box<api::Pod>> = cluster
         .pods
         .iter()

@@ -2,33 +2,166 @@
 //!
 //! Every row says where the kind lives (group, version, resource, scope), how it is watched
 //! (field selector), whether readiness waits for it and what happens when RBAC denies it, and
-//! which plugins read it. The live scheduler's watchers, readiness, the permission list
-//! ([`crate::shell::permissions`]), `simulate`'s cluster files and the tests' coverage checks all iterate
-//! this table, so a watched kind is added here and nowhere else by name.
+//! which plugins read it. The live scheduler's informers, readiness, the shell's permission list,
+//! `simulate`'s cluster files and the tests' coverage checks all iterate this table; the kinds'
+//! API types are listed once below ([`KindId`], [`KindChange`], [`Watched`] and the metadata
+//! access are generated from that list). Adding a kind is a row here, its type in the list, and
+//! where the scheduler keeps its objects (a `Keep` implementation in the scheduler's handlers).
 //!
 //! Required kinds are the ones kube-scheduler itself watches: `system:kube-scheduler` and
 //! `system:volume-scheduler` grant every one of them. Optional kinds are edgesched extras that a
 //! kubeadm cluster's default roles do not grant; when RBAC forbids one, the feature it serves is
 //! turned off (with one warning naming the rule to add) instead of blocking readiness.
 
-/// Identifies a watched kind; indexes [`KINDS`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum KindId {
-    Node,
-    Pod,
-    PriorityClass,
-    PodDisruptionBudget,
-    PersistentVolumeClaim,
-    PersistentVolume,
-    StorageClass,
-    CsiNode,
-    Namespace,
-    Service,
-    ReplicationController,
-    ReplicaSet,
-    StatefulSet,
-    Lease,
+use crate::core::api::{self, Object};
+
+// ---------------------------------------------------------------------------------------------
+// The types of the watched kinds, listed once: the kind ids, the API type of each, their
+// metadata access, their changes and how code reaches a kind's type at run time.
+// ---------------------------------------------------------------------------------------------
+
+/// A change observed by a list+watch loop.
+#[derive(Debug)]
+pub enum Change<T> {
+    /// A full relist starts; objects not seen before `ListDone` are gone afterwards.
+    ListBegin,
+    /// One page of the list, in server order.
+    ListPage(Vec<T>),
+    /// The list is complete: objects not seen since `ListBegin` are gone.
+    ListDone,
+    Added(T),
+    Modified(T),
+    Deleted(T),
+    /// The kind cannot be read (RBAC forbids it): an optional kind's feature is off and its
+    /// objects are forgotten until a later list succeeds.
+    Unavailable,
 }
+
+impl<T> Change<T> {
+    /// The same change with every object converted (boxing, typically).
+    pub fn map<U>(self, f: impl Fn(T) -> U) -> Change<U> {
+        match self {
+            Change::ListBegin => Change::ListBegin,
+            Change::ListPage(v) => Change::ListPage(v.into_iter().map(f).collect()),
+            Change::ListDone => Change::ListDone,
+            Change::Added(o) => Change::Added(f(o)),
+            Change::Modified(o) => Change::Modified(f(o)),
+            Change::Deleted(o) => Change::Deleted(f(o)),
+            Change::Unavailable => Change::Unavailable,
+        }
+    }
+
+    /// What this change says about the kind's sync state, if anything.
+    pub fn sync_state(&self) -> Option<KindSync> {
+        match self {
+            Change::ListDone => Some(KindSync::Synced),
+            Change::Unavailable => Some(KindSync::Unavailable),
+            _ => None,
+        }
+    }
+}
+
+/// How far a watched kind has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KindSync {
+    /// No complete list yet.
+    Waiting,
+    /// Listed at least once.
+    Synced,
+    /// Forbidden (only meaningful for optional kinds, which then do not hold up scheduling).
+    Unavailable,
+}
+
+/// An API type the scheduler mirrors: its row of the kind table and its [`KindChange`] variant.
+pub trait Watched: Object + Sized {
+    const ID: KindId;
+    /// Wrap a change of this type for the core.
+    fn wrap(change: Change<Box<Self>>) -> KindChange;
+}
+
+macro_rules! watched_kinds {
+    ($($id:ident => $ty:ty),* $(,)?) => {
+        /// Identifies a watched kind (a row of [`KINDS`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum KindId {
+            $($id,)*
+        }
+
+        $(impl Object for $ty {
+            fn name(&self) -> &str {
+                &self.metadata.name
+            }
+            fn namespace(&self) -> &str {
+                &self.metadata.namespace
+            }
+            fn resource_version(&self) -> &str {
+                &self.metadata.resource_version
+            }
+        })*
+
+        /// A change of one watched kind (objects boxed, so that inputs stay small in the channel).
+        #[derive(Debug)]
+        pub enum KindChange {
+            $($id(Change<Box<$ty>>),)*
+        }
+
+        impl KindChange {
+            /// The kind this change belongs to.
+            pub fn id(&self) -> KindId {
+                match self {
+                    $(KindChange::$id(_) => KindId::$id,)*
+                }
+            }
+
+            /// What this change says about the kind's sync state, if anything.
+            pub fn sync_state(&self) -> Option<KindSync> {
+                match self {
+                    $(KindChange::$id(c) => c.sync_state(),)*
+                }
+            }
+        }
+
+        $(impl Watched for $ty {
+            const ID: KindId = KindId::$id;
+            fn wrap(change: Change<Box<Self>>) -> KindChange {
+                KindChange::$id(change)
+            }
+        })*
+
+        /// Something done with the API type of a kind known only at run time (the shell starts a
+        /// typed watcher per row of the kind table through this).
+        pub trait KindVisitor {
+            type Output;
+            fn visit<T>(&mut self) -> Self::Output
+            where
+                T: Watched + serde::de::DeserializeOwned + Send + 'static;
+        }
+
+        /// Call `v.visit::<T>()` with the API type `T` of kind `id`.
+        pub fn visit<V: KindVisitor>(id: KindId, v: &mut V) -> V::Output {
+            match id {
+                $(KindId::$id => v.visit::<$ty>(),)*
+            }
+        }
+    };
+}
+
+watched_kinds!(
+    Node => api::Node,
+    Pod => api::Pod,
+    PriorityClass => api::PriorityClass,
+    PodDisruptionBudget => api::PodDisruptionBudget,
+    PersistentVolumeClaim => api::PersistentVolumeClaim,
+    PersistentVolume => api::PersistentVolume,
+    StorageClass => api::StorageClass,
+    CsiNode => api::CsiNode,
+    Namespace => api::Namespace,
+    Service => api::Service,
+    ReplicationController => api::ReplicationController,
+    ReplicaSet => api::ReplicaSet,
+    StatefulSet => api::StatefulSet,
+    Lease => api::Lease,
+);
 
 /// Where the objects of a kind are listed from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -326,6 +459,33 @@ mod tests {
         assert_eq!(lease.qualified_resource(), "leases.coordination.k8s.io");
         assert_eq!(lease.api_version(), "coordination.k8s.io/v1");
         assert_eq!(kind(KindId::Node).api_version(), "v1");
+    }
+
+    struct Named;
+    impl KindVisitor for Named {
+        type Output = KindId;
+        fn visit<T>(&mut self) -> KindId
+        where
+            T: Watched + serde::de::DeserializeOwned + Send + 'static,
+        {
+            T::ID
+        }
+    }
+
+    #[test]
+    fn every_row_of_the_kind_table_has_a_type() {
+        for k in KINDS {
+            assert_eq!(visit(k.id, &mut Named), k.id);
+        }
+        let done = KindChange::Lease(Change::ListDone);
+        assert_eq!((done.id(), done.sync_state()), (KindId::Lease, Some(KindSync::Synced)));
+        let node = api::Node { metadata: api::ObjectMeta { name: "n".into(), ..Default::default() }, ..Default::default() };
+        assert_eq!(node.key(), "n");
+        let pod = api::Pod {
+            metadata: api::ObjectMeta { name: "p".into(), namespace: "ns".into(), ..Default::default() },
+            ..Default::default()
+        };
+        assert_eq!(pod.key(), "ns/p");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! ([`apply`]) for every watched kind, and per kind a [`Keep`] implementation saying where its
 //! objects live and which queued pods a change may help.
 
-use super::input::{Change, Input, KindChange, Watched};
+use super::input::Input;
 use super::state::{ForeignPod, Scheduler, POD_SPEC};
 use crate::core::api::{self, Object};
 use crate::core::cache::cluster::ClusterKind;
@@ -13,6 +13,7 @@ use crate::core::logging::Line;
 use crate::core::metrics::names as m;
 use crate::core::model::{NodeSpecInfo, PodInfo, PodKey};
 use crate::core::queue::QueuedPod;
+use crate::core::watched::{Change, KindChange, Watched};
 use log::{debug, warn};
 use std::collections::HashSet;
 use std::sync::Arc;

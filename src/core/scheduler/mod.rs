@@ -23,5 +23,5 @@ mod unserved;
 
 pub use effects::{Attempt, BindRequest, Effect, StatusPatch};
 pub use handlers::node_change_mask;
-pub use input::{BindFailure, BindOutcome, Change, Input, KindChange, KindSync, KindVisitor, Watched};
+pub use input::{BindFailure, BindOutcome, Input};
 pub use state::{PriorityClasses, Scheduler, Settings, UNSERVED_GRACE};

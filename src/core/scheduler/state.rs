@@ -2,7 +2,6 @@
 //! and the accessors the shell and tests read it through.
 
 use super::effects::Effect;
-use super::input::KindSync;
 use crate::core::api;
 use crate::core::cache::Cache;
 use crate::core::framework::Framework;
@@ -10,6 +9,7 @@ use crate::core::metrics::{names as m, Metrics};
 use crate::core::model::{PodKey, PreemptionPolicy, PriorityResolver};
 use crate::core::queue::SchedulingQueue;
 use crate::core::rng::Rng;
+use crate::core::watched::KindSync;
 use crate::core::watched::{self, KindId};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;

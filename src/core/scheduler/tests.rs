@@ -10,7 +10,7 @@ use crate::core::framework::plugins::test_util::{NodeBuilder, PodBuilder};
 use crate::core::framework::Framework;
 use crate::core::metrics::Metrics;
 use crate::core::rng::Rng;
-use crate::core::watched::KindId;
+use crate::core::watched::{Change, KindId, Watched};
 use std::time::{Duration, Instant};
 
 /// A scheduler serving `names` with the default plugins, fed through its public inputs.

@@ -4,13 +4,13 @@
 //! when enabled, a Warning event. It never binds or patches them.
 
 use super::effects::Effect;
-use super::input::KindSync;
 use super::state::{Scheduler, UNSERVED_CHECK_EVERY, UNSERVED_GRACE};
 use crate::core::api;
 use crate::core::events::{pod_reference, EventRecord, EventType};
 use crate::core::logging::Line;
 use crate::core::metrics::names as m;
 use crate::core::watched::KindId;
+use crate::core::watched::KindSync;
 use log::warn;
 use std::time::{Instant, SystemTime};
 

@@ -44,7 +44,7 @@
 
 use crate::core::api::{Object, ObjectList};
 use crate::core::rng::Rng;
-use crate::core::scheduler::Change;
+use crate::core::watched::Change;
 use crate::shell::clock::{self, Clock, SystemClock};
 use crate::shell::kube::backoff::Backoff;
 use crate::shell::kube::client::{ApiError, Client, ListParams, WatchEvent, WatchParams, WatchStream};
