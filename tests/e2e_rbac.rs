@@ -438,7 +438,8 @@ fn a_refused_binding_is_an_error_in_the_log_and_readyz_until_granted() {
         server.events(NS).iter().any(|e| {
             e["reason"] == "FailedScheduling"
                 && e["regarding"]["name"] == "p"
-                && e["note"].as_str().is_some_and(|n| n.contains("binding rejected") && n.contains("forbidden"))
+                // framework.go RunBindPlugins wraps the API error: `running Bind plugin "DefaultBinder": ...`.
+                && e["note"].as_str().is_some_and(|n| n.contains(r#"running Bind plugin "DefaultBinder": "#) && n.contains("forbidden"))
         })
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));

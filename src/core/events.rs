@@ -7,6 +7,9 @@
 //! Pure: callers pass `now` and perform the returned [`EventWrite`]s.
 
 use crate::core::api;
+use crate::core::framework::status::truncate_note;
+use crate::core::model::PodInfo;
+use crate::core::texts::events as texts;
 use crate::core::timefmt;
 use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime};
@@ -26,8 +29,8 @@ pub enum EventType {
 impl EventType {
     pub fn as_str(&self) -> &'static str {
         match self {
-            EventType::Normal => "Normal",
-            EventType::Warning => "Warning",
+            EventType::Normal => texts::TYPE_NORMAL,
+            EventType::Warning => texts::TYPE_WARNING,
         }
     }
 }
@@ -187,6 +190,58 @@ impl EventSeries {
             note: ev.note.clone(),
             type_: ev.type_.as_str().into(),
         }
+    }
+}
+
+/// `FailedScheduling`/`Scheduling` (Warning) on a pod that could not be scheduled, or was skipped
+/// (schedule_one.go handleSchedulingFailure, skipPodSchedule); the note is truncated to the
+/// events API's limit.
+pub fn failed_scheduling(pod: &PodInfo, profile: &str, message: &str) -> EventRecord {
+    EventRecord {
+        regarding: pod_reference(&pod.namespace, &pod.name, &pod.uid, &pod.resource_version),
+        type_: EventType::Warning,
+        reason: texts::REASON_FAILED_SCHEDULING.into(),
+        action: texts::ACTION_SCHEDULING.into(),
+        note: truncate_note(message),
+        reporting_controller: profile.into(),
+    }
+}
+
+/// `Scheduled`/`Binding` (Normal) on a pod bound to `node` (schedule_one.go bindingCycle).
+pub fn scheduled(pod: &PodInfo, node: &str, profile: &str) -> EventRecord {
+    EventRecord {
+        regarding: pod_reference(&pod.namespace, &pod.name, &pod.uid, &pod.resource_version),
+        type_: EventType::Normal,
+        reason: texts::REASON_SCHEDULED.into(),
+        action: texts::ACTION_BINDING.into(),
+        note: texts::scheduled(&pod.namespace, &pod.name, node),
+        reporting_controller: profile.into(),
+    }
+}
+
+/// `Preempted`/`Preempting` (Normal) on a victim evicted for `preemptor_uid` on `node`
+/// (preemption.go).
+pub fn preempted(namespace: &str, name: &str, uid: &str, preemptor_uid: &str, node: &str, profile: &str) -> EventRecord {
+    EventRecord {
+        regarding: pod_reference(namespace, name, uid, ""),
+        type_: EventType::Normal,
+        reason: texts::REASON_PREEMPTED.into(),
+        action: texts::ACTION_PREEMPTING.into(),
+        note: texts::preempted(preemptor_uid, node),
+        reporting_controller: profile.into(),
+    }
+}
+
+/// `NoSchedulerForName`/`Scheduling` (Warning) on a pending pod whose scheduler name nobody
+/// serves (edgesched's own; `note` from [`texts::no_scheduler_for_name`]).
+pub fn no_scheduler_for_name(regarding: api::ObjectReference, reporter: &str, note: String) -> EventRecord {
+    EventRecord {
+        regarding,
+        type_: EventType::Warning,
+        reason: texts::REASON_NO_SCHEDULER_FOR_NAME.into(),
+        action: texts::ACTION_SCHEDULING.into(),
+        note,
+        reporting_controller: reporter.into(),
     }
 }
 

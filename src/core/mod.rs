@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod cache;
+pub mod conditions;
 pub mod config;
 pub mod events;
 pub mod framework;
@@ -22,5 +23,6 @@ pub mod scheduler;
 pub mod scratch;
 pub mod served_names;
 pub mod simulate;
+pub mod texts;
 pub mod timefmt;
 pub mod watched;

@@ -10,6 +10,7 @@
 use crate::core::api;
 use crate::core::intern::Name;
 use crate::core::quantity::{self, QuantityError};
+use crate::core::texts::conditions;
 use crate::core::timefmt;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -551,7 +552,7 @@ impl PodInfo {
                 Some((v, pol)) => (v, pol),
                 None if !priorities.knows_classes() => (0, None),
                 None => {
-                    spec_error = Some(format!("no PriorityClass with name {} was found", spec.priority_class_name));
+                    spec_error = Some(crate::core::texts::pod_spec::no_priority_class(&spec.priority_class_name));
                     (0, None)
                 }
             },
@@ -568,16 +569,19 @@ impl PodInfo {
             }
         }
 
-        let scheduled_condition = pod.status.conditions.iter().find(|c| c.type_ == "PodScheduled").map(|c| ScheduledCondition {
-            status: c.status.clone(),
-            reason: c.reason.clone().unwrap_or_default(),
-            message: c.message.clone().unwrap_or_default(),
-        });
+        let scheduled_condition =
+            pod.status.conditions.iter().find(|c| c.type_ == conditions::POD_SCHEDULED).map(|c| ScheduledCondition {
+                status: c.status.clone(),
+                reason: c.reason.clone().unwrap_or_default(),
+                message: c.message.clone().unwrap_or_default(),
+            });
 
         let owner = meta.owner_references.iter().find(|o| o.controller == Some(true)).cloned();
         let preempted_by_scheduler = meta.deletion_timestamp.is_some()
             && pod.status.conditions.iter().any(|c| {
-                c.type_ == "DisruptionTarget" && c.status == "True" && c.reason.as_deref() == Some("PreemptionByScheduler")
+                c.type_ == conditions::DISRUPTION_TARGET
+                    && c.status == "True"
+                    && c.reason.as_deref() == Some(conditions::REASON_PREEMPTION_BY_SCHEDULER)
             });
 
         PodInfo {
@@ -693,7 +697,8 @@ pub fn pod_resources(spec: &api::PodSpec) -> Result<PodResources, String> {
                 continue;
             }
             let mut one = Resources::default();
-            set_resource(&mut one, name, &q.0).map_err(|e| format!("pod resources: {name}: {e}"))?;
+            set_resource(&mut one, name, &q.0)
+                .map_err(|e| crate::core::texts::node_resources::pod_resources_error(&format!("{name}: {e}")))?;
             match name.as_str() {
                 RESOURCE_CPU => {
                     reqs.milli_cpu = one.milli_cpu;

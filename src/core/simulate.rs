@@ -212,7 +212,8 @@ pub fn decision_from(pod: &str, scheduler_name: &str, outcome: &ScheduleOutcome)
                     NodeScore { total: s.total, plugins: s.plugins.iter().map(|(n, v)| (n.to_string(), *v)).collect() },
                 );
             }
-            d.message = format!("Successfully assigned {pod} to {}", result.node);
+            let (namespace, name) = pod.split_once('/').unwrap_or(("", pod));
+            d.message = crate::core::texts::events::scheduled(namespace, name, &result.node);
             diagnosis
         }
         ScheduleOutcome::Unschedulable { diagnosis, message, post_filter, .. } => {
@@ -485,7 +486,7 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
                 &scheduler_name,
                 &ScheduleOutcome::Error { message: String::new(), diagnosis: Default::default() },
             );
-            d.message = format!("waiting for scheduling gates: [{}]", gates.join(" "));
+            d.message = crate::core::texts::scheduling_gates::waiting_for_gates(&gates);
             out.push(d);
             continue;
         }

@@ -11,12 +11,15 @@
 //! (OutOfcpu, OutOfmemory, OutOfpods, host ports) is the final arbiter, as with several upstream
 //! schedulers sharing nodes. RELIABILITY.md describes this window and what is tested around it.
 
-use crate::core::events::{pod_reference, EventRecord, EventType};
+use crate::core::conditions;
+use crate::core::events;
 use crate::core::framework::plugins::default_binder::binding_for;
+use crate::core::framework::plugins::names;
 use crate::core::framework::PreBindAction;
 use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Metrics};
 use crate::core::scheduler::{BindFailure, BindOutcome, BindRequest, Input, StatusPatch};
+use crate::core::texts::framework as texts;
 use crate::core::timefmt;
 use crate::shell::kube::client::{ApiError, Client, PatchType};
 use crate::shell::permissions::{plain, Denials};
@@ -129,7 +132,7 @@ pub fn bind(client: &Client, pod: &crate::core::model::PodInfo, node: &str, deni
         // pod before the watch shows the bind (an overcommit we could have known about). Ask the
         // server instead. upstream kube-scheduler forgets the pod here; see RELIABILITY.md.
         Err(e) if e.code().is_none() => verify_ambiguous_bind(client, pod, node, &e),
-        Err(e) => Err(BindFailure::Other(e.to_string())),
+        Err(e) => Err(BindFailure::Other(texts::bind_plugin_error(names::DEFAULT_BINDER, &e.to_string()))),
     }
 }
 
@@ -153,10 +156,13 @@ fn verify_ambiguous_bind(
         Ok(current) if !current.spec.node_name.is_empty() => {
             Err(BindFailure::Conflict(format!("{err} (pod is bound to {})", current.spec.node_name)))
         }
-        Ok(_) => Err(BindFailure::Other(err.to_string())),
+        Ok(_) => Err(BindFailure::Other(texts::bind_plugin_error(names::DEFAULT_BINDER, &err.to_string()))),
         Err(e) if e.is_not_found() => Err(BindFailure::Conflict(format!("{err} (pod is gone)"))),
         // Still unknown: give up like upstream does (the race window in RELIABILITY.md).
-        Err(e) => Err(BindFailure::Other(format!("{err} (checking the pod failed: {e})"))),
+        Err(e) => Err(BindFailure::Other(texts::bind_plugin_error(
+            names::DEFAULT_BINDER,
+            &format!("{err} (checking the pod failed: {e})"),
+        ))),
     }
 }
 
@@ -218,7 +224,7 @@ fn run_bind(ctx: &WorkerContext, req: BindRequest) {
     let pod = &req.pod;
     let result = match pre_bind(&ctx.client, &req.pre_bind, &ctx.denials) {
         Ok(()) => bind(&ctx.client, pod, &req.node, &ctx.denials),
-        Err(e) => Err(BindFailure::Other(format!("running PreBind plugin \"VolumeBinding\": {e}"))),
+        Err(e) => Err(BindFailure::Other(texts::prebind_plugin_error(names::VOLUME_BINDING, &e))),
     };
     let now = Instant::now();
     match &result {
@@ -239,14 +245,7 @@ fn run_bind(ctx: &WorkerContext, req: BindRequest) {
                 let label = if req.attempts >= 15 { "15+".to_string() } else { req.attempts.to_string() };
                 ctx.metrics.observe(m::SLI_DURATION, &[&label], now.saturating_duration_since(first).as_secs_f64());
             }
-            ctx.events.record(EventRecord {
-                regarding: pod_reference(&pod.namespace, &pod.name, &pod.uid, &pod.resource_version),
-                type_: EventType::Normal,
-                reason: "Scheduled".into(),
-                action: "Binding".into(),
-                note: format!("Successfully assigned {}/{} to {}", pod.namespace, pod.name, req.node),
-                reporting_controller: req.profile.clone(),
-            });
+            ctx.events.record(events::scheduled(pod, &req.node, &req.profile));
         }
         Err(BindFailure::Conflict(_)) | Err(BindFailure::Other(_)) => {
             info!("{}", Line::new("Failed to bind pod").s("pod", &*pod.key));
@@ -299,10 +298,10 @@ fn evict(
     profile: &str,
 ) -> Result<(), ApiError> {
     let wall = SystemTime::now();
-    let message = format!("{profile}: preempting to accommodate a higher priority pod");
+    let c = conditions::disruption_target(profile);
     let cond = serde_json::json!({"status": {"conditions": [{
-        "type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
-        "message": message, "lastTransitionTime": timefmt::format_rfc3339(wall)
+        "type": c.type_, "status": c.status, "reason": c.reason,
+        "message": c.message, "lastTransitionTime": timefmt::format_rfc3339(wall)
     }]}});
     let status_path = format!("/api/v1/namespaces/{namespace}/pods/{name}/status");
     let object = format!("{namespace}/{name}");
@@ -323,14 +322,7 @@ fn evict(
         Err(e) if e.is_not_found() => return Ok(()),
         Err(e) => return Err(e),
     }
-    ctx.events.record(EventRecord {
-        regarding: pod_reference(namespace, name, uid, ""),
-        type_: EventType::Normal,
-        reason: "Preempted".into(),
-        action: "Preempting".into(),
-        note: format!("Preempted by pod {preemptor_uid} on node {node}"),
-        reporting_controller: profile.to_string(),
-    });
+    ctx.events.record(events::preempted(namespace, name, uid, preemptor_uid, node, profile));
     Ok(())
 }
 

@@ -210,7 +210,7 @@ pub fn explain(
             .status
             .conditions
             .iter()
-            .find(|c| c.type_ == "PodScheduled" && c.status == "False")
+            .find(|c| c.type_ == crate::core::texts::conditions::POD_SCHEDULED && c.status == "False")
             .and_then(|c| c.message.clone());
         out.push(Explanation {
             pod: key.clone(),
@@ -387,7 +387,7 @@ pub fn status(client: &Client, cfg: &SchedulerConfig) -> Result<StatusReport, St
                 continue;
             }
             *recent_events.entry(e.reason.clone()).or_default() += 1;
-            if e.reason == "FailedScheduling" {
+            if e.reason == crate::core::texts::events::REASON_FAILED_SCHEDULING {
                 failures.push((e.event_time.clone(), format!("{}/{}: {}", e.regarding.namespace, e.regarding.name, e.note)));
             }
         }

@@ -17,6 +17,7 @@ use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Metrics};
 use crate::core::rng::Rng;
 use crate::core::scheduler::Input;
+use crate::core::texts::events as texts;
 use crate::core::timefmt;
 use crate::shell::clock::{self, Clock};
 use crate::shell::kube::backoff::Backoff;
@@ -378,13 +379,13 @@ fn record_leader_event(ctx: &ElectionContext) {
             name: ctx.elector.name.clone(),
             ..Default::default()
         },
-        reason: "LeaderElection".into(),
-        message: format!("{} became leader", ctx.elector.identity),
+        reason: texts::REASON_LEADER_ELECTION.into(),
+        message: texts::became_leader(&ctx.elector.identity),
         source: api::EventSource { component: ctx.component.clone(), host: ctx.hostname.clone() },
         first_timestamp: Some(ts.clone()),
         last_timestamp: Some(ts),
         count: 1,
-        type_: "Normal".into(),
+        type_: texts::TYPE_NORMAL.into(),
         ..Default::default()
     };
     if let Err(e) = ctx.store.record(&ev) {

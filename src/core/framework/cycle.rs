@@ -8,13 +8,14 @@ use super::{Framework, PluginState, PostFilterResult, PreFilterOutcome, PreScore
 use crate::core::cache::{AssignedPod, Cache, NodeId, NodeInfo};
 use crate::core::model::PodInfo;
 use crate::core::rng::Rng;
+use crate::core::texts::framework as texts;
 
 /// `minFeasibleNodesToFind`.
 const MIN_FEASIBLE_NODES_TO_FIND: usize = 100;
 /// `minFeasibleNodesPercentageToFind`.
 const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: i64 = 5;
-/// `ErrNoNodesAvailable`.
-pub const NO_NODES_AVAILABLE: &str = "no nodes available to schedule pods";
+/// `ErrNoNodesAvailable` (declared in [`crate::core::texts`]; re-exported for the scheduler core).
+pub use crate::core::texts::framework::NO_NODES_AVAILABLE;
 
 /// Inputs that live across cycles.
 pub struct CycleParams<'a> {
@@ -114,17 +115,16 @@ impl Framework {
                         }
                         Code::Error => {
                             run.rejection = Some(
-                                Rejection::error(format!("running PreFilter plugin {:?}: {}", pl.name(), r.message()))
-                                    .with_plugin(pl.name()),
+                                Rejection::error(texts::prefilter_plugin_error(pl.name(), &r.message())).with_plugin(pl.name()),
                             );
                             return run;
                         }
                     }
                 }
                 PreFilterOutcome::Nodes(names) => {
+                    // In PreFilter order, as upstream's `pluginsWithNodes`.
                     if !run.plugins_with_nodes.contains(&pl.name()) {
                         run.plugins_with_nodes.push(pl.name());
-                        run.plugins_with_nodes.sort_unstable();
                     }
                     let merged = match run.restricted.take() {
                         None => names,
@@ -132,9 +132,9 @@ impl Framework {
                     };
                     if merged.is_empty() {
                         let msg = if run.plugins_with_nodes.len() == 1 {
-                            format!("node(s) didn't satisfy plugin {}", run.plugins_with_nodes[0])
+                            texts::didnt_satisfy_plugin(run.plugins_with_nodes[0])
                         } else {
-                            format!("node(s) didn't satisfy plugin(s) [{}] simultaneously", run.plugins_with_nodes.join(" "))
+                            texts::didnt_satisfy_plugins_simultaneously(&run.plugins_with_nodes)
                         };
                         run.rejection = Some(Rejection::unresolvable(msg).with_plugin(pl.name()));
                         return run;
@@ -270,10 +270,10 @@ impl Framework {
             Some(names) => {
                 restricted_ids =
                     all_nodes.iter().copied().filter(|id| names.iter().any(|nm| **nm == *cache.node(*id).name())).collect();
-                diagnosis.absent_nodes_status = Some(Rejection::unresolvable(format!(
-                    "node(s) didn't satisfy plugin(s) [{}]",
-                    pre.plugins_with_nodes.join(" ")
-                )));
+                // Sorted, as upstream's `sets.List(unscheduledPlugins)`.
+                let mut plugins = pre.plugins_with_nodes.clone();
+                plugins.sort_unstable();
+                diagnosis.absent_nodes_status = Some(Rejection::unresolvable(texts::didnt_satisfy_plugins(&plugins)));
                 &restricted_ids
             }
         };
@@ -302,7 +302,7 @@ impl Framework {
                         }
                     }
                     Err(r) if r.code == Code::Error => {
-                        error = Some(format!("running Filter plugin {:?}: {}", r.plugin, r.message()));
+                        error = Some(texts::filter_plugin_error(r.plugin, &r.message()));
                         break;
                     }
                     Err(r) => {
@@ -359,7 +359,7 @@ impl Framework {
                     Ok(actions) => pre_bind.extend(actions),
                     Err(r) if r.code == Code::Error => {
                         return ScheduleOutcome::Error {
-                            message: format!("running Reserve plugin {:?}: {}", pl.name(), r.message()),
+                            message: texts::reserve_plugin_error(pl.name(), &r.message()),
                             diagnosis,
                         };
                     }
@@ -470,19 +470,15 @@ impl Framework {
             }
             let pl = &self.plugins[i];
             for (k, node) in nodes.iter().enumerate() {
-                raw[k] = pl
-                    .score(cache, pod, node, &cs.states[i])
-                    .map_err(|r| format!("running Score plugin {:?}: {}", pl.name(), r.message()))?;
+                raw[k] =
+                    pl.score(cache, pod, node, &cs.states[i]).map_err(|r| texts::score_plugin_error(pl.name(), &r.message()))?;
             }
             if pl.points().normalize {
                 pl.normalize(pod, &mut raw, &cs.states[i]);
             }
             for (k, s) in raw.iter().enumerate() {
                 if *s < MIN_NODE_SCORE || *s > MAX_NODE_SCORE {
-                    return Err(format!(
-                        "plugin {:?} returns an invalid score {s}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
-                        pl.name()
-                    ));
+                    return Err(texts::invalid_score(pl.name(), *s, MIN_NODE_SCORE, MAX_NODE_SCORE));
                 }
                 totals[k] += s * weight;
                 if explain {

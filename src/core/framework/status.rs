@@ -1,5 +1,6 @@
 //! Plugin verdicts and the FitError message users read in `FailedScheduling` events.
 
+use crate::core::texts::framework as texts;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -79,7 +80,7 @@ impl Diagnosis {
 /// The error text of a pod that fits no node (`FitError.Error()` in
 /// pkg/scheduler/framework/types.go): `0/N nodes are available: <prefilter>. <histogram>. <postfilter>`.
 pub fn fit_error_message(num_all_nodes: usize, d: &Diagnosis) -> String {
-    let mut msg = format!("0/{num_all_nodes} nodes are available:");
+    let mut msg = format!("{}:", texts::nodes_available(num_all_nodes));
     if !d.pre_filter_msg.is_empty() {
         msg.push_str(&format!(" {}.", d.pre_filter_msg));
     } else {
@@ -110,17 +111,18 @@ pub fn fit_error_message(num_all_nodes: usize, d: &Diagnosis) -> String {
     msg
 }
 
-/// `NoteLengthLimit` truncation for event notes (1024 bytes, ending in " ...").
+/// `truncateMessage` (schedule_one.go): notes longer than `NoteLengthLimit` (1024 bytes) are cut
+/// and end in " ..." (at a character boundary: a note must stay UTF-8).
 pub fn truncate_note(message: &str) -> String {
-    const MAX: usize = 1024;
+    const MAX: usize = texts::NOTE_LENGTH_LIMIT;
     if message.len() <= MAX {
         return message.to_string();
     }
-    let mut cut = MAX - 4;
+    let mut cut = MAX - texts::NOTE_TRUNCATION_SUFFIX.len();
     while !message.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!("{} ...", &message[..cut])
+    format!("{}{}", &message[..cut], texts::NOTE_TRUNCATION_SUFFIX)
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ impl BalancedAllocation {
         pod.resources
             .as_ref()
             .map(|r| self.allocation.pod_requests(r))
-            .map_err(|e| Rejection::error(format!("pod resources: {e}")))
+            .map_err(|e| Rejection::error(crate::core::texts::node_resources::pod_resources_error(&e.to_string())))
     }
 }
 

@@ -20,10 +20,9 @@ pub struct DefaultPreemption {
     pub args: DefaultPreemptionArgs,
 }
 
-/// `Preemption is not helpful for scheduling` (nodes a preemption cannot fix).
-pub const NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
-/// `No preemption victims found for incoming pod`.
-pub const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
+use crate::core::texts::preemption::{
+    self as texts, NOT_ELIGIBLE_POLICY_NEVER, NOT_ELIGIBLE_TERMINATING, NOT_HELPFUL, NO_VICTIMS,
+};
 
 /// Victims on one node and how many of them violate a PodDisruptionBudget.
 #[derive(Debug, Clone)]
@@ -144,7 +143,7 @@ pub fn select_victims_on_node(
         });
     }
     if victims.is_empty() {
-        return Err(Rejection::error(format!("expected at least one victim pod on node {:?}", node.name())));
+        return Err(Rejection::error(texts::no_victim_on_node(node.name())));
     }
     Ok((victims, violations))
 }
@@ -200,11 +199,11 @@ impl Plugin for DefaultPreemption {
         let reject = |msg: String, clear: bool| PostFilterResult {
             nominated_node: clear.then(|| "".into()),
             victims: Vec::new(),
-            rejection: Some(Rejection::unschedulable(format!("preemption: {msg}"))),
+            rejection: Some(Rejection::unschedulable(texts::prefixed(&msg))),
         };
         // 1) PodEligibleToPreemptOthers.
         if pod.preemption_policy == PreemptionPolicy::Never {
-            return reject("not eligible due to preemptionPolicy=Never.".into(), false);
+            return reject(NOT_ELIGIBLE_POLICY_NEVER.into(), false);
         }
         if !pod.nominated_node_name.is_empty() {
             let unresolvable =
@@ -212,7 +211,7 @@ impl Plugin for DefaultPreemption {
             if !unresolvable {
                 if let Some(n) = cache.node_by_name(&pod.nominated_node_name) {
                     if n.pods.iter().any(|p| p.priority < pod.priority && p.preempted_by_scheduler) {
-                        return reject("not eligible due to a terminating pod on the nominated node.".into(), false);
+                        return reject(NOT_ELIGIBLE_TERMINATING.into(), false);
                     }
                 }
             }

@@ -13,8 +13,7 @@ use crate::core::model::PodInfo;
 
 pub struct DynamicResources;
 
-/// Why a pod with claims is refused.
-pub const UNSUPPORTED: &str = "pod references resource claims (dynamic resource allocation), which edgesched does not support";
+use crate::core::texts::dynamic_resources::{CLAIMS_UNSUPPORTED, NO_NEW_CLAIMS_TO_DEALLOCATE};
 
 impl Plugin for DynamicResources {
     fn name(&self) -> &'static str {
@@ -31,7 +30,7 @@ impl Plugin for DynamicResources {
 
     fn pre_filter(&self, _cache: &Cache, pod: &PodInfo, _state: &mut PluginState) -> PreFilterOutcome {
         if pod.has_resource_claims {
-            PreFilterOutcome::Reject(Rejection::unresolvable(UNSUPPORTED))
+            PreFilterOutcome::Reject(Rejection::unresolvable(CLAIMS_UNSUPPORTED))
         } else {
             PreFilterOutcome::Skip
         }
@@ -45,7 +44,7 @@ impl Plugin for DynamicResources {
         _r: &dyn FilterRunner,
         _rng: &mut crate::core::rng::Rng,
     ) -> PostFilterResult {
-        let reason = if pod.has_resource_claims { UNSUPPORTED } else { "no new claims to deallocate" };
+        let reason = if pod.has_resource_claims { CLAIMS_UNSUPPORTED } else { NO_NEW_CLAIMS_TO_DEALLOCATE };
         PostFilterResult { rejection: Some(Rejection::unschedulable(reason)), ..Default::default() }
     }
 }

@@ -21,12 +21,7 @@ use crate::core::model::PodInfo;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-/// `ErrReasonPod`.
-pub const ERR_REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
-/// `errReasonEnforced`.
-pub const ERR_REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node affinity";
-/// `errReasonConflict`.
-pub const ERR_REASON_CONFLICT: &str = "pod affinity terms conflict";
+use crate::core::texts::node_affinity::{ERR_REASON_CONFLICT, ERR_REASON_ENFORCED, ERR_REASON_POD};
 
 /// The plugin with its compiled `addedAffinity`.
 #[derive(Debug, Default)]

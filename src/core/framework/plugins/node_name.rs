@@ -5,8 +5,7 @@ use crate::core::cache::{Cache, NodeInfo};
 use crate::core::framework::{EventMask, Plugin, PluginState, Points, Rejection};
 use crate::core::model::PodInfo;
 
-/// `ErrReason`.
-pub const ERR_REASON: &str = "node(s) didn't match the requested node name";
+use crate::core::texts::node_name::ERR_REASON;
 
 /// The plugin (stateless).
 pub struct NodeName;

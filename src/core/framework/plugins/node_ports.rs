@@ -11,8 +11,7 @@ use crate::core::cache::{Cache, NodeInfo};
 use crate::core::framework::{EventMask, Plugin, PluginState, Points, PreFilterOutcome, Rejection};
 use crate::core::model::{HostPort, PodInfo};
 
-/// `ErrReason`.
-pub const ERR_REASON: &str = "node(s) didn't have free ports for the requested pod ports";
+use crate::core::texts::node_ports::ERR_REASON;
 
 /// The plugin (stateless).
 pub struct NodePorts;

@@ -26,8 +26,10 @@ use std::sync::Arc;
 pub const MAX_CUSTOM_PRIORITY_SCORE: i64 = 10;
 /// `maxUtilization`.
 const MAX_UTILIZATION: i64 = 100;
-/// Reason when the node's pod slots are used up.
-pub const REASON_TOO_MANY_PODS: &str = "Too many pods";
+use crate::core::texts::node_resources::{
+    insufficient as insufficient_reason, pod_resources_error, INSUFFICIENT_CPU, INSUFFICIENT_EPHEMERAL_STORAGE,
+    INSUFFICIENT_MEMORY, REASON_TOO_MANY_PODS,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Pure scoring math
@@ -292,14 +294,14 @@ pub fn fits_request(pod: &Resources, scalars: &[(Name, i64)], node: &NodeInfo) -
         return out;
     }
     if pod.milli_cpu > 0 && pod.milli_cpu > alloc.milli_cpu - used.milli_cpu {
-        out.push(insufficient(Cow::Borrowed("Insufficient cpu"), pod.milli_cpu, used.milli_cpu, alloc.milli_cpu));
+        out.push(insufficient(Cow::Borrowed(INSUFFICIENT_CPU), pod.milli_cpu, used.milli_cpu, alloc.milli_cpu));
     }
     if pod.memory > 0 && pod.memory > alloc.memory - used.memory {
-        out.push(insufficient(Cow::Borrowed("Insufficient memory"), pod.memory, used.memory, alloc.memory));
+        out.push(insufficient(Cow::Borrowed(INSUFFICIENT_MEMORY), pod.memory, used.memory, alloc.memory));
     }
     if pod.ephemeral_storage > 0 && pod.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage {
         out.push(insufficient(
-            Cow::Borrowed("Insufficient ephemeral-storage"),
+            Cow::Borrowed(INSUFFICIENT_EPHEMERAL_STORAGE),
             pod.ephemeral_storage,
             used.ephemeral_storage,
             alloc.ephemeral_storage,
@@ -308,7 +310,7 @@ pub fn fits_request(pod: &Resources, scalars: &[(Name, i64)], node: &NodeInfo) -
     for &(name, quantity) in scalars {
         let (capacity, in_use) = (alloc.scalar(name), used.scalar(name));
         if quantity > capacity - in_use {
-            out.push(insufficient(Cow::Owned(format!("Insufficient {name}")), quantity, in_use, capacity));
+            out.push(insufficient(Cow::Owned(insufficient_reason(name.as_str())), quantity, in_use, capacity));
         }
     }
     out
@@ -421,7 +423,7 @@ fn validate_shape(shape: &[UtilizationShapePoint]) -> Result<(), String> {
 }
 
 fn pod_resources(pod: &PodInfo) -> Result<&PodResources, Rejection> {
-    pod.resources.as_ref().map_err(|e| Rejection::error(format!("pod resources: {e}")))
+    pod.resources.as_ref().map_err(|e| Rejection::error(pod_resources_error(e)))
 }
 
 impl Plugin for NodeResourcesFit {

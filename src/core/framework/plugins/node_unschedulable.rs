@@ -6,8 +6,7 @@ use crate::core::cache::{Cache, NodeInfo};
 use crate::core::framework::{EventMask, Plugin, PluginState, Points, Rejection};
 use crate::core::model::{PodInfo, TolerationOperator};
 
-/// `ErrReasonUnschedulable`.
-pub const ERR_REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
+use crate::core::texts::node_unschedulable::ERR_REASON_UNSCHEDULABLE;
 /// `v1.TaintNodeUnschedulable`.
 pub const TAINT_NODE_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
 

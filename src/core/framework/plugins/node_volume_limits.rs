@@ -14,8 +14,8 @@ use crate::core::framework::{EventMask, Plugin, PluginState, Points, PreFilterOu
 use crate::core::model::PodInfo;
 use std::collections::HashMap;
 
-/// `ErrReasonMaxVolumeCountExceeded`.
-pub const ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: &str = "node(s) exceed max volume count";
+use crate::core::texts::node_volume_limits::{looking_up_pvc, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED};
+use crate::core::texts::storage::{ephemeral_not_owned, pvc_not_found, CLAIM_WITHOUT_NAME};
 
 /// Prefix of placeholder handles for claims without a PV (upstream uses a random prefix so they
 /// never equal a real handle; a NUL byte achieves the same deterministically).
@@ -58,22 +58,16 @@ fn attachable_volumes(storage: &StorageState, owner: &VolumeOwner, out: &mut Has
             continue;
         };
         if claim_name.is_empty() {
-            return Err(Rejection::error("PersistentVolumeClaim had no name"));
+            return Err(Rejection::error(CLAIM_WITHOUT_NAME));
         }
         let Some(claim) = storage.claim(owner.namespace, &claim_name) else {
             if owner.is_new {
-                return Err(Rejection::unresolvable(format!(
-                    "looking up PVC {}/{claim_name}: persistentvolumeclaim \"{claim_name}\" not found",
-                    owner.namespace
-                )));
+                return Err(Rejection::unresolvable(looking_up_pvc(owner.namespace, &claim_name, &pvc_not_found(&claim_name))));
             }
             continue;
         };
         if ephemeral && claim.controller_uid.as_deref() != Some(owner.uid) {
-            return Err(Rejection::error(format!(
-                "PVC {}/{} was not created for pod {}/{} (pod is not owner)",
-                claim.namespace, claim.name, owner.namespace, owner.name
-            )));
+            return Err(Rejection::error(ephemeral_not_owned(&claim.namespace, &claim.name, owner.namespace, owner.name)));
         }
         match csi_driver_info(storage, claim) {
             Some((driver, handle)) if !driver.is_empty() && !handle.is_empty() => {

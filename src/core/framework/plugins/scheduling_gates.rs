@@ -24,7 +24,7 @@ impl Plugin for SchedulingGates {
             return Ok(());
         }
         let gates: Vec<&str> = pod.scheduling_gates.iter().map(|g| &**g).collect();
-        Err(Rejection::unresolvable(format!("waiting for scheduling gates: [{}]", gates.join(" "))))
+        Err(Rejection::unresolvable(crate::core::texts::scheduling_gates::waiting_for_gates(&gates)))
     }
 }
 

@@ -15,8 +15,7 @@ use crate::core::cache::{Cache, NodeInfo};
 use crate::core::framework::{EventMask, Plugin, PluginState, Points, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
 use crate::core::model::{tolerations_tolerate, PodInfo, Taint, TaintEffect, Toleration};
 
-/// `ErrReasonNotMatch` (current upstream; releases before late 2025 named the taint instead).
-pub const ERR_REASON_NOT_MATCH: &str = "node(s) had untolerated taint(s)";
+use crate::core::texts::taint_toleration::ERR_REASON_NOT_MATCH;
 
 /// The plugin (stateless).
 pub struct TaintToleration;

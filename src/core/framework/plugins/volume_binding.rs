@@ -21,14 +21,10 @@ use crate::core::model::{Labels, PodInfo};
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-/// `ErrReasonBindConflict`.
-pub const ERR_REASON_BIND_CONFLICT: &str = "node(s) didn't find available persistent volumes to bind";
-/// `ErrReasonNodeConflict`.
-pub const ERR_REASON_NODE_CONFLICT: &str = "node(s) had volume node affinity conflict";
-/// `ErrReasonPVNotExist`.
-pub const ERR_REASON_PV_NOT_EXIST: &str = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
-/// PreFilter's rejection while Immediate claims wait for the PV controller.
-pub const ERR_UNBOUND_IMMEDIATE: &str = "pod has unbound immediate PersistentVolumeClaims";
+use crate::core::texts::storage::{ephemeral_not_owned, pvc_not_found};
+use crate::core::texts::volume_binding::{
+    self as texts, ERR_REASON_BIND_CONFLICT, ERR_REASON_NODE_CONFLICT, ERR_REASON_PV_NOT_EXIST, ERR_REASON_UNBOUND_IMMEDIATE,
+};
 
 /// The plugin; its only setting is how long PreBind waits for claims to bind.
 pub struct VolumeBinding {
@@ -61,7 +57,7 @@ pub struct PodVolumePlan {
 }
 
 fn not_found(claim: &str) -> Rejection {
-    Rejection::unresolvable(format!("persistentvolumeclaim \"{claim}\" not found"))
+    Rejection::unresolvable(pvc_not_found(claim))
 }
 
 /// `podHasPVCs`: every claim the pod references exists and is usable. `Ok(false)` when the pod
@@ -75,21 +71,16 @@ fn check_claims_exist(storage: &StorageState, pod: &PodInfo) -> Result<bool, Rej
         has_claim = true;
         let Some(c) = storage.claim(&pod.namespace, &name) else {
             return Err(if ephemeral {
-                Rejection::unresolvable(format!(
-                    "waiting for ephemeral volume controller to create the persistentvolumeclaim \"{name}\""
-                ))
+                Rejection::unresolvable(texts::waiting_for_ephemeral_claim(&name))
             } else {
                 not_found(&name)
             });
         };
         if c.is_lost() {
-            return Err(Rejection::unresolvable(format!(
-                "persistentvolumeclaim \"{}\" bound to non-existent persistentvolume \"{}\"",
-                c.name, c.volume_name
-            )));
+            return Err(Rejection::unresolvable(texts::claim_lost(&c.name, &c.volume_name)));
         }
         if c.deleting {
-            return Err(Rejection::unresolvable(format!("persistentvolumeclaim \"{}\" is being deleted", c.name)));
+            return Err(Rejection::unresolvable(texts::claim_being_deleted(&c.name)));
         }
         if ephemeral {
             ephemeral_owned_by(c, pod)?;
@@ -103,10 +94,7 @@ pub fn ephemeral_owned_by(claim: &ClaimInfo, pod: &PodInfo) -> Result<(), Reject
     if claim.controller_uid.as_deref() == Some(&*pod.uid) {
         return Ok(());
     }
-    Err(Rejection::unresolvable(format!(
-        "PVC {}/{} was not created for pod {}/{} (pod is not owner)",
-        claim.namespace, claim.name, pod.namespace, pod.name
-    )))
+    Err(Rejection::unresolvable(ephemeral_not_owned(&claim.namespace, &claim.name, &pod.namespace, &pod.name)))
 }
 
 /// `GetPodVolumeClaims`: split the (existing) claims into bound, delayed and immediate. Unbound
@@ -129,7 +117,7 @@ fn classify_claims(storage: &StorageState, pod: &PodInfo) -> Result<PodClaims, R
         if delayed && c.volume_name.is_empty() {
             claims.to_bind.push(c.clone());
         } else {
-            return Err(Rejection::unresolvable(ERR_UNBOUND_IMMEDIATE));
+            return Err(Rejection::unresolvable(ERR_REASON_UNBOUND_IMMEDIATE));
         }
     }
     Ok(claims)
@@ -230,10 +218,10 @@ fn check_volume_provisions(
 ) -> Result<(bool, Vec<ClaimInfo>), Rejection> {
     for c in claims {
         if c.storage_class.is_empty() {
-            return Err(Rejection::error(format!("no class for claim \"{}\"", c.key())));
+            return Err(Rejection::error(texts::no_class_for_claim(&c.key())));
         }
         let Some(class) = storage.class(&c.storage_class) else {
-            return Err(Rejection::error(format!("failed to find storage class \"{}\"", c.storage_class)));
+            return Err(Rejection::error(texts::storage_class_missing(&c.storage_class)));
         };
         if !class.supports_provisioning() || !class.allows_node(labels) {
             return Ok((false, Vec::new()));
@@ -526,13 +514,13 @@ mod tests {
     #[test]
     fn immediate_claims_not_bound() {
         let c = cache_with(vec![node("node-a", &[])], vec![pvc("default", "pvc-a", IMMEDIATE_SC)], vec![]);
-        assert_eq!(reject_msg(&run(&c, &pod(&["pvc-a"])).0).as_deref(), Some(ERR_UNBOUND_IMMEDIATE));
+        assert_eq!(reject_msg(&run(&c, &pod(&["pvc-a"])).0).as_deref(), Some(ERR_REASON_UNBOUND_IMMEDIATE));
         // No class at all, and a pre-bound (volumeName set, not bind-completed) claim are immediate too.
         let mut prebound = pvc("default", "pvc-c", WAIT_SC);
         prebound.spec.volume_name = "pv-c".into();
         let c = cache_with(vec![node("node-a", &[])], vec![pvc("default", "pvc-b", ""), prebound], vec![]);
-        assert_eq!(reject_msg(&run(&c, &pod(&["pvc-b"])).0).as_deref(), Some(ERR_UNBOUND_IMMEDIATE));
-        assert_eq!(reject_msg(&run(&c, &pod(&["pvc-c"])).0).as_deref(), Some(ERR_UNBOUND_IMMEDIATE));
+        assert_eq!(reject_msg(&run(&c, &pod(&["pvc-b"])).0).as_deref(), Some(ERR_REASON_UNBOUND_IMMEDIATE));
+        assert_eq!(reject_msg(&run(&c, &pod(&["pvc-c"])).0).as_deref(), Some(ERR_REASON_UNBOUND_IMMEDIATE));
     }
 
     #[test]

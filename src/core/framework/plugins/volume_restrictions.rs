@@ -13,11 +13,8 @@ use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::framework::{state_as, EventMask, Plugin, PluginState, Points, PreFilterOutcome, Rejection};
 use crate::core::model::PodInfo;
 
-/// `ErrReasonDiskConflict`.
-pub const ERR_REASON_DISK_CONFLICT: &str = "node(s) had no available disk";
-/// `ErrReasonReadWriteOncePodConflict`.
-pub const ERR_REASON_RWOP_CONFLICT: &str =
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
+use crate::core::texts::storage::pvc_not_found;
+use crate::core::texts::volume_restrictions::{ERR_REASON_DISK_CONFLICT, ERR_REASON_RWOP_CONFLICT};
 
 pub struct VolumeRestrictions;
 
@@ -84,7 +81,7 @@ fn rwop_state(cache: &Cache, pod: &PodInfo) -> Result<RwopState, Rejection> {
             continue;
         };
         let Some(claim) = storage.claim(&pod.namespace, &src.claim_name) else {
-            return Err(Rejection::unresolvable(format!("persistentvolumeclaim \"{}\" not found", src.claim_name)));
+            return Err(Rejection::unresolvable(pvc_not_found(&src.claim_name)));
         };
         if claim.has_access_mode(READ_WRITE_ONCE_POD) {
             rwop.push(claim_key(&pod.namespace, &src.claim_name));

@@ -8,8 +8,8 @@ use crate::core::cache::{Cache, NodeInfo};
 use crate::core::framework::{state_as, EventMask, Plugin, PluginState, Points, PreFilterOutcome, Rejection};
 use crate::core::model::PodInfo;
 
-/// `ErrReasonConflict`.
-pub const ERR_REASON_CONFLICT: &str = "node(s) had no available volume zone";
+use crate::core::texts::storage::{pv_not_found, pvc_not_found, storage_class_not_found, CLAIM_WITHOUT_NAME};
+use crate::core::texts::volume_zone::{CLAIM_WITHOUT_VOLUME_OR_CLASS, ERR_REASON_CONFLICT, VOLUME_WITHOUT_NAME};
 
 const BETA_ZONE: &str = "failure-domain.beta.kubernetes.io/zone";
 const BETA_REGION: &str = "failure-domain.beta.kubernetes.io/region";
@@ -57,28 +57,25 @@ fn pod_pv_topologies(storage: &StorageState, pod: &PodInfo) -> Result<Vec<PvTopo
             continue;
         };
         if src.claim_name.is_empty() {
-            return Err(Rejection::unresolvable("PersistentVolumeClaim had no name"));
+            return Err(Rejection::unresolvable(CLAIM_WITHOUT_NAME));
         }
         let Some(claim) = storage.claim(&pod.namespace, &src.claim_name) else {
-            return Err(Rejection::unresolvable(format!("persistentvolumeclaim \"{}\" not found", src.claim_name)));
+            return Err(Rejection::unresolvable(pvc_not_found(&src.claim_name)));
         };
         if claim.volume_name.is_empty() {
             if claim.storage_class.is_empty() {
-                return Err(Rejection::unresolvable("PersistentVolumeClaim had no pv name and storageClass name"));
+                return Err(Rejection::unresolvable(CLAIM_WITHOUT_VOLUME_OR_CLASS));
             }
             let Some(class) = storage.class(&claim.storage_class) else {
-                return Err(Rejection::unresolvable(format!(
-                    "storageclass.storage.k8s.io \"{}\" not found",
-                    claim.storage_class
-                )));
+                return Err(Rejection::unresolvable(storage_class_not_found(&claim.storage_class)));
             };
             if class.wait_for_first_consumer {
                 continue;
             }
-            return Err(Rejection::unresolvable("PersistentVolume had no name"));
+            return Err(Rejection::unresolvable(VOLUME_WITHOUT_NAME));
         }
         let Some(pv) = storage.volume(&claim.volume_name) else {
-            return Err(Rejection::unresolvable(format!("persistentvolume \"{}\" not found", claim.volume_name)));
+            return Err(Rejection::unresolvable(pv_not_found(&claim.volume_name)));
         };
         for key in TOPOLOGY_LABELS {
             // An unparsable label is ignored, as upstream logs and skips it.

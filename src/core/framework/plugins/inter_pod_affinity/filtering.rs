@@ -6,13 +6,16 @@
 //! all of the incoming pod's required affinity terms and (3) existing pods matching each of its
 //! required anti-affinity terms. Filter is then a few lookups per node.
 
-use super::ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH;
-use super::{TopologyCounts, ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH};
+use super::TopologyCounts;
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::framework::plugins::helper::KeyResolution;
 use crate::core::framework::{state_as, PluginState, PreFilterOutcome, Rejection};
 use crate::core::model::{Labels, PodInfo};
+use crate::core::texts::inter_pod_affinity::{
+    self as texts, ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+};
 use std::sync::{Arc, OnceLock};
 
 /// The empty label set (namespace labels of an unknown namespace, or "not looked up").
@@ -95,7 +98,7 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
     }
     let (mut parsed, errors) = PodTerms::of_pod(pod.affinity.as_deref(), &pod.namespace, &pod.labels, KeyResolution::Lookup);
     if !errors.is_empty() {
-        return PreFilterOutcome::Reject(Rejection::unresolvable(format!("parsing pod: {}", errors.join(", "))));
+        return PreFilterOutcome::Reject(Rejection::unresolvable(texts::parsing_pod(&errors)));
     }
     resolve_namespaces(cache, parsed.required_affinity.iter_mut().chain(parsed.required_anti_affinity.iter_mut()));
     let terms = IncomingTerms { affinity: parsed.required_affinity, anti_affinity: parsed.required_anti_affinity };
@@ -216,7 +219,7 @@ fn satisfies_pod_anti_affinity(s: &PreFilterState, labels: &Labels) -> bool {
 /// Filter.
 pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
     let Some(s) = state_as::<PreFilterState>(state) else {
-        return Err(Rejection::error("reading \"PreFilterInterPodAffinity\" from cycleState: not found"));
+        return Err(Rejection::error(texts::PRE_FILTER_STATE_MISSING));
     };
     let labels = &node.node.labels;
     if !satisfies_pod_affinity(s, pod, labels) {

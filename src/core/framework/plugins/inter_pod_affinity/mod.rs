@@ -20,13 +20,6 @@ use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::intern::Name;
 use crate::core::model::{Labels, PodInfo};
 
-/// `ErrReasonExistingAntiAffinityRulesNotMatch`.
-pub const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't satisfy existing pods anti-affinity rules";
-/// `ErrReasonAffinityRulesNotMatch`.
-pub const ERR_REASON_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod affinity rules";
-/// `ErrReasonAntiAffinityRulesNotMatch`.
-pub const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod anti-affinity rules";
-
 /// The plugin with its args.
 #[derive(Debug, Clone)]
 pub struct InterPodAffinity {

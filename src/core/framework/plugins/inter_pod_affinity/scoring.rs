@@ -152,7 +152,7 @@ pub(crate) fn pre_score(
 /// Score: the sum of the node's topology pairs.
 pub(crate) fn score(node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
     let Some(s) = state_as::<PreScoreState>(state) else {
-        return Err(Rejection::error("reading \"PreScoreInterPodAffinity\" from cycleState: not found"));
+        return Err(Rejection::error(crate::core::texts::inter_pod_affinity::PRE_SCORE_STATE_MISSING));
     };
     if let Some(e) = &s.error {
         return Err(Rejection::error(e.clone()));

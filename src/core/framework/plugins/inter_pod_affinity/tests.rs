@@ -10,6 +10,10 @@ use super::*;
 use crate::core::api;
 use crate::core::framework::plugins::test_util::{cache_with, pod_term, sel_req, selector, NodeBuilder, PodBuilder};
 use crate::core::framework::Code;
+use crate::core::texts::inter_pod_affinity::{
+    ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+};
 
 type Want = Option<(Code, &'static str)>;
 const OK: Want = None;

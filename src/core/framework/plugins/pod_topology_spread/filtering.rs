@@ -6,12 +6,12 @@
 //! paths"). Filter then checks `matchNum + selfMatch - globalMin <= maxSkew` with map lookups only.
 
 use super::{action, count_matching, node_has_all_keys, Constraint, PodTopologySpread};
-use super::{ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::framework::plugins::helper::RequiredNodeAffinity;
 use crate::core::framework::{state_as, PluginState, PreFilterOutcome, Rejection};
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::model::PodInfo;
+use crate::core::texts::pod_topology_spread::{self as texts, ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};
 use std::sync::Arc;
 
 /// `criticalPaths`: two domains, `[0]` always holding the minimum match count.
@@ -158,7 +158,7 @@ pub(crate) fn compute_state(pod: &PodInfo, constraints: Vec<Constraint>, cache: 
 pub(crate) fn pre_filter(pl: &PodTopologySpread, cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
     let constraints = match pl.constraints(cache, pod, action::DO_NOT_SCHEDULE) {
         Ok(c) => c,
-        Err(e) => return PreFilterOutcome::Reject(Rejection::error(format!("get constraints from pod: {e}"))),
+        Err(e) => return PreFilterOutcome::Reject(Rejection::error(texts::constraints_error(&e.to_string()))),
     };
     if constraints.is_empty() {
         return PreFilterOutcome::Skip;
@@ -196,7 +196,7 @@ pub(crate) fn update_with_pod(state: &mut PluginState, pod: &PodInfo, updated: &
 /// Filter: every `DoNotSchedule` constraint must keep its skew within `maxSkew`.
 pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
     let Some(s) = state_as::<PreFilterState>(state) else {
-        return Err(Rejection::error("reading \"PreFilterPodTopologySpread\" from cycleState: not found"));
+        return Err(Rejection::error(texts::PRE_FILTER_STATE_MISSING));
     };
     let labels = &node.node.labels;
     for (i, c) in s.constraints.iter().enumerate() {

@@ -23,11 +23,6 @@ use crate::core::intern::Name;
 use crate::core::labelsel::{resolve, Selector};
 use crate::core::model::{Labels, NodeSpecInfo, PodInfo};
 
-/// `ErrReasonConstraintsNotMatch`.
-pub const ERR_REASON_CONSTRAINTS_NOT_MATCH: &str = "node(s) didn't match pod topology spread constraints";
-/// `ErrReasonNodeLabelNotMatch`.
-pub const ERR_REASON_NODE_LABEL_NOT_MATCH: &str = "node(s) didn't match pod topology spread constraints (missing required label)";
-
 /// `v1.LabelHostname`: per-node domains, counted at Score time.
 pub const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
 /// `v1.LabelTopologyZone`.

@@ -162,7 +162,7 @@ pub(crate) fn pre_score(
 /// [`normalize`]).
 pub(crate) fn score(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
     let Some(s) = state_as::<PreScoreState>(state) else {
-        return Err(Rejection::error("error reading \"PreScorePodTopologySpread\" from cycleState: not found"));
+        return Err(Rejection::error(crate::core::texts::pod_topology_spread::PRE_SCORE_STATE_MISSING));
     };
     if let Some(e) = &s.error {
         return Err(Rejection::error(e.clone()));

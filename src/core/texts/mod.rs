@@ -1,0 +1,634 @@
+//! Every text users read from the scheduler — filter reasons, PreFilter/PostFilter messages,
+//! preemption texts, the gating message, event types/reasons/actions/notes, condition
+//! types/reasons/messages — declared once, each with the upstream v1.35 source it is transcribed
+//! from (paths under `kubernetes/kubernetes`, tag `v1.35.0`) or the reason it is edgesched's own.
+//!
+//! Why one place: operators grep events and alert on `FailedScheduling` notes, so these strings
+//! are an interface. Upstream changes them now and then (PR #129887 reworded the volume node
+//! affinity reason, PR #134740 dropped taint keys from the taint reason); with every text here,
+//! [`ROWS`] lists what must be compared against a new upstream release, and `texts/tests.rs`
+//! produces each row through the real code path (plugin, framework cycle, scheduler core or
+//! event/condition builder) and compares it with the upstream string written out literally.
+//!
+//! Plugins, the cycle, the scheduler core and the shell use these constants and builders; a test
+//! fails when one of the texts is written inline anywhere else under `src/`.
+//!
+//! Go's `%q` quoting is written as Rust's `{:?}`: both give `"name"` for the names Kubernetes
+//! allows (DNS labels and subdomains, label keys), the only values quoted here.
+
+#[cfg(test)]
+mod tests;
+
+/// Where a text surfaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A Filter (or Reserve) rejection reason: counted per node in the FitError histogram.
+    FilterReason,
+    /// A PreFilter rejection: the whole FitError reason, without counts.
+    PreFilter,
+    /// A PostFilter message: appended to the FitError.
+    PostFilter,
+    /// A framework composition or error wrapper (`running ... plugin`), or the FitError frame.
+    Framework,
+    /// What holds a pod outside the active queue (PreEnqueue).
+    Queue,
+    /// `type` of an event.
+    EventType,
+    /// `reason` of an event.
+    EventReason,
+    /// `action` of an event.
+    EventAction,
+    /// `note` of an event.
+    EventNote,
+    /// `type` of a pod condition.
+    ConditionType,
+    /// `reason` of a pod condition.
+    ConditionReason,
+    /// `message` of a pod condition.
+    ConditionMessage,
+    /// A log message that stands where upstream records an event.
+    Log,
+}
+
+/// Where a text comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Transcribed from upstream v1.35: file under `kubernetes/kubernetes` and the constant,
+    /// function or call that writes it.
+    Upstream { file: &'static str, at: &'static str },
+    /// edgesched's own text, with the reason upstream has none.
+    Own { why: &'static str },
+}
+
+/// One text: `text` is exact, or a template whose `{name}` parts are filled in by the builder
+/// function of the same module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// The test in `texts/tests.rs` that produces the text through the real code path.
+    pub id: &'static str,
+    pub kind: Kind,
+    pub text: &'static str,
+    pub origin: Origin,
+}
+
+/// Go's `%q` for the names quoted in these texts (see the module documentation).
+fn q(s: &str) -> String {
+    format!("{s:?}")
+}
+
+/// `utilerrors.NewAggregate(errs).Error()` (k8s.io/apimachinery/pkg/util/errors/errors.go):
+/// one message as is; several, de-duplicated, joined by ", " inside brackets.
+pub fn aggregate(errors: &[String]) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for e in errors {
+        if !seen.contains(&e.as_str()) {
+            seen.push(e);
+        }
+    }
+    match seen.as_slice() {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        many => format!("[{}]", many.join(", ")),
+    }
+}
+
+/// The FitError frame and the framework's error wrappers (pkg/scheduler/framework/types.go,
+/// pkg/scheduler/framework/runtime/framework.go, pkg/scheduler/schedule_one.go).
+pub mod framework {
+    use super::q;
+
+    /// `ErrNoNodesAvailable` (schedule_one.go).
+    pub const NO_NODES_AVAILABLE: &str = "no nodes available to schedule pods";
+    /// `fwk.ErrNotFound`: what reading a missing cycle-state entry reports.
+    pub const STATE_NOT_FOUND: &str = "not found";
+    /// `validation.NoteLengthLimit`: events.k8s.io notes are cut to this many bytes.
+    pub const NOTE_LENGTH_LIMIT: usize = 1024;
+    /// `truncateMessage`'s suffix (schedule_one.go).
+    pub const NOTE_TRUNCATION_SUFFIX: &str = " ...";
+
+    /// `NoNodeAvailableMsg` (types.go): the start of every FitError.
+    pub fn nodes_available(num_all_nodes: usize) -> String {
+        format!("0/{num_all_nodes} nodes are available")
+    }
+
+    /// RunPreFilterPlugins: a PreFilter plugin returned an error.
+    pub fn prefilter_plugin_error(plugin: &str, err: &str) -> String {
+        format!("running PreFilter plugin {}: {err}", q(plugin))
+    }
+
+    /// RunPreFilterPlugins: the one plugin restricting the node set left no node.
+    pub fn didnt_satisfy_plugin(plugin: &str) -> String {
+        format!("node(s) didn't satisfy plugin {plugin}")
+    }
+
+    /// RunPreFilterPlugins: the node sets of several plugins do not intersect (plugins in
+    /// PreFilter order, `%v` of a string slice).
+    pub fn didnt_satisfy_plugins_simultaneously(plugins: &[&str]) -> String {
+        format!("node(s) didn't satisfy plugin(s) [{}] simultaneously", plugins.join(" "))
+    }
+
+    /// findNodesThatFitPod (schedule_one.go): the status of nodes PreFilter left out (plugins
+    /// sorted, `sets.List`).
+    pub fn didnt_satisfy_plugins(plugins: &[&str]) -> String {
+        format!("node(s) didn't satisfy plugin(s) [{}]", plugins.join(" "))
+    }
+
+    /// RunFilterPlugins: a Filter plugin returned an error.
+    pub fn filter_plugin_error(plugin: &str, err: &str) -> String {
+        format!("running {} filter plugin: {err}", q(plugin))
+    }
+
+    /// RunScorePlugins: a Score plugin returned an error.
+    pub fn score_plugin_error(plugin: &str, err: &str) -> String {
+        format!("running Score plugins: plugin {} failed with: {err}", q(plugin))
+    }
+
+    /// RunScorePlugins: a normalised score outside [MinNodeScore, MaxNodeScore].
+    pub fn invalid_score(plugin: &str, score: i64, min: i64, max: i64) -> String {
+        format!(
+            "applying score defaultWeights on Score plugins: plugin {} returns an invalid score {score}, it should in the range of [{min}, {max}] after normalizing",
+            q(plugin)
+        )
+    }
+
+    /// RunReservePluginsReserve: a Reserve plugin returned an error.
+    pub fn reserve_plugin_error(plugin: &str, err: &str) -> String {
+        format!("running Reserve plugin {}: {err}", q(plugin))
+    }
+
+    /// RunPreBindPlugins: a PreBind plugin returned an error.
+    pub fn prebind_plugin_error(plugin: &str, err: &str) -> String {
+        format!("running PreBind plugin {}: {err}", q(plugin))
+    }
+
+    /// RunBindPlugins: the Bind plugin returned an error.
+    pub fn bind_plugin_error(plugin: &str, err: &str) -> String {
+        format!("running Bind plugin {}: {err}", q(plugin))
+    }
+}
+
+/// pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go.
+pub mod node_unschedulable {
+    /// `ErrReasonUnschedulable`.
+    pub const ERR_REASON_UNSCHEDULABLE: &str = "node(s) were unschedulable";
+}
+
+/// pkg/scheduler/framework/plugins/nodename/node_name.go.
+pub mod node_name {
+    /// `ErrReason`.
+    pub const ERR_REASON: &str = "node(s) didn't match the requested node name";
+}
+
+/// pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go.
+pub mod taint_toleration {
+    /// `ErrReasonNotMatch` (since PR #134740 the reason no longer names the taint).
+    pub const ERR_REASON_NOT_MATCH: &str = "node(s) had untolerated taint(s)";
+}
+
+/// pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go.
+pub mod node_affinity {
+    /// `ErrReasonPod`.
+    pub const ERR_REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
+    /// `errReasonEnforced`.
+    pub const ERR_REASON_ENFORCED: &str = "node(s) didn't match scheduler-enforced node affinity";
+    /// `errReasonConflict` (PreFilter: the `metadata.name` terms select no node at all).
+    pub const ERR_REASON_CONFLICT: &str = "pod affinity terms conflict";
+}
+
+/// pkg/scheduler/framework/plugins/nodeports/node_ports.go.
+pub mod node_ports {
+    /// `ErrReason`.
+    pub const ERR_REASON: &str = "node(s) didn't have free ports for the requested pod ports";
+}
+
+/// pkg/scheduler/framework/plugins/noderesources/fit.go.
+pub mod node_resources {
+    /// `fitsRequest`: the node's pod slots are used up.
+    pub const REASON_TOO_MANY_PODS: &str = "Too many pods";
+
+    /// `fitsRequest`: the node lacks cpu.
+    pub const INSUFFICIENT_CPU: &str = "Insufficient cpu";
+    /// `fitsRequest`: the node lacks memory.
+    pub const INSUFFICIENT_MEMORY: &str = "Insufficient memory";
+    /// `fitsRequest`: the node lacks ephemeral storage.
+    pub const INSUFFICIENT_EPHEMERAL_STORAGE: &str = "Insufficient ephemeral-storage";
+
+    /// `fitsRequest`: `Insufficient <resource name>` for extended and other scalar resources.
+    pub fn insufficient(resource: &str) -> String {
+        format!("Insufficient {resource}")
+    }
+
+    /// edgesched's own: the pod's requests could not be parsed.
+    pub fn pod_resources_error(err: &str) -> String {
+        format!("pod resources: {err}")
+    }
+}
+
+/// Texts the volume plugins share: the API's NotFound messages as the listers return them
+/// (k8s.io/apimachinery/pkg/api/errors `NewNotFound`: `<resource> "<name>" not found`) and the
+/// generic ephemeral volume ownership check.
+pub mod storage {
+    use super::q;
+
+    /// A claim the pod references does not exist.
+    pub fn pvc_not_found(name: &str) -> String {
+        format!("persistentvolumeclaim {} not found", q(name))
+    }
+
+    /// A claim's volume does not exist.
+    pub fn pv_not_found(name: &str) -> String {
+        format!("persistentvolume {} not found", q(name))
+    }
+
+    /// A claim's storage class does not exist.
+    pub fn storage_class_not_found(name: &str) -> String {
+        format!("storageclass.storage.k8s.io {} not found", q(name))
+    }
+
+    /// A `persistentVolumeClaim` volume without a claim name (volumezone/volume_zone.go,
+    /// nodevolumelimits/csi.go).
+    pub const CLAIM_WITHOUT_NAME: &str = "PersistentVolumeClaim had no name";
+
+    /// `ephemeral.VolumeIsForPod` (k8s.io/component-helpers/storage/ephemeral): the claim of a
+    /// generic ephemeral volume belongs to another pod.
+    pub fn ephemeral_not_owned(claim_namespace: &str, claim: &str, pod_namespace: &str, pod: &str) -> String {
+        format!("PVC {claim_namespace}/{claim} was not created for pod {pod_namespace}/{pod} (pod is not owner)")
+    }
+}
+
+/// pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.go.
+pub mod volume_restrictions {
+    /// `ErrReasonDiskConflict`.
+    pub const ERR_REASON_DISK_CONFLICT: &str = "node(s) had no available disk";
+    /// `ErrReasonReadWriteOncePodConflict`.
+    pub const ERR_REASON_RWOP_CONFLICT: &str =
+        "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
+}
+
+/// pkg/scheduler/framework/plugins/nodevolumelimits/csi.go.
+pub mod node_volume_limits {
+    /// `ErrReasonMaxVolumeCountExceeded`.
+    pub const ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: &str = "node(s) exceed max volume count";
+
+    /// `filterAttachableVolumes`: a claim of the pod being scheduled is missing.
+    pub fn looking_up_pvc(namespace: &str, claim: &str, err: &str) -> String {
+        format!("looking up PVC {namespace}/{claim}: {err}")
+    }
+}
+
+/// pkg/scheduler/framework/plugins/volumebinding/binder.go and volume_binding.go.
+pub mod volume_binding {
+    use super::q;
+
+    /// `ErrReasonBindConflict`.
+    pub const ERR_REASON_BIND_CONFLICT: &str = "node(s) didn't find available persistent volumes to bind";
+    /// `ErrReasonNodeConflict` (reworded by PR #129887).
+    pub const ERR_REASON_NODE_CONFLICT: &str = "node(s) didn't match PersistentVolume's node affinity";
+    /// `ErrReasonPVNotExist`.
+    pub const ERR_REASON_PV_NOT_EXIST: &str = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
+    /// PreFilter: Immediate claims still wait for the PV controller.
+    pub const ERR_REASON_UNBOUND_IMMEDIATE: &str = "pod has unbound immediate PersistentVolumeClaims";
+
+    /// `podHasPVCs`: the claim of a generic ephemeral volume is not created yet.
+    pub fn waiting_for_ephemeral_claim(claim: &str) -> String {
+        format!("waiting for ephemeral volume controller to create the persistentvolumeclaim {}", q(claim))
+    }
+
+    /// `podHasPVCs`: a claim in phase Lost.
+    pub fn claim_lost(claim: &str, volume: &str) -> String {
+        format!("persistentvolumeclaim {} bound to non-existent persistentvolume {}", q(claim), q(volume))
+    }
+
+    /// `podHasPVCs`: a claim being deleted.
+    pub fn claim_being_deleted(claim: &str) -> String {
+        format!("persistentvolumeclaim {} is being deleted", q(claim))
+    }
+
+    /// `checkVolumeProvisions`: a claim to provision without a class (`namespace/name`).
+    pub fn no_class_for_claim(claim_key: &str) -> String {
+        format!("no class for claim {}", q(claim_key))
+    }
+
+    /// `checkVolumeProvisions`: a claim to provision whose class is gone.
+    pub fn storage_class_missing(class: &str) -> String {
+        format!("failed to find storage class {}", q(class))
+    }
+}
+
+/// pkg/scheduler/framework/plugins/volumezone/volume_zone.go.
+pub mod volume_zone {
+    /// `ErrReasonConflict`.
+    pub const ERR_REASON_CONFLICT: &str = "node(s) had no available volume zone";
+    /// `getPVbyPod`: an unbound claim without a class.
+    pub const CLAIM_WITHOUT_VOLUME_OR_CLASS: &str = "PersistentVolumeClaim had no pv name and storageClass name";
+    /// `getPVbyPod`: an unbound claim of an Immediate class.
+    pub const VOLUME_WITHOUT_NAME: &str = "PersistentVolume had no name";
+}
+
+/// pkg/scheduler/framework/plugins/podtopologyspread/{common,filtering,scoring}.go.
+pub mod pod_topology_spread {
+    /// `ErrReasonConstraintsNotMatch`.
+    pub const ERR_REASON_CONSTRAINTS_NOT_MATCH: &str = "node(s) didn't match pod topology spread constraints";
+    /// `ErrReasonNodeLabelNotMatch` (= `ErrReasonConstraintsNotMatch + " (missing required label)"`).
+    pub const ERR_REASON_NODE_LABEL_NOT_MATCH: &str =
+        "node(s) didn't match pod topology spread constraints (missing required label)";
+    /// filtering.go `getPreFilterState`: Filter without PreFilter state.
+    pub const PRE_FILTER_STATE_MISSING: &str = "reading \"PreFilterPodTopologySpread\" from cycleState: not found";
+    /// scoring.go `getPreScoreState`: Score without PreScore state.
+    pub const PRE_SCORE_STATE_MISSING: &str = "error reading \"PreScorePodTopologySpread\" from cycleState: not found";
+
+    /// filtering.go `calPreFilterState`: the pod's constraints cannot be read.
+    pub fn constraints_error(err: &str) -> String {
+        format!("get constraints from pod: {err}")
+    }
+}
+
+/// pkg/scheduler/framework/plugins/interpodaffinity/{plugin,filtering,scoring}.go.
+pub mod inter_pod_affinity {
+    /// `ErrReasonExistingAntiAffinityRulesNotMatch`.
+    pub const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: &str =
+        "node(s) didn't satisfy existing pods anti-affinity rules";
+    /// `ErrReasonAffinityRulesNotMatch`.
+    pub const ERR_REASON_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod affinity rules";
+    /// `ErrReasonAntiAffinityRulesNotMatch`.
+    pub const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod anti-affinity rules";
+    /// filtering.go `getPreFilterState`: Filter without PreFilter state.
+    pub const PRE_FILTER_STATE_MISSING: &str = "error reading \"PreFilterInterPodAffinity\" from cycleState: not found";
+    /// scoring.go `getPreScoreState`: Score without PreScore state.
+    pub const PRE_SCORE_STATE_MISSING: &str = "failed to read \"PreScoreInterPodAffinity\" from cycleState: not found";
+
+    /// filtering.go PreFilter: the pod's affinity terms do not parse (`framework.NewPodInfo`'s
+    /// aggregate of `<list>: <error>` messages).
+    pub fn parsing_pod(errors: &[String]) -> String {
+        format!("parsing pod: {}", super::aggregate(errors))
+    }
+}
+
+/// pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go.
+pub mod dynamic_resources {
+    /// PostFilter for a pod without claims (why FailedScheduling notes read
+    /// `... no new claims to deallocate, preemption: ...`).
+    pub const NO_NEW_CLAIMS_TO_DEALLOCATE: &str = "no new claims to deallocate";
+    /// edgesched's own: it does not allocate devices, so pods with claims are refused.
+    pub const CLAIMS_UNSUPPORTED: &str =
+        "pod references resource claims (dynamic resource allocation), which edgesched does not support";
+}
+
+/// pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.go.
+pub mod scheduling_gates {
+    /// PreEnqueue: the gates still on the pod (`%v` of a string slice).
+    pub fn waiting_for_gates(gates: &[&str]) -> String {
+        format!("waiting for scheduling gates: [{}]", gates.join(" "))
+    }
+}
+
+/// pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go and
+/// pkg/scheduler/framework/preemption/preemption.go.
+pub mod preemption {
+    use super::q;
+
+    /// PostFilter: every message of DefaultPreemption starts so.
+    pub fn prefixed(message: &str) -> String {
+        format!("preemption: {message}")
+    }
+
+    /// `PodEligibleToPreemptOthers`: `preemptionPolicy: Never`.
+    pub const NOT_ELIGIBLE_POLICY_NEVER: &str = "not eligible due to preemptionPolicy=Never.";
+    /// `PodEligibleToPreemptOthers`: a victim of an earlier preemption is still terminating.
+    pub const NOT_ELIGIBLE_TERMINATING: &str = "not eligible due to a terminating pod on the nominated node.";
+    /// `Preempt`: the status of nodes no eviction can help.
+    pub const NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
+    /// `SelectVictimsOnNode`: no pod of lower priority on the node.
+    pub const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
+
+    /// `dryRunPreemption`: the pod fits without evicting anyone (should not happen).
+    pub fn no_victim_on_node(node: &str) -> String {
+        format!("expected at least one victim pod on node {}", q(node))
+    }
+}
+
+/// Events (k8s.io/api/core/v1 event types; reasons, actions and notes as schedule_one.go and
+/// preemption.go record them).
+pub mod events {
+    use super::q;
+
+    /// `v1.EventTypeNormal`.
+    pub const TYPE_NORMAL: &str = "Normal";
+    /// `v1.EventTypeWarning`.
+    pub const TYPE_WARNING: &str = "Warning";
+    /// handleSchedulingFailure / skipPodSchedule.
+    pub const REASON_FAILED_SCHEDULING: &str = "FailedScheduling";
+    /// handleSchedulingFailure / skipPodSchedule.
+    pub const ACTION_SCHEDULING: &str = "Scheduling";
+    /// bindingCycle.
+    pub const REASON_SCHEDULED: &str = "Scheduled";
+    /// bindingCycle.
+    pub const ACTION_BINDING: &str = "Binding";
+    /// preemption.go, on each victim.
+    pub const REASON_PREEMPTED: &str = "Preempted";
+    /// preemption.go, on each victim.
+    pub const ACTION_PREEMPTING: &str = "Preempting";
+    /// edgesched's own: a pending pod names a scheduler nobody runs.
+    pub const REASON_NO_SCHEDULER_FOR_NAME: &str = "NoSchedulerForName";
+    /// client-go leaderelection/resourcelock `RecordEvent`, on the Lease.
+    pub const REASON_LEADER_ELECTION: &str = "LeaderElection";
+
+    /// client-go leaderelection: `<identity> became leader` (`RecordEvent("became leader")`).
+    pub fn became_leader(identity: &str) -> String {
+        format!("{identity} became leader")
+    }
+
+    /// bindingCycle: the `Scheduled` note.
+    pub fn scheduled(namespace: &str, name: &str, node: &str) -> String {
+        format!("Successfully assigned {namespace}/{name} to {node}")
+    }
+
+    /// preemption.go: the `Preempted` note on a victim.
+    pub fn preempted(preemptor_uid: &str, node: &str) -> String {
+        format!("Preempted by pod {preemptor_uid} on node {node}")
+    }
+
+    /// skipPodSchedule: a pod popped while being deleted.
+    pub fn skip_deleting_pod(namespace: &str, name: &str) -> String {
+        format!("skip schedule deleting pod: {namespace}/{name}")
+    }
+
+    /// edgesched's own: the `NoSchedulerForName` note, with a suggestion when a running
+    /// scheduler's name is close.
+    pub fn no_scheduler_for_name(scheduler_name: &str, suggestion: Option<&str>, running: &[String]) -> String {
+        let hint = suggestion.map(|s| format!(" (did you mean {}?)", q(s))).unwrap_or_default();
+        let running = if running.is_empty() { "none seen".to_string() } else { running.join(", ") };
+        format!("no running scheduler serves schedulerName {}{hint}; running schedulers: {running}", q(scheduler_name))
+    }
+}
+
+/// Pod conditions (k8s.io/api/core/v1 types.go; schedule_one.go, preemption.go).
+pub mod conditions {
+    /// `v1.PodScheduled`.
+    pub const POD_SCHEDULED: &str = "PodScheduled";
+    /// `v1.PodReasonUnschedulable`.
+    pub const REASON_UNSCHEDULABLE: &str = "Unschedulable";
+    /// `v1.PodReasonSchedulerError`.
+    pub const REASON_SCHEDULER_ERROR: &str = "SchedulerError";
+    /// `v1.DisruptionTarget`, set on preemption victims.
+    pub const DISRUPTION_TARGET: &str = "DisruptionTarget";
+    /// `v1.PodReasonPreemptionByScheduler`.
+    pub const REASON_PREEMPTION_BY_SCHEDULER: &str = "PreemptionByScheduler";
+
+    /// preemption.go: the DisruptionTarget message (the preemptor's scheduler name).
+    pub fn preempting(scheduler_name: &str) -> String {
+        format!("{scheduler_name}: preempting to accommodate a higher priority pod")
+    }
+}
+
+/// Pods whose spec the scheduler cannot work with.
+pub mod pod_spec {
+    /// edgesched's own: the FailedScheduling note (and condition message) of such a pod.
+    pub fn cannot_be_scheduled(reason: &str) -> String {
+        format!("pod spec cannot be scheduled: {reason}")
+    }
+
+    /// plugin/pkg/admission/priority/admission.go: a `priorityClassName` without a class.
+    pub fn no_priority_class(name: &str) -> String {
+        format!("no PriorityClass with name {name} was found")
+    }
+}
+
+/// Log messages that stand where upstream records an event.
+pub mod logs {
+    /// edgesched's own: a binding answered 409 because the pod is bound already.
+    pub const BOUND_ELSEWHERE: &str = "Pod was bound elsewhere; forgetting it";
+}
+
+const TYPES_GO: &str = "pkg/scheduler/framework/types.go";
+const FRAMEWORK_GO: &str = "pkg/scheduler/framework/runtime/framework.go";
+const SCHEDULE_ONE_GO: &str = "pkg/scheduler/schedule_one.go";
+const FIT_GO: &str = "pkg/scheduler/framework/plugins/noderesources/fit.go";
+const BINDER_GO: &str = "pkg/scheduler/framework/plugins/volumebinding/binder.go";
+const VOLUME_BINDING_GO: &str = "pkg/scheduler/framework/plugins/volumebinding/volume_binding.go";
+const VOLUME_ZONE_GO: &str = "pkg/scheduler/framework/plugins/volumezone/volume_zone.go";
+const CSI_GO: &str = "pkg/scheduler/framework/plugins/nodevolumelimits/csi.go";
+const RESTRICTIONS_GO: &str = "pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.go";
+const PTS_COMMON_GO: &str = "pkg/scheduler/framework/plugins/podtopologyspread/common.go";
+const PTS_FILTERING_GO: &str = "pkg/scheduler/framework/plugins/podtopologyspread/filtering.go";
+const PTS_SCORING_GO: &str = "pkg/scheduler/framework/plugins/podtopologyspread/scoring.go";
+const IPA_PLUGIN_GO: &str = "pkg/scheduler/framework/plugins/interpodaffinity/plugin.go";
+const IPA_FILTERING_GO: &str = "pkg/scheduler/framework/plugins/interpodaffinity/filtering.go";
+const IPA_SCORING_GO: &str = "pkg/scheduler/framework/plugins/interpodaffinity/scoring.go";
+const NODE_AFFINITY_GO: &str = "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go";
+const DRA_GO: &str = "pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go";
+const DEFAULT_PREEMPTION_GO: &str = "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go";
+const PREEMPTION_GO: &str = "pkg/scheduler/framework/preemption/preemption.go";
+const CORE_V1_TYPES_GO: &str = "staging/src/k8s.io/api/core/v1/types.go";
+const API_ERRORS_GO: &str = "staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go";
+const LEASELOCK_GO: &str = "staging/src/k8s.io/client-go/tools/leaderelection/resourcelock/leaselock.go";
+const LEADERELECTION_GO: &str = "staging/src/k8s.io/client-go/tools/leaderelection/leaderelection.go";
+const EPHEMERAL_GO: &str = "staging/src/k8s.io/component-helpers/storage/ephemeral/ephemeral.go";
+
+const fn up(id: &'static str, kind: Kind, text: &'static str, file: &'static str, at: &'static str) -> Row {
+    Row { id, kind, text, origin: Origin::Upstream { file, at } }
+}
+
+const fn own(id: &'static str, kind: Kind, text: &'static str, why: &'static str) -> Row {
+    Row { id, kind, text, origin: Origin::Own { why } }
+}
+
+use Kind::*;
+
+/// The table: every text, its kind and origin. Templates use `{name}` for what is filled in;
+/// `{plugin:?}` and the like mark Go's `%q`.
+pub const ROWS: &[Row] = &[
+    // The FitError and the framework.
+    up("fit_error_frame", Framework, "0/{nodes} nodes are available: {prefilter}. {histogram}. {postfilter}", TYPES_GO, "NoNodeAvailableMsg, FitError.Error"),
+    up("no_nodes_available", Framework, framework::NO_NODES_AVAILABLE, SCHEDULE_ONE_GO, "ErrNoNodesAvailable"),
+    up("prefilter_plugin_error", Framework, "running PreFilter plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunPreFilterPlugins"),
+    up("prefilter_didnt_satisfy_plugin", PreFilter, "node(s) didn't satisfy plugin {plugin}", FRAMEWORK_GO, "RunPreFilterPlugins"),
+    up("prefilter_didnt_satisfy_plugins_simultaneously", PreFilter, "node(s) didn't satisfy plugin(s) [{plugins}] simultaneously", FRAMEWORK_GO, "RunPreFilterPlugins"),
+    up("absent_nodes_didnt_satisfy_plugins", FilterReason, "node(s) didn't satisfy plugin(s) [{plugins}]", SCHEDULE_ONE_GO, "findNodesThatFitPod"),
+    up("filter_plugin_error", Framework, "running {plugin:?} filter plugin: {err}", FRAMEWORK_GO, "RunFilterPlugins"),
+    up("score_plugin_error", Framework, "running Score plugins: plugin {plugin:?} failed with: {err}", FRAMEWORK_GO, "RunScorePlugins"),
+    up("invalid_score", Framework, "applying score defaultWeights on Score plugins: plugin {plugin:?} returns an invalid score {score}, it should in the range of [0, 100] after normalizing", FRAMEWORK_GO, "RunScorePlugins"),
+    up("reserve_plugin_error", Framework, "running Reserve plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunReservePluginsReserve"),
+    up("prebind_plugin_error", Framework, "running PreBind plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunPreBindPlugins"),
+    up("bind_plugin_error", Framework, "running Bind plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunBindPlugins"),
+    up("note_truncation", EventNote, "{first 1020 bytes of the message} ...", SCHEDULE_ONE_GO, "truncateMessage"),
+    // Filter plugins.
+    up("node_unschedulable", FilterReason, node_unschedulable::ERR_REASON_UNSCHEDULABLE, "pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go", "ErrReasonUnschedulable"),
+    up("node_name", FilterReason, node_name::ERR_REASON, "pkg/scheduler/framework/plugins/nodename/node_name.go", "ErrReason"),
+    up("taint_toleration", FilterReason, taint_toleration::ERR_REASON_NOT_MATCH, "pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go", "ErrReasonNotMatch"),
+    up("node_affinity_pod", FilterReason, node_affinity::ERR_REASON_POD, NODE_AFFINITY_GO, "ErrReasonPod"),
+    up("node_affinity_enforced", FilterReason, node_affinity::ERR_REASON_ENFORCED, NODE_AFFINITY_GO, "errReasonEnforced"),
+    up("node_affinity_conflict", PreFilter, node_affinity::ERR_REASON_CONFLICT, NODE_AFFINITY_GO, "errReasonConflict"),
+    up("node_ports", FilterReason, node_ports::ERR_REASON, "pkg/scheduler/framework/plugins/nodeports/node_ports.go", "ErrReason"),
+    up("too_many_pods", FilterReason, node_resources::REASON_TOO_MANY_PODS, FIT_GO, "fitsRequest"),
+    up("insufficient_resource", FilterReason, "Insufficient {resource}", FIT_GO, "fitsRequest"),
+    own("pod_resources_error", Framework, "pod resources: {err}", "upstream's API server rejects unparsable quantities; edgesched reads raw JSON and reports them"),
+    up("disk_conflict", FilterReason, volume_restrictions::ERR_REASON_DISK_CONFLICT, RESTRICTIONS_GO, "ErrReasonDiskConflict"),
+    up("read_write_once_pod_conflict", FilterReason, volume_restrictions::ERR_REASON_RWOP_CONFLICT, RESTRICTIONS_GO, "ErrReasonReadWriteOncePodConflict"),
+    up("pvc_not_found", PreFilter, "persistentvolumeclaim {name:?} not found", API_ERRORS_GO, "NewNotFound, as the PVC lister returns it"),
+    up("pv_not_found", FilterReason, "persistentvolume {name:?} not found", API_ERRORS_GO, "NewNotFound, as volume_zone.go's PV lister returns it"),
+    up("storage_class_not_found", FilterReason, "storageclass.storage.k8s.io {name:?} not found", API_ERRORS_GO, "NewNotFound, as volume_zone.go's class lister returns it"),
+    up("claim_without_name", FilterReason, storage::CLAIM_WITHOUT_NAME, VOLUME_ZONE_GO, "getPVbyPod; csi.go filterAttachableVolumes"),
+    up("ephemeral_not_owned", PreFilter, "PVC {claim_namespace}/{claim} was not created for pod {pod_namespace}/{pod} (pod is not owner)", EPHEMERAL_GO, "VolumeIsForPod"),
+    up("max_volume_count", FilterReason, node_volume_limits::ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, CSI_GO, "ErrReasonMaxVolumeCountExceeded"),
+    up("looking_up_pvc", FilterReason, "looking up PVC {namespace}/{claim}: {err}", CSI_GO, "filterAttachableVolumes"),
+    up("volume_bind_conflict", FilterReason, volume_binding::ERR_REASON_BIND_CONFLICT, BINDER_GO, "ErrReasonBindConflict"),
+    up("volume_node_conflict", FilterReason, volume_binding::ERR_REASON_NODE_CONFLICT, BINDER_GO, "ErrReasonNodeConflict"),
+    up("volume_pv_not_exist", FilterReason, volume_binding::ERR_REASON_PV_NOT_EXIST, BINDER_GO, "ErrReasonPVNotExist"),
+    up("unbound_immediate_claims", PreFilter, volume_binding::ERR_REASON_UNBOUND_IMMEDIATE, VOLUME_BINDING_GO, "PreFilter"),
+    up("waiting_for_ephemeral_claim", PreFilter, "waiting for ephemeral volume controller to create the persistentvolumeclaim {claim:?}", VOLUME_BINDING_GO, "podHasPVCs"),
+    up("claim_lost", PreFilter, "persistentvolumeclaim {claim:?} bound to non-existent persistentvolume {volume:?}", VOLUME_BINDING_GO, "podHasPVCs"),
+    up("claim_being_deleted", PreFilter, "persistentvolumeclaim {claim:?} is being deleted", VOLUME_BINDING_GO, "podHasPVCs"),
+    up("no_class_for_claim", Framework, "no class for claim {namespace/name:?}", BINDER_GO, "checkVolumeProvisions"),
+    up("storage_class_missing", Framework, "failed to find storage class {class:?}", BINDER_GO, "checkVolumeProvisions"),
+    up("volume_zone_conflict", FilterReason, volume_zone::ERR_REASON_CONFLICT, VOLUME_ZONE_GO, "ErrReasonConflict"),
+    up("claim_without_volume_or_class", FilterReason, volume_zone::CLAIM_WITHOUT_VOLUME_OR_CLASS, VOLUME_ZONE_GO, "getPVbyPod"),
+    up("volume_without_name", FilterReason, volume_zone::VOLUME_WITHOUT_NAME, VOLUME_ZONE_GO, "getPVbyPod"),
+    up("spread_constraints", FilterReason, pod_topology_spread::ERR_REASON_CONSTRAINTS_NOT_MATCH, PTS_COMMON_GO, "ErrReasonConstraintsNotMatch"),
+    up("spread_missing_label", FilterReason, pod_topology_spread::ERR_REASON_NODE_LABEL_NOT_MATCH, PTS_COMMON_GO, "ErrReasonNodeLabelNotMatch"),
+    up("spread_constraints_error", Framework, "get constraints from pod: {err}", PTS_FILTERING_GO, "calPreFilterState"),
+    up("spread_prefilter_state_missing", Framework, pod_topology_spread::PRE_FILTER_STATE_MISSING, PTS_FILTERING_GO, "getPreFilterState"),
+    up("spread_prescore_state_missing", Framework, pod_topology_spread::PRE_SCORE_STATE_MISSING, PTS_SCORING_GO, "getPreScoreState"),
+    up("existing_anti_affinity", FilterReason, inter_pod_affinity::ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH, IPA_PLUGIN_GO, "ErrReasonExistingAntiAffinityRulesNotMatch"),
+    up("pod_affinity", FilterReason, inter_pod_affinity::ERR_REASON_AFFINITY_RULES_NOT_MATCH, IPA_PLUGIN_GO, "ErrReasonAffinityRulesNotMatch"),
+    up("pod_anti_affinity", FilterReason, inter_pod_affinity::ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH, IPA_PLUGIN_GO, "ErrReasonAntiAffinityRulesNotMatch"),
+    up("affinity_parsing_pod", PreFilter, "parsing pod: {aggregate of <terms list>: <error>}", IPA_FILTERING_GO, "PreFilter"),
+    up("affinity_prefilter_state_missing", Framework, inter_pod_affinity::PRE_FILTER_STATE_MISSING, IPA_FILTERING_GO, "getPreFilterState"),
+    up("affinity_prescore_state_missing", Framework, inter_pod_affinity::PRE_SCORE_STATE_MISSING, IPA_SCORING_GO, "getPreScoreState"),
+    up("no_new_claims_to_deallocate", PostFilter, dynamic_resources::NO_NEW_CLAIMS_TO_DEALLOCATE, DRA_GO, "PostFilter"),
+    own("resource_claims_unsupported", PreFilter, dynamic_resources::CLAIMS_UNSUPPORTED, "edgesched does not allocate devices; placing such a pod without them would be wrong"),
+    up("waiting_for_scheduling_gates", Queue, "waiting for scheduling gates: [{gates}]", "pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.go", "PreEnqueue"),
+    // Preemption.
+    up("preemption_prefix", PostFilter, "preemption: {message}", DEFAULT_PREEMPTION_GO, "PostFilter"),
+    up("preemption_policy_never", PostFilter, preemption::NOT_ELIGIBLE_POLICY_NEVER, DEFAULT_PREEMPTION_GO, "PodEligibleToPreemptOthers"),
+    up("preemption_terminating_victim", PostFilter, preemption::NOT_ELIGIBLE_TERMINATING, DEFAULT_PREEMPTION_GO, "PodEligibleToPreemptOthers"),
+    up("preemption_not_helpful", PostFilter, preemption::NOT_HELPFUL, PREEMPTION_GO, "Preempt"),
+    up("preemption_no_victims", PostFilter, preemption::NO_VICTIMS, DEFAULT_PREEMPTION_GO, "SelectVictimsOnNode"),
+    up("preemption_no_victim_on_node", PostFilter, "expected at least one victim pod on node {node:?}", PREEMPTION_GO, "dryRunPreemption"),
+    // Events.
+    up("event_type_normal", EventType, events::TYPE_NORMAL, CORE_V1_TYPES_GO, "EventTypeNormal"),
+    up("event_type_warning", EventType, events::TYPE_WARNING, CORE_V1_TYPES_GO, "EventTypeWarning"),
+    up("failed_scheduling_event", EventReason, events::REASON_FAILED_SCHEDULING, SCHEDULE_ONE_GO, "handleSchedulingFailure"),
+    up("scheduling_action", EventAction, events::ACTION_SCHEDULING, SCHEDULE_ONE_GO, "handleSchedulingFailure"),
+    up("scheduled_event", EventReason, events::REASON_SCHEDULED, SCHEDULE_ONE_GO, "bindingCycle"),
+    up("binding_action", EventAction, events::ACTION_BINDING, SCHEDULE_ONE_GO, "bindingCycle"),
+    up("scheduled_note", EventNote, "Successfully assigned {namespace}/{name} to {node}", SCHEDULE_ONE_GO, "bindingCycle"),
+    up("preempted_event", EventReason, events::REASON_PREEMPTED, PREEMPTION_GO, "NewEvaluator: PreemptPod"),
+    up("preempting_action", EventAction, events::ACTION_PREEMPTING, PREEMPTION_GO, "NewEvaluator: PreemptPod"),
+    up("preempted_note", EventNote, "Preempted by pod {preemptor uid} on node {node}", PREEMPTION_GO, "NewEvaluator: PreemptPod"),
+    up("skip_deleting_pod", EventNote, "skip schedule deleting pod: {namespace}/{name}", SCHEDULE_ONE_GO, "skipPodSchedule"),
+    up("leader_election_event", EventReason, events::REASON_LEADER_ELECTION, LEASELOCK_GO, "LeaseLock.RecordEvent"),
+    up("became_leader_note", EventNote, "{identity} became leader", LEADERELECTION_GO, "LeaderElector.acquire: RecordEvent(\"became leader\"), formatted by LeaseLock.RecordEvent"),
+    own("no_scheduler_for_name_event", EventReason, events::REASON_NO_SCHEDULER_FOR_NAME, "upstream leaves pods of an absent scheduler pending silently"),
+    own("no_scheduler_for_name_note", EventNote, "no running scheduler serves schedulerName {name:?}[ (did you mean {suggestion:?}?)]; running schedulers: {names, or none seen}", "upstream leaves pods of an absent scheduler pending silently"),
+    // Conditions.
+    up("pod_scheduled_condition", ConditionType, conditions::POD_SCHEDULED, CORE_V1_TYPES_GO, "PodScheduled"),
+    up("unschedulable_reason", ConditionReason, conditions::REASON_UNSCHEDULABLE, CORE_V1_TYPES_GO, "PodReasonUnschedulable"),
+    up("scheduler_error_reason", ConditionReason, conditions::REASON_SCHEDULER_ERROR, CORE_V1_TYPES_GO, "PodReasonSchedulerError"),
+    up("disruption_target_condition", ConditionType, conditions::DISRUPTION_TARGET, CORE_V1_TYPES_GO, "DisruptionTarget"),
+    up("preemption_by_scheduler_reason", ConditionReason, conditions::REASON_PREEMPTION_BY_SCHEDULER, CORE_V1_TYPES_GO, "PodReasonPreemptionByScheduler"),
+    up("preempting_message", ConditionMessage, "{scheduler name}: preempting to accommodate a higher priority pod", PREEMPTION_GO, "NewEvaluator: PreemptPod"),
+    own("pod_spec_cannot_be_scheduled", EventNote, "pod spec cannot be scheduled: {reason}", "upstream never sees such pods: the API server rejects them at admission"),
+    up("no_priority_class", EventNote, "no PriorityClass with name {name} was found", "plugin/pkg/admission/priority/admission.go", "admitPod (Forbidden), used inside pod_spec_cannot_be_scheduled"),
+    own("bound_elsewhere_log", Log, logs::BOUND_ELSEWHERE, "upstream records FailedScheduling with the 409 error; edgesched knows the pod is bound and logs instead"),
+];

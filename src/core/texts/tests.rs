@@ -1,0 +1,1698 @@
+//! One test per row of [`super::ROWS`] (the test is named after the row's `id`): each produces
+//! the text through the code that writes it for users — a plugin's PreFilter/Filter/PostFilter,
+//! the framework cycle, the scheduler core (`handle`/`schedule_one`/`tick` → `Effect`s) or the
+//! event/condition builders — and compares it with the upstream string written out here
+//! literally, never with the constant under test. Then the composed FitError messages of
+//! upstream's own tables: pkg/scheduler/framework/types_test.go `TestFitError_Error`,
+//! pkg/scheduler/schedule_one_test.go `TestSchedulerSchedulePod` (PreFilter cases) and
+//! `TestSchedulerWithVolumeBinding`, and defaultpreemption/default_preemption_test.go
+//! `TestPostFilter`, all as of v1.35.0. The volume table's expectations quote
+//! `ErrReasonNodeConflict`, so they read as PR #129887 left them.
+//!
+//! Last, the guards: every row has its test, and no row's text is written inline elsewhere.
+
+use super::{Kind, Origin, ROWS};
+use crate::core::api;
+use crate::core::cache::storage::testutil::{bound, claimed, class, node_affinity, pod_with_volumes, pv, pvc, pvc_volume};
+use crate::core::cache::{AssignedPod, Cache, NodeInfo};
+use crate::core::config::{DefaultPreemptionArgs, NodeAffinityArgs, NodeResourcesFitArgs};
+use crate::core::events::{self, EventRecord, EventType};
+use crate::core::framework::cycle::CycleParams;
+use crate::core::framework::plugins::default_preemption::{select_victims_on_node, DefaultPreemption};
+use crate::core::framework::plugins::dynamic_resources::DynamicResources;
+use crate::core::framework::plugins::names;
+use crate::core::framework::plugins::node_affinity::NodeAffinity;
+use crate::core::framework::plugins::node_resources_fit::NodeResourcesFit;
+use crate::core::framework::plugins::node_volume_limits::NodeVolumeLimits;
+use crate::core::framework::plugins::scheduling_gates::SchedulingGates;
+use crate::core::framework::plugins::test_util::{
+    cache_with, field_term, framework_with, message, req, required, schedule_with, sel_req, selector, term, NodeBuilder,
+    PodBuilder,
+};
+use crate::core::framework::plugins::volume_binding::{find_pod_volumes, PodClaims};
+use crate::core::framework::plugins::volume_restrictions::VolumeRestrictions;
+use crate::core::framework::plugins::volume_zone::VolumeZone;
+use crate::core::framework::status::{fit_error_message, truncate_note};
+use crate::core::framework::{
+    Code, Diagnosis, FilterRunner, Framework, Plugin, PluginState, Points, PreFilterOutcome, PreScoreOutcome, Rejection,
+    ScheduleOutcome,
+};
+use crate::core::metrics::Metrics;
+use crate::core::model::PodInfo;
+use crate::core::rng::Rng;
+use crate::core::scheduler::{BindFailure, BindOutcome, Change, Effect, Input, Scheduler, Settings};
+use crate::core::watched::KindId;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/// A worker node with cpu, memory and 110 pod slots.
+fn worker(name: &str, cpu: &str) -> NodeBuilder {
+    NodeBuilder::new(name)
+        .allocatable(&[("cpu", cpu), ("memory", "8Gi"), ("pods", "110")])
+        .labels(&[("kubernetes.io/hostname", name)])
+}
+
+/// A framework of PrioritySort, the given plugins and DefaultBinder.
+fn profile(plugins: &[&str]) -> Framework {
+    let mut enabled = vec![(names::PRIORITY_SORT, 0)];
+    enabled.extend(plugins.iter().map(|p| (*p, 1)));
+    enabled.push((names::DEFAULT_BINDER, 0));
+    framework_with(&enabled)
+}
+
+/// One cycle of `pod` over `cache` (seeded, every node scored).
+fn schedule_in(fw: &Framework, cache: &Cache, pod: &PodInfo) -> ScheduleOutcome {
+    let (mut start, mut rng) = (0usize, Rng::seeded(7));
+    let mut params =
+        CycleParams { next_start_node_index: &mut start, percentage_of_nodes_to_score: 0, rng: &mut rng, explain: false };
+    fw.schedule(cache, pod, &mut params)
+}
+
+/// The FitError text of `pod` on `nodes` (with `existing` pods) under a profile of `plugins`.
+fn fit_error(plugins: &[&str], nodes: &[NodeBuilder], existing: &[PodBuilder], pod: PodBuilder) -> String {
+    message(schedule_with(&profile(plugins), nodes, existing, pod))
+}
+
+/// The SchedulerError text of an outcome that must be an error.
+fn error_of(outcome: ScheduleOutcome) -> String {
+    match outcome {
+        ScheduleOutcome::Error { message, .. } => message,
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+/// The PreFilter rejection of an outcome.
+fn rejection(outcome: PreFilterOutcome) -> Rejection {
+    match outcome {
+        PreFilterOutcome::Reject(r) => r,
+        other => panic!("expected a rejection, got {other:?}"),
+    }
+}
+
+/// A cache of nodes labelled with their hostname plus storage objects.
+fn storage_cache(
+    nodes: &[&str],
+    classes: &[api::StorageClass],
+    pvcs: &[api::PersistentVolumeClaim],
+    pvs: &[api::PersistentVolume],
+) -> Cache {
+    let mut c = Cache::new();
+    for n in nodes {
+        c.upsert_node(worker(n, "4").spec());
+    }
+    for sc in classes {
+        c.storage_mut().upsert_storage_class(sc);
+    }
+    for p in pvcs {
+        c.storage_mut().upsert_pvc(p);
+    }
+    for v in pvs {
+        c.storage_mut().upsert_pv(v);
+    }
+    c.prepare();
+    c
+}
+
+/// What a fake Filter answers for a node.
+type FakeFilter = fn(&NodeInfo) -> Result<(), Rejection>;
+
+/// A test plugin whose extension points misbehave on purpose (upstream's `tf.FakePreFilterPlugin`,
+/// `FakeFilterPlugin` and friends), added to a real framework so the real cycle composes what
+/// it returns.
+struct Fake {
+    name: &'static str,
+    points: Points,
+    pre_filter: Option<fn() -> PreFilterOutcome>,
+    filter: Option<FakeFilter>,
+    score: Option<fn() -> Result<i64, Rejection>>,
+    reserve: Option<fn() -> Rejection>,
+}
+
+impl Fake {
+    fn new(name: &'static str) -> Fake {
+        Fake { name, points: Points::default(), pre_filter: None, filter: None, score: None, reserve: None }
+    }
+    fn pre_filter(mut self, f: fn() -> PreFilterOutcome) -> Fake {
+        self.points.pre_filter = true;
+        self.pre_filter = Some(f);
+        self
+    }
+    fn filter(mut self, f: FakeFilter) -> Fake {
+        self.points.filter = true;
+        self.filter = Some(f);
+        self
+    }
+    fn score(mut self, f: fn() -> Result<i64, Rejection>) -> Fake {
+        self.points.score = true;
+        self.score = Some(f);
+        self
+    }
+    fn reserve(mut self, f: fn() -> Rejection) -> Fake {
+        self.points.reserve = true;
+        self.reserve = Some(f);
+        self
+    }
+}
+
+impl Plugin for Fake {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn points(&self) -> Points {
+        self.points
+    }
+    fn pre_filter(&self, _: &Cache, _: &PodInfo, _: &mut PluginState) -> PreFilterOutcome {
+        self.pre_filter.map_or(PreFilterOutcome::Continue, |f| f())
+    }
+    fn filter(&self, _: &Cache, _: &PodInfo, node: &NodeInfo, _: &PluginState) -> Result<(), Rejection> {
+        self.filter.map_or(Ok(()), |f| f(node))
+    }
+    fn pre_score(&self, _: &Cache, _: &PodInfo, _: &[&NodeInfo], _: &mut PluginState) -> PreScoreOutcome {
+        PreScoreOutcome::Run
+    }
+    fn score(&self, _: &Cache, _: &PodInfo, _: &NodeInfo, _: &PluginState) -> Result<i64, Rejection> {
+        self.score.map_or(Ok(0), |f| f())
+    }
+    fn reserve(
+        &self,
+        _: &Cache,
+        _: &PodInfo,
+        _: &NodeInfo,
+        _: &PluginState,
+    ) -> Result<Vec<crate::core::framework::PreBindAction>, Rejection> {
+        self.reserve.map_or(Ok(Vec::new()), |f| Err(f()))
+    }
+}
+
+/// Add fake plugins to a framework at the extension points they declare (after the real ones).
+fn with_fakes(mut fw: Framework, fakes: Vec<Fake>) -> Framework {
+    for f in fakes {
+        let p = f.points;
+        let i = fw.plugins.len();
+        fw.plugins.push(Arc::new(f));
+        if p.pre_filter {
+            fw.pre_filter.push(i);
+        }
+        if p.filter {
+            fw.filter.push(i);
+        }
+        if p.score {
+            fw.pre_score.push(i);
+            fw.score.push((i, 1));
+        }
+        if p.reserve {
+            fw.reserve.push(i);
+        }
+    }
+    fw
+}
+
+fn nodes(names: &[&str]) -> Vec<NodeBuilder> {
+    names.iter().map(|n| worker(n, "4")).collect()
+}
+
+fn only(names: &[&str]) -> PreFilterOutcome {
+    PreFilterOutcome::Nodes(names.iter().map(|n| Box::from(*n)).collect())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scheduler core, driven through its public API as `simulate` drives it.
+// ---------------------------------------------------------------------------------------------
+
+struct Core {
+    sched: Scheduler,
+    now: Instant,
+}
+
+impl Core {
+    /// The default configuration's profile (`default-scheduler`), `nodes`, no other pods.
+    fn new(nodes: &[NodeBuilder], settings: Settings) -> Core {
+        let profiles = crate::core::simulate::frameworks(&crate::core::config::default_config()).unwrap();
+        let now = Instant::now();
+        let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(1), now);
+        sched.handle(Input::PriorityClass(Change::ListBegin), now);
+        sched.handle(Input::PriorityClass(Change::ListDone), now);
+        sched.handle(Input::Node(Change::ListBegin), now);
+        sched.handle(Input::Node(Change::ListPage(nodes.iter().map(|n| Box::new(n.node.clone())).collect())), now);
+        sched.handle(Input::Node(Change::ListDone), now);
+        sched.handle(Input::Pod(Change::ListBegin), now);
+        sched.handle(Input::Pod(Change::ListDone), now);
+        sched.handle(Input::Leading(true), now);
+        Core { sched, now }
+    }
+
+    fn add(&mut self, pod: &PodBuilder) {
+        self.sched.handle(Input::Pod(Change::Added(Box::new(pod.pod.clone()))), self.now);
+    }
+
+    /// Schedule the next pod and return the effects of the attempt.
+    fn attempt(&mut self) -> Vec<Effect> {
+        self.now += Duration::from_millis(1);
+        self.sched.schedule_one(self.now, false).expect("a pod to schedule");
+        self.sched.take_effects()
+    }
+}
+
+fn event_of(effects: &[Effect], reason: &str) -> EventRecord {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Event(ev) if ev.reason == reason => Some(ev.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no {reason} event in {effects:?}"))
+}
+
+fn condition_of(effects: &[Effect]) -> api::PodCondition {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::PatchStatus(p) => p.condition.clone(),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no condition in {effects:?}"))
+}
+
+/// One unschedulable attempt of a pod asking for 2 cpu on a 1-cpu node (default profile).
+fn too_big_attempt() -> Vec<Effect> {
+    let mut core = Core::new(&[worker("n1", "1")], Settings::default());
+    core.add(&PodBuilder::new("big").container(&[("cpu", "2")]));
+    core.attempt()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The FitError and the framework
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn fit_error_frame() {
+    // PreFilter message, then (without one) the sorted histogram, then PostFilter's message:
+    // the default profile's real cycle and the default PostFilters (DynamicResources,
+    // DefaultPreemption) on an unresolvable node.
+    let ev = event_of(&too_big_attempt(), "FailedScheduling");
+    assert_eq!(
+        ev.note,
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+    );
+    let mut pvc_missing = PodBuilder::new("p");
+    pvc_missing.pod.spec.volumes.push(pvc_volume("v", "data"));
+    assert_eq!(
+        fit_error(&[names::VOLUME_BINDING], &nodes(&["n1", "n2"]), &[], pvc_missing),
+        r#"0/2 nodes are available: persistentvolumeclaim "data" not found."#
+    );
+}
+
+#[test]
+fn no_nodes_available() {
+    // schedule_one.go: no nodes → ErrNoNodesAvailable, reason Unschedulable.
+    let mut core = Core::new(&[], Settings::default());
+    core.add(&PodBuilder::new("p"));
+    let effects = core.attempt();
+    assert_eq!(event_of(&effects, "FailedScheduling").note, "no nodes available to schedule pods");
+    let c = condition_of(&effects);
+    assert_eq!((c.reason.as_deref(), c.message.as_deref()), (Some("Unschedulable"), Some("no nodes available to schedule pods")));
+}
+
+#[test]
+fn prefilter_plugin_error() {
+    // A PreFilter error is a SchedulerError; a real one: PodTopologySpread's unparsable selector.
+    let fw = with_fakes(
+        profile(&[]),
+        vec![Fake::new("FakePreFilter").pre_filter(|| PreFilterOutcome::Reject(Rejection::error("boom")))],
+    );
+    let cache = cache_with(&nodes(&["n1"]), &[]);
+    assert_eq!(
+        error_of(schedule_in(&fw, &cache, &PodBuilder::new("p").info())),
+        r#"running PreFilter plugin "FakePreFilter": boom"#
+    );
+    let bad = PodBuilder::new("p").spread(1, "zone", "DoNotSchedule", Some(selector(vec![sel_req("app", "Bogus", &["x"])])));
+    assert_eq!(
+        error_of(schedule_with(&profile(&[names::POD_TOPOLOGY_SPREAD]), &nodes(&["n1"]), &[], bad)),
+        r#"running PreFilter plugin "PodTopologySpread": get constraints from pod: "Bogus" is not a valid label selector operator"#
+    );
+}
+
+#[test]
+fn prefilter_didnt_satisfy_plugin() {
+    // TestSchedulerSchedulePod "test prefilter plugin returning empty node set".
+    let fw = with_fakes(
+        profile(&[]),
+        vec![
+            Fake::new("FakePreFilter1").pre_filter(|| PreFilterOutcome::Continue),
+            Fake::new("FakePreFilter2").pre_filter(|| only(&[])),
+        ],
+    );
+    let cache = cache_with(&nodes(&["node1"]), &[]);
+    assert_eq!(
+        message(schedule_in(&fw, &cache, &PodBuilder::new("test-prefilter").info())),
+        "0/1 nodes are available: node(s) didn't satisfy plugin FakePreFilter2."
+    );
+}
+
+#[test]
+fn prefilter_didnt_satisfy_plugins_simultaneously() {
+    // TestSchedulerSchedulePod "test prefilter plugin returning non-intersecting nodes".
+    let fw = with_fakes(
+        profile(&[]),
+        vec![
+            Fake::new("FakePreFilter1").pre_filter(|| PreFilterOutcome::Continue),
+            Fake::new("FakePreFilter2").pre_filter(|| only(&["node2"])),
+            Fake::new("FakePreFilter3").pre_filter(|| only(&["node1"])),
+        ],
+    );
+    let cache = cache_with(&nodes(&["node1", "node2", "node3"]), &[]);
+    assert_eq!(
+        message(schedule_in(&fw, &cache, &PodBuilder::new("test-prefilter").info())),
+        "0/3 nodes are available: node(s) didn't satisfy plugin(s) [FakePreFilter2 FakePreFilter3] simultaneously."
+    );
+}
+
+#[test]
+fn absent_nodes_didnt_satisfy_plugins() {
+    // TestSchedulerSchedulePod "test some nodes are filtered out by prefilter plugin and other
+    // are filtered out by filter plugin" and "test prefilter plugin returned an invalid node".
+    let fw = with_fakes(
+        profile(&[]),
+        vec![
+            Fake::new("FakePreFilter").pre_filter(|| only(&["node2"])),
+            Fake::new("FakeFilter").filter(|n| {
+                if n.name() == "node2" {
+                    Err(Rejection::unschedulable("injecting failure for pod test-prefilter"))
+                } else {
+                    Ok(())
+                }
+            }),
+        ],
+    );
+    let cache = cache_with(&nodes(&["node1", "node2"]), &[]);
+    assert_eq!(
+        message(schedule_in(&fw, &cache, &PodBuilder::new("test-prefilter").info())),
+        "0/2 nodes are available: 1 injecting failure for pod test-prefilter, 1 node(s) didn't satisfy plugin(s) [FakePreFilter]."
+    );
+    let fw = with_fakes(profile(&[]), vec![Fake::new("FakePreFilter").pre_filter(|| only(&["invalid-node"]))]);
+    let cache = cache_with(&nodes(&["1", "2"]), &[]);
+    assert_eq!(
+        message(schedule_in(&fw, &cache, &PodBuilder::new("test-prefilter").info())),
+        "0/2 nodes are available: 2 node(s) didn't satisfy plugin(s) [FakePreFilter]."
+    );
+}
+
+#[test]
+fn filter_plugin_error() {
+    // TestSchedulerWithVolumeBinding "predicate error": the binder's error in Filter.
+    let fw = with_fakes(profile(&[]), vec![Fake::new("VolumeBinding").filter(|_| Err(Rejection::error("find err")))]);
+    let cache = cache_with(&nodes(&["node1"]), &[]);
+    assert_eq!(
+        error_of(schedule_in(&fw, &cache, &PodBuilder::new("foo").info())),
+        r#"running "VolumeBinding" filter plugin: find err"#
+    );
+}
+
+#[test]
+fn score_plugin_error() {
+    let fw = with_fakes(profile(&[]), vec![Fake::new("FakeScore").score(|| Err(Rejection::error("score err")))]);
+    let cache = cache_with(&nodes(&["n1", "n2"]), &[]);
+    assert_eq!(
+        error_of(schedule_in(&fw, &cache, &PodBuilder::new("p").info())),
+        r#"running Score plugins: plugin "FakeScore" failed with: score err"#
+    );
+}
+
+#[test]
+fn invalid_score() {
+    let fw = with_fakes(profile(&[]), vec![Fake::new("FakeScore").score(|| Ok(101))]);
+    let cache = cache_with(&nodes(&["n1", "n2"]), &[]);
+    assert_eq!(
+        error_of(schedule_in(&fw, &cache, &PodBuilder::new("p").info())),
+        r#"applying score defaultWeights on Score plugins: plugin "FakeScore" returns an invalid score 101, it should in the range of [0, 100] after normalizing"#
+    );
+}
+
+#[test]
+fn reserve_plugin_error() {
+    // TestSchedulerWithVolumeBinding "assume error"; and a Reserve rejection is a one-node
+    // FitError ("failed to Reserve on node" in types_test.go).
+    let fw = with_fakes(profile(&[]), vec![Fake::new("VolumeBinding").reserve(|| Rejection::error("assume err"))]);
+    let cache = cache_with(&nodes(&["node1"]), &[]);
+    assert_eq!(
+        error_of(schedule_in(&fw, &cache, &PodBuilder::new("foo").info())),
+        r#"running Reserve plugin "VolumeBinding": assume err"#
+    );
+    let fw = with_fakes(
+        profile(&[]),
+        vec![Fake::new("Reserve-1").reserve(|| Rejection::unschedulable("Node failed Reserve plugin Reserve-1"))],
+    );
+    assert_eq!(
+        message(schedule_in(&fw, &cache, &PodBuilder::new("foo").info())),
+        "0/1 nodes are available: 1 Node failed Reserve plugin Reserve-1."
+    );
+}
+
+#[test]
+fn prebind_plugin_error() {
+    // TestSchedulerWithVolumeBinding "bind error"; built by the API workers when a claim write
+    // or the wait for claims fails.
+    assert_eq!(
+        super::framework::prebind_plugin_error(names::VOLUME_BINDING, "bind err"),
+        r#"running PreBind plugin "VolumeBinding": bind err"#
+    );
+}
+
+#[test]
+fn bind_plugin_error() {
+    // RunBindPlugins; built by the API workers for a binding the API server refuses.
+    assert_eq!(
+        super::framework::bind_plugin_error(names::DEFAULT_BINDER, r#"pods "p" is forbidden"#),
+        r#"running Bind plugin "DefaultBinder": pods "p" is forbidden"#
+    );
+}
+
+#[test]
+#[ignore = "needs scheduler wiring"]
+fn bind_plugin_error_reaches_the_event_unchanged() {
+    // The scheduler core writes the binder's message as the FailedScheduling note and the
+    // PodScheduled message, as handleSchedulingFailure does (no "binding rejected: " prefix).
+    let mut core = Core::new(&[worker("n1", "4")], Settings::default());
+    core.add(&PodBuilder::new("p"));
+    let effects = core.attempt();
+    assert!(effects.iter().any(|e| matches!(e, Effect::Bind(_))), "{effects:?}");
+    let msg = r#"running Bind plugin "DefaultBinder": pods "p" is forbidden"#;
+    let key = crate::core::model::pod_key("default", "p");
+    core.sched
+        .handle(Input::BindDone(BindOutcome { key, node: "n1".into(), result: Err(BindFailure::Other(msg.into())) }), core.now);
+    let effects = core.sched.take_effects();
+    assert_eq!(event_of(&effects, "FailedScheduling").note, msg);
+    assert_eq!(condition_of(&effects).message.as_deref(), Some(msg));
+}
+
+#[test]
+fn note_truncation() {
+    // schedule_one.go truncateMessage: 1024 bytes at most, ending in " ...".
+    let long = format!("0/1 nodes are available: {}", "x".repeat(2000));
+    let note = events::failed_scheduling(&PodBuilder::new("p").info(), "default-scheduler", &long).note;
+    assert_eq!(note.len(), 1024);
+    assert_eq!(note, format!("{} ...", &long[..1020]));
+    assert_eq!(truncate_note("short"), "short");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filter plugins
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn node_unschedulable() {
+    let n = [worker("n1", "4").unschedulable()];
+    assert_eq!(
+        fit_error(&[names::NODE_UNSCHEDULABLE], &n, &[], PodBuilder::new("p")),
+        "0/1 nodes are available: 1 node(s) were unschedulable."
+    );
+}
+
+#[test]
+fn node_name() {
+    assert_eq!(
+        fit_error(&[names::NODE_NAME], &nodes(&["n1"]), &[], PodBuilder::new("p").node_name("n9")),
+        "0/1 nodes are available: 1 node(s) didn't match the requested node name."
+    );
+}
+
+#[test]
+fn taint_toleration() {
+    // PR #134740: the reason no longer names the taint.
+    let n = [worker("n1", "4").taint("dedicated", "secret-team", "NoSchedule")];
+    assert_eq!(
+        fit_error(&[names::TAINT_TOLERATION], &n, &[], PodBuilder::new("p")),
+        "0/1 nodes are available: 1 node(s) had untolerated taint(s)."
+    );
+}
+
+#[test]
+fn node_affinity_pod() {
+    let pod = PodBuilder::new("p").node_selector(&[("disk", "ssd")]);
+    assert_eq!(
+        fit_error(&[names::NODE_AFFINITY], &nodes(&["n1"]), &[], pod),
+        "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector."
+    );
+}
+
+#[test]
+fn node_affinity_enforced() {
+    let args =
+        NodeAffinityArgs { added_affinity: Some(required(vec![term(vec![req("zone", "In", &["foo"])])])), ..Default::default() };
+    let pl = NodeAffinity::new(&args).unwrap();
+    let cache = cache_with(&[worker("n1", "4").labels(&[("zone", "bar")])], &[]);
+    let pod = PodBuilder::new("p").info();
+    let mut state = None;
+    assert!(matches!(pl.pre_filter(&cache, &pod, &mut state), PreFilterOutcome::Continue));
+    let r = pl.filter(&cache, &pod, cache.node_by_name("n1").unwrap(), &state).unwrap_err();
+    assert_eq!(
+        (r.code, r.message().as_str()),
+        (Code::UnschedulableAndUnresolvable, "node(s) didn't match scheduler-enforced node affinity")
+    );
+}
+
+#[test]
+fn node_affinity_conflict() {
+    let conflict = PodBuilder::new("p").node_affinity(required(vec![field_term(vec![
+        req("metadata.name", "In", &["n1"]),
+        req("metadata.name", "In", &["n2"]),
+    ])]));
+    assert_eq!(
+        fit_error(&[names::NODE_AFFINITY], &nodes(&["n1", "n2"]), &[], conflict),
+        "0/2 nodes are available: pod affinity terms conflict."
+    );
+}
+
+#[test]
+fn node_ports() {
+    let existing = [PodBuilder::new("e").host_port("", "TCP", 8080).node_name("n1")];
+    let pod = PodBuilder::new("p").host_port("", "TCP", 8080);
+    assert_eq!(
+        fit_error(&[names::NODE_PORTS], &nodes(&["n1"]), &existing, pod),
+        "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports."
+    );
+}
+
+#[test]
+fn too_many_pods() {
+    let n = [NodeBuilder::new("n1").allocatable(&[("cpu", "4"), ("memory", "8Gi"), ("pods", "1")])];
+    let existing = [PodBuilder::new("e").node_name("n1")];
+    assert_eq!(
+        fit_error(&[names::NODE_RESOURCES_FIT], &n, &existing, PodBuilder::new("p")),
+        "0/1 nodes are available: 1 Too many pods."
+    );
+}
+
+#[test]
+fn insufficient_resource() {
+    let n = [NodeBuilder::new("n1").allocatable(&[
+        ("cpu", "1"),
+        ("memory", "1Gi"),
+        ("ephemeral-storage", "1Gi"),
+        ("example.com/gpu", "1"),
+        ("pods", "110"),
+    ])];
+    let pod = PodBuilder::new("p").container(&[
+        ("cpu", "2"),
+        ("memory", "2Gi"),
+        ("ephemeral-storage", "2Gi"),
+        ("example.com/gpu", "2"),
+    ]);
+    assert_eq!(
+        fit_error(&[names::NODE_RESOURCES_FIT], &n, &[], pod),
+        "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient ephemeral-storage, 1 Insufficient example.com/gpu, 1 Insufficient memory."
+    );
+}
+
+#[test]
+fn pod_resources_error() {
+    // edgesched's own: unparsable requests (the scheduler core refuses such pods before the
+    // cycle, see pod_spec_cannot_be_scheduled; plugins called directly say why too).
+    let mut p = PodBuilder::new("p").container(&[("cpu", "1x")]);
+    p.pod.spec.containers[0].name = "app".into();
+    let info = p.info();
+    let fit = NodeResourcesFit::new(&NodeResourcesFitArgs::default()).unwrap();
+    let r = rejection(fit.pre_filter(&cache_with(&nodes(&["n1"]), &[]), &info, &mut None));
+    assert_eq!(r.code, Code::Error);
+    let reason = info.unschedulable_reason().unwrap().to_string();
+    assert!(reason.starts_with(r#"container "app": cpu: "#), "{reason}");
+    assert_eq!(r.message(), format!("pod resources: {reason}"));
+}
+
+#[test]
+fn disk_conflict() {
+    let gce = || api::Volume {
+        name: "v".into(),
+        gce_persistent_disk: Some(api::GcePersistentDiskSource { pd_name: "foo".into(), read_only: false }),
+        ..Default::default()
+    };
+    let mut c = storage_cache(&["n1"], &[], &[], &[]);
+    let user = pod_with_volumes("ns", "user", vec![gce()]);
+    c.assume_pod(&user, "n1");
+    c.storage_mut().pod_added(&user, "n1");
+    let new = pod_with_volumes("ns", "new", vec![gce()]);
+    assert_eq!(
+        message(schedule_in(&profile(&[names::VOLUME_RESTRICTIONS]), &c, &new)),
+        "0/1 nodes are available: 1 node(s) had no available disk."
+    );
+}
+
+#[test]
+fn read_write_once_pod_conflict() {
+    let mut rwop = pvc("ns", "claim", "sc");
+    rwop.spec.access_modes = vec!["ReadWriteOncePod".into()];
+    let mut c = storage_cache(&["n1", "n2"], &[], &[rwop], &[]);
+    let user = pod_with_volumes("ns", "user", vec![pvc_volume("v", "claim")]);
+    c.assume_pod(&user, "n2");
+    c.storage_mut().pod_added(&user, "n2");
+    let new = pod_with_volumes("ns", "new", vec![pvc_volume("v", "claim")]);
+    assert_eq!(
+        message(schedule_in(&profile(&[names::VOLUME_RESTRICTIONS]), &c, &new)),
+        "0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode."
+    );
+}
+
+#[test]
+fn pvc_not_found() {
+    // The lister's NotFound error, as VolumeBinding, VolumeRestrictions and VolumeZone return it.
+    let c = storage_cache(&["n1"], &[], &[], &[]);
+    let pod = pod_with_volumes("ns", "p", vec![pvc_volume("v", "data")]);
+    let want = r#"persistentvolumeclaim "data" not found"#;
+    let vb = crate::core::framework::plugins::volume_binding::VolumeBinding::new(None);
+    assert_eq!(rejection(vb.pre_filter(&c, &pod, &mut None)).message(), want);
+    assert_eq!(rejection(VolumeRestrictions.pre_filter(&c, &pod, &mut None)).message(), want);
+    let r = VolumeZone.filter(&c, &pod, c.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!(r.message(), want);
+}
+
+#[test]
+fn pv_not_found() {
+    let c = storage_cache(&["n1"], &[], &[bound(pvc("ns", "data", "sc"), "pv-gone")], &[]);
+    let pod = pod_with_volumes("ns", "p", vec![pvc_volume("v", "data")]);
+    let r = VolumeZone.filter(&c, &pod, c.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!((r.code, r.message().as_str()), (Code::UnschedulableAndUnresolvable, r#"persistentvolume "pv-gone" not found"#));
+}
+
+#[test]
+fn storage_class_not_found() {
+    let c = storage_cache(&["n1"], &[], &[pvc("ns", "data", "gone-class")], &[]);
+    let pod = pod_with_volumes("ns", "p", vec![pvc_volume("v", "data")]);
+    let r = VolumeZone.filter(&c, &pod, c.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!(r.message(), r#"storageclass.storage.k8s.io "gone-class" not found"#);
+}
+
+#[test]
+fn claim_without_name() {
+    let c = storage_cache(&["n1"], &[], &[], &[]);
+    let pod = pod_with_volumes("ns", "p", vec![pvc_volume("v", "")]);
+    let r = VolumeZone.filter(&c, &pod, c.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!((r.code, r.message().as_str()), (Code::UnschedulableAndUnresolvable, "PersistentVolumeClaim had no name"));
+    let r = NodeVolumeLimits.filter(&c, &pod, c.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!((r.code, r.message().as_str()), (Code::Error, "PersistentVolumeClaim had no name"));
+}
+
+/// A generic ephemeral volume `v` of pod `p` (its claim is named `p-v`).
+fn ephemeral_volume() -> api::Volume {
+    api::Volume { name: "v".into(), ephemeral: Some(serde_json::json!({"volumeClaimTemplate": {}})), ..Default::default() }
+}
+
+#[test]
+fn ephemeral_not_owned() {
+    let c = storage_cache(&["n1"], &[class("wait", true, "")], &[pvc("ns", "p-v", "wait")], &[]);
+    let pod = pod_with_volumes("ns", "p", vec![ephemeral_volume()]);
+    let vb = crate::core::framework::plugins::volume_binding::VolumeBinding::new(None);
+    assert_eq!(
+        rejection(vb.pre_filter(&c, &pod, &mut None)).message(),
+        "PVC ns/p-v was not created for pod ns/p (pod is not owner)"
+    );
+}
+
+#[test]
+fn max_volume_count() {
+    let csi_pv = |name: &str| {
+        let mut v = claimed(pv(name, "sc"), "ns", name);
+        v.spec.csi =
+            Some(api::CsiPersistentVolumeSource { driver: "ebs.csi.aws.com".into(), volume_handle: format!("{name}-h") });
+        v
+    };
+    let mut c = storage_cache(
+        &["n1"],
+        &[],
+        &[bound(pvc("ns", "a", "sc"), "a"), bound(pvc("ns", "b", "sc"), "b")],
+        &[csi_pv("a"), csi_pv("b")],
+    );
+    let mut csi = api::CsiNode::default();
+    csi.metadata.name = "n1".into();
+    csi.spec.drivers.push(api::CsiNodeDriver {
+        name: "ebs.csi.aws.com".into(),
+        allocatable: Some(api::VolumeNodeResources { count: Some(1) }),
+        ..Default::default()
+    });
+    c.storage_mut().upsert_csi_node(&csi);
+    let user = pod_with_volumes("ns", "user", vec![pvc_volume("v", "a")]);
+    c.assume_pod(&user, "n1");
+    c.storage_mut().pod_added(&user, "n1");
+    let new = pod_with_volumes("ns", "new", vec![pvc_volume("v", "b")]);
+    assert_eq!(
+        message(schedule_in(&profile(&[names::NODE_VOLUME_LIMITS]), &c, &new)),
+        "0/1 nodes are available: 1 node(s) exceed max volume count."
+    );
+}
+
+#[test]
+fn looking_up_pvc() {
+    let c = storage_cache(&["n1"], &[], &[], &[]);
+    let pod = pod_with_volumes("ns", "p", vec![pvc_volume("v", "data")]);
+    let r = NodeVolumeLimits.filter(&c, &pod, c.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!(r.message(), r#"looking up PVC ns/data: persistentvolumeclaim "data" not found"#);
+}
+
+/// TestSchedulerWithVolumeBinding's profile: PrioritySort, VolumeBinding, DefaultBinder; node1.
+fn volume_fit_error(pvcs: &[api::PersistentVolumeClaim], pvs: &[api::PersistentVolume], claims: &[&str]) -> String {
+    let c = storage_cache(&["node1"], &[class("wait", true, "kubernetes.io/no-provisioner")], pvcs, pvs);
+    let pod =
+        pod_with_volumes("foo-ns", "foo", claims.iter().enumerate().map(|(i, n)| pvc_volume(&format!("v{i}"), n)).collect());
+    message(schedule_in(&profile(&[names::VOLUME_BINDING]), &c, &pod))
+}
+
+/// A claim bound to a PV whose node affinity excludes node1.
+fn bound_elsewhere() -> (api::PersistentVolumeClaim, api::PersistentVolume) {
+    let claim = bound(pvc("foo-ns", "bound", "wait"), "pv-elsewhere");
+    let volume = node_affinity(claimed(pv("pv-elsewhere", "wait"), "foo-ns", "bound"), &[("kubernetes.io/hostname", &["node2"])]);
+    (claim, volume)
+}
+
+#[test]
+fn volume_bind_conflict() {
+    // TestSchedulerWithVolumeBinding "unbound/no matches".
+    assert_eq!(
+        volume_fit_error(&[pvc("foo-ns", "unbound", "wait")], &[], &["unbound"]),
+        "0/1 nodes are available: 1 node(s) didn't find available persistent volumes to bind."
+    );
+}
+
+#[test]
+fn volume_node_conflict() {
+    // TestSchedulerWithVolumeBinding "bound/invalid pv affinity" (PR #129887's wording).
+    let (claim, volume) = bound_elsewhere();
+    assert_eq!(
+        volume_fit_error(&[claim], &[volume], &["bound"]),
+        "0/1 nodes are available: 1 node(s) didn't match PersistentVolume's node affinity."
+    );
+}
+
+#[test]
+fn volume_pv_not_exist() {
+    assert_eq!(
+        volume_fit_error(&[bound(pvc("foo-ns", "data", "wait"), "pv-gone")], &[], &["data"]),
+        "0/1 nodes are available: 1 node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)."
+    );
+}
+
+#[test]
+fn unbound_immediate_claims() {
+    let c = storage_cache(&["n1"], &[class("immediate", false, "")], &[pvc("ns", "data", "immediate")], &[]);
+    let pod = pod_with_volumes("ns", "p", vec![pvc_volume("v", "data")]);
+    assert_eq!(
+        message(schedule_in(&profile(&[names::VOLUME_BINDING]), &c, &pod)),
+        "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+    );
+}
+
+#[test]
+fn waiting_for_ephemeral_claim() {
+    let c = storage_cache(&["n1"], &[], &[], &[]);
+    let pod = pod_with_volumes("ns", "p", vec![ephemeral_volume()]);
+    let vb = crate::core::framework::plugins::volume_binding::VolumeBinding::new(None);
+    assert_eq!(
+        rejection(vb.pre_filter(&c, &pod, &mut None)).message(),
+        r#"waiting for ephemeral volume controller to create the persistentvolumeclaim "p-v""#
+    );
+}
+
+#[test]
+fn claim_lost() {
+    let mut lost = bound(pvc("ns", "data", "wait"), "pv-1");
+    lost.status.phase = "Lost".into();
+    let c = storage_cache(&["n1"], &[], &[lost], &[]);
+    let vb = crate::core::framework::plugins::volume_binding::VolumeBinding::new(None);
+    let pod = pod_with_volumes("ns", "p", vec![pvc_volume("v", "data")]);
+    assert_eq!(
+        rejection(vb.pre_filter(&c, &pod, &mut None)).message(),
+        r#"persistentvolumeclaim "data" bound to non-existent persistentvolume "pv-1""#
+    );
+}
+
+#[test]
+fn claim_being_deleted() {
+    let mut deleting = bound(pvc("ns", "data", "wait"), "pv-1");
+    deleting.metadata.deletion_timestamp = Some("2025-01-01T00:00:00Z".into());
+    let c = storage_cache(&["n1"], &[], &[deleting], &[]);
+    let vb = crate::core::framework::plugins::volume_binding::VolumeBinding::new(None);
+    let pod = pod_with_volumes("ns", "p", vec![pvc_volume("v", "data")]);
+    assert_eq!(rejection(vb.pre_filter(&c, &pod, &mut None)).message(), r#"persistentvolumeclaim "data" is being deleted"#);
+}
+
+#[test]
+fn no_class_for_claim() {
+    // Unreachable through PreFilter (such claims are Immediate); FindPodVolumes reports it.
+    let c = storage_cache(&["n1"], &[], &[pvc("ns", "data", "")], &[]);
+    let claim = c.storage().claim("ns", "data").unwrap().clone();
+    let claims = PodClaims { bound: Vec::new(), to_bind: vec![claim] };
+    let r = find_pod_volumes(c.storage(), &claims, c.node_by_name("n1").unwrap()).unwrap_err();
+    assert_eq!((r.code, r.message().as_str()), (Code::Error, r#"no class for claim "ns/data""#));
+}
+
+#[test]
+fn storage_class_missing() {
+    let c = storage_cache(&["n1"], &[], &[pvc("ns", "data", "gone")], &[]);
+    let claim = c.storage().claim("ns", "data").unwrap().clone();
+    let claims = PodClaims { bound: Vec::new(), to_bind: vec![claim] };
+    let r = find_pod_volumes(c.storage(), &claims, c.node_by_name("n1").unwrap()).unwrap_err();
+    assert_eq!(r.message(), r#"failed to find storage class "gone""#);
+}
+
+#[test]
+fn volume_zone_conflict() {
+    let mut zoned = claimed(pv("pv-1", "sc"), "ns", "data");
+    zoned.metadata.labels.insert("topology.kubernetes.io/zone".into(), "zone-b".into());
+    let mut c = Cache::new();
+    c.upsert_node(worker("n1", "4").labels(&[("topology.kubernetes.io/zone", "zone-a")]).spec());
+    c.storage_mut().upsert_pvc(&bound(pvc("ns", "data", "sc"), "pv-1"));
+    c.storage_mut().upsert_pv(&zoned);
+    c.prepare();
+    let pod = pod_with_volumes("ns", "p", vec![pvc_volume("v", "data")]);
+    assert_eq!(
+        message(schedule_in(&profile(&[names::VOLUME_ZONE]), &c, &pod)),
+        "0/1 nodes are available: 1 node(s) had no available volume zone."
+    );
+}
+
+#[test]
+fn claim_without_volume_or_class() {
+    let c = storage_cache(&["n1"], &[], &[pvc("ns", "data", "")], &[]);
+    let pod = pod_with_volumes("ns", "p", vec![pvc_volume("v", "data")]);
+    let r = VolumeZone.filter(&c, &pod, c.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!(r.message(), "PersistentVolumeClaim had no pv name and storageClass name");
+}
+
+#[test]
+fn volume_without_name() {
+    let c = storage_cache(&["n1"], &[class("immediate", false, "")], &[pvc("ns", "data", "immediate")], &[]);
+    let pod = pod_with_volumes("ns", "p", vec![pvc_volume("v", "data")]);
+    let r = VolumeZone.filter(&c, &pod, c.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!(r.message(), "PersistentVolume had no name");
+}
+
+#[test]
+fn spread_constraints() {
+    let app = || Some(selector(vec![sel_req("app", "In", &["web"])]));
+    let n = [worker("n1", "4").labels(&[("zone", "a")]), worker("n2", "4").labels(&[("zone", "b")])];
+    let existing = [
+        PodBuilder::new("e1").labels(&[("app", "web")]).node_name("n1"),
+        PodBuilder::new("e2").labels(&[("app", "web")]).node_name("n1"),
+    ];
+    let pod = PodBuilder::new("p").labels(&[("app", "web")]).spread(1, "zone", "DoNotSchedule", app());
+    let mut n = n.to_vec();
+    n[1] = n[1].clone().unschedulable();
+    assert_eq!(
+        fit_error(&[names::NODE_UNSCHEDULABLE, names::POD_TOPOLOGY_SPREAD], &n, &existing, pod),
+        "0/2 nodes are available: 1 node(s) didn't match pod topology spread constraints, 1 node(s) were unschedulable."
+    );
+}
+
+#[test]
+fn spread_missing_label() {
+    let pod = PodBuilder::new("p").spread(1, "zone", "DoNotSchedule", Some(selector(vec![sel_req("app", "Exists", &[])])));
+    assert_eq!(
+        fit_error(&[names::POD_TOPOLOGY_SPREAD], &nodes(&["n1"]), &[], pod),
+        "0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label)."
+    );
+}
+
+#[test]
+fn spread_constraints_error() {
+    let pl = crate::core::framework::plugins::pod_topology_spread::PodTopologySpread::new(&Default::default()).unwrap();
+    let bad = PodBuilder::new("p").spread(1, "zone", "DoNotSchedule", Some(selector(vec![sel_req("app", "Bogus", &["x"])])));
+    let r = rejection(pl.pre_filter(&cache_with(&nodes(&["n1"]), &[]), &bad.info(), &mut None));
+    assert_eq!(
+        (r.code, r.message().as_str()),
+        (Code::Error, r#"get constraints from pod: "Bogus" is not a valid label selector operator"#)
+    );
+}
+
+#[test]
+fn spread_prefilter_state_missing() {
+    let pl = crate::core::framework::plugins::pod_topology_spread::PodTopologySpread::new(&Default::default()).unwrap();
+    let cache = cache_with(&nodes(&["n1"]), &[]);
+    let r = pl.filter(&cache, &PodBuilder::new("p").info(), cache.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!(
+        (r.code, r.message().as_str()),
+        (Code::Error, r#"reading "PreFilterPodTopologySpread" from cycleState: not found"#)
+    );
+}
+
+#[test]
+fn spread_prescore_state_missing() {
+    let pl = crate::core::framework::plugins::pod_topology_spread::PodTopologySpread::new(&Default::default()).unwrap();
+    let cache = cache_with(&nodes(&["n1"]), &[]);
+    let r = pl.score(&cache, &PodBuilder::new("p").info(), cache.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!(r.message(), r#"error reading "PreScorePodTopologySpread" from cycleState: not found"#);
+}
+
+fn web() -> Option<api::LabelSelector> {
+    Some(selector(vec![sel_req("app", "In", &["web"])]))
+}
+
+#[test]
+fn existing_anti_affinity() {
+    let existing = [PodBuilder::new("e")
+        .pod_anti_affinity_required(crate::core::framework::plugins::test_util::pod_term(web(), "kubernetes.io/hostname"))
+        .node_name("n1")];
+    let pod = PodBuilder::new("p").labels(&[("app", "web")]);
+    assert_eq!(
+        fit_error(&[names::INTER_POD_AFFINITY], &nodes(&["n1"]), &existing, pod),
+        "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules."
+    );
+}
+
+#[test]
+fn pod_affinity() {
+    let pod = PodBuilder::new("p")
+        .pod_affinity_required(crate::core::framework::plugins::test_util::pod_term(web(), "kubernetes.io/hostname"));
+    let existing = [PodBuilder::new("e").labels(&[("app", "db")]).node_name("n1")];
+    assert_eq!(
+        fit_error(&[names::INTER_POD_AFFINITY], &nodes(&["n1"]), &existing, pod),
+        "0/1 nodes are available: 1 node(s) didn't match pod affinity rules."
+    );
+}
+
+#[test]
+fn pod_anti_affinity() {
+    let pod = PodBuilder::new("p")
+        .pod_anti_affinity_required(crate::core::framework::plugins::test_util::pod_term(web(), "kubernetes.io/hostname"));
+    let existing = [PodBuilder::new("e").labels(&[("app", "web")]).node_name("n1")];
+    assert_eq!(
+        fit_error(&[names::INTER_POD_AFFINITY], &nodes(&["n1"]), &existing, pod),
+        "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules."
+    );
+}
+
+fn inter_pod_affinity() -> crate::core::framework::plugins::inter_pod_affinity::InterPodAffinity {
+    crate::core::framework::plugins::inter_pod_affinity::InterPodAffinity::new(&Default::default()).unwrap()
+}
+
+#[test]
+fn affinity_parsing_pod() {
+    // framework.NewPodInfo's aggregate: one error as is, several in brackets.
+    let bad = || Some(selector(vec![sel_req("app", "Bogus", &["x"])]));
+    let term = |s| crate::core::framework::plugins::test_util::pod_term(s, "kubernetes.io/hostname");
+    let cache = cache_with(&nodes(&["n1"]), &[]);
+    let one = rejection(inter_pod_affinity().pre_filter(
+        &cache,
+        &PodBuilder::new("p").pod_affinity_required(term(bad())).info(),
+        &mut None,
+    ));
+    assert_eq!(one.code, Code::UnschedulableAndUnresolvable);
+    assert_eq!(one.message(), r#"parsing pod: requiredAffinityTerms: "Bogus" is not a valid label selector operator"#);
+    let both = PodBuilder::new("p").pod_affinity_required(term(bad())).pod_anti_affinity_required(term(bad()));
+    assert_eq!(
+        rejection(inter_pod_affinity().pre_filter(&cache, &both.info(), &mut None)).message(),
+        r#"parsing pod: [requiredAffinityTerms: "Bogus" is not a valid label selector operator, requiredAntiAffinityTerms: "Bogus" is not a valid label selector operator]"#
+    );
+}
+
+#[test]
+fn affinity_prefilter_state_missing() {
+    let cache = cache_with(&nodes(&["n1"]), &[]);
+    let r =
+        inter_pod_affinity().filter(&cache, &PodBuilder::new("p").info(), cache.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!(
+        (r.code, r.message().as_str()),
+        (Code::Error, r#"error reading "PreFilterInterPodAffinity" from cycleState: not found"#)
+    );
+}
+
+#[test]
+fn affinity_prescore_state_missing() {
+    let cache = cache_with(&nodes(&["n1"]), &[]);
+    let r =
+        inter_pod_affinity().score(&cache, &PodBuilder::new("p").info(), cache.node_by_name("n1").unwrap(), &None).unwrap_err();
+    assert_eq!(r.message(), r#"failed to read "PreScoreInterPodAffinity" from cycleState: not found"#);
+}
+
+#[test]
+fn no_new_claims_to_deallocate() {
+    let fw = profile(&[names::NODE_RESOURCES_FIT, names::DYNAMIC_RESOURCES]);
+    let cache = cache_with(&[worker("n1", "1")], &[]);
+    let pod = PodBuilder::new("p").container(&[("cpu", "2")]).info();
+    assert_eq!(
+        message(schedule_in(&fw, &cache, &pod)),
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate"
+    );
+}
+
+#[test]
+fn resource_claims_unsupported() {
+    let mut p = PodBuilder::new("p");
+    p.pod.spec.resource_claims = vec![serde_json::json!({"name": "gpu", "resourceClaimName": "gpu-claim"})];
+    let r = rejection(DynamicResources.pre_filter(&cache_with(&nodes(&["n1"]), &[]), &p.info(), &mut None));
+    assert_eq!(
+        (r.code, r.message().as_str()),
+        (
+            Code::UnschedulableAndUnresolvable,
+            "pod references resource claims (dynamic resource allocation), which edgesched does not support"
+        )
+    );
+}
+
+#[test]
+fn waiting_for_scheduling_gates() {
+    // scheduling_gates_test.go "pod carries scheduling gates".
+    let mut p = PodBuilder::new("p");
+    p.pod.spec.scheduling_gates =
+        vec![api::PodSchedulingGate { name: "foo".into() }, api::PodSchedulingGate { name: "bar".into() }];
+    assert_eq!(SchedulingGates.pre_enqueue(&p.info()).unwrap_err().message(), "waiting for scheduling gates: [foo bar]");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Preemption: default_preemption_test.go TestPostFilter, with NodeResourcesFit as the only
+// Filter/PreFilter plugin as upstream registers it, and the node statuses the table passes in.
+// ---------------------------------------------------------------------------------------------
+
+/// The framework upstream's table builds: NodeResourcesFit as PreFilter and Filter.
+struct FitRunner {
+    fit: NodeResourcesFit,
+    states: Vec<PluginState>,
+}
+
+impl FitRunner {
+    fn new(cache: &Cache, pod: &PodInfo) -> FitRunner {
+        let fit = NodeResourcesFit::new(&NodeResourcesFitArgs::default()).unwrap();
+        let mut state = None;
+        let _ = fit.pre_filter(cache, pod, &mut state);
+        FitRunner { fit, states: vec![state] }
+    }
+}
+
+impl FilterRunner for FitRunner {
+    fn states(&self) -> &[PluginState] {
+        &self.states
+    }
+    fn clone_states(&self, _: &Cache, _: &PodInfo, states: &[PluginState]) -> Vec<PluginState> {
+        states.iter().map(|s| self.fit.clone_state(s)).collect()
+    }
+    fn remove_pod(&self, _: &mut [PluginState], _: &PodInfo, _: &AssignedPod, _: &NodeInfo) {}
+    fn add_pod(&self, _: &mut [PluginState], _: &PodInfo, _: &AssignedPod, _: &NodeInfo) {}
+    fn run_filters(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, states: &[PluginState]) -> Result<(), Rejection> {
+        self.fit.filter(cache, pod, node, &states[0])
+    }
+}
+
+const HIGH: i32 = 100;
+
+fn prio(p: PodBuilder, priority: i32) -> PodBuilder {
+    let mut p = p;
+    p.pod.spec.priority = Some(priority);
+    p
+}
+
+/// `st.MakeNode().Capacity(nodeRes)`: 200m cpu, 400 bytes, 32 pods.
+fn node_res(name: &str) -> NodeBuilder {
+    NodeBuilder::new(name).allocatable(&[("cpu", "200m"), ("memory", "400"), ("pods", "32")])
+}
+
+/// `st.MakeNode().Capacity(onePodRes)`.
+fn one_pod_res(name: &str) -> NodeBuilder {
+    NodeBuilder::new(name).allocatable(&[("pods", "1")])
+}
+
+/// Run DefaultPreemption's PostFilter; `statuses` are the node statuses the table passes in
+/// (nodes not listed are absent, i.e. UnschedulableAndUnresolvable).
+fn post_filter(nodes: &[NodeBuilder], pods: &[PodBuilder], pod: PodBuilder, statuses: &[(&str, Code)]) -> Option<String> {
+    let cache = cache_with(nodes, pods);
+    let pod = pod.info();
+    let mut d = Diagnosis::default();
+    for (n, code) in statuses {
+        d.node_to_status.insert((*n).into(), Rejection { code: *code, reasons: Vec::new(), plugin: "" });
+    }
+    d.absent_nodes_status = Some(Rejection::unresolvable(""));
+    let runner = FitRunner::new(&cache, &pod);
+    let pl = DefaultPreemption { args: DefaultPreemptionArgs::default() };
+    let r = pl.post_filter(&cache, &pod, &d, &runner, &mut Rng::seeded(1));
+    r.rejection.map(|r| r.message())
+}
+
+/// largeRes: 300m cpu, 300 bytes.
+fn large(p: PodBuilder) -> PodBuilder {
+    p.container(&[("cpu", "300m"), ("memory", "300")])
+}
+
+#[test]
+fn preemption_prefix() {
+    // TestPostFilter "no candidate nodes found, no enough resource after removing low priority pods".
+    let nodes = [node_res("node1"), node_res("node2")];
+    let pods = [PodBuilder::new("p1").node_name("node1"), PodBuilder::new("p2").node_name("node2")];
+    assert_eq!(
+        post_filter(
+            &nodes,
+            &pods,
+            large(prio(PodBuilder::new("p"), HIGH)),
+            &[("node1", Code::Unschedulable), ("node2", Code::Unschedulable)]
+        )
+        .as_deref(),
+        Some("preemption: 0/2 nodes are available: 2 Insufficient cpu.")
+    );
+}
+
+#[test]
+fn preemption_policy_never() {
+    let mut pod = prio(PodBuilder::new("p"), HIGH);
+    pod.pod.spec.preemption_policy = Some("Never".into());
+    assert_eq!(
+        post_filter(&[one_pod_res("node1")], &[PodBuilder::new("p1").node_name("node1")], pod, &[("node1", Code::Unschedulable)])
+            .as_deref(),
+        Some("preemption: not eligible due to preemptionPolicy=Never.")
+    );
+}
+
+#[test]
+fn preemption_terminating_victim() {
+    let mut victim = PodBuilder::new("p1").node_name("node1").terminating();
+    victim.pod.status.conditions.push(crate::core::conditions::disruption_target("default-scheduler"));
+    let mut pod = prio(PodBuilder::new("p"), HIGH);
+    pod.pod.status.nominated_node_name = "node1".into();
+    assert_eq!(
+        post_filter(&[one_pod_res("node1")], &[victim], pod, &[("node1", Code::Unschedulable)]).as_deref(),
+        Some("preemption: not eligible due to a terminating pod on the nominated node.")
+    );
+}
+
+#[test]
+fn preemption_not_helpful() {
+    // TestPostFilter "preemption should respect filteredNodesStatuses", "... absent
+    // NodeToStatusReader entry ..." and "no candidate nodes found with mixed reason, 2
+    // UnschedulableAndUnresolvable nodes and 2 nodes don't have enough CPU resource".
+    let pods = [PodBuilder::new("p1").node_name("node1")];
+    let high = || prio(PodBuilder::new("p"), HIGH);
+    let want = Some("preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
+    assert_eq!(
+        post_filter(&[one_pod_res("node1")], &pods, high(), &[("node1", Code::UnschedulableAndUnresolvable)]).as_deref(),
+        want
+    );
+    assert_eq!(post_filter(&[one_pod_res("node1")], &pods, high(), &[]).as_deref(), want);
+    let nodes = [node_res("node1"), node_res("node2"), node_res("node3"), node_res("node4")];
+    let pods = [PodBuilder::new("p1").node_name("node1"), PodBuilder::new("p2").node_name("node2")];
+    let statuses =
+        [("node1", Code::Unschedulable), ("node2", Code::Unschedulable), ("node4", Code::UnschedulableAndUnresolvable)];
+    assert_eq!(
+        post_filter(&nodes, &pods, large(high()), &statuses).as_deref(),
+        Some("preemption: 0/4 nodes are available: 2 Insufficient cpu, 2 Preemption is not helpful for scheduling.")
+    );
+}
+
+#[test]
+fn preemption_no_victims() {
+    // TestPostFilter "pod with tied priority is still unschedulable" and "no candidate nodes
+    // found with mixed reasons, no lower priority pod and no enough CPU resource".
+    assert_eq!(
+        post_filter(
+            &[one_pod_res("node1")],
+            &[PodBuilder::new("p1").node_name("node1")],
+            PodBuilder::new("p"),
+            &[("node1", Code::Unschedulable)]
+        )
+        .as_deref(),
+        Some("preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
+    );
+    let nodes = [one_pod_res("node1"), node_res("node2"), one_pod_res("node3")];
+    let pods = [
+        prio(PodBuilder::new("p1").node_name("node1"), HIGH),
+        PodBuilder::new("p2").node_name("node2"),
+        prio(PodBuilder::new("p3").node_name("node3"), HIGH),
+    ];
+    let statuses = [("node1", Code::Unschedulable), ("node2", Code::Unschedulable), ("node3", Code::Unschedulable)];
+    assert_eq!(
+        post_filter(&nodes, &pods, large(prio(PodBuilder::new("p"), HIGH)), &statuses).as_deref(),
+        Some("preemption: 0/3 nodes are available: 1 Insufficient cpu, 2 No preemption victims found for incoming pod.")
+    );
+}
+
+/// A runner whose filters always pass: the pod fits without evicting anyone.
+struct PassRunner;
+
+impl FilterRunner for PassRunner {
+    fn states(&self) -> &[PluginState] {
+        &[]
+    }
+    fn clone_states(&self, _: &Cache, _: &PodInfo, _: &[PluginState]) -> Vec<PluginState> {
+        Vec::new()
+    }
+    fn remove_pod(&self, _: &mut [PluginState], _: &PodInfo, _: &AssignedPod, _: &NodeInfo) {}
+    fn add_pod(&self, _: &mut [PluginState], _: &PodInfo, _: &AssignedPod, _: &NodeInfo) {}
+    fn run_filters(&self, _: &Cache, _: &PodInfo, _: &NodeInfo, _: &[PluginState]) -> Result<(), Rejection> {
+        Ok(())
+    }
+}
+
+#[test]
+fn preemption_no_victim_on_node() {
+    let cache = cache_with(&[one_pod_res("node1")], &[PodBuilder::new("p1").node_name("node1")]);
+    let pod = prio(PodBuilder::new("p"), HIGH).info();
+    let r = select_victims_on_node(&cache, &pod, cache.node_by_name("node1").unwrap(), &PassRunner).unwrap_err();
+    assert_eq!((r.code, r.message().as_str()), (Code::Error, r#"expected at least one victim pod on node "node1""#));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events and conditions
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn event_type_normal() {
+    let ev = events::scheduled(&PodBuilder::new("p").info(), "n1", "default-scheduler");
+    assert_eq!(ev.type_.as_str(), "Normal");
+}
+
+#[test]
+fn event_type_warning() {
+    assert_eq!(event_of(&too_big_attempt(), "FailedScheduling").type_.as_str(), "Warning");
+    assert_eq!(EventType::Warning.as_str(), "Warning");
+}
+
+#[test]
+fn failed_scheduling_event() {
+    let ev = event_of(&too_big_attempt(), "FailedScheduling");
+    assert_eq!((ev.reason.as_str(), ev.reporting_controller.as_str()), ("FailedScheduling", "default-scheduler"));
+}
+
+#[test]
+fn scheduling_action() {
+    assert_eq!(event_of(&too_big_attempt(), "FailedScheduling").action, "Scheduling");
+}
+
+#[test]
+fn scheduled_event() {
+    assert_eq!(events::scheduled(&PodBuilder::new("p").info(), "n1", "default-scheduler").reason, "Scheduled");
+}
+
+#[test]
+fn binding_action() {
+    assert_eq!(events::scheduled(&PodBuilder::new("p").info(), "n1", "default-scheduler").action, "Binding");
+}
+
+#[test]
+fn scheduled_note() {
+    // TestSchedulerScheduleOne / e2e: "Successfully assigned default/on-ssd to ssd".
+    let ev = events::scheduled(&PodBuilder::new("on-ssd").info(), "ssd", "default-scheduler");
+    assert_eq!(ev.note, "Successfully assigned default/on-ssd to ssd");
+}
+
+#[test]
+fn preempted_event() {
+    assert_eq!(events::preempted("ns", "low", "uid-low", "uid-high", "n1", "default-scheduler").reason, "Preempted");
+}
+
+#[test]
+fn preempting_action() {
+    assert_eq!(events::preempted("ns", "low", "uid-low", "uid-high", "n1", "default-scheduler").action, "Preempting");
+}
+
+#[test]
+fn preempted_note() {
+    let ev = events::preempted("ns", "low", "uid-low", "uid-high", "n1", "default-scheduler");
+    assert_eq!((ev.note.as_str(), ev.type_), ("Preempted by pod uid-high on node n1", EventType::Normal));
+}
+
+#[test]
+fn leader_election_event() {
+    // The shell writes the Lease event; tests/e2e_ha.rs pins it end to end.
+    assert_eq!(super::events::REASON_LEADER_ELECTION, "LeaderElection");
+}
+
+#[test]
+fn became_leader_note() {
+    // `RecordEvent("became leader")` formats "<identity> became leader"; tests/e2e_ha.rs pins
+    // the event the shell writes end to end.
+    assert_eq!(super::events::became_leader("node-a_8c0f"), "node-a_8c0f became leader");
+}
+
+#[test]
+fn skip_deleting_pod() {
+    let mut core = Core::new(&[worker("n1", "4")], Settings::default());
+    core.add(&PodBuilder::new("going").terminating());
+    let ev = event_of(&core.attempt(), "FailedScheduling");
+    assert_eq!((ev.action.as_str(), ev.note.as_str()), ("Scheduling", "skip schedule deleting pod: default/going"));
+}
+
+/// A scheduler watching leases that warns about unserved names, with a pod of `scheduler_name`
+/// pending past the grace period.
+fn unserved_note(scheduler_name: &str) -> EventRecord {
+    let settings = Settings { warn_unserved_scheduler_names: true, ..Default::default() };
+    let mut core = Core::new(&[worker("n1", "4")], settings);
+    core.sched.watch_kinds(&[KindId::Node, KindId::Pod, KindId::PriorityClass, KindId::Lease]);
+    core.sched.handle(Input::Lease(Change::ListBegin), core.now);
+    core.sched.handle(Input::Lease(Change::ListDone), core.now);
+    let mut p = PodBuilder::new("orphan");
+    p.pod.spec.scheduler_name = scheduler_name.into();
+    core.add(&p);
+    core.sched.tick(core.now + crate::core::scheduler::UNSERVED_GRACE + Duration::from_secs(1), SystemTime::now());
+    event_of(&core.sched.take_effects(), "NoSchedulerForName")
+}
+
+#[test]
+fn no_scheduler_for_name_event() {
+    let ev = unserved_note("my-scheduler");
+    assert_eq!((ev.type_, ev.action.as_str()), (EventType::Warning, "Scheduling"));
+}
+
+#[test]
+fn no_scheduler_for_name_note() {
+    assert_eq!(
+        unserved_note("my-scheduler").note,
+        r#"no running scheduler serves schedulerName "my-scheduler"; running schedulers: default-scheduler"#
+    );
+    assert_eq!(
+        unserved_note("default-schedular").note,
+        r#"no running scheduler serves schedulerName "default-schedular" (did you mean "default-scheduler"?); running schedulers: default-scheduler"#
+    );
+    assert_eq!(
+        super::events::no_scheduler_for_name("x", None, &[]),
+        r#"no running scheduler serves schedulerName "x"; running schedulers: none seen"#
+    );
+}
+
+#[test]
+fn pod_scheduled_condition() {
+    let c = condition_of(&too_big_attempt());
+    assert_eq!((c.type_.as_str(), c.status.as_str()), ("PodScheduled", "False"));
+}
+
+#[test]
+fn unschedulable_reason() {
+    let effects = too_big_attempt();
+    let c = condition_of(&effects);
+    assert_eq!(c.reason.as_deref(), Some("Unschedulable"));
+    assert_eq!(c.message.as_deref(), Some(event_of(&effects, "FailedScheduling").note.as_str()));
+}
+
+#[test]
+fn scheduler_error_reason() {
+    // A binding the API server refuses: SchedulerError (handleSchedulingFailure).
+    let mut core = Core::new(&[worker("n1", "4")], Settings::default());
+    core.add(&PodBuilder::new("p"));
+    assert!(core.attempt().iter().any(|e| matches!(e, Effect::Bind(_))));
+    let key = crate::core::model::pod_key("default", "p");
+    let failure = BindFailure::Other(super::framework::bind_plugin_error(names::DEFAULT_BINDER, "boom"));
+    core.sched.handle(Input::BindDone(BindOutcome { key, node: "n1".into(), result: Err(failure) }), core.now);
+    let c = condition_of(&core.sched.take_effects());
+    assert_eq!((c.type_.as_str(), c.reason.as_deref()), ("PodScheduled", Some("SchedulerError")));
+}
+
+#[test]
+fn disruption_target_condition() {
+    let c = crate::core::conditions::disruption_target("default-scheduler");
+    assert_eq!((c.type_.as_str(), c.status.as_str()), ("DisruptionTarget", "True"));
+}
+
+#[test]
+fn preemption_by_scheduler_reason() {
+    assert_eq!(crate::core::conditions::disruption_target("default-scheduler").reason.as_deref(), Some("PreemptionByScheduler"));
+}
+
+#[test]
+fn preempting_message() {
+    assert_eq!(
+        crate::core::conditions::disruption_target("my-scheduler").message.as_deref(),
+        Some("my-scheduler: preempting to accommodate a higher priority pod")
+    );
+}
+
+#[test]
+fn pod_spec_cannot_be_scheduled() {
+    let mut core = Core::new(&[worker("n1", "4")], Settings::default());
+    let mut p = PodBuilder::new("p").container(&[("cpu", "1x")]);
+    p.pod.spec.containers[0].name = "app".into();
+    let reason = p.info().unschedulable_reason().unwrap().to_string();
+    core.add(&p);
+    let effects = core.attempt();
+    assert_eq!(event_of(&effects, "FailedScheduling").note, format!("pod spec cannot be scheduled: {reason}"));
+    assert_eq!(condition_of(&effects).reason.as_deref(), Some("Unschedulable"));
+}
+
+#[test]
+fn no_priority_class() {
+    let mut core = Core::new(&[worker("n1", "4")], Settings::default());
+    let mut p = PodBuilder::new("p");
+    p.pod.spec.priority_class_name = "gold".into();
+    core.add(&p);
+    assert_eq!(
+        event_of(&core.attempt(), "FailedScheduling").note,
+        "pod spec cannot be scheduled: no PriorityClass with name gold was found"
+    );
+}
+
+/// Log lines captured per test thread (the `log` facade has one logger per process).
+mod capture {
+    use std::cell::RefCell;
+    use std::sync::Once;
+
+    thread_local! {
+        static LINES: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+    }
+
+    struct Capture;
+
+    impl log::Log for Capture {
+        fn enabled(&self, _: &log::Metadata) -> bool {
+            LINES.with(|l| l.borrow().is_some())
+        }
+        fn log(&self, record: &log::Record) {
+            LINES.with(|l| {
+                if let Some(v) = l.borrow_mut().as_mut() {
+                    v.push(record.args().to_string());
+                }
+            });
+        }
+        fn flush(&self) {}
+    }
+
+    static CAPTURE: Capture = Capture;
+    static INSTALL: Once = Once::new();
+
+    /// Run `f` and return the lines logged on this thread meanwhile.
+    pub fn lines(f: impl FnOnce()) -> Vec<String> {
+        INSTALL.call_once(|| {
+            if log::set_logger(&CAPTURE).is_ok() {
+                log::set_max_level(log::LevelFilter::Info);
+            }
+        });
+        LINES.with(|l| *l.borrow_mut() = Some(Vec::new()));
+        f();
+        LINES.with(|l| l.borrow_mut().take().unwrap_or_default())
+    }
+}
+
+#[test]
+fn bound_elsewhere_log() {
+    let mut core = Core::new(&[worker("n1", "4")], Settings::default());
+    core.add(&PodBuilder::new("p"));
+    assert!(core.attempt().iter().any(|e| matches!(e, Effect::Bind(_))));
+    let key = crate::core::model::pod_key("default", "p");
+    let conflict = BindFailure::Conflict("pod p is already assigned to node \"n2\"".into());
+    let now = core.now;
+    let lines =
+        capture::lines(|| core.sched.handle(Input::BindDone(BindOutcome { key, node: "n1".into(), result: Err(conflict) }), now));
+    assert!(lines.iter().any(|l| l.starts_with(r#""Pod was bound elsewhere; forgetting it" pod="default/p""#)), "{lines:?}");
+    assert!(!core.sched.take_effects().iter().any(|e| matches!(e, Effect::Event(_))), "no event");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Composed FitError messages from upstream's tables
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn fit_error_table_of_types_test() {
+    // pkg/scheduler/framework/types_test.go TestFitError_Error, every case.
+    let status = |m: &str| Rejection::unschedulable(m.to_string());
+    let diagnosis = |pre: &str, nodes: &[(&str, &str)], post: &str| {
+        let mut d = Diagnosis { pre_filter_msg: pre.into(), post_filter_msg: post.into(), ..Default::default() };
+        for (n, m) in nodes {
+            d.node_to_status.insert((*n).into(), status(m));
+        }
+        d.absent_nodes_status = Some(Rejection { code: Code::UnschedulableAndUnresolvable, reasons: Vec::new(), plugin: "" });
+        d
+    };
+    let pre = "Node(s) failed PreFilter plugin FalsePreFilter";
+    let three_pre = [("node1", pre), ("node2", pre), ("node3", pre)];
+    let f1 = "Node(s) failed Filter plugin FalseFilter-1";
+    let f2 = "Node(s) failed Filter plugin FalseFilter-2";
+    let post = "Error running PostFilter plugin FailedPostFilter";
+    let cases: [(&str, usize, Diagnosis, &str); 8] = [
+        (
+            "nodes failed Prefilter plugin",
+            3,
+            diagnosis(pre, &three_pre, ""),
+            "0/3 nodes are available: Node(s) failed PreFilter plugin FalsePreFilter.",
+        ),
+        (
+            "nodes failed Prefilter plugin and the preemption also failed",
+            3,
+            diagnosis(pre, &three_pre, post),
+            "0/3 nodes are available: Node(s) failed PreFilter plugin FalsePreFilter. Error running PostFilter plugin FailedPostFilter",
+        ),
+        (
+            "nodes failed one Filter plugin with an empty PostFilterMsg",
+            3,
+            diagnosis("", &[("node1", f1), ("node2", f1), ("node3", f1)], ""),
+            "0/3 nodes are available: 3 Node(s) failed Filter plugin FalseFilter-1.",
+        ),
+        (
+            "nodes failed one Filter plugin with a non-empty PostFilterMsg",
+            3,
+            diagnosis("", &[("node1", f1), ("node2", f1), ("node3", f1)], post),
+            "0/3 nodes are available: 3 Node(s) failed Filter plugin FalseFilter-1. Error running PostFilter plugin FailedPostFilter",
+        ),
+        (
+            "nodes failed two Filter plugins with an empty PostFilterMsg",
+            3,
+            diagnosis("", &[("node1", f1), ("node2", f1), ("node3", f2)], ""),
+            "0/3 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1.",
+        ),
+        (
+            "nodes failed two Filter plugins with a non-empty PostFilterMsg",
+            3,
+            diagnosis("", &[("node1", f1), ("node2", f1), ("node3", f2)], post),
+            "0/3 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 Node(s) failed Filter plugin FalseFilter-1. Error running PostFilter plugin FailedPostFilter",
+        ),
+        (
+            "failed to Permit on node",
+            1,
+            diagnosis("", &[("node1", "Node failed Permit plugin Permit-1")], ""),
+            "0/1 nodes are available: 1 Node failed Permit plugin Permit-1.",
+        ),
+        (
+            "failed to Reserve on node",
+            1,
+            diagnosis("", &[("node1", "Node failed Reserve plugin Reserve-1")], ""),
+            "0/1 nodes are available: 1 Node failed Reserve plugin Reserve-1.",
+        ),
+    ];
+    for (name, n, d, want) in cases {
+        assert_eq!(fit_error_message(n, &d), want, "{name}");
+    }
+}
+
+#[test]
+fn fit_error_table_of_scheduler_with_volume_binding() {
+    // pkg/scheduler/schedule_one_test.go TestSchedulerWithVolumeBinding "bound and unbound
+    // unsatisfied" (the single-reason cases are volume_node_conflict and volume_bind_conflict;
+    // the error cases filter_plugin_error, reserve_plugin_error and prebind_plugin_error).
+    let (claim, volume) = bound_elsewhere();
+    assert_eq!(
+        volume_fit_error(&[claim, pvc("foo-ns", "unbound", "wait")], &[volume], &["bound", "unbound"]),
+        "0/1 nodes are available: 1 node(s) didn't find available persistent volumes to bind, 1 node(s) didn't match PersistentVolume's node affinity."
+    );
+}
+
+#[test]
+fn fit_error_with_many_nodes_sorts_counts_as_strings() {
+    // sort.Strings on "<count> <reason>": "10 ..." sorts before "2 ...".
+    let mut nodes: Vec<NodeBuilder> = (0..10).map(|i| worker(&format!("t{i}"), "4").taint("k", "v", "NoSchedule")).collect();
+    nodes.extend((0..2).map(|i| worker(&format!("s{i}"), "1")));
+    let pod = PodBuilder::new("p").container(&[("cpu", "2")]);
+    assert_eq!(
+        fit_error(&[names::TAINT_TOLERATION, names::NODE_RESOURCES_FIT], &nodes, &[], pod),
+        "0/12 nodes are available: 10 node(s) had untolerated taint(s), 2 Insufficient cpu."
+    );
+}
+
+#[test]
+fn fit_error_of_the_default_profile_with_preemption() {
+    // The default profile end to end: filter histogram, then DynamicResources' and
+    // DefaultPreemption's PostFilter messages joined by ", " (RunPostFilterPlugins); a node whose
+    // low-priority pod could be evicted gets nominated instead.
+    let mut core = Core::new(&[worker("n1", "1").taint("k", "v", "NoSchedule"), worker("n2", "1")], Settings::default());
+    core.sched.handle(
+        Input::Pod(Change::Added(Box::new(PodBuilder::new("e").container(&[("cpu", "1")]).node_name("n2").pod))),
+        core.now,
+    );
+    core.add(&PodBuilder::new("p").container(&[("cpu", "1")]));
+    assert_eq!(
+        event_of(&core.attempt(), "FailedScheduling").note,
+        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Guards
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn every_row_has_its_test_and_an_origin() {
+    let source = include_str!("tests.rs");
+    let mut ids: Vec<&str> = ROWS.iter().map(|r| r.id).collect();
+    for r in ROWS {
+        assert!(source.contains(&format!("fn {}()", r.id)), "row {:?} has no test `fn {}()`", r.text, r.id);
+        match r.origin {
+            Origin::Upstream { file, at } => {
+                assert!(
+                    ["pkg/", "staging/", "plugin/"].iter().any(|p| file.starts_with(p))
+                        && file.ends_with(".go")
+                        && !at.is_empty(),
+                    "{}: cite an upstream Go file and what in it",
+                    r.id
+                );
+            }
+            Origin::Own { why } => assert!(why.len() > 20, "{}: say why upstream has no such text", r.id),
+        }
+        assert!(!r.text.is_empty(), "{}", r.id);
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), ROWS.len(), "row ids are unique");
+}
+
+/// Texts scheduler/mod.rs still writes inline until it uses the table (see `texts::events`,
+/// `texts::pod_spec`, `texts::logs`, `events::failed_scheduling`, `conditions::pod_scheduled_false`).
+const PENDING_WIRING: &[&str] = &[
+    "skip schedule deleting pod: ",
+    "pod spec cannot be scheduled: ",
+    "no running scheduler serves schedulerName ",
+    "Pod was bound elsewhere; forgetting it",
+];
+
+fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn no_text_is_written_inline_outside_the_table() {
+    // A row's text (or a template's fixed start) as a string literal anywhere under src/ but in
+    // the table and in test code means a second place to change: use the constant or builder.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let needles: Vec<&str> = ROWS
+        .iter()
+        .filter(|r| {
+            !matches!(
+                r.kind,
+                Kind::EventType | Kind::EventReason | Kind::EventAction | Kind::ConditionType | Kind::ConditionReason
+            )
+        })
+        .map(|r| r.text.split('{').next().unwrap_or(""))
+        .filter(|n| n.len() >= 12)
+        .collect();
+    let mut found = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&root).unwrap_or(f).to_string_lossy().replace('\\', "/");
+        let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        if rel.starts_with("core/texts/") || name.contains("test") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(f) else { continue };
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+        for n in &needles {
+            if code.contains(&format!("\"{n}")) {
+                let pending =
+                    rel.starts_with("core/scheduler/") && PENDING_WIRING.iter().any(|p| p.starts_with(n) || n.starts_with(p));
+                if !pending {
+                    found.push(format!("{rel}: {n:?}"));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "texts written inline instead of taken from core::texts:\n{}", found.join("\n"));
+}
