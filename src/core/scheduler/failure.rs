@@ -4,10 +4,8 @@
 
 use super::effects::{Effect, StatusPatch};
 use super::state::Scheduler;
-use crate::core::api;
-use crate::core::events::{pod_reference, EventRecord, EventType};
-use crate::core::framework::status::truncate_note;
-use crate::core::model::PodInfo;
+use crate::core::conditions;
+use crate::core::events;
 use crate::core::queue::{QueuedPod, Requeue};
 use std::time::Instant;
 
@@ -26,7 +24,8 @@ impl Scheduler {
     ) {
         let pod = &qp.pod;
         self.queue.requeue(&pod.key, why, now);
-        self.record(fw_index, pod, EventType::Warning, "FailedScheduling", "Scheduling", truncate_note(message));
+        let profile = self.profiles[fw_index].scheduler_name.clone();
+        self.effects.push(Effect::Event(events::failed_scheduling(pod, &profile, message)));
         let wanted =
             crate::core::model::ScheduledCondition { status: "False".into(), reason: reason.into(), message: message.into() };
         let condition_changed = pod.scheduled_condition.as_ref() != Some(&wanted);
@@ -36,27 +35,9 @@ impl Scheduler {
                 namespace: pod.namespace.to_string(),
                 name: pod.name.to_string(),
                 uid: pod.uid.to_string(),
-                condition: condition_changed.then(|| api::PodCondition {
-                    type_: "PodScheduled".into(),
-                    status: "False".into(),
-                    reason: Some(reason.into()),
-                    message: Some(message.into()),
-                    last_probe_time: None,
-                    last_transition_time: None,
-                }),
+                condition: condition_changed.then(|| conditions::pod_scheduled_false(reason, message)),
                 nominated_node_name: if nominated_changed { nominated } else { None },
             }));
         }
-    }
-
-    pub(super) fn record(&mut self, fw_index: usize, pod: &PodInfo, type_: EventType, reason: &str, action: &str, note: String) {
-        self.effects.push(Effect::Event(EventRecord {
-            regarding: pod_reference(&pod.namespace, &pod.name, &pod.uid, &pod.resource_version),
-            type_,
-            reason: reason.into(),
-            action: action.into(),
-            note,
-            reporting_controller: self.profiles[fw_index].scheduler_name.clone(),
-        }));
     }
 }

@@ -6,13 +6,16 @@
 use super::effects::{Attempt, BindRequest, Effect, StatusPatch};
 use super::input::{BindFailure, BindOutcome};
 use super::state::{Scheduler, GAUGE_PERIOD, POD_SPEC};
-use crate::core::events::EventType;
-use crate::core::framework::cycle::{CycleParams, NO_NODES_AVAILABLE};
+use crate::core::events;
+use crate::core::framework::cycle::CycleParams;
 use crate::core::framework::{EventMask, ScheduleOutcome};
 use crate::core::logging::Line;
 use crate::core::metrics::names as m;
 use crate::core::model::PodInfo;
 use crate::core::queue::{Location, Requeue};
+use crate::core::texts::conditions::{REASON_SCHEDULER_ERROR, REASON_UNSCHEDULABLE};
+use crate::core::texts::framework::NO_NODES_AVAILABLE;
+use crate::core::texts::{self, logs};
 use log::{info, warn};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
@@ -52,14 +55,9 @@ impl Scheduler {
             return Some((Attempt::Skipped { pod: key }, None));
         };
         if pod.terminating {
-            self.record(
-                fw_index,
-                &pod,
-                EventType::Warning,
-                "FailedScheduling",
-                "Scheduling",
-                format!("skip schedule deleting pod: {}/{}", pod.namespace, pod.name),
-            );
+            let profile = self.profiles[fw_index].scheduler_name.clone();
+            let note = texts::events::skip_deleting_pod(&pod.namespace, &pod.name);
+            self.effects.push(Effect::Event(events::failed_scheduling(&pod, &profile, &note)));
             info!("{}", Line::new("Skip schedule deleting pod").s("pod", &*key));
             self.queue.done(&key);
             return Some((Attempt::Skipped { pod: key }, None));
@@ -69,8 +67,8 @@ impl Scheduler {
             return Some((Attempt::Skipped { pod: key }, None));
         }
         if let Some(reason) = pod.unschedulable_reason() {
-            let message = format!("pod spec cannot be scheduled: {reason}");
-            self.fail(fw_index, &qp, Requeue::Rejected { plugins: vec![POD_SPEC] }, "Unschedulable", &message, None, now);
+            let message = texts::pod_spec::cannot_be_scheduled(reason);
+            self.fail(fw_index, &qp, Requeue::Rejected { plugins: vec![POD_SPEC] }, REASON_UNSCHEDULABLE, &message, None, now);
             return Some((Attempt::Unschedulable { pod: key, message }, None));
         }
         let mut params = CycleParams {
@@ -118,7 +116,7 @@ impl Scheduler {
                     self.metrics.inc(m::PREEMPTION_ATTEMPTS, &[], 1.0);
                 }
                 let message = message.clone();
-                self.fail(fw_index, &qp, Requeue::Rejected { plugins }, "Unschedulable", &message, nominated.clone(), now);
+                self.fail(fw_index, &qp, Requeue::Rejected { plugins }, REASON_UNSCHEDULABLE, &message, nominated.clone(), now);
                 match nominated.as_deref() {
                     Some("") => self.cache.nominations_mut().clear(&key),
                     Some(node) => {
@@ -167,7 +165,7 @@ impl Scheduler {
             }
             ScheduleOutcome::Error { message, .. } => {
                 warn!("{}", Line::new("Error scheduling pod; retrying").s("pod", &*key).s("err", message));
-                self.fail(fw_index, &qp, Requeue::Error, "SchedulerError", message, None, now);
+                self.fail(fw_index, &qp, Requeue::Error, REASON_SCHEDULER_ERROR, message, None, now);
                 Attempt::Error { pod: key, message: message.clone() }
             }
         };
@@ -180,10 +178,7 @@ impl Scheduler {
             Ok(()) => self.queue.done(&o.key),
             Err(BindFailure::Conflict(msg)) => {
                 self.cache.storage_mut().forget_assumed_for_pod(&o.key);
-                info!(
-                    "{}",
-                    Line::new("Pod was bound elsewhere; forgetting it").s("pod", &*o.key).s("node", &*o.node).s("err", &msg)
-                );
+                info!("{}", Line::new(logs::BOUND_ELSEWHERE).s("pod", &*o.key).s("node", &*o.node).s("err", &msg));
                 self.queue.done(&o.key);
                 if self.cache.forget_pod(&o.key) {
                     self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
@@ -198,7 +193,7 @@ impl Scheduler {
                 if let Some(qp) = self.queue.get(&o.key).cloned() {
                     if self.queue.location(&o.key) == Some(Location::InFlight) {
                         if let Some(i) = self.profiles.iter().position(|p| *p.scheduler_name == *qp.pod.scheduler_name) {
-                            self.fail(i, &qp, Requeue::Error, "SchedulerError", &format!("binding rejected: {msg}"), None, now);
+                            self.fail(i, &qp, Requeue::Error, REASON_SCHEDULER_ERROR, &msg, None, now);
                             return;
                         }
                     }

@@ -332,7 +332,7 @@ fn bind_results_confirm_forget_or_requeue() {
     assert_eq!(
         h.effects(),
         [
-            "event Warning FailedScheduling default/flaky by edgesched: binding rejected: POST .../binding: 500 Internal Server Error",
+            "event Warning FailedScheduling default/flaky by edgesched: POST .../binding: 500 Internal Server Error",
             "status default/flaky: PodScheduled=False SchedulerError",
         ]
     );

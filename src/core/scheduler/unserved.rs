@@ -6,9 +6,10 @@
 use super::effects::Effect;
 use super::state::{Scheduler, UNSERVED_CHECK_EVERY, UNSERVED_GRACE};
 use crate::core::api;
-use crate::core::events::{pod_reference, EventRecord, EventType};
+use crate::core::events::{self, pod_reference};
 use crate::core::logging::Line;
 use crate::core::metrics::names as m;
+use crate::core::texts;
 use crate::core::watched::KindId;
 use crate::core::watched::KindSync;
 use log::warn;
@@ -55,7 +56,6 @@ impl Scheduler {
                 continue;
             }
             f.reported = true;
-            let hint = scheds.suggestion(&f.scheduler_name).map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default();
             warn!(
                 "{}",
                 Line::new("Pending pod names a scheduler that is not running")
@@ -64,18 +64,13 @@ impl Scheduler {
                     .s("running", running.join(","))
             );
             if self.warn_unserved {
-                self.effects.push(Effect::Event(EventRecord {
-                    regarding: pod_reference(&f.namespace, &f.name, &f.uid, &f.resource_version),
-                    type_: EventType::Warning,
-                    reason: "NoSchedulerForName".into(),
-                    action: "Scheduling".into(),
-                    note: format!(
-                        "no running scheduler serves schedulerName {:?}{hint}; running schedulers: {}",
-                        f.scheduler_name,
-                        if running.is_empty() { "none seen".to_string() } else { running.join(", ") }
-                    ),
-                    reporting_controller: reporter.clone(),
-                }));
+                let note = texts::events::no_scheduler_for_name(
+                    &f.scheduler_name,
+                    scheds.suggestion(&f.scheduler_name).as_deref(),
+                    &running,
+                );
+                let regarding = pod_reference(&f.namespace, &f.name, &f.uid, &f.resource_version);
+                self.effects.push(Effect::Event(events::no_scheduler_for_name(regarding, &reporter, note)));
             }
         }
         let series: Vec<(Vec<String>, f64)> = counts.into_iter().map(|(k, v)| (vec![k], v as f64)).collect();

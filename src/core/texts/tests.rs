@@ -40,7 +40,8 @@ use crate::core::framework::{
 use crate::core::metrics::Metrics;
 use crate::core::model::PodInfo;
 use crate::core::rng::Rng;
-use crate::core::scheduler::{BindFailure, BindOutcome, Change, Effect, Input, Scheduler, Settings};
+use crate::core::scheduler::{BindFailure, BindOutcome, Effect, Input, Scheduler, Settings};
+use crate::core::watched::Change;
 use crate::core::watched::KindId;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -234,19 +235,22 @@ impl Core {
         let profiles = crate::core::simulate::frameworks(&crate::core::config::default_config()).unwrap();
         let now = Instant::now();
         let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(1), now);
-        sched.handle(Input::PriorityClass(Change::ListBegin), now);
-        sched.handle(Input::PriorityClass(Change::ListDone), now);
-        sched.handle(Input::Node(Change::ListBegin), now);
-        sched.handle(Input::Node(Change::ListPage(nodes.iter().map(|n| Box::new(n.node.clone())).collect())), now);
-        sched.handle(Input::Node(Change::ListDone), now);
-        sched.handle(Input::Pod(Change::ListBegin), now);
-        sched.handle(Input::Pod(Change::ListDone), now);
+        sched.handle(Input::watch::<api::PriorityClass>(Change::ListBegin), now);
+        sched.handle(Input::watch::<api::PriorityClass>(Change::ListDone), now);
+        sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
+        sched.handle(
+            Input::watch_boxed::<api::Node>(Change::ListPage(nodes.iter().map(|n| Box::new(n.node.clone())).collect())),
+            now,
+        );
+        sched.handle(Input::watch_boxed::<api::Node>(Change::ListDone), now);
+        sched.handle(Input::watch_boxed::<api::Pod>(Change::ListBegin), now);
+        sched.handle(Input::watch_boxed::<api::Pod>(Change::ListDone), now);
         sched.handle(Input::Leading(true), now);
         Core { sched, now }
     }
 
     fn add(&mut self, pod: &PodBuilder) {
-        self.sched.handle(Input::Pod(Change::Added(Box::new(pod.pod.clone()))), self.now);
+        self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(Box::new(pod.pod.clone()))), self.now);
     }
 
     /// Schedule the next pod and return the effects of the attempt.
@@ -472,7 +476,6 @@ fn bind_plugin_error() {
 }
 
 #[test]
-#[ignore = "needs scheduler wiring"]
 fn bind_plugin_error_reaches_the_event_unchanged() {
     // The scheduler core writes the binder's message as the FailedScheduling note and the
     // PodScheduled message, as handleSchedulingFailure does (no "binding rejected: " prefix).
@@ -1334,8 +1337,8 @@ fn unserved_note(scheduler_name: &str) -> EventRecord {
     let settings = Settings { warn_unserved_scheduler_names: true, ..Default::default() };
     let mut core = Core::new(&[worker("n1", "4")], settings);
     core.sched.watch_kinds(&[KindId::Node, KindId::Pod, KindId::PriorityClass, KindId::Lease]);
-    core.sched.handle(Input::Lease(Change::ListBegin), core.now);
-    core.sched.handle(Input::Lease(Change::ListDone), core.now);
+    core.sched.handle(Input::watch::<api::Lease>(Change::ListBegin), core.now);
+    core.sched.handle(Input::watch::<api::Lease>(Change::ListDone), core.now);
     let mut p = PodBuilder::new("orphan");
     p.pod.spec.scheduler_name = scheduler_name.into();
     core.add(&p);
@@ -1597,7 +1600,9 @@ fn fit_error_of_the_default_profile_with_preemption() {
     // low-priority pod could be evicted gets nominated instead.
     let mut core = Core::new(&[worker("n1", "1").taint("k", "v", "NoSchedule"), worker("n2", "1")], Settings::default());
     core.sched.handle(
-        Input::Pod(Change::Added(Box::new(PodBuilder::new("e").container(&[("cpu", "1")]).node_name("n2").pod))),
+        Input::watch_boxed::<api::Pod>(Change::Added(Box::new(
+            PodBuilder::new("e").container(&[("cpu", "1")]).node_name("n2").pod,
+        ))),
         core.now,
     );
     core.add(&PodBuilder::new("p").container(&[("cpu", "1")]));
@@ -1635,15 +1640,6 @@ fn every_row_has_its_test_and_an_origin() {
     ids.dedup();
     assert_eq!(ids.len(), ROWS.len(), "row ids are unique");
 }
-
-/// Texts scheduler/mod.rs still writes inline until it uses the table (see `texts::events`,
-/// `texts::pod_spec`, `texts::logs`, `events::failed_scheduling`, `conditions::pod_scheduled_false`).
-const PENDING_WIRING: &[&str] = &[
-    "skip schedule deleting pod: ",
-    "pod spec cannot be scheduled: ",
-    "no running scheduler serves schedulerName ",
-    "Pod was bound elsewhere; forgetting it",
-];
 
 fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -1686,11 +1682,7 @@ fn no_text_is_written_inline_outside_the_table() {
         let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
         for n in &needles {
             if code.contains(&format!("\"{n}")) {
-                let pending =
-                    rel.starts_with("core/scheduler/") && PENDING_WIRING.iter().any(|p| p.starts_with(n) || n.starts_with(p));
-                if !pending {
-                    found.push(format!("{rel}: {n:?}"));
-                }
+                found.push(format!("{rel}: {n:?}"));
             }
         }
     }
