@@ -4,6 +4,7 @@
 use edgesched::core::config::{self, Overrides, SchedulerConfig};
 use edgesched::core::logging::Line;
 use edgesched::shell::cli::{self, Command, OutputFormat, RunOptions};
+use edgesched::shell::kube::config_source::build_config;
 use edgesched::shell::kube::kubeconfig;
 use edgesched::shell::logging;
 use edgesched::{core::simulate, shell::run, shell::signals};
@@ -177,7 +178,7 @@ fn insecure_addrs(opts: &RunOptions, cfg: &SchedulerConfig) -> Result<Vec<Socket
 }
 
 fn rest_for(path: Option<&Path>, master: Option<&str>, allow_http: bool, what: &str) -> Result<kubeconfig::RestConfig, String> {
-    let rest = kubeconfig::build_config(path, master, allow_http).map_err(|e| format!("{what}: {e}"))?;
+    let rest = build_config(path, master, allow_http).map_err(|e| format!("{what}: {e}"))?;
     // Check the certificates and key now: a bad PEM block is a configuration error (exit 2, naming
     // the kubeconfig and field), not a runtime failure discovered when the client is built.
     edgesched::shell::kube::tls::build_tls_config(&rest).map_err(|e| format!("{what}: {}: {e}", rest.origin))?;

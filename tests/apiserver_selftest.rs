@@ -794,8 +794,10 @@ fn option_combinations_the_real_server_rejects_get_422() {
 
 #[test]
 fn the_crate_client_pages_watches_and_sees_retry_after() {
-    use edgesched::shell::kube::client::{Client, ClientOptions, ListParams, WatchEvent, WatchParams};
+    use edgesched::shell::kube::client::{Client, ClientOptions};
     use edgesched::shell::kube::kubeconfig::load_kubeconfig;
+    use edgesched::shell::kube::query::{ListParams, WatchParams};
+    use edgesched::shell::kube::watch_stream::WatchEvent;
     let server = TestApiServer::start();
     server.set_bookmark_interval(Duration::from_millis(50));
     // The user gets the default scheduler's permissions, which cover everything used below.

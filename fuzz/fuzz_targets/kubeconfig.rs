@@ -13,7 +13,7 @@ fuzz_target!(|text: &str| {
             Ok(config) => {
                 // Debug output must never show secrets.
                 let shown = format!("{config:?}");
-                if let Some(edgesched::shell::kube::kubeconfig::TokenSource::Static(token)) = &config.token {
+                if let Some(edgesched::shell::kube::token::TokenSource::Static(token)) = &config.token {
                     assert!(token.len() < 4 || !shown.contains(token.as_str()), "token in Debug output");
                 }
             }

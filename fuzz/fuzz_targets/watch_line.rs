@@ -3,7 +3,7 @@
 #![no_main]
 
 use edgesched::core::api::{Node, Pod};
-use edgesched::shell::kube::client::{decode_watch_line, WatchEvent};
+use edgesched::shell::kube::watch_stream::{decode_watch_line, WatchEvent};
 use edgesched::core::model::{NoPriorityClasses, NodeSpecInfo, PodInfo};
 use libfuzzer_sys::fuzz_target;
 

@@ -11,8 +11,9 @@ use crate::core::config::{self, Overrides, SchedulerConfig};
 use crate::core::served_names::{schedulers_from_leases, Schedulers, Served};
 use crate::core::simulate::{self, Cluster, Decision};
 use crate::shell::cli::OutputFormat;
-use crate::shell::kube::client::{Client, ClientOptions, ListParams};
-use crate::shell::kube::kubeconfig;
+use crate::shell::kube::client::{Client, ClientOptions};
+use crate::shell::kube::config_source::build_config;
+use crate::shell::kube::query::ListParams;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -61,7 +62,7 @@ fn connect(
 ) -> Result<Client, String> {
     let from_cfg = (!cfg.client_connection.kubeconfig.is_empty()).then(|| PathBuf::from(&cfg.client_connection.kubeconfig));
     let path = kubeconfig_path.map(PathBuf::from).or(from_cfg);
-    let rest = kubeconfig::build_config(path.as_deref(), master, allow_http).map_err(|e| e.to_string())?;
+    let rest = build_config(path.as_deref(), master, allow_http).map_err(|e| e.to_string())?;
     Client::new(&rest, &ClientOptions { qps: -1.0, ..Default::default() }).map_err(|e| e.to_string())
 }
 

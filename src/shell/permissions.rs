@@ -436,7 +436,7 @@ impl Denials {
     /// Record the outcome of a request that needed `access` (on `object`, for the log): a 403 is
     /// recorded and logged at error level with the verb, resource, object and the rule that
     /// would grant it; a success clears an earlier denial (and says so).
-    pub fn outcome<T>(&self, access: &Access, object: &str, result: &Result<T, crate::shell::kube::client::ApiError>) {
+    pub fn outcome<T>(&self, access: &Access, object: &str, result: &Result<T, crate::shell::kube::api_error::ApiError>) {
         match result {
             Err(e) if e.is_forbidden() => {
                 self.denied(access, &e.server_message(), Instant::now());

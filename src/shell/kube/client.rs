@@ -1,5 +1,7 @@
 //! The blocking HTTP client for the Kubernetes API: authentication, client-side rate limiting,
-//! retries that are safe for the request at hand, typed API errors, and streaming watches.
+//! retries that are safe for the request at hand. Errors are [`ApiError`]s
+//! ([`crate::shell::kube::api_error`]); watch bodies are read by [`WatchStream`]
+//! ([`crate::shell::kube::watch_stream`]); query strings are built in [`crate::shell::kube::query`].
 //!
 //! One [`Client`] is shared (cheaply cloned) by every thread of the scheduler; ureq pools the
 //! keep-alive connections behind it. We only speak JSON, whatever `clientConnection.contentType`
@@ -19,15 +21,16 @@
 //! Tokens and keys never appear in errors or logs.
 
 use crate::core::api;
-use crate::shell::kube::kubeconfig::{RestConfig, TokenProvider};
+use crate::shell::kube::api_error::{error_from_response, ApiError, MAX_ERROR_BODY_BYTES};
+use crate::shell::kube::kubeconfig::RestConfig;
+use crate::shell::kube::query::{with_query, ListParams, WatchParams};
 use crate::shell::kube::ratelimit::RateLimiter;
 use crate::shell::kube::tls::{build_tls_config, TlsError};
+use crate::shell::kube::token::TokenProvider;
+use crate::shell::kube::watch_stream::{WatchStream, IO_BUFFER_BYTES};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
+use serde::Serialize;
 use std::fmt;
-use std::io::{BufRead, BufReader, Read};
-use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use ureq::http;
@@ -35,14 +38,6 @@ use ureq::http;
 /// Largest successful response body we accept (a page of a few hundred big objects is a few MB;
 /// this only stops a runaway response from exhausting memory).
 pub const MAX_BODY_BYTES: u64 = 256 * 1024 * 1024;
-/// Largest error body we read; error bodies are small Status objects or short texts.
-const MAX_ERROR_BODY_BYTES: u64 = 1024 * 1024;
-/// Largest single watch event line; a real event is one object, so anything bigger is garbage.
-pub const MAX_WATCH_LINE_BYTES: usize = 16 * 1024 * 1024;
-/// Size of each connection's input and output buffer (see [`Client::new`]).
-const IO_BUFFER_BYTES: usize = 16 * 1024;
-/// How much of a non-JSON error body is kept for the error message.
-const ERROR_BODY_EXCERPT: usize = 512;
 
 /// Knobs for [`Client::new`]. Defaults match kube-scheduler's `clientConnection` defaults.
 #[derive(Debug, Clone)]
@@ -113,328 +108,8 @@ impl fmt::Display for ClientInitError {
 impl std::error::Error for ClientInitError {}
 
 // ---------------------------------------------------------------------------------------------
-// Errors
+// Requests
 // ---------------------------------------------------------------------------------------------
-
-/// A failed API call. `request` is `"VERB /path"` (no query string) for the message.
-#[derive(Debug, Clone)]
-pub enum ApiError {
-    /// The server answered with a `metav1.Status` body.
-    Status { request: String, code: u16, status: Box<api::Status>, retry_after: Option<Duration> },
-    /// The server answered with a non-Status body (e.g. the plain-text APF 429).
-    Http { request: String, code: u16, body: String, retry_after: Option<Duration> },
-    /// No usable HTTP response: connection, TLS, timeout or token file problems.
-    Transport { request: String, message: String },
-    /// A 2xx response (or a watch event) whose JSON did not match the expected type.
-    Decode { request: String, message: String },
-}
-
-impl ApiError {
-    /// The HTTP status code, if the server answered.
-    pub fn code(&self) -> Option<u16> {
-        match self {
-            ApiError::Status { code, .. } | ApiError::Http { code, .. } => Some(*code),
-            ApiError::Transport { .. } | ApiError::Decode { .. } => None,
-        }
-    }
-
-    /// 404: the object (or the API) does not exist.
-    pub fn is_not_found(&self) -> bool {
-        self.code() == Some(404)
-    }
-
-    /// 409: an optimistic-concurrency conflict, an existing object, or (for bindings) a pod
-    /// that is already bound.
-    pub fn is_conflict(&self) -> bool {
-        self.code() == Some(409)
-    }
-
-    /// A create that lost to an existing object (409 with reason `AlreadyExists`), as opposed to
-    /// an optimistic-concurrency conflict.
-    pub fn is_already_exists(&self) -> bool {
-        matches!(self, ApiError::Status { code: 409, status, .. } if status.reason == "AlreadyExists")
-    }
-
-    /// 403: RBAC (or another authorizer) denied the request. Not retried inside the client: the
-    /// caller decides whether the permission is required or the feature can be turned off.
-    pub fn is_forbidden(&self) -> bool {
-        self.code() == Some(403)
-    }
-
-    /// The server's explanation (`Status.message`), or the error text when there is none.
-    pub fn server_message(&self) -> String {
-        match self {
-            ApiError::Status { status, .. } if !status.message.is_empty() => status.message.clone(),
-            other => other.to_string(),
-        }
-    }
-
-    /// 410 Gone: the resource version is too old. Detected by code only, never by message text.
-    pub fn is_gone(&self) -> bool {
-        self.code() == Some(410)
-    }
-
-    /// 429: throttled by API Priority and Fairness or a cache that is not ready.
-    pub fn is_too_many_requests(&self) -> bool {
-        self.code() == Some(429)
-    }
-
-    /// The server's requested wait before retrying, if it gave one.
-    pub fn retry_after(&self) -> Option<Duration> {
-        match self {
-            ApiError::Status { retry_after, .. } | ApiError::Http { retry_after, .. } => *retry_after,
-            _ => None,
-        }
-    }
-
-    /// The same error attributed to `request` (used where the error was produced without one).
-    pub fn for_request(mut self, req: &str) -> ApiError {
-        match &mut self {
-            ApiError::Status { request, .. }
-            | ApiError::Http { request, .. }
-            | ApiError::Transport { request, .. }
-            | ApiError::Decode { request, .. } => *request = req.to_string(),
-        }
-        self
-    }
-
-    fn request(&self) -> &str {
-        match self {
-            ApiError::Status { request, .. }
-            | ApiError::Http { request, .. }
-            | ApiError::Transport { request, .. }
-            | ApiError::Decode { request, .. } => request,
-        }
-    }
-}
-
-impl fmt::Display for ApiError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !self.request().is_empty() {
-            write!(f, "{}: ", self.request())?;
-        }
-        match self {
-            ApiError::Status { code, status, .. } => {
-                write!(f, "{code} {}", reason_phrase(*code))?;
-                let detail = if status.message.is_empty() { &status.reason } else { &status.message };
-                if !detail.is_empty() {
-                    write!(f, ": {}", one_line(detail))?;
-                }
-                Ok(())
-            }
-            ApiError::Http { code, body, .. } => {
-                write!(f, "{code} {}", reason_phrase(*code))?;
-                if !body.is_empty() {
-                    write!(f, ": {body}")?;
-                }
-                Ok(())
-            }
-            ApiError::Transport { message, .. } => f.write_str(message),
-            ApiError::Decode { message, .. } => write!(f, "cannot decode response: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for ApiError {}
-
-fn reason_phrase(code: u16) -> &'static str {
-    http::StatusCode::from_u16(code).ok().and_then(|c| c.canonical_reason()).unwrap_or("")
-}
-
-/// Turn a non-2xx response into an [`ApiError`]: a JSON `kind: Status` body becomes
-/// [`ApiError::Status`], anything else [`ApiError::Http`] with an excerpt of the body.
-pub fn error_from_response(request: &str, code: u16, retry_after_header: Option<&str>, body: &[u8]) -> ApiError {
-    let mut retry_after = retry_after_header.and_then(parse_retry_after);
-    if let Some(mut status) = parse_status(body) {
-        if status.code == 0 {
-            status.code = code;
-        }
-        if retry_after.is_none() {
-            retry_after = status
-                .details
-                .as_ref()
-                .and_then(|d| d.retry_after_seconds)
-                .and_then(|s| u64::try_from(s).ok())
-                .map(Duration::from_secs);
-        }
-        return ApiError::Status { request: request.to_string(), code, status: Box::new(status), retry_after };
-    }
-    ApiError::Http { request: request.to_string(), code, body: excerpt(body), retry_after }
-}
-
-fn parse_status(body: &[u8]) -> Option<api::Status> {
-    #[derive(Deserialize)]
-    struct Kind {
-        #[serde(default)]
-        kind: String,
-    }
-    let kind: Kind = serde_json::from_slice(body).ok()?;
-    if kind.kind != "Status" {
-        return None;
-    }
-    serde_json::from_slice(body).ok()
-}
-
-/// `Retry-After` in whole seconds (the only form the API server sends, and the only one
-/// client-go reads).
-pub fn parse_retry_after(value: &str) -> Option<Duration> {
-    value.trim().parse::<u64>().ok().map(Duration::from_secs)
-}
-
-/// The start of a non-Status error body on one line (proxies answer with multi-line HTML).
-fn excerpt(body: &[u8]) -> String {
-    let text = one_line(&String::from_utf8_lossy(body));
-    match text.char_indices().nth(ERROR_BODY_EXCERPT) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
-}
-
-/// Collapse all whitespace runs (newlines included) into single spaces.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-// ---------------------------------------------------------------------------------------------
-// Retry policy (pure)
-// ---------------------------------------------------------------------------------------------
-
-/// How far a failed attempt got, which decides whether repeating it is safe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FailureStage {
-    /// Nothing reached the server (connection refused, DNS, connect timeout).
-    NotSent,
-    /// The request may have reached the server (reset, read timeout, truncated body).
-    MaybeSent,
-    /// Retrying cannot help (TLS verification failure, bad request URL, token file unreadable).
-    Permanent,
-}
-
-/// Retry parameters of one client.
-#[derive(Debug, Clone, Copy)]
-struct RetryPolicy {
-    max_retries: u32,
-    max_wait: Duration,
-    base_delay: Duration,
-}
-
-impl RetryPolicy {
-    /// The wait before retry number `retries_done + 1`, or `None` to give up with this error.
-    fn delay(&self, error: &ApiError, stage: FailureStage, idempotent: bool, retries_done: u32) -> Option<Duration> {
-        if retries_done >= self.max_retries {
-            return None;
-        }
-        let retry = match (error.code(), stage) {
-            (Some(429), _) => true,
-            (Some(500 | 502 | 503 | 504), _) => idempotent,
-            (Some(_), _) => false,
-            (None, FailureStage::NotSent) => true,
-            (None, FailureStage::MaybeSent) => idempotent,
-            (None, FailureStage::Permanent) => false,
-        };
-        if !retry {
-            return None;
-        }
-        let backoff = self.base_delay.saturating_mul(1u32 << retries_done.min(16));
-        Some(error.retry_after().unwrap_or(backoff).min(self.max_wait))
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Request parameters
-// ---------------------------------------------------------------------------------------------
-
-/// Query parameters of one list page.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ListParams {
-    /// `labelSelector`, e.g. `app=web`.
-    pub label_selector: Option<String>,
-    /// `fieldSelector`, e.g. `spec.nodeName=`.
-    pub field_selector: Option<String>,
-    /// Page size (`limit`); `None` or 0 asks for everything at once.
-    pub limit: Option<u32>,
-    /// `continue` token from the previous page.
-    pub continue_token: Option<String>,
-    /// `resourceVersion`; `None` asks for a consistent (most recent) read.
-    pub resource_version: Option<String>,
-}
-
-impl ListParams {
-    fn query(&self) -> Vec<(&'static str, String)> {
-        let mut q = Vec::new();
-        push_opt(&mut q, "labelSelector", self.label_selector.as_deref());
-        push_opt(&mut q, "fieldSelector", self.field_selector.as_deref());
-        if let Some(limit) = self.limit.filter(|l| *l > 0) {
-            q.push(("limit", limit.to_string()));
-        }
-        push_opt(&mut q, "continue", self.continue_token.as_deref());
-        push_opt(&mut q, "resourceVersion", self.resource_version.as_deref());
-        q
-    }
-}
-
-/// Parameters of one watch request.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WatchParams {
-    /// `labelSelector`, as for the list the watch continues.
-    pub label_selector: Option<String>,
-    /// `fieldSelector`, as for the list the watch continues.
-    pub field_selector: Option<String>,
-    /// Watch events after this version. Callers should pass the list's version: an empty value
-    /// makes the server start "now" and silently skip whatever changed since the list.
-    pub resource_version: String,
-    /// Server-side end of the watch (`timeoutSeconds`).
-    pub timeout_seconds: Option<u32>,
-    /// Ask for BOOKMARK events, which keep our resource version fresh on quiet resources.
-    pub allow_watch_bookmarks: bool,
-    /// Client-side limit on silence: if no byte arrives for this long the stream ends with an
-    /// error, so a dead connection cannot hang the watcher forever.
-    pub idle_timeout: Option<Duration>,
-}
-
-impl WatchParams {
-    fn query(&self) -> Vec<(&'static str, String)> {
-        let mut q = vec![("watch", "1".to_string())];
-        push_opt(&mut q, "labelSelector", self.label_selector.as_deref());
-        push_opt(&mut q, "fieldSelector", self.field_selector.as_deref());
-        push_opt(&mut q, "resourceVersion", Some(self.resource_version.as_str()));
-        if let Some(t) = self.timeout_seconds {
-            q.push(("timeoutSeconds", t.to_string()));
-        }
-        if self.allow_watch_bookmarks {
-            q.push(("allowWatchBookmarks", "true".to_string()));
-        }
-        q
-    }
-}
-
-fn push_opt(q: &mut Vec<(&'static str, String)>, key: &'static str, value: Option<&str>) {
-    if let Some(v) = value.filter(|v| !v.is_empty()) {
-        q.push((key, v.to_string()));
-    }
-}
-
-/// Percent-encode a query component (RFC 3986: everything but unreserved characters).
-fn encode_component(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-fn with_query(path: &str, query: &[(&'static str, String)]) -> String {
-    if query.is_empty() {
-        return path.to_string();
-    }
-    let joined: Vec<String> = query.iter().map(|(k, v)| format!("{k}={}", encode_component(v))).collect();
-    let sep = if path.contains('?') { '&' } else { '?' };
-    format!("{path}{sep}{}", joined.join("&"))
-}
 
 /// HTTP verbs the client issues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -497,6 +172,51 @@ pub struct RawRequest<'a> {
     pub content_type: Option<&'a str>,
     /// Whether repeating the request after a 5xx or a failure mid-request is harmless.
     pub idempotent: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retry policy (pure)
+// ---------------------------------------------------------------------------------------------
+
+/// How far a failed attempt got, which decides whether repeating it is safe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FailureStage {
+    /// Nothing reached the server (connection refused, DNS, connect timeout).
+    NotSent,
+    /// The request may have reached the server (reset, read timeout, truncated body).
+    MaybeSent,
+    /// Retrying cannot help (TLS verification failure, bad request URL, token file unreadable).
+    Permanent,
+}
+
+/// Retry parameters of one client.
+#[derive(Debug, Clone, Copy)]
+struct RetryPolicy {
+    max_retries: u32,
+    max_wait: Duration,
+    base_delay: Duration,
+}
+
+impl RetryPolicy {
+    /// The wait before retry number `retries_done + 1`, or `None` to give up with this error.
+    fn delay(&self, error: &ApiError, stage: FailureStage, idempotent: bool, retries_done: u32) -> Option<Duration> {
+        if retries_done >= self.max_retries {
+            return None;
+        }
+        let retry = match (error.code(), stage) {
+            (Some(429), _) => true,
+            (Some(500 | 502 | 503 | 504), _) => idempotent,
+            (Some(_), _) => false,
+            (None, FailureStage::NotSent) => true,
+            (None, FailureStage::MaybeSent) => idempotent,
+            (None, FailureStage::Permanent) => false,
+        };
+        if !retry {
+            return None;
+        }
+        let backoff = self.base_delay.saturating_mul(1u32 << retries_done.min(16));
+        Some(error.retry_after().unwrap_or(backoff).min(self.max_wait))
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -855,261 +575,12 @@ fn transport_error(label: &str, err: ureq::Error) -> (ApiError, FailureStage) {
     (ApiError::Transport { request: label.to_string(), message: err.to_string() }, stage)
 }
 
-// ---------------------------------------------------------------------------------------------
-// Watch events
-// ---------------------------------------------------------------------------------------------
-
-/// One event of a watch stream.
-#[derive(Debug, Clone, PartialEq)]
-pub enum WatchEvent<T> {
-    /// The object appeared (or existed when the watch started from an old version).
-    Added(T),
-    /// The object changed; carries its new state.
-    Modified(T),
-    /// The object is gone; carries its last state.
-    Deleted(T),
-    /// Progress marker: nothing changed, but the stream is now at this version.
-    Bookmark { resource_version: String },
-    /// The server ended the watch with a Status (e.g. code 410 when the version is too old).
-    Error(api::Status),
-}
-
-/// Decode one line of a watch stream: `{"type": "...", "object": {...}}`. Pure, so it can be
-/// fuzzed; errors carry no request (the stream adds it).
-pub fn decode_watch_line<T: DeserializeOwned>(line: &[u8]) -> Result<WatchEvent<T>, ApiError> {
-    #[derive(Deserialize)]
-    struct RawEvent<'a> {
-        #[serde(rename = "type")]
-        type_: String,
-        #[serde(borrow)]
-        object: &'a RawValue,
-    }
-    #[derive(Deserialize)]
-    struct BookmarkObject {
-        #[serde(default)]
-        metadata: BookmarkMeta,
-    }
-    #[derive(Deserialize, Default)]
-    struct BookmarkMeta {
-        #[serde(default, rename = "resourceVersion", deserialize_with = "api::null_as_default")]
-        resource_version: String,
-    }
-    let decode_error = |message: String| ApiError::Decode { request: String::new(), message };
-    let raw: RawEvent<'_> = serde_json::from_slice(line).map_err(|e| decode_error(format!("watch event: {e}")))?;
-    let object = raw.object.get();
-    let typed = |what: &str| -> Result<T, ApiError> {
-        serde_json::from_str(object).map_err(|e| decode_error(format!("{what} event object: {e}")))
-    };
-    match raw.type_.as_str() {
-        "ADDED" => Ok(WatchEvent::Added(typed("ADDED")?)),
-        "MODIFIED" => Ok(WatchEvent::Modified(typed("MODIFIED")?)),
-        "DELETED" => Ok(WatchEvent::Deleted(typed("DELETED")?)),
-        "BOOKMARK" => {
-            let bookmark: BookmarkObject =
-                serde_json::from_str(object).map_err(|e| decode_error(format!("BOOKMARK event object: {e}")))?;
-            Ok(WatchEvent::Bookmark { resource_version: bookmark.metadata.resource_version })
-        }
-        "ERROR" => {
-            let status: api::Status =
-                serde_json::from_str(object).map_err(|e| decode_error(format!("ERROR event object: {e}")))?;
-            Ok(WatchEvent::Error(status))
-        }
-        other => Err(decode_error(format!("unknown watch event type {:?}", truncate(other, 40)))),
-    }
-}
-
-fn truncate(s: &str, max: usize) -> &str {
-    match s.char_indices().nth(max) {
-        Some((cut, _)) => &s[..cut],
-        None => s,
-    }
-}
-
-/// The events of one open watch, read line by line from the response body.
-pub struct WatchStream<T> {
-    reader: BufReader<Box<dyn Read + Send>>,
-    request: String,
-    line: Vec<u8>,
-    finished: bool,
-    _type: PhantomData<fn() -> T>,
-}
-
-impl<T> WatchStream<T> {
-    /// Wrap any byte stream (the HTTP body, or a test's bytes) in the line decoder.
-    pub fn new(reader: Box<dyn Read + Send>, request: String) -> WatchStream<T> {
-        WatchStream {
-            reader: BufReader::with_capacity(IO_BUFFER_BYTES, reader),
-            request,
-            line: Vec::new(),
-            finished: false,
-            _type: PhantomData,
-        }
-    }
-
-    /// Read the next non-empty line into `self.line`.
-    fn read_line(&mut self) -> Result<Line, String> {
-        self.line.clear();
-        loop {
-            let available = match self.reader.fill_buf() {
-                Ok(buf) => buf,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(read_error_message(&e)),
-            };
-            if available.is_empty() {
-                if self.line.iter().all(u8::is_ascii_whitespace) {
-                    return Ok(Line::End);
-                }
-                return Ok(Line::Unterminated);
-            }
-            let (chunk, found_newline) = match available.iter().position(|&b| b == b'\n') {
-                Some(i) => (&available[..i], true),
-                None => (available, false),
-            };
-            if self.line.len() + chunk.len() > MAX_WATCH_LINE_BYTES {
-                return Err(format!("watch event larger than {MAX_WATCH_LINE_BYTES} bytes"));
-            }
-            self.line.extend_from_slice(chunk);
-            let used = chunk.len() + usize::from(found_newline);
-            self.reader.consume(used);
-            if found_newline {
-                if self.line.iter().all(u8::is_ascii_whitespace) {
-                    self.line.clear();
-                    continue;
-                }
-                return Ok(Line::Complete);
-            }
-        }
-    }
-}
-
-/// What [`WatchStream::read_line`] found.
-enum Line {
-    /// A newline-terminated line.
-    Complete,
-    /// Data at the end of the stream without a final newline: a complete event whose newline was
-    /// lost, or (if it does not decode) a stream cut off mid-event.
-    Unterminated,
-    /// Clean end of stream.
-    End,
-}
-
-fn read_error_message(e: &std::io::Error) -> String {
-    // ureq reports its own timeouts as an io::Error wrapping a ureq::Error.
-    let ureq_timeout =
-        e.get_ref().and_then(|inner| inner.downcast_ref::<ureq::Error>()).is_some_and(|u| matches!(u, ureq::Error::Timeout(_)));
-    if ureq_timeout || matches!(e.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock) {
-        "watch stream idle for too long (no data within the idle timeout)".to_string()
-    } else {
-        format!("watch stream read failed: {e}")
-    }
-}
-
-impl<T: DeserializeOwned> Iterator for WatchStream<T> {
-    type Item = Result<WatchEvent<T>, ApiError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.finished {
-            return None;
-        }
-        match self.read_line() {
-            Ok(Line::Complete) => Some(decode_watch_line(&self.line).map_err(|e| e.for_request(&self.request))),
-            Ok(Line::Unterminated) => {
-                self.finished = true;
-                Some(decode_watch_line(&self.line).map_err(|_| ApiError::Transport {
-                    request: self.request.clone(),
-                    message: "watch stream ended in the middle of an event".to_string(),
-                }))
-            }
-            Ok(Line::End) => {
-                self.finished = true;
-                None
-            }
-            Err(message) => {
-                self.finished = true;
-                Some(Err(ApiError::Transport { request: self.request.clone(), message }))
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Cursor;
-
-    fn fixture(name: &str) -> Vec<u8> {
-        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)).unwrap()
-    }
-
-    // --- errors ------------------------------------------------------------------------------
-
-    #[test]
-    fn status_bodies_become_status_errors_with_one_line_display() {
-        let body = fixture("status/status-409-conflict-binding-already-assigned.RECONSTRUCTED.json");
-        let err = error_from_response("POST /api/v1/namespaces/ns/pods/p/binding", 409, None, &body);
-        assert!(err.is_conflict() && !err.is_already_exists() && !err.is_gone());
-        let text = err.to_string();
-        assert!(
-            text.starts_with(
-                "POST /api/v1/namespaces/ns/pods/p/binding: 409 Conflict: Operation cannot be fulfilled on pods/binding"
-            ),
-            "{text}"
-        );
-        assert!(!text.contains('\n'), "{text}");
-    }
-
-    #[test]
-    fn not_found_and_expired_continue_are_detected_by_code() {
-        let err =
-            error_from_response("GET /api/v1/namespaces/x/pods/y", 404, None, &fixture("status/status-404-notfound-pod.json"));
-        assert!(err.is_not_found());
-        let err = error_from_response("GET /api/v1/pods", 410, None, &fixture("status/status-410-expired-continue-token.json"));
-        assert!(err.is_gone());
-        assert_eq!(err.code(), Some(410));
-    }
-
-    #[test]
-    fn plain_text_apf_429_keeps_retry_after_header() {
-        let err =
-            error_from_response("GET /api/v1/pods", 429, Some("3"), &fixture("status/http-429-apf-too-many-requests.body.txt"));
-        match &err {
-            ApiError::Http { code: 429, body, retry_after: Some(d), .. } => {
-                assert_eq!(*d, Duration::from_secs(3));
-                assert_eq!(body, "Too many requests, please try again later.");
-            }
-            other => panic!("unexpected {other:?}"),
-        }
-        assert!(err.is_too_many_requests());
-        assert_eq!(err.to_string(), "GET /api/v1/pods: 429 Too Many Requests: Too many requests, please try again later.");
-    }
-
-    #[test]
-    fn json_429_takes_retry_after_from_details_when_header_missing() {
-        let err =
-            error_from_response("GET /x", 429, None, &fixture("status/status-429-storage-reinitializing.RECONSTRUCTED.json"));
-        assert!(matches!(err, ApiError::Status { .. }));
-        assert!(err.retry_after().is_some());
-    }
-
-    #[test]
-    fn already_exists_needs_the_reason() {
-        let body = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"events \"e\" already exists","reason":"AlreadyExists","code":409}"#;
-        assert!(error_from_response("POST /x", 409, None, body).is_already_exists());
-    }
-
-    #[test]
-    fn html_error_pages_are_shortened_to_one_line() {
-        let page = format!("<html>\n<body>\n502 Bad Gateway\n{}</body></html>", "x".repeat(2000));
-        let text = error_from_response("GET /x", 502, None, page.as_bytes()).to_string();
-        assert!(text.starts_with("GET /x: 502 Bad Gateway: <html> <body> 502 Bad Gateway xxx"), "{text}");
-        assert!(!text.contains('\n') && text.ends_with('…') && text.len() < 700, "{text}");
-    }
-
-    #[test]
-    fn non_status_json_is_http_error() {
-        let err = error_from_response("GET /x", 500, Some("soon"), br#"{"kind":"Pod"}"#);
-        assert!(matches!(err, ApiError::Http { code: 500, retry_after: None, .. }));
-    }
+    use crate::shell::kube::fixture;
+    use crate::shell::kube::watch_stream::WatchEvent;
+    use std::io::Read;
 
     // --- retry policy ------------------------------------------------------------------------
 
@@ -1167,34 +638,6 @@ mod tests {
         assert_eq!(transport_error("GET /x", reset).1, FailureStage::MaybeSent);
     }
 
-    // --- query strings -----------------------------------------------------------------------
-
-    #[test]
-    fn list_and_watch_queries_are_encoded() {
-        let lp = ListParams {
-            field_selector: Some("spec.nodeName=,status.phase!=Succeeded".into()),
-            limit: Some(500),
-            continue_token: Some("eyJ2Ijoi+/=".into()),
-            ..Default::default()
-        };
-        assert_eq!(
-            with_query("/api/v1/pods", &lp.query()),
-            "/api/v1/pods?fieldSelector=spec.nodeName%3D%2Cstatus.phase%21%3DSucceeded&limit=500&continue=eyJ2Ijoi%2B%2F%3D"
-        );
-        let wp = WatchParams {
-            resource_version: "123".into(),
-            timeout_seconds: Some(301),
-            allow_watch_bookmarks: true,
-            label_selector: Some("a in (b,c)".into()),
-            ..Default::default()
-        };
-        assert_eq!(
-            with_query("/api/v1/nodes", &wp.query()),
-            "/api/v1/nodes?watch=1&labelSelector=a%20in%20%28b%2Cc%29&resourceVersion=123&timeoutSeconds=301&allowWatchBookmarks=true"
-        );
-        assert_eq!(request_label(Verb::Get, "/api/v1/pods?limit=1"), "GET /api/v1/pods");
-    }
-
     #[test]
     fn user_agent_names_edgesched_and_platform() {
         let ua = default_user_agent();
@@ -1202,123 +645,9 @@ mod tests {
         assert!(ua.ends_with(')') && ua.contains('/'), "{ua}");
     }
 
-    // --- watch decoding ----------------------------------------------------------------------
-
-    fn bookmark_rv(event: WatchEvent<api::Pod>) -> Option<String> {
-        match event {
-            WatchEvent::Bookmark { resource_version } => Some(resource_version),
-            _ => None,
-        }
-    }
-
     #[test]
-    fn decodes_every_event_type() {
-        let added: WatchEvent<api::Pod> =
-            decode_watch_line(br#"{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"p","resourceVersion":"5"}}}"#)
-                .unwrap();
-        assert!(matches!(added, WatchEvent::Added(p) if p.metadata.name == "p"));
-        let modified: WatchEvent<api::Pod> =
-            decode_watch_line(br#"{"type":"MODIFIED","object":{"metadata":{"name":"q"}}}"#).unwrap();
-        assert!(matches!(modified, WatchEvent::Modified(_)));
-        let deleted: WatchEvent<api::Pod> =
-            decode_watch_line(br#"{"object":{"metadata":{"name":"q"}},"type":"DELETED"}"#).unwrap();
-        assert!(matches!(deleted, WatchEvent::Deleted(_)));
-        let bookmark: WatchEvent<api::Pod> = decode_watch_line(
-            br#"{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"12746"},"spec":{"containers":null}}}"#,
-        )
-        .unwrap();
-        assert_eq!(bookmark_rv(bookmark), Some("12746".to_string()));
-        let error: WatchEvent<api::Pod> = decode_watch_line(
-            br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (2)","reason":"Expired","code":410}}"#,
-        )
-        .unwrap();
-        assert!(matches!(error, WatchEvent::Error(s) if s.code == 410));
-    }
-
-    #[test]
-    fn malformed_lines_are_decode_errors_not_panics() {
-        for line in [
-            &b""[..],
-            b"{",
-            b"null",
-            b"[]",
-            br#"{"type":"ADDED"}"#,
-            br#"{"type":"ADDED","object":5}"#,
-            br#"{"type":"SOMETHING","object":{}}"#,
-            br#"{"type":7,"object":{}}"#,
-            b"\xff\xfe",
-        ] {
-            let r: Result<WatchEvent<api::Pod>, _> = decode_watch_line(line);
-            assert!(matches!(r, Err(ApiError::Decode { .. })), "{:?}", String::from_utf8_lossy(line));
-        }
-    }
-
-    #[test]
-    fn real_watch_recordings_decode() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/watch");
-        let mut seen = 0;
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let text = std::fs::read(&path).unwrap();
-            let stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Cursor::new(text)), "WATCH /api/v1/pods".into());
-            for event in stream {
-                event.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                seen += 1;
-            }
-        }
-        assert!(seen > 0);
-    }
-
-    #[test]
-    fn stream_splits_lines_skips_blank_ones_and_ends_cleanly() {
-        let text = "\n{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\"}}}\n\r\n{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"2\"}}}\n";
-        let mut stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Cursor::new(text)), "WATCH /x".into());
-        assert_eq!(bookmark_rv(stream.next().unwrap().unwrap()), Some("1".to_string()));
-        assert_eq!(bookmark_rv(stream.next().unwrap().unwrap()), Some("2".to_string()));
-        assert!(stream.next().is_none());
-        assert!(stream.next().is_none());
-    }
-
-    #[test]
-    fn truncated_final_event_is_a_transport_error() {
-        let text = "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\"}}}\n{\"type\":\"ADD";
-        let mut stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Cursor::new(text)), "WATCH /x".into());
-        assert!(stream.next().unwrap().is_ok());
-        let err = stream.next().unwrap().unwrap_err();
-        assert!(matches!(err, ApiError::Transport { .. }));
-        assert_eq!(err.to_string(), "WATCH /x: watch stream ended in the middle of an event");
-        assert!(stream.next().is_none());
-    }
-
-    #[test]
-    fn complete_final_event_without_newline_is_accepted() {
-        let text = "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"9\"}}}";
-        let mut stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Cursor::new(text)), "WATCH /x".into());
-        assert_eq!(bookmark_rv(stream.next().unwrap().unwrap()), Some("9".to_string()));
-        assert!(stream.next().is_none());
-    }
-
-    #[test]
-    fn oversized_line_is_refused() {
-        /// An endless line with no newline.
-        struct Endless;
-        impl Read for Endless {
-            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-                buf.fill(b'x');
-                Ok(buf.len())
-            }
-        }
-        let mut stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Endless), "WATCH /x".into());
-        let err = stream.next().unwrap().unwrap_err();
-        assert!(err.to_string().contains("larger than"), "{err}");
-    }
-
-    #[test]
-    fn decode_error_in_stream_names_the_request() {
-        let mut stream: WatchStream<api::Pod> =
-            WatchStream::new(Box::new(Cursor::new("nonsense\n")), "WATCH /api/v1/pods".into());
-        let err = stream.next().unwrap().unwrap_err();
-        assert!(err.to_string().starts_with("WATCH /api/v1/pods: cannot decode response: watch event:"), "{err}");
+    fn request_labels_drop_the_query() {
+        assert_eq!(request_label(Verb::Get, "/api/v1/pods?limit=1"), "GET /api/v1/pods");
     }
 
     // --- end to end against a local HTTP server ---------------------------------------------
@@ -1379,7 +708,7 @@ mod tests {
             ca_pem: None,
             client_cert_pem: None,
             client_key_pem: None,
-            token: Some(crate::shell::kube::kubeconfig::TokenSource::Static("sekret".into())),
+            token: Some(crate::shell::kube::token::TokenSource::Static("sekret".into())),
             insecure_skip_tls_verify: true,
             tls_server_name: None,
             origin: "test".into(),
@@ -1516,7 +845,7 @@ mod tests {
         let params =
             WatchParams { resource_version: "4".into(), idle_timeout: Some(Duration::from_millis(300)), ..Default::default() };
         let mut stream = client.watch::<api::Pod>("/api/v1/pods", &params).unwrap();
-        assert_eq!(bookmark_rv(stream.next().unwrap().unwrap()), Some("5".to_string()));
+        assert!(matches!(stream.next().unwrap().unwrap(), WatchEvent::Bookmark { resource_version } if resource_version == "5"));
         let err = stream.next().unwrap().unwrap_err();
         assert!(matches!(err, ApiError::Transport { .. }), "{err:?}");
         assert!(err.to_string().contains("idle"), "{err}");

@@ -12,13 +12,13 @@
 
 use crate::core::api::null_as_default;
 use crate::shell::kube::base64;
+use crate::shell::kube::files::{read_capped, FileReader, MAX_REFERENCED_FILE_BYTES};
+use crate::shell::kube::token::{read_token_file_with, TokenError, TokenSource};
 use serde::de::{Deserializer, IgnoredAny};
 use serde::Deserialize;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 /// Everything needed to open authenticated connections to one API server.
 #[derive(Clone)]
@@ -55,134 +55,6 @@ impl fmt::Debug for RestConfig {
             .field("origin", &self.origin)
             .finish()
     }
-}
-
-/// Where the bearer token comes from. A file source is re-read periodically because projected
-/// service-account tokens are rotated by the kubelet (typically hourly).
-#[derive(Clone, PartialEq, Eq)]
-pub enum TokenSource {
-    /// A token written in the kubeconfig itself.
-    Static(String),
-    /// A token file, re-read every [`TOKEN_FILE_REFRESH`].
-    File(PathBuf),
-}
-
-impl fmt::Debug for TokenSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TokenSource::Static(_) => f.write_str("Static(<redacted>)"),
-            TokenSource::File(path) => f.debug_tuple("File").field(path).finish(),
-        }
-    }
-}
-
-/// How long a token read from a file is trusted before the file is read again; client-go's
-/// `NewCachedFileTokenSource` uses one minute (`transport/token_source.go`).
-pub const TOKEN_FILE_REFRESH: Duration = Duration::from_secs(60);
-
-/// Why no bearer token could be produced.
-#[derive(Debug)]
-pub enum TokenError {
-    /// The token file could not be read.
-    Read { path: PathBuf, source: io::Error },
-    /// The token file holds only whitespace.
-    Empty { path: PathBuf },
-}
-
-impl fmt::Display for TokenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TokenError::Read { path, source } => write!(f, "cannot read token file {}: {source}", path.display()),
-            TokenError::Empty { path } => write!(f, "token file {} is empty", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for TokenError {}
-
-/// Hands out the current bearer token, caching file tokens for [`TOKEN_FILE_REFRESH`].
-///
-/// Mirrors client-go's cached file token source: after the refresh period the file is read again;
-/// if that read fails while an older token is cached, the old token keeps being used (and the
-/// failure is logged) so a transient error during rotation does not break every request.
-#[derive(Debug)]
-pub struct TokenProvider {
-    source: TokenSource,
-    cache: Mutex<Option<CachedToken>>,
-}
-
-#[derive(Debug)]
-struct CachedToken {
-    token: String,
-    read_at: Instant,
-}
-
-impl TokenProvider {
-    /// A provider with an empty cache: the first request reads the file.
-    pub fn new(source: TokenSource) -> TokenProvider {
-        TokenProvider { source, cache: Mutex::new(None) }
-    }
-
-    /// The token to send now.
-    pub fn token(&self) -> Result<String, TokenError> {
-        self.token_at(Instant::now())
-    }
-
-    /// Forget a file token read before `sent_at`, so the next request re-reads the file. Called
-    /// when the API server answers 401 to a request that started at `sent_at`: the token was
-    /// probably rotated before the refresh period ran out (client-go's bearerAuthRoundTripper
-    /// calls `ResetTokenOlderThan` in the same situation).
-    pub fn reset_older_than(&self, sent_at: Instant) {
-        if matches!(self.source, TokenSource::Static(_)) {
-            return;
-        }
-        let mut cache = self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if cache.as_ref().is_some_and(|c| c.read_at <= sent_at) {
-            *cache = None;
-        }
-    }
-
-    /// The token to send at `now` (the clock is a parameter so rotation is testable).
-    pub fn token_at(&self, now: Instant) -> Result<String, TokenError> {
-        let path = match &self.source {
-            TokenSource::Static(token) => return Ok(token.clone()),
-            TokenSource::File(path) => path,
-        };
-        let mut cache = self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(cached) = cache.as_ref() {
-            if now.saturating_duration_since(cached.read_at) < TOKEN_FILE_REFRESH {
-                return Ok(cached.token.clone());
-            }
-        }
-        match read_token_file(path) {
-            Ok(token) => {
-                *cache = Some(CachedToken { token: token.clone(), read_at: now });
-                Ok(token)
-            }
-            Err(err) => match cache.as_ref() {
-                Some(cached) => {
-                    log::warn!("\"Unable to rotate token, using the previous one\" err=\"{err}\"");
-                    Ok(cached.token.clone())
-                }
-                None => Err(err),
-            },
-        }
-    }
-}
-
-fn read_token_file(path: &Path) -> Result<String, TokenError> {
-    read_token_file_with(path, read_capped)
-}
-
-fn read_token_file_with(path: &Path, read: FileReader) -> Result<String, TokenError> {
-    let raw = read(path, MAX_REFERENCED_FILE_BYTES)
-        .and_then(|bytes| String::from_utf8(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text")))
-        .map_err(|source| TokenError::Read { path: path.to_path_buf(), source })?;
-    let token = raw.trim();
-    if token.is_empty() {
-        return Err(TokenError::Empty { path: path.to_path_buf() });
-    }
-    Ok(token.to_string())
 }
 
 /// Why a client configuration could not be built. Every variant names the file and, where it
@@ -479,15 +351,9 @@ fn load_kubeconfig_str_with(
     Resolver { path, base_dir: path.parent().unwrap_or(Path::new("")), file: &file, read }.resolve(context)
 }
 
-/// Reads a referenced file with a size cap (swappable so fuzzing never touches the filesystem).
-type FileReader = fn(&Path, u64) -> io::Result<Vec<u8>>;
-
 /// Largest kubeconfig accepted. Real ones, even with several embedded certificates, are a few
 /// KiB; the cap keeps a wrong path (a log file, a disk image) from being loaded into memory.
 pub const MAX_KUBECONFIG_BYTES: u64 = 4 * 1024 * 1024;
-
-/// Largest file a kubeconfig may reference (CA bundle, client certificate or key, token file).
-pub const MAX_REFERENCED_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 fn too_large(path: &Path, len: u64, max: u64) -> KubeconfigError {
     KubeconfigError::Read {
@@ -497,22 +363,6 @@ fn too_large(path: &Path, len: u64, max: u64) -> KubeconfigError {
             format!("file is {len} bytes; files larger than {} MiB ({max} bytes) are refused", max / (1024 * 1024)),
         ),
     }
-}
-
-/// Read a whole file, refusing more than `max` bytes. Reads at most `max + 1` bytes, so endless
-/// files (`/dev/zero`, a FIFO) fail instead of exhausting memory.
-fn read_capped(path: &Path, max: u64) -> io::Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
-    file.take(max + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("file is larger than {} MiB ({max} bytes); refused", max / (1024 * 1024)),
-        ));
-    }
-    Ok(bytes)
 }
 
 /// Resolution state for one kubeconfig: knows the file for error messages and its directory for
@@ -698,159 +548,14 @@ impl Resolver<'_> {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// In-cluster configuration.
-// ---------------------------------------------------------------------------------------------
-
-/// Where the kubelet mounts the pod's service account token and cluster CA.
-pub const SERVICE_ACCOUNT_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
-
-/// Test hook: overrides [`SERVICE_ACCOUNT_DIR`] so end-to-end tests can fake an in-cluster run
-/// with their own token and CA files. Not meant for production use.
-pub const SERVICE_ACCOUNT_DIR_ENV: &str = "EDGESCHED_SERVICEACCOUNT_DIR";
-
-/// The configuration a pod gets from its environment and service account, like client-go's
-/// `rest.InClusterConfig`.
-pub fn in_cluster_config() -> Result<RestConfig, KubeconfigError> {
-    in_cluster_config_from(|name| std::env::var(name).ok())
-}
-
-/// [`in_cluster_config`] with the environment passed in, so tests need not mutate process state.
-fn in_cluster_config_from(env: impl Fn(&str) -> Option<String>) -> Result<RestConfig, KubeconfigError> {
-    let non_empty =
-        |name: &'static str| env(name).filter(|v| !v.is_empty()).ok_or(KubeconfigError::NotInCluster { missing: name });
-    let host = non_empty("KUBERNETES_SERVICE_HOST")?;
-    let port = non_empty("KUBERNETES_SERVICE_PORT")?;
-    let dir = env(SERVICE_ACCOUNT_DIR_ENV).filter(|d| !d.is_empty()).unwrap_or_else(|| SERVICE_ACCOUNT_DIR.to_string());
-    let dir = PathBuf::from(dir);
-    let token_file = dir.join("token");
-    // Read once now so a pod without a token fails at startup (client-go does the same).
-    read_token_file(&token_file).map_err(|err| match err {
-        TokenError::Read { path, source } => KubeconfigError::ServiceAccount { file: path, source },
-        TokenError::Empty { path } => KubeconfigError::ServiceAccount {
-            file: path,
-            source: io::Error::new(io::ErrorKind::InvalidData, "token file is empty"),
-        },
-    })?;
-    let ca_file = dir.join("ca.crt");
-    let ca_pem = read_capped(&ca_file, MAX_REFERENCED_FILE_BYTES)
-        .map_err(|source| KubeconfigError::ServiceAccount { file: ca_file, source })?;
-    Ok(RestConfig {
-        server: format!("https://{}", join_host_port(&host, &port)),
-        ca_pem: Some(ca_pem),
-        client_cert_pem: None,
-        client_key_pem: None,
-        token: Some(TokenSource::File(token_file)),
-        insecure_skip_tls_verify: false,
-        tls_server_name: None,
-        origin: "in-cluster".to_string(),
-    })
-}
-
-/// `net.JoinHostPort`: IPv6 literals need brackets in a URL authority.
-fn join_host_port(host: &str, port: &str) -> String {
-    if host.contains(':') && !host.starts_with('[') {
-        format!("[{host}]:{port}")
-    } else {
-        format!("{host}:{port}")
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// --kubeconfig / --master resolution.
-// ---------------------------------------------------------------------------------------------
-
-/// Resolve `--kubeconfig` and `--master` like client-go's `clientcmd.BuildConfigFromFlags`:
-/// neither → in-cluster; a kubeconfig → its current context, with `master` (if given) replacing
-/// the server and clearing `tls-server-name`; `master` alone → that URL without credentials.
-/// Plain `http://` servers are refused unless `allow_insecure_http` is set.
-pub fn build_config(
-    kubeconfig: Option<&Path>,
-    master: Option<&str>,
-    allow_insecure_http: bool,
-) -> Result<RestConfig, KubeconfigError> {
-    let master = master.map(str::trim).filter(|m| !m.is_empty());
-    let kubeconfig = kubeconfig.filter(|p| !p.as_os_str().is_empty());
-    let config = match (kubeconfig, master) {
-        (None, None) => {
-            log::warn!("Neither --kubeconfig nor --master was specified. Using the inClusterConfig. This might not work.");
-            in_cluster_config()?
-        }
-        (Some(path), master) => {
-            let mut config = load_kubeconfig(path, None)?;
-            if let Some(master) = master {
-                config.server = master.to_string();
-                // clientcmd: overriding --server also clears the kubeconfig's tls-server-name.
-                config.tls_server_name = None;
-                config.origin = format!("{} (server overridden by --master)", config.origin);
-            }
-            config
-        }
-        (None, Some(master)) => RestConfig {
-            server: master.to_string(),
-            ca_pem: None,
-            client_cert_pem: None,
-            client_key_pem: None,
-            token: None,
-            insecure_skip_tls_verify: false,
-            tls_server_name: None,
-            origin: "--master".to_string(),
-        },
-    };
-    check_server_url(&config, allow_insecure_http)?;
-    Ok(config)
-}
-
-/// The server must be an absolute `https://` URL (or `http://` with the explicit opt-in).
-fn check_server_url(config: &RestConfig, allow_insecure_http: bool) -> Result<(), KubeconfigError> {
-    let server = &config.server;
-    let invalid = |problem: &str| KubeconfigError::InvalidServer {
-        server: server.clone(),
-        origin: config.origin.clone(),
-        problem: problem.to_string(),
-    };
-    let rest = if let Some(rest) = strip_prefix_ignore_case(server, "https://") {
-        rest
-    } else if let Some(rest) = strip_prefix_ignore_case(server, "http://") {
-        if !allow_insecure_http {
-            return Err(KubeconfigError::InsecureHttp { server: server.clone(), origin: config.origin.clone() });
-        }
-        rest
-    } else {
-        return Err(invalid("must start with https:// (or http:// with --allow-insecure-http)"));
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.is_empty() {
-        return Err(invalid("has no host"));
-    }
-    if authority.contains('@') {
-        return Err(invalid("must not contain user credentials"));
-    }
-    if rest.contains(['?', '#']) {
-        return Err(invalid("must not contain a query or fragment"));
-    }
-    Ok(())
-}
-
-fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
-    let head = s.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
+    use crate::shell::kube::write_file as write;
 
     /// A fresh directory for one test's files, removed when the test ends.
     fn scratch_dir(name: &str) -> crate::core::scratch::ScratchDir {
         crate::core::scratch::ScratchDir::new(&format!("kubeconfig-{name}"))
-    }
-
-    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p
     }
 
     fn fixture(name: &str) -> PathBuf {
@@ -1050,41 +755,6 @@ mod tests {
     }
 
     #[test]
-    fn token_provider_caches_file_tokens_for_a_minute_and_survives_read_errors() {
-        let dir = scratch_dir("token");
-        let file = write(&dir, "token", "one\n");
-        let provider = TokenProvider::new(TokenSource::File(file.clone()));
-        let t0 = Instant::now();
-        assert_eq!(provider.token_at(t0).unwrap(), "one");
-        std::fs::write(&file, "two").unwrap();
-        assert_eq!(provider.token_at(t0 + Duration::from_secs(59)).unwrap(), "one");
-        assert_eq!(provider.token_at(t0 + Duration::from_secs(60)).unwrap(), "two");
-        std::fs::remove_file(&file).unwrap();
-        // Rotation failure keeps the previous token rather than failing requests.
-        assert_eq!(provider.token_at(t0 + Duration::from_secs(200)).unwrap(), "two");
-        let fresh = TokenProvider::new(TokenSource::File(file));
-        assert!(matches!(fresh.token_at(t0), Err(TokenError::Read { .. })));
-        let fixed = TokenProvider::new(TokenSource::Static("abc".into()));
-        assert_eq!(fixed.token_at(t0).unwrap(), "abc");
-    }
-
-    #[test]
-    fn unauthorized_reset_rereads_a_rotated_token_file_before_the_refresh_period() {
-        let dir = scratch_dir("token-reset");
-        let file = write(&dir, "token", "old");
-        let provider = TokenProvider::new(TokenSource::File(file.clone()));
-        let t0 = Instant::now();
-        assert_eq!(provider.token_at(t0).unwrap(), "old");
-        std::fs::write(&file, "new").unwrap();
-        // A 401 for a request sent before the token was read does not discard it...
-        provider.reset_older_than(t0 - Duration::from_secs(1));
-        assert_eq!(provider.token_at(t0 + Duration::from_secs(1)).unwrap(), "old");
-        // ...one sent with it does, and the next request reads the rotated file.
-        provider.reset_older_than(t0 + Duration::from_secs(1));
-        assert_eq!(provider.token_at(t0 + Duration::from_secs(2)).unwrap(), "new");
-    }
-
-    #[test]
     fn oversized_kubeconfigs_and_referenced_files_are_refused_with_the_file_name() {
         let dir = scratch_dir("huge");
         let huge = dir.join("huge");
@@ -1103,95 +773,5 @@ mod tests {
         std::fs::write(&binary, b"clusters: [\xff\xfe]\n").unwrap();
         let msg = err_text(load_kubeconfig(&binary, None));
         assert!(msg.contains("not UTF-8"), "{msg}");
-    }
-
-    fn fake_env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        move |name| map.get(name).cloned()
-    }
-
-    #[test]
-    fn in_cluster_reads_service_account_and_brackets_ipv6() {
-        let dir = scratch_dir("incluster");
-        write(&dir, "token", "sa-token\n");
-        write(&dir, "ca.crt", "CA");
-        let sa_dir = dir.display().to_string();
-        let cfg = in_cluster_config_from(fake_env(&[
-            ("KUBERNETES_SERVICE_HOST", "fd00::1"),
-            ("KUBERNETES_SERVICE_PORT", "443"),
-            (SERVICE_ACCOUNT_DIR_ENV, &sa_dir),
-        ]))
-        .unwrap();
-        assert_eq!(cfg.server, "https://[fd00::1]:443");
-        assert_eq!(cfg.token, Some(TokenSource::File(dir.join("token"))));
-        assert_eq!(cfg.ca_pem.as_deref(), Some(&b"CA"[..]));
-        assert_eq!(cfg.origin, "in-cluster");
-        let v4 = in_cluster_config_from(fake_env(&[
-            ("KUBERNETES_SERVICE_HOST", "10.96.0.1"),
-            ("KUBERNETES_SERVICE_PORT", "443"),
-            (SERVICE_ACCOUNT_DIR_ENV, &sa_dir),
-        ]))
-        .unwrap();
-        assert_eq!(v4.server, "https://10.96.0.1:443");
-    }
-
-    #[test]
-    fn in_cluster_errors_outside_a_pod_or_without_token() {
-        let msg = in_cluster_config_from(fake_env(&[])).unwrap_err().to_string();
-        assert!(msg.contains("KUBERNETES_SERVICE_HOST"), "{msg}");
-        let dir = scratch_dir("notoken");
-        let sa_dir = dir.display().to_string();
-        let err = in_cluster_config_from(fake_env(&[
-            ("KUBERNETES_SERVICE_HOST", "h"),
-            ("KUBERNETES_SERVICE_PORT", "1"),
-            (SERVICE_ACCOUNT_DIR_ENV, &sa_dir),
-        ]))
-        .unwrap_err();
-        assert!(err.to_string().contains("token"), "{err}");
-    }
-
-    #[test]
-    fn build_config_master_overrides_and_http_needs_opt_in() {
-        let dir = scratch_dir("build");
-        let path = write(
-            &dir,
-            "config",
-            "current-context: c\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\nclusters:\n- name: k\n  cluster:\n    server: https://old:6443\n    tls-server-name: old\nusers:\n- name: u\n  user: {token: t}\n",
-        );
-        let cfg = build_config(Some(&path), Some("https://new:6443"), false).unwrap();
-        assert_eq!(cfg.server, "https://new:6443");
-        assert_eq!(cfg.tls_server_name, None);
-        assert_eq!(cfg.token, Some(TokenSource::Static("t".into())));
-
-        let bare = build_config(None, Some("https://127.0.0.1:6443"), false).unwrap();
-        assert_eq!(bare.server, "https://127.0.0.1:6443");
-        assert!(bare.token.is_none() && bare.ca_pem.is_none() && bare.client_cert_pem.is_none());
-
-        let msg = build_config(None, Some("http://127.0.0.1:8080"), false).unwrap_err().to_string();
-        assert!(msg.contains("--allow-insecure-http"), "{msg}");
-        assert!(build_config(None, Some("http://127.0.0.1:8080"), true).is_ok());
-        let msg = build_config(None, Some("127.0.0.1:6443"), true).unwrap_err().to_string();
-        assert!(msg.contains("must start with https://"), "{msg}");
-        assert!(build_config(None, Some("https://"), true).is_err());
-        assert!(build_config(None, Some("https://u:p@h"), true).is_err());
-    }
-
-    #[test]
-    fn js_fixture_http_server_needs_opt_in_through_build_config() {
-        // context2 → cluster2: http://example2.com with CA data *and* insecure → invalid anyway;
-        // context1 has proxy-url. Neither loads, so build a copy without the unsupported parts.
-        let dir = scratch_dir("jshttp");
-        let text = std::fs::read_to_string(fixture("kubeconfig-embedded-data-fake-js-client-testdata.yaml"))
-            .unwrap()
-            .lines()
-            .filter(|l| !l.contains("proxy-url"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let path = write(&dir, "config", &text);
-        let cfg = load_kubeconfig(&path, Some("context1")).unwrap();
-        assert_eq!(cfg.server, "http://example.com");
-        let msg = build_config(Some(&path), None, false).unwrap_err().to_string();
-        // current-context is context2, whose cluster sets both CA data and insecure.
-        assert!(msg.contains("cannot both be set"), "{msg}");
     }
 }
