@@ -21,14 +21,15 @@ use crate::core::metrics::{names as m, Metrics};
 use crate::core::scheduler::{BindFailure, BindOutcome, BindRequest, Input, StatusPatch};
 use crate::core::texts::framework as texts;
 use crate::core::timefmt;
+use crate::shell::clock::{self, Clock};
 use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::client::{Client, PatchType};
 use crate::shell::permissions::{plain, Denials};
 use log::{info, warn};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 /// Work for the API workers.
 #[derive(Debug)]
@@ -70,6 +71,10 @@ pub struct WorkerContext {
     pub metrics: Metrics,
     /// Where 403s are recorded (required permissions fail `/readyz`).
     pub denials: Arc<Denials>,
+    /// Time for deadlines, waits and timestamps.
+    pub clock: Arc<dyn Clock + Send + Sync>,
+    /// Raised at shutdown: waits end early.
+    pub stop: Arc<AtomicBool>,
 }
 
 /// Start `n` workers.
@@ -102,7 +107,7 @@ fn worker_loop(rx: &Mutex<Receiver<Job>>, ctx: &WorkerContext, in_flight: &Atomi
         match job {
             Job::Bind(req) => run_bind(ctx, req),
             Job::PatchStatus(p) => {
-                let result = patch_status(&ctx.client, &p, SystemTime::now());
+                let result = patch_status(&ctx.client, &p, ctx.clock.wall());
                 ctx.denials.outcome(&plain("patch", "", "pods/status"), &format!("{}/{}", p.namespace, p.name), &result);
                 if let Err(e) = result {
                     warn!("{}", Line::new("Error updating pod").s("pod", format!("{}/{}", p.namespace, p.name)).s("err", e));
@@ -167,14 +172,59 @@ fn verify_ambiguous_bind(
     }
 }
 
-/// A request's result with its outcome recorded against the declared permission.
-fn checked<T>(denials: &Denials, verb: &str, resource: &str, object: &str, result: Result<T, ApiError>) -> Result<T, String> {
-    denials.outcome(&plain(verb, "", resource), object, &result);
-    result.map_err(|e| e.to_string())
+/// Why the PreBind writes (VolumeBinding) did not complete; the text becomes the PreBind plugin
+/// error of the pod's FailedScheduling event.
+#[derive(Debug)]
+pub enum PreBindError {
+    /// An API call failed.
+    Api(ApiError),
+    /// The PersistentVolume chosen at Reserve was bound to another claim meanwhile.
+    VolumeTaken { pv: String },
+    /// A claim was not bound within the plugin's `bindTimeoutSeconds`.
+    ClaimNotBound { namespace: String, name: String },
+    /// The scheduler is shutting down.
+    Stopped,
 }
 
-/// Perform the PreBind writes planned at Reserve (volume claims), in order.
-pub fn pre_bind(client: &Client, actions: &[PreBindAction], denials: &Denials) -> Result<(), String> {
+impl std::fmt::Display for PreBindError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PreBindError::Api(e) => e.fmt(f),
+            PreBindError::VolumeTaken { pv } => write!(f, "PersistentVolume {pv} was bound to another claim meanwhile"),
+            PreBindError::ClaimNotBound { namespace, name } => {
+                write!(f, "binding volumes: timed out waiting for the condition (claim {namespace}/{name} not bound)")
+            }
+            PreBindError::Stopped => f.write_str("binding volumes: the scheduler is shutting down"),
+        }
+    }
+}
+
+impl std::error::Error for PreBindError {}
+
+/// How often a PreBind waiting for claims to be bound looks again.
+const CLAIM_POLL: Duration = Duration::from_millis(500);
+
+/// A request's result with its outcome recorded against the declared permission.
+fn checked<T>(
+    denials: &Denials,
+    verb: &str,
+    resource: &str,
+    object: &str,
+    result: Result<T, ApiError>,
+) -> Result<T, PreBindError> {
+    denials.outcome(&plain(verb, "", resource), object, &result);
+    result.map_err(PreBindError::Api)
+}
+
+/// Perform the PreBind writes planned at Reserve (volume claims), in order. Waiting for claims
+/// uses `clock` and gives up when `stop` is raised.
+pub fn pre_bind(
+    client: &Client,
+    actions: &[PreBindAction],
+    denials: &Denials,
+    clock: &dyn Clock,
+    stop: &AtomicBool,
+) -> Result<(), PreBindError> {
     for a in actions {
         match a {
             PreBindAction::AnnotatePvc { namespace, name, key, value } => {
@@ -189,7 +239,7 @@ pub fn pre_bind(client: &Client, actions: &[PreBindAction], denials: &Denials) -
                 let mut obj: serde_json::Value = checked(denials, "get", "persistentvolumes", pv, client.get(&path))?;
                 let bound_to = obj.pointer("/spec/claimRef/uid").and_then(|u| u.as_str()).unwrap_or("");
                 if !bound_to.is_empty() && bound_to != claim_uid {
-                    return Err(format!("PersistentVolume {pv} was bound to another claim meanwhile"));
+                    return Err(PreBindError::VolumeTaken { pv: pv.clone() });
                 }
                 obj["spec"]["claimRef"] = serde_json::json!({"kind": "PersistentVolumeClaim", "apiVersion": "v1",
                     "namespace": claim_namespace, "name": claim_name, "uid": claim_uid});
@@ -197,7 +247,7 @@ pub fn pre_bind(client: &Client, actions: &[PreBindAction], denials: &Denials) -
                 checked(denials, "update", "persistentvolumes", pv, client.replace::<_, serde_json::Value>(&path, &obj))?;
             }
             PreBindAction::WaitForClaims { claims, timeout_seconds } => {
-                let deadline = Instant::now() + std::time::Duration::from_secs(*timeout_seconds);
+                let deadline = clock.now() + Duration::from_secs(*timeout_seconds);
                 for (ns, name) in claims {
                     let path = format!("/api/v1/namespaces/{ns}/persistentvolumeclaims/{name}");
                     loop {
@@ -207,12 +257,12 @@ pub fn pre_bind(client: &Client, actions: &[PreBindAction], denials: &Denials) -
                         if pvc.pointer("/status/phase").and_then(|p| p.as_str()) == Some("Bound") {
                             break;
                         }
-                        if Instant::now() >= deadline {
-                            return Err(format!(
-                                "binding volumes: timed out waiting for the condition (claim {ns}/{name} not bound)"
-                            ));
+                        if clock.now() >= deadline {
+                            return Err(PreBindError::ClaimNotBound { namespace: ns.clone(), name: name.clone() });
                         }
-                        std::thread::sleep(std::time::Duration::from_millis(500));
+                        if !clock::sleep_for(clock, stop, CLAIM_POLL) {
+                            return Err(PreBindError::Stopped);
+                        }
                     }
                 }
             }
@@ -223,11 +273,11 @@ pub fn pre_bind(client: &Client, actions: &[PreBindAction], denials: &Denials) -
 
 fn run_bind(ctx: &WorkerContext, req: BindRequest) {
     let pod = &req.pod;
-    let result = match pre_bind(&ctx.client, &req.pre_bind, &ctx.denials) {
+    let result = match pre_bind(&ctx.client, &req.pre_bind, &ctx.denials, &*ctx.clock, &ctx.stop) {
         Ok(()) => bind(&ctx.client, pod, &req.node, &ctx.denials),
-        Err(e) => Err(BindFailure::Other(texts::prebind_plugin_error(names::VOLUME_BINDING, &e))),
+        Err(e) => Err(BindFailure::Other(texts::prebind_plugin_error(names::VOLUME_BINDING, &e.to_string()))),
     };
-    let now = Instant::now();
+    let now = ctx.clock.now();
     match &result {
         Ok(()) => {
             info!(
@@ -298,7 +348,7 @@ fn evict(
     node: &str,
     profile: &str,
 ) -> Result<(), ApiError> {
-    let wall = SystemTime::now();
+    let wall = ctx.clock.wall();
     let c = conditions::disruption_target(profile);
     let cond = serde_json::json!({"status": {"conditions": [{
         "type": c.type_, "status": c.status, "reason": c.reason,

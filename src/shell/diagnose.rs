@@ -7,12 +7,14 @@
 //! leadership, pending pods per scheduler name and recent scheduling outcomes on one screen.
 
 use crate::core::api::{self, Lease};
-use crate::core::config::{self, Overrides, SchedulerConfig};
+use crate::core::config::{self, ConfigError, Overrides, SchedulerConfig};
 use crate::core::served_names::{schedulers_from_leases, Schedulers, Served};
-use crate::core::simulate::{self, Cluster, Decision};
+use crate::core::simulate::{self, Cluster, Decision, SimError};
 use crate::shell::cli::OutputFormat;
-use crate::shell::kube::client::{Client, ClientOptions};
+use crate::shell::kube::api_error::ApiError;
+use crate::shell::kube::client::{Client, ClientInitError, ClientOptions};
 use crate::shell::kube::config_source::build_config;
+use crate::shell::kube::kubeconfig::KubeconfigError;
 use crate::shell::kube::query::ListParams;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -43,27 +45,78 @@ pub struct StatusArgs {
     pub allow_insecure_http: bool,
 }
 
-fn load(config: Option<&std::path::Path>) -> Result<SchedulerConfig, String> {
-    match config {
-        Some(p) => config::load_file(p).map(|l| l.config).map_err(|e| e.to_string()),
-        None => {
-            let mut c = config::default_config();
-            config::apply_overrides(&mut c, &Overrides::default()).map_err(|e| e.to_string())?;
-            Ok(c)
+/// Why `explain` or `status` could not answer. Setup problems (configuration, connection) exit
+/// with status 2 like bad usage; problems talking to the cluster exit with 1.
+#[derive(Debug)]
+pub enum DiagnoseError {
+    /// The scheduler configuration could not be loaded.
+    Config(ConfigError),
+    /// No client configuration could be built from the kubeconfig / `--master` / in-cluster.
+    Kubeconfig(KubeconfigError),
+    /// The API client could not be created from that configuration.
+    Client(ClientInitError),
+    /// An API call failed; `what` says what was being read.
+    Api { what: String, source: ApiError },
+    /// `explain` was given neither a pod nor `--all-pending`.
+    NoPodNamed,
+    /// A pod named to `explain` does not exist (or has finished).
+    PodNotFound(String),
+    /// Replaying the scheduler's decision failed.
+    Simulate(SimError),
+}
+
+impl DiagnoseError {
+    /// The process exit status: 2 for setup problems, 1 for problems reading the cluster.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            DiagnoseError::Config(_) | DiagnoseError::Kubeconfig(_) | DiagnoseError::Client(_) => 2,
+            _ => 1,
         }
     }
 }
 
-fn connect(
+impl std::fmt::Display for DiagnoseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiagnoseError::Config(e) => e.fmt(f),
+            DiagnoseError::Kubeconfig(e) => e.fmt(f),
+            DiagnoseError::Client(e) => e.fmt(f),
+            DiagnoseError::Api { what, source } => write!(f, "reading {what}: {source}"),
+            DiagnoseError::NoPodNamed => f.write_str("name a pod (NAMESPACE/NAME or NAME with --namespace) or use --all-pending"),
+            DiagnoseError::PodNotFound(key) => write!(f, "pod {key} not found (or already finished)"),
+            DiagnoseError::Simulate(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for DiagnoseError {}
+
+/// The configuration and an API client, as both commands start.
+fn prepare(
+    config_path: Option<&std::path::Path>,
     kubeconfig_path: Option<&std::path::Path>,
-    cfg: &SchedulerConfig,
     master: Option<&str>,
     allow_http: bool,
-) -> Result<Client, String> {
+) -> Result<(SchedulerConfig, Client), DiagnoseError> {
+    let cfg = match config_path {
+        Some(p) => config::load_file(p).map(|l| l.config).map_err(DiagnoseError::Config)?,
+        None => {
+            let mut c = config::default_config();
+            config::apply_overrides(&mut c, &Overrides::default()).map_err(DiagnoseError::Config)?;
+            c
+        }
+    };
     let from_cfg = (!cfg.client_connection.kubeconfig.is_empty()).then(|| PathBuf::from(&cfg.client_connection.kubeconfig));
     let path = kubeconfig_path.map(PathBuf::from).or(from_cfg);
-    let rest = build_config(path.as_deref(), master, allow_http).map_err(|e| e.to_string())?;
-    Client::new(&rest, &ClientOptions { qps: -1.0, ..Default::default() }).map_err(|e| e.to_string())
+    let rest = build_config(path.as_deref(), master, allow_http).map_err(DiagnoseError::Kubeconfig)?;
+    let client = Client::new(&rest, &ClientOptions { qps: -1.0, ..Default::default() }).map_err(DiagnoseError::Client)?;
+    Ok((cfg, client))
+}
+
+/// Print a command's error and return its exit status.
+fn fail(e: &DiagnoseError) -> i32 {
+    eprintln!("error: {e}");
+    e.exit_code()
 }
 
 /// List every page of a collection.
@@ -71,7 +124,7 @@ pub fn list_all<T: serde::de::DeserializeOwned>(
     client: &Client,
     path: &str,
     field_selector: Option<&str>,
-) -> Result<Vec<T>, String> {
+) -> Result<Vec<T>, DiagnoseError> {
     let mut out = Vec::new();
     let mut token: Option<String> = None;
     loop {
@@ -81,7 +134,8 @@ pub fn list_all<T: serde::de::DeserializeOwned>(
             field_selector: field_selector.map(str::to_string),
             ..Default::default()
         };
-        let page: api::ObjectList<T> = client.list(path, &params).map_err(|e| e.to_string())?;
+        let page: api::ObjectList<T> =
+            client.list(path, &params).map_err(|source| DiagnoseError::Api { what: path.to_string(), source })?;
         out.extend(page.items);
         if page.metadata.continue_token.is_empty() {
             return Ok(out);
@@ -91,7 +145,7 @@ pub fn list_all<T: serde::de::DeserializeOwned>(
 }
 
 /// Read the cluster state scheduling needs.
-pub fn fetch_cluster(client: &Client) -> Result<Cluster, String> {
+pub fn fetch_cluster(client: &Client) -> Result<Cluster, DiagnoseError> {
     Ok(Cluster {
         nodes: list_all(client, "/api/v1/nodes", None)?,
         pods: list_all(client, "/api/v1/pods", Some("status.phase!=Succeeded,status.phase!=Failed"))?,
@@ -175,13 +229,13 @@ pub fn explain(
     scheds: &Schedulers,
     targets: &[String],
     seed: u64,
-) -> Result<Vec<Explanation>, String> {
+) -> Result<Vec<Explanation>, DiagnoseError> {
     let ours: Vec<String> = cfg.profiles.iter().map(|p| p.scheduler_name.clone()).collect();
     let mut ours_targets = Vec::new();
     let mut out = Vec::new();
     for key in targets {
         let Some(pod) = cluster.pods.iter().find(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name) == *key) else {
-            return Err(format!("pod {key} not found (or already finished)"));
+            return Err(DiagnoseError::PodNotFound(key.clone()));
         };
         let name =
             if pod.spec.scheduler_name.is_empty() { "default-scheduler".to_string() } else { pod.spec.scheduler_name.clone() };
@@ -223,7 +277,7 @@ pub fn explain(
             hint,
         });
     }
-    let decisions = simulate::explain_pods(cfg, cluster, &ours_targets, seed).map_err(|e| e.to_string())?;
+    let decisions = simulate::explain_pods(cfg, cluster, &ours_targets, seed).map_err(DiagnoseError::Simulate)?;
     for d in decisions {
         if let Some(e) = out.iter_mut().find(|e| e.pod == d.pod) {
             e.decision = Some(d);
@@ -256,7 +310,7 @@ pub fn render_explanations(list: &[Explanation]) -> String {
     out
 }
 
-fn select_targets(args: &ExplainArgs, cluster: &Cluster) -> Result<Vec<String>, String> {
+fn select_targets(args: &ExplainArgs, cluster: &Cluster) -> Result<Vec<String>, DiagnoseError> {
     let ns_default = args.namespace.clone().unwrap_or_else(|| "default".into());
     if args.all_pending {
         let mut v: Vec<String> = cluster
@@ -270,27 +324,18 @@ fn select_targets(args: &ExplainArgs, cluster: &Cluster) -> Result<Vec<String>, 
         return Ok(v);
     }
     if args.pods.is_empty() {
-        return Err("name a pod (NAMESPACE/NAME or NAME with --namespace) or use --all-pending".into());
+        return Err(DiagnoseError::NoPodNamed);
     }
     Ok(args.pods.iter().map(|p| if p.contains('/') { p.clone() } else { format!("{ns_default}/{p}") }).collect())
 }
 
 /// `edgesched explain`.
 pub fn explain_cmd(args: &ExplainArgs) -> i32 {
-    let cfg = match load(args.config.as_deref()) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let client = match connect(args.kubeconfig.as_deref(), &cfg, args.master.as_deref(), args.allow_insecure_http) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
+    let (cfg, client) =
+        match prepare(args.config.as_deref(), args.kubeconfig.as_deref(), args.master.as_deref(), args.allow_insecure_http) {
+            Ok(ready) => ready,
+            Err(e) => return fail(&e),
+        };
     let result = fetch_cluster(&client).and_then(|cluster| {
         let targets = select_targets(args, &cluster)?;
         let scheds = schedulers(&client, &cfg, &[]);
@@ -308,10 +353,7 @@ pub fn explain_cmd(args: &ExplainArgs) -> i32 {
             }
             0
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            1
-        }
+        Err(e) => fail(&e),
     }
 }
 
@@ -346,13 +388,13 @@ pub struct PendingSummary {
 }
 
 /// Build the status report.
-pub fn status(client: &Client, cfg: &SchedulerConfig) -> Result<StatusReport, String> {
+pub fn status(client: &Client, cfg: &SchedulerConfig) -> Result<StatusReport, DiagnoseError> {
     let le = &cfg.leader_election;
     let lease_path = format!("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}", le.resource_namespace, le.resource_name);
     let lease: Option<Lease> = match client.get::<Lease>(&lease_path) {
         Ok(l) => Some(l),
         Err(e) if e.is_not_found() => None,
-        Err(e) => return Err(e.to_string()),
+        Err(source) => return Err(DiagnoseError::Api { what: lease_path, source }),
     };
     let now = SystemTime::now();
     let renewed = lease
@@ -459,20 +501,11 @@ pub fn render_status(r: &StatusReport, leader_elect: bool) -> String {
 
 /// `edgesched status`.
 pub fn status_cmd(args: &StatusArgs) -> i32 {
-    let cfg = match load(args.config.as_deref()) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let client = match connect(args.kubeconfig.as_deref(), &cfg, args.master.as_deref(), args.allow_insecure_http) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
+    let (cfg, client) =
+        match prepare(args.config.as_deref(), args.kubeconfig.as_deref(), args.master.as_deref(), args.allow_insecure_http) {
+            Ok(ready) => ready,
+            Err(e) => return fail(&e),
+        };
     match status(&client, &cfg) {
         Ok(r) => {
             match args.output {
@@ -481,9 +514,6 @@ pub fn status_cmd(args: &StatusArgs) -> i32 {
             }
             0
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            1
-        }
+        Err(e) => fail(&e),
     }
 }

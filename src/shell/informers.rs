@@ -27,19 +27,34 @@ use std::time::{Duration, Instant};
 /// period. Meant for tests and for networks whose middleboxes silently drop idle connections.
 pub const WATCH_IDLE_TIMEOUT_ENV: &str = "EDGESCHED_WATCH_IDLE_TIMEOUT";
 
+/// An environment variable holding something other than what it must hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvError {
+    pub name: &'static str,
+    pub value: String,
+}
+
+impl std::fmt::Display for EnvError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={:?}: expected a positive number of seconds (at most 86400)", self.name, self.value)
+    }
+}
+
+impl std::error::Error for EnvError {}
+
 /// Parse [`WATCH_IDLE_TIMEOUT_ENV`]: `None` when unset; an error for anything but a positive
 /// number of seconds.
-pub fn parse_watch_idle_timeout(value: Option<&str>) -> Result<Option<Duration>, String> {
+pub fn parse_watch_idle_timeout(value: Option<&str>) -> Result<Option<Duration>, EnvError> {
     parse_seconds_env(WATCH_IDLE_TIMEOUT_ENV, value)
 }
 
 /// A positive number of seconds (fractions allowed, at most a day) from environment variable
 /// `name`; `None` when unset or empty.
-pub fn parse_seconds_env(name: &str, value: Option<&str>) -> Result<Option<Duration>, String> {
+pub fn parse_seconds_env(name: &'static str, value: Option<&str>) -> Result<Option<Duration>, EnvError> {
     let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(None) };
     match v.parse::<f64>() {
         Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(Some(Duration::from_secs_f64(secs))),
-        _ => Err(format!("{name}={v:?}: expected a positive number of seconds (at most 86400)")),
+        _ => Err(EnvError { name, value: v.to_string() }),
     }
 }
 

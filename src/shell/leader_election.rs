@@ -172,9 +172,25 @@ fn lease_access(ctx: &ElectionContext, verb: &str) -> Access {
     permissions::call_access(permissions::call(verb, "coordination.k8s.io", "leases"), &ctx.elector.namespace, &ctx.elector.name)
 }
 
+/// Leadership was lost: the lease was taken by another holder or could not be renewed within
+/// `renewDeadline`. The process exits non-zero so that the kubelet or systemd restarts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeadershipLost {
+    /// `namespace/name` of the Lease.
+    pub lock: String,
+}
+
+impl std::fmt::Display for LeadershipLost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "leader election lost for {}", self.lock)
+    }
+}
+
+impl std::error::Error for LeadershipLost {}
+
 /// Run the election until stopped. Returns when the lease was released after `stop`, or when
 /// leadership was lost (the caller then exits non-zero).
-pub fn run(mut ctx: ElectionContext) -> Result<(), String> {
+pub fn run(mut ctx: ElectionContext) -> Result<(), LeadershipLost> {
     let lock = format!("{}/{}", ctx.elector.namespace, ctx.elector.name);
     info!("{}", Line::new("Attempting to acquire leader lease...").s("lock", &lock));
     let mut rng = Rng::seeded(ctx.rng_seed);
@@ -273,12 +289,12 @@ pub fn run(mut ctx: ElectionContext) -> Result<(), String> {
     }
 }
 
-fn lose(ctx: &ElectionContext, lock: &str) -> Result<(), String> {
+fn lose(ctx: &ElectionContext, lock: &str) -> Result<(), LeadershipLost> {
     ctx.metrics.set(m::LEADER_STATUS, &[&ctx.elector.name], 0.0);
     set_status(ctx, false, None);
     let _ = ctx.scheduler.send(Input::Leading(false));
     error!("{}", Line::new("Leaderelection lost").s("lock", lock));
-    Err(format!("leader election lost for {lock}"))
+    Err(LeadershipLost { lock: lock.to_string() })
 }
 
 /// One round of `tryAcquireOrRenew`: `Ok(true)` when we hold the lease afterwards.
@@ -531,7 +547,7 @@ mod tests {
 
     struct Run {
         clock: FakeClock,
-        result: Result<(), String>,
+        result: Result<(), LeadershipLost>,
         inputs: Receiver<Input>,
         denials: Arc<Denials>,
         status: Arc<Mutex<ElectionStatus>>,
@@ -634,7 +650,7 @@ mod tests {
         leases.store().fail_from = Some(2);
         let start = clock.now();
         let r = run_for("me_1", &leases, &clock, Duration::from_secs(60));
-        assert_eq!(r.result, Err("leader election lost for kube-system/edgesched".to_string()));
+        assert_eq!(r.result, Err(LeadershipLost { lock: "kube-system/edgesched".into() }));
         assert_eq!(leading_inputs(&r), [true, false]);
         let lost_after = r.clock.now().saturating_duration_since(start);
         // Acquired at 0; the last successful renewal is that acquisition, so the loop gives up

@@ -11,7 +11,7 @@
 
 use crate::core::config::SchedulerConfig;
 use crate::core::framework::plugins::PluginContext;
-use crate::core::framework::Framework;
+use crate::core::framework::{Framework, ProfileError};
 use crate::core::lease::{Elector, Timing};
 use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Metrics};
@@ -20,12 +20,12 @@ use crate::core::scheduler::{Attempt, Effect, Input, Scheduler, Settings};
 use crate::core::watched::{KindId, KINDS};
 use crate::shell::api_workers::{self, Job, WorkerContext};
 use crate::shell::clock::SystemClock;
-use crate::shell::informers::{self, Informers};
-use crate::shell::kube::client::{Client, ClientOptions};
+use crate::shell::informers::{self, EnvError, Informers, StartError};
+use crate::shell::kube::client::{Client, ClientInitError, ClientOptions};
 use crate::shell::kube::kubeconfig::RestConfig;
-use crate::shell::leader_election::{self, ElectionContext, ElectionStatus};
+use crate::shell::leader_election::{self, ElectionContext, ElectionStatus, LeadershipLost};
 use crate::shell::permissions::Denials;
-use crate::shell::serving::{self, auth, AllowPaths, Authorizer, FnCheck, HealthState};
+use crate::shell::serving::{self, auth, AllowPaths, Authorizer, FnCheck, HealthState, ServeError};
 use log::{error, info, warn};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -60,13 +60,41 @@ pub struct RunSettings {
     pub warn_unserved_scheduler_names: bool,
 }
 
-/// Why the scheduler stopped with an error (exit status 1).
+/// Why the scheduler stopped with an error (exit status 1). Each variant names the part of the
+/// setup or the run that failed, so the log line tells the operator what to fix.
 #[derive(Debug)]
-pub struct RunError(pub String);
+pub enum RunError {
+    /// An API client could not be created; `connection` names which one (the flag it comes
+    /// from, or its purpose).
+    Client { connection: &'static str, source: ClientInitError },
+    /// An environment override holds something unusable.
+    Environment(EnvError),
+    /// The health and metrics endpoints could not be served.
+    Serving(ServeError),
+    /// A profile's plugins could not be built from the configuration.
+    Profile(ProfileError),
+    /// A thread could not be started (the system is out of threads or memory).
+    Thread { name: &'static str, source: std::io::Error },
+    /// A watcher thread could not be started.
+    Watcher(StartError),
+    /// Leadership was lost; a restart makes this instance a candidate again.
+    LeadershipLost(LeadershipLost),
+    /// Every source of input (watches, leader election) stopped.
+    InputsClosed,
+}
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            RunError::Client { connection, source } => write!(f, "{connection}: {source}"),
+            RunError::Environment(e) => e.fmt(f),
+            RunError::Serving(e) => e.fmt(f),
+            RunError::Profile(e) => e.fmt(f),
+            RunError::Thread { name, source } => write!(f, "starting the {name} thread: {source}"),
+            RunError::Watcher(e) => e.fmt(f),
+            RunError::LeadershipLost(e) => e.fmt(f),
+            RunError::InputsClosed => f.write_str("all watches stopped"),
+        }
     }
 }
 
@@ -228,24 +256,23 @@ fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) ->
     let cfg = &s.config;
     let allow = AllowPaths(s.always_allow_paths.clone());
     if s.secure_port != 0 {
-        let tls = serving::tls_config(s.tls_cert_file.as_deref(), s.tls_key_file.as_deref(), &s.hostname)
-            .map_err(|e| RunError(e.to_string()))?;
-        let listener =
-            serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls)).map_err(|e| RunError(e.to_string()))?;
-        let side_client = |rest: &Option<RestConfig>, flag: &str| match rest {
-            Some(r) => Client::new(r, &client_options(cfg)).map_err(|e| RunError(format!("{flag}: {e}"))),
+        let tls =
+            serving::tls_config(s.tls_cert_file.as_deref(), s.tls_key_file.as_deref(), &s.hostname).map_err(RunError::Serving)?;
+        let listener = serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls)).map_err(RunError::Serving)?;
+        let side_client = |rest: &Option<RestConfig>, connection: &'static str| match rest {
+            Some(r) => Client::new(r, &client_options(cfg)).map_err(|source| RunError::Client { connection, source }),
             None => Ok(client.clone()),
         };
         let authn = side_client(&s.authn_rest, "--authentication-kubeconfig")?;
         let authz = side_client(&s.authz_rest, "--authorization-kubeconfig")?;
         let authorizer: Arc<dyn Authorizer> = Arc::new(auth::Delegating::new(ApiReviewer { authn, authz }));
         serving::spawn(listener, health.clone(), authorizer, allow.clone(), serving::ServeLimits::default())
-            .map_err(|e| RunError(e.to_string()))?;
+            .map_err(|source| RunError::Thread { name: "serving", source })?;
     }
     for addr in &s.insecure_addrs {
-        let listener = serving::bind(*addr, None).map_err(|e| RunError(e.to_string()))?;
+        let listener = serving::bind(*addr, None).map_err(RunError::Serving)?;
         serving::spawn(listener, health.clone(), Arc::new(serving::AllowAll), allow.clone(), serving::ServeLimits::default())
-            .map_err(|e| RunError(e.to_string()))?;
+            .map_err(|source| RunError::Thread { name: "serving", source })?;
     }
     Ok(())
 }
@@ -260,7 +287,7 @@ fn start_election(
     metrics: &Metrics,
     status: &Arc<Mutex<ElectionStatus>>,
     denials: &Arc<Denials>,
-    fatal: &Arc<Mutex<Option<String>>>,
+    fatal: &Arc<Mutex<Option<LeadershipLost>>>,
 ) -> Result<Election, RunError> {
     let cfg = &s.config;
     let stop = Arc::new(AtomicBool::new(false));
@@ -293,7 +320,7 @@ fn start_election(
             ..client_options(cfg)
         },
     )
-    .map_err(|e| RunError(e.to_string()))?;
+    .map_err(|source| RunError::Client { connection: "leader election", source })?;
     let names: Vec<String> = cfg.profiles.iter().map(|p| p.scheduler_name.clone()).collect();
     let released = Arc::new(AtomicBool::new(false));
     let ctx = ElectionContext {
@@ -330,7 +357,7 @@ fn start_election(
                 let _ = tx.send(Input::Leading(false));
             }
         })
-        .map_err(|e| RunError(e.to_string()))?;
+        .map_err(|source| RunError::Thread { name: "leader election", source })?;
     Ok(Election { stop, released })
 }
 
@@ -344,9 +371,10 @@ struct Election {
 pub fn run(s: RunSettings) -> Result<(), RunError> {
     let cfg = &s.config;
     let metrics = Metrics::new();
-    let client = Client::new(&s.rest, &client_options(cfg)).map_err(|e| RunError(e.to_string()))?;
+    let client =
+        Client::new(&s.rest, &client_options(cfg)).map_err(|source| RunError::Client { connection: "API server", source })?;
     let idle_override = informers::parse_watch_idle_timeout(std::env::var(informers::WATCH_IDLE_TIMEOUT_ENV).ok().as_deref())
-        .map_err(RunError)?;
+        .map_err(RunError::Environment)?;
     if let Some(idle) = idle_override {
         info!("{}", Line::new("Watch idle timeout overridden").s("timeout", format!("{idle:?}")));
     }
@@ -354,7 +382,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         informers::FORBIDDEN_RETRY_ENV,
         std::env::var(informers::FORBIDDEN_RETRY_ENV).ok().as_deref(),
     )
-    .map_err(RunError)?
+    .map_err(RunError::Environment)?
     .unwrap_or(informers::OPTIONAL_FORBIDDEN_RETRY);
     info!("{}", Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin));
 
@@ -368,7 +396,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
 
     // API workers and the event recorder.
     let recorder = crate::shell::event_recorder::spawn(client.clone(), s.hostname.clone(), metrics.clone(), denials.clone())
-        .map_err(|e| RunError(e.to_string()))?;
+        .map_err(|source| RunError::Thread { name: "event recorder", source })?;
     let workers = api_workers::spawn_workers(
         s.api_workers,
         WorkerContext {
@@ -377,9 +405,11 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
             events: recorder.clone(),
             metrics: metrics.clone(),
             denials: denials.clone(),
+            clock: Arc::new(SystemClock),
+            stop: stop.clone(),
         },
     )
-    .map_err(|e| RunError(e.to_string()))?;
+    .map_err(|source| RunError::Thread { name: "API worker", source })?;
 
     // One informer per row of the kind table; scheduling waits for all of them.
     let informers = Informers {
@@ -395,10 +425,10 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     let ids: Vec<KindId> = KINDS.iter().map(|k| k.id).collect();
     sched.watch_kinds(&ids);
     for kind in KINDS {
-        informers.start(kind).map_err(|e| RunError(e.to_string()))?;
+        informers.start(kind).map_err(RunError::Watcher)?;
     }
 
-    let fatal: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let fatal: Arc<Mutex<Option<LeadershipLost>>> = Arc::new(Mutex::new(None));
     let election = start_election(&s, &mut sched, &tx, &metrics, &election_status, &denials, &fatal)?;
     drop(tx);
     let parts =
@@ -410,7 +440,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
 fn build_scheduler(cfg: &SchedulerConfig, s: &RunSettings, metrics: &Metrics) -> Result<Scheduler, RunError> {
     let ctx = PluginContext::default();
     let profiles: Vec<Framework> =
-        cfg.profiles.iter().map(|p| Framework::new(p, &ctx)).collect::<Result<_, _>>().map_err(|e| RunError(e.to_string()))?;
+        cfg.profiles.iter().map(|p| Framework::new(p, &ctx)).collect::<Result<_, _>>().map_err(RunError::Profile)?;
     for p in &profiles {
         info!("{}", Line::new("Profile ready").s("schedulerName", &p.scheduler_name).s("plugins", p.plugin_names().join(",")));
     }
@@ -431,7 +461,7 @@ struct LoopParts<'a> {
     metrics: &'a Metrics,
     health: &'a Health,
     stop: &'a Arc<AtomicBool>,
-    fatal: &'a Arc<Mutex<Option<String>>>,
+    fatal: &'a Arc<Mutex<Option<LeadershipLost>>>,
 }
 
 /// The scheduler thread: feed inputs to the core, schedule, hand effects to the workers, and
@@ -448,7 +478,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
         }
         if let Some(reason) = p.fatal.lock().ok().and_then(|f| f.clone()) {
             p.stop.store(true, Ordering::SeqCst);
-            return Err(RunError(reason));
+            return Err(RunError::LeadershipLost(reason));
         }
         if crate::shell::signals::terminating() && shutdown_deadline.is_none() {
             info!("{}", Line::new("Received termination signal; stopping scheduling, finishing in-flight binds"));
@@ -530,7 +560,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 error!("{}", Line::new("All event sources stopped"));
-                return Err(RunError("all watches stopped".into()));
+                return Err(RunError::InputsClosed);
             }
         }
     }

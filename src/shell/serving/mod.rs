@@ -214,13 +214,31 @@ pub struct Listener {
     tls: Option<Arc<rustls::ServerConfig>>,
 }
 
-/// Why serving could not start.
+/// Why serving could not start. Each variant names what the operator has to fix: the address,
+/// the flag and file, or the pair of flags.
 #[derive(Debug)]
-pub struct ServeError(pub String);
+pub enum ServeError {
+    /// The address could not be bound (in use, no permission, not a local address).
+    Listen { addr: SocketAddr, source: io::Error },
+    /// A certificate or key file given by `flag` could not be read or holds nothing usable.
+    File { flag: &'static str, path: std::path::PathBuf, problem: String },
+    /// Only one of `--tls-cert-file` and `--tls-private-key-file` was given.
+    IncompletePair,
+    /// The in-memory self-signed certificate could not be generated.
+    SelfSigned(selfsigned::CertError),
+    /// rustls refused the certificate and key (e.g. they do not belong together).
+    Tls(rustls::Error),
+}
 
 impl std::fmt::Display for ServeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ServeError::Listen { addr, source } => write!(f, "failed to listen on {addr}: {source}"),
+            ServeError::File { flag, path, problem } => write!(f, "{flag} {}: {problem}", path.display()),
+            ServeError::IncompletePair => f.write_str("--tls-cert-file and --tls-private-key-file must be given together"),
+            ServeError::SelfSigned(e) => write!(f, "{e}"),
+            ServeError::Tls(e) => write!(f, "serving certificate and key do not match: {e}"),
+        }
     }
 }
 
@@ -228,8 +246,8 @@ impl std::error::Error for ServeError {}
 
 /// Bind a listener (HTTPS when `tls` is given).
 pub fn bind(addr: SocketAddr, tls: Option<Arc<rustls::ServerConfig>>) -> Result<Listener, ServeError> {
-    let inner = TcpListener::bind(addr).map_err(|e| ServeError(format!("failed to listen on {addr}: {e}")))?;
-    let addr = inner.local_addr().map_err(|e| ServeError(format!("listener address: {e}")))?;
+    let inner = TcpListener::bind(addr).map_err(|source| ServeError::Listen { addr, source })?;
+    let addr = inner.local_addr().map_err(|source| ServeError::Listen { addr, source })?;
     Ok(Listener { addr, inner, tls })
 }
 
@@ -351,47 +369,48 @@ pub fn tls_config(
 ) -> Result<Arc<rustls::ServerConfig>, ServeError> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+    let file_error = |flag: &'static str, path: &std::path::Path, problem: String| ServeError::File {
+        flag,
+        path: path.to_path_buf(),
+        problem,
+    };
     let (certs, key) = match (cert_file, key_file) {
         (Some(c), Some(k)) => {
+            const CERT: &str = "--tls-cert-file";
+            const KEY: &str = "--tls-private-key-file";
             let mut pem = Vec::new();
-            std::fs::File::open(c)
-                .and_then(|mut f| f.read_to_end(&mut pem))
-                .map_err(|e| ServeError(format!("--tls-cert-file {}: {e}", c.display())))?;
-            let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
-                .collect::<Result<_, _>>()
-                .map_err(|e| ServeError(format!("--tls-cert-file {}: {e}", c.display())))?;
+            std::fs::File::open(c).and_then(|mut f| f.read_to_end(&mut pem)).map_err(|e| file_error(CERT, c, e.to_string()))?;
+            let certs: Vec<CertificateDer<'static>> =
+                CertificateDer::pem_slice_iter(&pem).collect::<Result<_, _>>().map_err(|e| file_error(CERT, c, e.to_string()))?;
             if certs.is_empty() {
-                return Err(ServeError(format!("--tls-cert-file {}: no certificate found", c.display())));
+                return Err(file_error(CERT, c, "no certificate found".into()));
             }
             let mut kpem = Vec::new();
-            std::fs::File::open(k)
-                .and_then(|mut f| f.read_to_end(&mut kpem))
-                .map_err(|e| ServeError(format!("--tls-private-key-file {}: {e}", k.display())))?;
-            let key = PrivateKeyDer::from_pem_slice(&kpem)
-                .map_err(|e| ServeError(format!("--tls-private-key-file {}: {e}", k.display())))?;
+            std::fs::File::open(k).and_then(|mut f| f.read_to_end(&mut kpem)).map_err(|e| file_error(KEY, k, e.to_string()))?;
+            let key = PrivateKeyDer::from_pem_slice(&kpem).map_err(|e| file_error(KEY, k, e.to_string()))?;
             (certs, key)
         }
         (None, None) => {
-            let ips = vec!["127.0.0.1".parse().map_err(|_| ServeError("ip".into()))?];
+            let loopback = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
             let cert = selfsigned::generate(
                 hostname,
                 &["localhost".to_string(), hostname.to_string()],
-                &ips,
+                &[loopback],
                 std::time::SystemTime::now(),
             )
-            .map_err(|e| ServeError(e.to_string()))?;
+            .map_err(ServeError::SelfSigned)?;
             info!("Generated self-signed cert in-memory");
             (vec![CertificateDer::from(cert.cert_der)], PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.key_pkcs8_der)))
         }
-        _ => return Err(ServeError("--tls-cert-file and --tls-private-key-file must be given together".into())),
+        _ => return Err(ServeError::IncompletePair),
     };
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let cfg = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| ServeError(format!("TLS setup: {e}")))?
+        .map_err(ServeError::Tls)?
         .with_no_client_auth()
         .with_single_cert(certs, key)
-        .map_err(|e| ServeError(format!("serving certificate and key do not match: {e}")))?;
+        .map_err(ServeError::Tls)?;
     Ok(Arc::new(cfg))
 }
 
