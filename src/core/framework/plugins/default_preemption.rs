@@ -50,6 +50,17 @@ pub fn more_important(a: &AssignedPod, b: &AssignedPod) -> bool {
     start_or_now(a) < start_or_now(b)
 }
 
+/// [`more_important`] as a sort order: the most important pods first.
+fn by_importance(a: &AssignedPod, b: &AssignedPod) -> Ordering {
+    if more_important(a, b) {
+        Ordering::Less
+    } else if more_important(b, a) {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }
+}
+
 fn start_or_now(p: &AssignedPod) -> i64 {
     if p.start_unix == 0 {
         i64::MAX
@@ -104,15 +115,7 @@ pub fn select_victims_on_node(
         return Err(Rejection::unresolvable(NO_VICTIMS));
     }
     runner.run_filters(cache, pod, &node, &states)?;
-    potential.sort_by(|a, b| {
-        if more_important(a, b) {
-            Ordering::Less
-        } else if more_important(b, a) {
-            Ordering::Greater
-        } else {
-            Ordering::Equal
-        }
-    });
+    potential.sort_by(|a, b| by_importance(a, b));
     let (violating, non_violating) = split_by_pdb(cache, potential);
     let mut victims: Vec<Arc<AssignedPod>> = Vec::new();
     let mut violations = 0usize;
@@ -132,15 +135,7 @@ pub fn select_victims_on_node(
         }
     }
     if both {
-        victims.sort_by(|a, b| {
-            if more_important(a, b) {
-                Ordering::Less
-            } else if more_important(b, a) {
-                Ordering::Greater
-            } else {
-                Ordering::Equal
-            }
-        });
+        victims.sort_by(|a, b| by_importance(a, b));
     }
     if victims.is_empty() {
         return Err(Rejection::error(texts::no_victim_on_node(node.name())));
