@@ -316,3 +316,27 @@ fn pod_affinity_follows_namespace_labels_from_the_api() {
     assert_eq!(wait_bound(&server, &es, "default", "near"), db_node);
     assert_ne!(wait_bound(&server, &es, "default", "far"), db_node);
 }
+
+#[test]
+fn profiles_without_volume_or_spread_plugins_open_no_watches_for_them() {
+    // A profile that disables the volume plugins and PodTopologySpread reads no storage objects
+    // and no controllers: edgesched neither lists nor watches them (nor needs RBAC for them).
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").build());
+    let es = Launch {
+        profile_extra: "  plugins:\n    multiPoint:\n      disabled:\n      - name: VolumeBinding\n      - name: VolumeRestrictions\n      - name: VolumeZone\n      - name: NodeVolumeLimits\n      - name: PodTopologySpread\n".into(),
+        ..Launch::default()
+    }
+    .start(&server);
+    es.wait_for_log("Caches are synced", T).expect("synced");
+    server.create(&pods_path("default"), pod("default", "web").scheduler("edgesched").build());
+    assert_eq!(wait_bound(&server, &es, "default", "web"), "n1");
+    for resource in
+        ["persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes", "services", "replicasets", "statefulsets"]
+    {
+        assert_eq!(server.requests_received("GET", &format!("/{resource}")), 0, "{resource} must not be listed or watched");
+    }
+    for resource in ["nodes", "pods", "poddisruptionbudgets", "namespaces"] {
+        assert!(server.requests_received("GET", &format!("/{resource}")) > 0, "{resource} is read");
+    }
+}

@@ -250,6 +250,21 @@ impl WatchedKind {
     pub fn is_required(&self) -> bool {
         self.need == Need::Required
     }
+
+    /// Whether a scheduler whose profiles enable `plugins` reads this kind (and so watches it).
+    pub fn is_read_by(&self, plugins: &[&str]) -> bool {
+        match self.read_by {
+            ReadBy::Scheduler => true,
+            ReadBy::Plugins(readers) => readers.iter().any(|r| plugins.contains(r)),
+        }
+    }
+}
+
+/// The kinds a scheduler whose profiles enable `plugins` watches, in start order: a profile
+/// without volume plugins opens no storage watches, one without topology spread no controller
+/// watches.
+pub fn kinds_read_by<'a>(plugins: &'a [&str]) -> impl Iterator<Item = &'static WatchedKind> + 'a {
+    KINDS.iter().filter(move |k| k.is_read_by(plugins))
 }
 
 const VOLUME_PLUGINS: &[&str] = &["VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits"];
@@ -339,7 +354,7 @@ pub const KINDS: &[WatchedKind] = &[
         scope: Scope::Cluster,
         field_selector: None,
         need: Need::Required,
-        read_by: ReadBy::Plugins(&["VolumeBinding", "VolumeZone"]),
+        read_by: ReadBy::Plugins(&["VolumeBinding", "VolumeZone", "NodeVolumeLimits"]),
     },
     WatchedKind {
         id: KindId::CsiNode,
@@ -361,7 +376,8 @@ pub const KINDS: &[WatchedKind] = &[
         scope: Scope::Cluster,
         field_selector: None,
         need: Need::Required,
-        read_by: ReadBy::Plugins(&["InterPodAffinity", "PodTopologySpread"]),
+        // namespaceSelector of pod (anti-)affinity terms.
+        read_by: ReadBy::Plugins(&["InterPodAffinity"]),
     },
     WatchedKind {
         id: KindId::Service,
@@ -497,5 +513,82 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn profiles_watch_only_what_their_plugins_read() {
+        let all: Vec<&str> = KINDS
+            .iter()
+            .flat_map(|k| match k.read_by {
+                ReadBy::Scheduler => Vec::new(),
+                ReadBy::Plugins(p) => p.to_vec(),
+            })
+            .collect();
+        assert_eq!(kinds_read_by(&all).count(), KINDS.len());
+        let bare: Vec<KindId> = kinds_read_by(&["NodeResourcesFit", "TaintToleration"]).map(|k| k.id).collect();
+        assert_eq!(bare, [KindId::Node, KindId::Pod, KindId::PriorityClass, KindId::Lease]);
+        let limits: Vec<KindId> = kinds_read_by(&["NodeVolumeLimits"]).map(|k| k.id).collect();
+        for id in [KindId::PersistentVolumeClaim, KindId::PersistentVolume, KindId::StorageClass, KindId::CsiNode] {
+            assert!(limits.contains(&id), "{id:?}");
+        }
+    }
+
+    /// The cache accessors through which plugins read each kind's objects.
+    const READS: &[(&str, KindId)] = &[
+        (".claim(", KindId::PersistentVolumeClaim),
+        (".volume(", KindId::PersistentVolume),
+        (".volumes_of_class(", KindId::PersistentVolume),
+        (".class(", KindId::StorageClass),
+        (".csi_node(", KindId::CsiNode),
+        ("namespace_labels", KindId::Namespace),
+        ("namespaces_matching", KindId::Namespace),
+        ("default_selector", KindId::Service),
+        ("default_selector", KindId::ReplicationController),
+        ("default_selector", KindId::ReplicaSet),
+        ("default_selector", KindId::StatefulSet),
+        (".budgets()", KindId::PodDisruptionBudget),
+    ];
+
+    #[test]
+    fn read_by_names_every_plugin_that_reads_the_kind() {
+        // A plugin reading a kind its row does not name would find nothing in a profile that
+        // enables it alone (the kind would not be watched). Scan each plugin's source for the
+        // cache accessors of each kind.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core/framework/plugins");
+        let mut files = Vec::new();
+        for e in std::fs::read_dir(&dir).expect("plugins dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                for f in std::fs::read_dir(&p).expect("plugin dir").flatten() {
+                    files.push((p.clone(), f.path()));
+                }
+            } else {
+                files.push((p.clone(), p));
+            }
+        }
+        let camel = |stem: &str| -> String { stem.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect() };
+        let mut checked = 0;
+        for (owner, file) in files {
+            let stem = owner.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+            let name = file.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+            if name.contains("test") || !name.ends_with(".rs") {
+                continue;
+            }
+            let plugin = camel(&stem);
+            let text = std::fs::read_to_string(&file).expect("read plugin");
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for (needle, id) in READS {
+                if !code.contains(needle) {
+                    continue;
+                }
+                assert!(crate::core::framework::plugins::is_known(&plugin), "{}: reads {id:?} but is no plugin", file.display());
+                assert!(
+                    kind(*id).is_read_by(&[plugin.as_str()]),
+                    "{plugin} reads {id:?} ({needle}) but its row does not name it"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 8, "the scan found the plugins' reads ({checked})");
     }
 }

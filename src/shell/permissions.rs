@@ -12,7 +12,8 @@
 //! optional ones only turn their feature off.
 
 use crate::core::config::SchedulerConfig;
-use crate::core::watched::{Need, Scope, KINDS};
+use crate::core::framework::Framework;
+use crate::core::watched::{kinds_read_by, Need, Scope};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Mutex;
@@ -300,15 +301,19 @@ impl Usage {
     /// What the profiles of `cfg` use (their plugins, as the framework instantiates them).
     pub fn of(cfg: &SchedulerConfig, delegated_auth: bool) -> Result<Usage, crate::core::framework::profile::ProfileError> {
         let ctx = crate::core::framework::plugins::PluginContext::default();
+        let profiles = cfg.profiles.iter().map(|p| Framework::new(p, &ctx)).collect::<Result<Vec<Framework>, _>>()?;
+        Ok(Usage::of_profiles(&profiles, delegated_auth))
+    }
+
+    /// What already built profiles use.
+    pub fn of_profiles(profiles: &[Framework], delegated_auth: bool) -> Usage {
         let mut plugins: Vec<&'static str> = Vec::new();
-        for p in &cfg.profiles {
-            for name in crate::core::framework::Framework::new(p, &ctx)?.plugin_names() {
-                if !plugins.contains(&name) {
-                    plugins.push(name);
-                }
+        for name in profiles.iter().flat_map(Framework::plugin_names) {
+            if !plugins.contains(&name) {
+                plugins.push(name);
             }
         }
-        Ok(Usage { delegated_auth, plugins })
+        Usage { delegated_auth, plugins }
     }
 }
 
@@ -321,13 +326,13 @@ fn enabled(when: When, cfg: &SchedulerConfig, usage: &Usage) -> bool {
     }
 }
 
-/// Every access a scheduler with this configuration makes: list and watch of each watched kind,
-/// then the calls of [`CALLS`] that the configuration enables, with the lease's namespace and
-/// name filled in.
+/// Every access a scheduler with this configuration makes: list and watch of each kind its
+/// profiles read, then the calls of [`CALLS`] that the configuration enables, with the lease's
+/// namespace and name filled in.
 pub fn accesses(cfg: &SchedulerConfig, usage: &Usage) -> Vec<Access> {
     let le = &cfg.leader_election;
     let mut out = Vec::new();
-    for k in KINDS {
+    for k in kinds_read_by(&usage.plugins) {
         let ns = if k.scope == Scope::LeaseNamespace { le.resource_namespace.as_str() } else { "" };
         for verb in ["list", "watch"] {
             out.push(Access::new(verb, k.group, k.resource, ns, "", k.need, "mirror the objects scheduling reads"));

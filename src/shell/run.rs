@@ -17,14 +17,14 @@ use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Metrics};
 use crate::core::rng::Rng;
 use crate::core::scheduler::{Attempt, Effect, Input, Scheduler, Settings};
-use crate::core::watched::{KindId, KINDS};
+use crate::core::watched::{kinds_read_by, KindId, WatchedKind};
 use crate::shell::api_workers::{self, Job, WorkerContext};
 use crate::shell::clock::SystemClock;
 use crate::shell::informers::{self, EnvError, Informers, StartError};
 use crate::shell::kube::client::{Client, ClientInitError, ClientOptions};
 use crate::shell::kube::kubeconfig::RestConfig;
 use crate::shell::leader_election::{self, ElectionContext, ElectionStatus, LeadershipLost};
-use crate::shell::permissions::Denials;
+use crate::shell::permissions::{Denials, Usage};
 use crate::shell::serving::{self, auth, AllowPaths, Authorizer, FnCheck, HealthState, ServeError};
 use log::{error, info, warn};
 use std::net::{IpAddr, SocketAddr};
@@ -411,7 +411,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     )
     .map_err(|source| RunError::Thread { name: "API worker", source })?;
 
-    // One informer per row of the kind table; scheduling waits for all of them.
+    // One informer per kind the profiles read; scheduling waits for all of them.
     let informers = Informers {
         client: client.clone(),
         tx: tx.clone(),
@@ -422,9 +422,10 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
         denials: denials.clone(),
         lease_namespace: cfg.leader_election.resource_namespace.clone(),
     };
-    let ids: Vec<KindId> = KINDS.iter().map(|k| k.id).collect();
-    sched.watch_kinds(&ids);
-    for kind in KINDS {
+    let usage = Usage::of_profiles(sched.profiles(), s.secure_port != 0);
+    let kinds: Vec<&'static WatchedKind> = kinds_read_by(&usage.plugins).collect();
+    sched.watch_kinds(&kinds.iter().map(|k| k.id).collect::<Vec<KindId>>());
+    for kind in kinds {
         informers.start(kind).map_err(RunError::Watcher)?;
     }
 
