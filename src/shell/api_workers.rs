@@ -25,10 +25,11 @@ use crate::shell::clock::{self, Clock};
 use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::client::{Client, PatchType};
 use crate::shell::permissions::{plain, Denials};
+use crate::shell::worker_pool::{Pool, PoolSize};
 use log::{info, warn};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, Sender, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::SyncSender;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 /// Work for the API workers.
@@ -42,23 +43,18 @@ pub enum Job {
 /// Handle to the worker pool.
 #[derive(Clone)]
 pub struct Workers {
-    tx: Sender<Job>,
-    /// Jobs queued or running (graceful shutdown waits for zero).
-    pub in_flight: Arc<AtomicUsize>,
+    pool: Pool<Job>,
 }
 
 impl Workers {
     /// Queue a job.
     pub fn submit(&self, job: Job) {
-        self.in_flight.fetch_add(1, Ordering::SeqCst);
-        if self.tx.send(job).is_err() {
-            self.in_flight.fetch_sub(1, Ordering::SeqCst);
-        }
+        self.pool.submit(job);
     }
 
-    /// Jobs not yet finished.
+    /// Jobs queued or running (graceful shutdown waits for zero).
     pub fn pending(&self) -> usize {
-        self.in_flight.load(Ordering::SeqCst)
+        self.pool.pending()
     }
 }
 
@@ -77,49 +73,32 @@ pub struct WorkerContext {
     pub stop: Arc<AtomicBool>,
 }
 
-/// Start `n` workers.
-pub fn spawn_workers(n: usize, ctx: WorkerContext) -> std::io::Result<Workers> {
-    let (tx, rx) = std::sync::mpsc::channel::<Job>();
-    let rx = Arc::new(Mutex::new(rx));
-    let in_flight = Arc::new(AtomicUsize::new(0));
-    for i in 0..n.max(1) {
-        let (rx, ctx, in_flight) = (rx.clone(), ctx.clone(), in_flight.clone());
-        std::thread::Builder::new()
-            .name(format!("api-worker-{i}"))
-            .stack_size(256 * 1024)
-            .spawn(move || worker_loop(&rx, &ctx, &in_flight))?;
-    }
-    Ok(Workers { tx, in_flight })
+/// Start the API workers: one thread at first, more while jobs wait (up to `max`), idle ones
+/// ending after a minute.
+pub fn spawn_workers(max: usize, ctx: WorkerContext) -> std::io::Result<Workers> {
+    let size = PoolSize { min: 1, max, idle_exit: WORKER_IDLE_EXIT };
+    let pool = Pool::new("api-worker", size, 256 * 1024, move |job| run_job(&ctx, job))?;
+    Ok(Workers { pool })
 }
 
-fn worker_loop(rx: &Mutex<Receiver<Job>>, ctx: &WorkerContext, in_flight: &AtomicUsize) {
-    loop {
-        let job = {
-            let guard = match rx.lock() {
-                Ok(g) => g,
-                Err(p) => p.into_inner(),
-            };
-            match guard.recv() {
-                Ok(j) => j,
-                Err(_) => return,
-            }
-        };
-        match job {
-            Job::Bind(req) => run_bind(ctx, req),
-            Job::PatchStatus(p) => {
-                let result = patch_status(&ctx.client, &p, ctx.clock.wall());
-                ctx.denials.outcome(&plain("patch", "", "pods/status"), &format!("{}/{}", p.namespace, p.name), &result);
-                if let Err(e) = result {
-                    warn!("{}", Line::new("Error updating pod").s("pod", format!("{}/{}", p.namespace, p.name)).s("err", e));
-                }
-            }
-            Job::Evict { namespace, name, uid, preemptor_uid, node, profile } => {
-                if let Err(e) = evict(ctx, &namespace, &name, &uid, &preemptor_uid, &node, &profile) {
-                    warn!("{}", Line::new("Failed to preempt victim").s("pod", format!("{namespace}/{name}")).s("err", e));
-                }
+/// How long an API worker beyond the first waits for work before it ends.
+const WORKER_IDLE_EXIT: Duration = Duration::from_secs(60);
+
+fn run_job(ctx: &WorkerContext, job: Job) {
+    match job {
+        Job::Bind(req) => run_bind(ctx, req),
+        Job::PatchStatus(p) => {
+            let result = patch_status(&ctx.client, &p, ctx.clock.wall());
+            ctx.denials.outcome(&plain("patch", "", "pods/status"), &format!("{}/{}", p.namespace, p.name), &result);
+            if let Err(e) = result {
+                warn!("{}", Line::new("Error updating pod").s("pod", format!("{}/{}", p.namespace, p.name)).s("err", e));
             }
         }
-        in_flight.fetch_sub(1, Ordering::SeqCst);
+        Job::Evict { namespace, name, uid, preemptor_uid, node, profile } => {
+            if let Err(e) = evict(ctx, &namespace, &name, &uid, &preemptor_uid, &node, &profile) {
+                warn!("{}", Line::new("Failed to preempt victim").s("pod", format!("{namespace}/{name}")).s("err", e));
+            }
+        }
     }
 }
 

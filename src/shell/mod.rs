@@ -17,3 +17,4 @@ pub mod run;
 pub mod sdnotify;
 pub mod serving;
 pub mod signals;
+pub mod worker_pool;

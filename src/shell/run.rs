@@ -53,6 +53,7 @@ pub struct RunSettings {
     pub insecure_addrs: Vec<SocketAddr>,
     pub always_allow_paths: Vec<String>,
     pub hostname: String,
+    /// Most API worker threads at once (the pool grows to this under load, see [`api_workers`]).
     pub api_workers: usize,
     /// `--known-scheduler-names`.
     pub known_scheduler_names: Vec<String>,

@@ -1,0 +1,215 @@
+//! A pool of threads that grows with the load and shrinks when idle.
+//!
+//! Upstream binds each pod on its own goroutine; threads are dearer, so the API workers run on a
+//! pool: a new thread starts only when a job arrives and no worker is idle (up to `max`), and a
+//! worker that has had nothing to do for `idle_exit` ends (down to `min`). An edge cluster that
+//! binds a pod a minute keeps one thread; a burst of thousands of pods gets `max` of them.
+
+use log::warn;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// Limits of a [`Pool`].
+#[derive(Debug, Clone, Copy)]
+pub struct PoolSize {
+    /// Threads kept even when idle (at least 1).
+    pub min: usize,
+    /// Threads at most.
+    pub max: usize,
+    /// How long an idle thread above `min` waits for work before it ends.
+    pub idle_exit: Duration,
+}
+
+/// Jobs waiting and the threads' bookkeeping, under one lock.
+struct State<J> {
+    jobs: VecDeque<J>,
+    threads: usize,
+    idle: usize,
+    started: usize,
+}
+
+struct Shared<J> {
+    state: Mutex<State<J>>,
+    work: Condvar,
+    size: PoolSize,
+    name: &'static str,
+    stack_size: usize,
+    handler: Box<dyn Fn(J) + Send + Sync>,
+    in_flight: AtomicUsize,
+}
+
+impl<J> Shared<J> {
+    fn lock(&self) -> MutexGuard<'_, State<J>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Handle to a pool; clones share it.
+pub struct Pool<J: Send + 'static> {
+    shared: Arc<Shared<J>>,
+}
+
+impl<J: Send + 'static> Clone for Pool<J> {
+    fn clone(&self) -> Self {
+        Pool { shared: self.shared.clone() }
+    }
+}
+
+impl<J: Send + 'static> Pool<J> {
+    /// Start `size.min` threads named `name-N` that run `handler` on each submitted job.
+    pub fn new(
+        name: &'static str,
+        size: PoolSize,
+        stack_size: usize,
+        handler: impl Fn(J) + Send + Sync + 'static,
+    ) -> std::io::Result<Pool<J>> {
+        let size = PoolSize { min: size.min.max(1), max: size.max.max(size.min.max(1)), idle_exit: size.idle_exit };
+        let pool = Pool {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State { jobs: VecDeque::new(), threads: 0, idle: 0, started: 0 }),
+                work: Condvar::new(),
+                size,
+                name,
+                stack_size,
+                handler: Box::new(handler),
+                in_flight: AtomicUsize::new(0),
+            }),
+        };
+        for _ in 0..size.min {
+            let mut state = pool.shared.lock();
+            pool.start_thread(&mut state)?;
+        }
+        Ok(pool)
+    }
+
+    /// Queue a job; starts a thread when none is idle and the pool is below its maximum.
+    pub fn submit(&self, job: J) {
+        self.shared.in_flight.fetch_add(1, Ordering::SeqCst);
+        let mut state = self.shared.lock();
+        state.jobs.push_back(job);
+        if state.idle < state.jobs.len() && state.threads < self.shared.size.max {
+            if let Err(e) = self.start_thread(&mut state) {
+                // The running threads still drain the queue; only the extra parallelism is lost.
+                warn!("cannot start another {} thread ({} running): {e}", self.shared.name, state.threads);
+            }
+        }
+        drop(state);
+        self.shared.work.notify_one();
+    }
+
+    /// Jobs queued or running.
+    pub fn pending(&self) -> usize {
+        self.shared.in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Threads currently running.
+    pub fn threads(&self) -> usize {
+        self.shared.lock().threads
+    }
+
+    fn start_thread(&self, state: &mut State<J>) -> std::io::Result<()> {
+        let shared = self.shared.clone();
+        let id = state.started;
+        std::thread::Builder::new()
+            .name(format!("{}-{id}", shared.name))
+            .stack_size(self.shared.stack_size)
+            .spawn(move || worker(&shared))?;
+        state.threads += 1;
+        state.started += 1;
+        Ok(())
+    }
+}
+
+/// One thread: run jobs until idle past `idle_exit` while more than `min` threads run.
+fn worker<J>(shared: &Shared<J>) {
+    let mut state = shared.lock();
+    loop {
+        if let Some(job) = state.jobs.pop_front() {
+            drop(state);
+            (shared.handler)(job);
+            shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+            state = shared.lock();
+            continue;
+        }
+        state.idle += 1;
+        let (next, wait) = shared.work.wait_timeout(state, shared.size.idle_exit).unwrap_or_else(|e| e.into_inner());
+        state = next;
+        state.idle -= 1;
+        if wait.timed_out() && state.jobs.is_empty() && state.threads > shared.size.min {
+            state.threads -= 1;
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Instant;
+
+    fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !done() {
+            assert!(Instant::now() < deadline, "gave up waiting for {what}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn grows_to_the_load_up_to_max_then_shrinks_to_min() {
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let release_rx = Arc::new(Mutex::new(release_rx));
+        let started = Arc::new(AtomicUsize::new(0));
+        let (r, s) = (release_rx.clone(), started.clone());
+        let size = PoolSize { min: 1, max: 3, idle_exit: Duration::from_millis(20) };
+        let pool = Pool::new("test-pool", size, 64 * 1024, move |_: u32| {
+            s.fetch_add(1, Ordering::SeqCst);
+            let _ = r.lock().unwrap().recv();
+        })
+        .unwrap();
+        assert_eq!(pool.threads(), 1);
+        for j in 0..5 {
+            pool.submit(j);
+        }
+        // Three jobs run at once (one per thread), two wait: never more threads than max.
+        wait_for("three running jobs", || started.load(Ordering::SeqCst) == 3);
+        assert_eq!(pool.threads(), 3);
+        assert_eq!(pool.pending(), 5);
+        for _ in 0..5 {
+            release_tx.send(()).unwrap();
+        }
+        wait_for("all jobs done", || pool.pending() == 0);
+        assert_eq!(started.load(Ordering::SeqCst), 5);
+        wait_for("idle threads ending", || pool.threads() == 1);
+        // The remaining thread still serves.
+        pool.submit(9);
+        release_tx.send(()).unwrap();
+        wait_for("the late job", || pool.pending() == 0);
+        assert_eq!(started.load(Ordering::SeqCst), 6);
+    }
+
+    #[test]
+    fn an_idle_pool_serves_sequential_jobs_without_growing() {
+        let (done_tx, done_rx) = mpsc::channel::<u32>();
+        let done_tx = Mutex::new(done_tx);
+        let size = PoolSize { min: 1, max: 8, idle_exit: Duration::from_secs(60) };
+        let pool = Pool::new("test-seq", size, 64 * 1024, move |j: u32| {
+            let _ = done_tx.lock().unwrap().send(j);
+        })
+        .unwrap();
+        let all_idle = || {
+            let s = pool.shared.lock();
+            s.idle == s.threads
+        };
+        wait_for("the first worker waiting", all_idle);
+        for j in 0..20 {
+            pool.submit(j);
+            assert_eq!(done_rx.recv().unwrap(), j);
+            wait_for("the worker idle again", all_idle);
+        }
+        assert_eq!(pool.threads(), 1, "one job at a time needs one thread");
+    }
+}
