@@ -794,6 +794,7 @@ fn option_combinations_the_real_server_rejects_get_422() {
 
 #[test]
 fn the_crate_client_pages_watches_and_sees_retry_after() {
+    use edgesched::core::api;
     use edgesched::shell::kube::client::{Client, ClientOptions};
     use edgesched::shell::kube::kubeconfig::load_kubeconfig;
     use edgesched::shell::kube::query::{ListParams, WatchParams};
@@ -812,10 +813,10 @@ fn the_crate_client_pages_watches_and_sees_retry_after() {
     for i in 0..3 {
         server.create(PODS, pod("default", &format!("p{i}")).build());
     }
-    let page = client.list::<Value>("/api/v1/pods", &ListParams { limit: Some(2), ..Default::default() }).unwrap();
+    let page = client.list::<api::Pod>("/api/v1/pods", &ListParams { limit: Some(2), ..Default::default() }).unwrap();
     assert_eq!((page.items.len(), page.metadata.remaining_item_count), (2, Some(1)));
     let rest = client
-        .list::<Value>(
+        .list::<api::Pod>(
             "/api/v1/pods",
             &ListParams { limit: Some(2), continue_token: Some(page.metadata.continue_token), ..Default::default() },
         )
@@ -827,13 +828,13 @@ fn the_crate_client_pages_watches_and_sees_retry_after() {
         timeout_seconds: Some(2),
         ..Default::default()
     };
-    let mut stream = client.watch::<Value>("/api/v1/pods", &params).unwrap();
+    let mut stream = client.watch::<api::Pod>("/api/v1/pods", &params).unwrap();
     server.set_pod_phase("default", "p1", "Running");
     let mut saw_modified = false;
     let mut saw_bookmark = false;
     for event in stream.by_ref() {
         match event.unwrap() {
-            WatchEvent::Modified(p) => saw_modified |= p["metadata"]["name"] == "p1",
+            WatchEvent::Modified(p) => saw_modified |= p.metadata.name == "p1",
             WatchEvent::Bookmark { resource_version } => saw_bookmark |= !resource_version.is_empty(),
             other => panic!("unexpected {other:?}"),
         }
