@@ -508,7 +508,7 @@ pub struct Binding {
 }
 
 /// `v1.ObjectReference`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, Hash)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ObjectReference {
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -545,6 +545,19 @@ pub struct Event {
     pub note: String,
     #[serde(rename = "type")]
     pub type_: String,
+    /// Set once an isomorphic event repeats (client-go tools/events: the second occurrence turns
+    /// the event into a series).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<EventSeries>,
+}
+
+/// `events.k8s.io/v1` EventSeries.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct EventSeries {
+    pub count: i32,
+    /// MicroTime (RFC 3339 with 6 fractional digits).
+    pub last_observed_time: String,
 }
 
 /// `metav1.Status`: the body of every API error (and of some successes).
