@@ -1347,3 +1347,50 @@ fn serves_every_kind_the_scheduler_watches() {
         assert_eq!(resp.json()["apiVersion"], kind.api_version(), "{}", kind.kind);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Compatibility modes: each quirk shows on the wire, and only when asked for
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn compatibility_quirks_show_on_the_wire_only_when_enabled() {
+    use support::apiserver::Compat;
+    let make = |compat: Compat| {
+        let server = TestApiServer::start_with(ServerOptions { compat, ..Default::default() });
+        server.create("/api/v1/nodes", node("n1").cpu("1500m").memory("4Gi").pods(10).build());
+        server
+    };
+    let plain = make(Compat::default());
+    let n1 = admin(&plain).call("GET", "/api/v1/nodes/n1", None).json();
+    assert_eq!((n1["spec"].clone(), n1["status"]["allocatable"]["cpu"].clone()), (json!({}), json!("1500m")));
+
+    let server = make(Compat::all());
+    let mut c = admin(&server);
+    let n1 = c.call("GET", "/api/v1/nodes/n1", None).json();
+    assert_eq!(n1["spec"], Value::Null, "null for an empty struct");
+    assert_eq!(n1["status"]["allocatable"]["cpu"], json!(1.5), "a numeric quantity");
+    assert_eq!(n1["status"]["allocatable"]["memory"], json!(4294967296u64));
+    let list = c.call("GET", "/api/v1/nodes", None).json();
+    assert!(list["items"][0]["metadata"].get("resourceVersion").is_none(), "{list}");
+    assert!(list["metadata"]["resourceVersion"].is_string());
+    let rv = list["metadata"]["resourceVersion"].as_str().unwrap().to_string();
+    // The first watch of a collection, and any watch not saying `watch=true`, gets the list.
+    let first = c.call("GET", &format!("/api/v1/nodes?watch=true&resourceVersion={rv}"), None);
+    assert_eq!((first.code, first.json()["kind"].clone()), (200, json!("NodeList")));
+    let numeric = c.call("GET", &format!("/api/v1/nodes?watch=1&resourceVersion={rv}"), None);
+    assert_eq!(numeric.json()["kind"], "NodeList");
+    assert_eq!(server.compat_counts().lists_for_watch, 2);
+    // Later watches stream, and end halfway through their fifth object event.
+    assert_eq!(c.watch(&format!("/api/v1/nodes?watch=true&resourceVersion={rv}")), 200);
+    for i in 0..5 {
+        server.create("/api/v1/nodes", node(&format!("m{i}")).build());
+    }
+    for _ in 0..4 {
+        let event = c.event().expect("a complete event");
+        assert_eq!(event["type"], "ADDED");
+    }
+    let cut = c.chunk().unwrap().expect("half an event");
+    assert!(serde_json::from_slice::<Value>(&cut).is_err(), "{}", String::from_utf8_lossy(&cut));
+    assert!(c.chunk().unwrap().is_none(), "then the stream ends");
+    assert_eq!(server.compat_counts().watches_cut, 1);
+}
