@@ -317,9 +317,13 @@ impl Keep for api::Pod {
         known.extend(s.foreign.keys().cloned());
         known.into_iter().map(|k| k.to_string()).collect()
     }
+    /// A pending pod is queued as what could be read of it, so that it gets a FailedScheduling
+    /// event saying why; a bound one keeps its last known state (its requests still count).
     fn undecodable(s: &mut Scheduler, u: &Undecodable, now: Instant) {
         warn!("{}", Line::new("Skipping a pod that cannot be decoded").s("pod", u.key()).s("err", &u.error));
-        s.on_undecodable_pod(u, now);
+        if u.node_name.is_empty() {
+            s.on_undecodable_pod(u, now);
+        }
     }
 }
 
