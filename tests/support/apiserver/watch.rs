@@ -230,9 +230,10 @@ impl Out<'_> {
     fn send(&mut self, stream: &mut Tls, line: &[u8]) -> io::Result<bool> {
         if compat::is_object_event(line) {
             if self.spec.compat.watch_closes_mid_event && self.object_events == compat::EVENTS_BEFORE_CUT {
+                // Counted first: a client may look as soon as it has read the end.
+                self.shared.compat_hits.watch_cut();
                 http::write_chunk(stream, compat::half(line))?;
                 http::write_last_chunk(stream)?;
-                self.shared.compat_hits.watch_cut();
                 return Ok(true);
             }
             self.object_events += 1;
