@@ -794,6 +794,7 @@ fn option_combinations_the_real_server_rejects_get_422() {
 
 #[test]
 fn the_crate_client_pages_watches_and_sees_retry_after() {
+    use edgesched::core::api;
     use edgesched::shell::kube::client::{Client, ClientOptions};
     use edgesched::shell::kube::kubeconfig::load_kubeconfig;
     use edgesched::shell::kube::query::{ListParams, WatchParams};
@@ -812,10 +813,10 @@ fn the_crate_client_pages_watches_and_sees_retry_after() {
     for i in 0..3 {
         server.create(PODS, pod("default", &format!("p{i}")).build());
     }
-    let page = client.list::<Value>("/api/v1/pods", &ListParams { limit: Some(2), ..Default::default() }).unwrap();
+    let page = client.list::<api::Pod>("/api/v1/pods", &ListParams { limit: Some(2), ..Default::default() }).unwrap();
     assert_eq!((page.items.len(), page.metadata.remaining_item_count), (2, Some(1)));
     let rest = client
-        .list::<Value>(
+        .list::<api::Pod>(
             "/api/v1/pods",
             &ListParams { limit: Some(2), continue_token: Some(page.metadata.continue_token), ..Default::default() },
         )
@@ -827,13 +828,13 @@ fn the_crate_client_pages_watches_and_sees_retry_after() {
         timeout_seconds: Some(2),
         ..Default::default()
     };
-    let mut stream = client.watch::<Value>("/api/v1/pods", &params).unwrap();
+    let mut stream = client.watch::<api::Pod>("/api/v1/pods", &params).unwrap();
     server.set_pod_phase("default", "p1", "Running");
     let mut saw_modified = false;
     let mut saw_bookmark = false;
     for event in stream.by_ref() {
         match event.unwrap() {
-            WatchEvent::Modified(p) => saw_modified |= p["metadata"]["name"] == "p1",
+            WatchEvent::Modified(p) => saw_modified |= p.metadata.name == "p1",
             WatchEvent::Bookmark { resource_version } => saw_bookmark |= !resource_version.is_empty(),
             other => panic!("unexpected {other:?}"),
         }
@@ -1345,4 +1346,51 @@ fn serves_every_kind_the_scheduler_watches() {
         assert_eq!(resp.json()["kind"], format!("{}List", kind.kind), "{}", kind.kind);
         assert_eq!(resp.json()["apiVersion"], kind.api_version(), "{}", kind.kind);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compatibility modes: each quirk shows on the wire, and only when asked for
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn compatibility_quirks_show_on_the_wire_only_when_enabled() {
+    use support::apiserver::Compat;
+    let make = |compat: Compat| {
+        let server = TestApiServer::start_with(ServerOptions { compat, ..Default::default() });
+        server.create("/api/v1/nodes", node("n1").cpu("1500m").memory("4Gi").pods(10).build());
+        server
+    };
+    let plain = make(Compat::default());
+    let n1 = admin(&plain).call("GET", "/api/v1/nodes/n1", None).json();
+    assert_eq!((n1["spec"].clone(), n1["status"]["allocatable"]["cpu"].clone()), (json!({}), json!("1500m")));
+
+    let server = make(Compat::all());
+    let mut c = admin(&server);
+    let n1 = c.call("GET", "/api/v1/nodes/n1", None).json();
+    assert_eq!(n1["spec"], Value::Null, "null for an empty struct");
+    assert_eq!(n1["status"]["allocatable"]["cpu"], json!(1.5), "a numeric quantity");
+    assert_eq!(n1["status"]["allocatable"]["memory"], json!(4294967296u64));
+    let list = c.call("GET", "/api/v1/nodes", None).json();
+    assert!(list["items"][0]["metadata"].get("resourceVersion").is_none(), "{list}");
+    assert!(list["metadata"]["resourceVersion"].is_string());
+    let rv = list["metadata"]["resourceVersion"].as_str().unwrap().to_string();
+    // The first watch of a collection, and any watch not saying `watch=true`, gets the list.
+    let first = c.call("GET", &format!("/api/v1/nodes?watch=true&resourceVersion={rv}"), None);
+    assert_eq!((first.code, first.json()["kind"].clone()), (200, json!("NodeList")));
+    let numeric = c.call("GET", &format!("/api/v1/nodes?watch=1&resourceVersion={rv}"), None);
+    assert_eq!(numeric.json()["kind"], "NodeList");
+    assert_eq!(server.compat_counts().lists_for_watch, 2);
+    // Later watches stream, and end halfway through their fifth object event.
+    assert_eq!(c.watch(&format!("/api/v1/nodes?watch=true&resourceVersion={rv}")), 200);
+    for i in 0..5 {
+        server.create("/api/v1/nodes", node(&format!("m{i}")).build());
+    }
+    for _ in 0..4 {
+        let event = c.event().expect("a complete event");
+        assert_eq!(event["type"], "ADDED");
+    }
+    let cut = c.chunk().unwrap().expect("half an event");
+    assert!(serde_json::from_slice::<Value>(&cut).is_err(), "{}", String::from_utf8_lossy(&cut));
+    assert!(c.chunk().unwrap().is_none(), "then the stream ends");
+    assert_eq!(server.compat_counts().watches_cut, 1);
 }

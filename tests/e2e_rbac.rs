@@ -37,25 +37,6 @@ fn server_with(roles: DefaultRoles) -> TestApiServer {
     TestApiServer::start_with(ServerOptions { default_roles: roles, ..Default::default() })
 }
 
-/// Start the static pod of `manifests/static-pod/` as kubeadm runs it: its command line with the
-/// host paths (`/etc/edgesched/config.yaml`, `/etc/kubernetes/scheduler.conf`) pointing at test
-/// files, the shipped config, and kube-scheduler's client certificate.
-fn start_static_pod(server: &TestApiServer, env: Vec<(String, String)>) -> Started {
-    let dir = deploy::scratch("static-pod");
-    let (kubeconfig, _) =
-        deploy::credentials(server, &dir, &Identity::Kubeconfig(KubeAuth::ClientCert { user: "system:kube-scheduler".into() }));
-    let kubeconfig = kubeconfig.expect("kubeconfig").display().to_string();
-    let config = dir.join("config.yaml");
-    let rewrites = Rewrites::default()
-        .with("/etc/kubernetes/scheduler.conf", kubeconfig)
-        .with("/etc/edgesched/config.yaml", config.display().to_string());
-    let text = std::fs::read_to_string(manifest("manifests/static-pod/edgesched-config.yaml")).expect("config");
-    std::fs::write(&config, rewrites.apply_text(&text)).expect("write config");
-    let pod = deploy::doc_of_kind(&manifest("manifests/static-pod/edgesched.yaml"), "Pod");
-    let args = rewrites.apply(&deploy::container_args(deploy::first_container(&pod)));
-    deploy::start(args, env, dir)
-}
-
 /// Start the systemd unit of `systemd/`: the unit's `ExecStart` arguments, its config (the
 /// kubeconfig `install.sh` copies to `/etc/edgesched/kubeconfig`: kubeadm's scheduler.conf).
 fn start_systemd(server: &TestApiServer) -> Started {
@@ -284,7 +265,7 @@ fn static_pod_runs_as_kubeadms_scheduler_user_with_the_shipped_rbac() {
     server.apply_file(&manifest("manifests/static-pod/rbac.yaml"));
     let name = scheduler_name(&manifest("manifests/static-pod/edgesched-config.yaml"));
     arrange(&server, &name);
-    let started = start_static_pod(&server, Vec::new());
+    let started = deploy::static_pod(&server, Vec::new());
     exercise(&server, &started.es, &name, "edgesched");
     // PriorityClasses are not granted: one warning, the feature off, scheduling unaffected.
     let logs = started.es.logs();
@@ -315,7 +296,7 @@ fn static_pod_on_a_cluster_with_the_older_lease_rule_needs_the_shipped_role_and_
     let server = server_with(DefaultRoles::LegacyLeaseNameOnly);
     let name = scheduler_name(&manifest("manifests/static-pod/edgesched-config.yaml"));
     arrange(&server, &name);
-    let started = start_static_pod(&server, Vec::new());
+    let started = deploy::static_pod(&server, Vec::new());
     let es = &started.es;
     es.wait_for_log("Leader election is forbidden to access its Lease", T).expect("the denial is logged");
     let logs = es.logs();
@@ -363,7 +344,7 @@ fn optional_permission_granted_later_turns_its_feature_on_without_a_restart() {
     let server = server_with(DefaultRoles::Current);
     server.create(NODES, node("n1").build());
     let env = vec![("EDGESCHED_FORBIDDEN_RETRY".to_string(), "0.5".to_string())];
-    let started = start_static_pod(&server, env);
+    let started = deploy::static_pod(&server, env);
     let es = &started.es;
     wait_ready(es);
     es.wait_for_log("Permission denied; continuing without it", T).expect("warned");
@@ -385,7 +366,7 @@ fn a_required_permission_taken_away_fails_readiness_with_its_name_and_heals_when
     let binding = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/system:kube-scheduler";
     let saved = server.get(binding).expect("kubeadm binds system:kube-scheduler");
     assert!(server.delete(binding));
-    let started = start_static_pod(&server, Vec::new());
+    let started = deploy::static_pod(&server, Vec::new());
     let es = &started.es;
     es.wait_for_log(r#""Permission denied; scheduling waits for it" verb="list" resource="nodes""#, T).expect("logged");
     wait_until(T, "readyz names what is missing", || {
@@ -424,7 +405,7 @@ fn a_refused_binding_is_an_error_in_the_log_and_readyz_until_granted() {
     let full_rules = role["rules"].clone();
     role["rules"] = Value::Array(rules);
     server.update(role_path, role);
-    let started = start_static_pod(&server, Vec::new());
+    let started = deploy::static_pod(&server, Vec::new());
     let es = &started.es;
     wait_ready(es);
     server.create(PODS, pod(NS, "p").scheduler("edgesched").build());

@@ -1,9 +1,13 @@
 //! The few Kubernetes API types edgesched reads and writes, as minimal serde models.
 //!
 //! Only the fields scheduling needs are declared; everything else in the API server's JSON is ignored,
-//! so new upstream fields never break decoding. Collections accept `null` (bookmark events carry
-//! `"containers": null`) and quantities accept JSON numbers as well as strings (hand-written cluster
-//! files for `simulate` often say `cpu: 1`).
+//! so new upstream fields never break decoding. Every type defaults its omitted fields
+//! (`#[serde(default)]`), and decoding goes through [`crate::core::gojson`], which reads `null`
+//! anywhere as the zero value, as client-go's Go decoder does (bookmark events carry
+//! `"containers": null`; other servers write `"spec": null`). Enumerations stay strings, so a
+//! value this version does not know is kept (the model decides what it means). Quantities accept
+//! JSON numbers as well as strings, as `resource.Quantity`'s `UnmarshalJSON` does (hand-written
+//! cluster files for `simulate` often say `cpu: 1`).
 
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
@@ -18,9 +22,12 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
-/// A `resource.Quantity` as it appears on the wire: normally a string, sometimes a bare number in
-/// hand-written YAML. Parsing into integers happens later (`kube::quantity`) so that one bad value
-/// becomes a clear per-pod error instead of a failed decode of the whole list page.
+/// A `resource.Quantity` as it appears on the wire: normally a string, sometimes a bare number
+/// (hand-written YAML, some servers). Decoded as `Quantity.UnmarshalJSON` does
+/// (`k8s.io/apimachinery/pkg/api/resource/quantity.go`): `null` is the zero quantity, a string is
+/// trimmed of surrounding spaces, a number is read as its decimal text. Parsing into integers
+/// happens later (`core::quantity`) so that one bad value becomes a clear per-pod error instead of
+/// a failed decode of the whole object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 #[serde(transparent)]
 pub struct QuantityStr(pub String);
@@ -34,10 +41,13 @@ impl<'de> Deserialize<'de> for QuantityStr {
                 f.write_str("a quantity string or number")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<QuantityStr, E> {
-                Ok(QuantityStr(v.to_string()))
+                Ok(QuantityStr(v.trim().to_string()))
             }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<QuantityStr, E> {
-                Ok(QuantityStr(v))
+            fn visit_unit<E: de::Error>(self) -> Result<QuantityStr, E> {
+                Ok(QuantityStr("0".to_string()))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<QuantityStr, E> {
+                self.visit_unit()
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<QuantityStr, E> {
                 Ok(QuantityStr(v.to_string()))
@@ -58,51 +68,45 @@ pub type ResourceList = BTreeMap<String, QuantityStr>;
 
 /// `metav1.ObjectMeta`, reduced to what scheduling and leader election use.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct ObjectMeta {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub uid: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub resource_version: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub creation_timestamp: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<String>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub owner_references: Vec<OwnerReference>,
 }
 
 /// `metav1.OwnerReference`: lets PodTopologySpread find a pod's controller for system defaults.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct OwnerReference {
-    #[serde(default)]
     pub api_version: String,
-    #[serde(default)]
     pub kind: String,
-    #[serde(default)]
     pub name: String,
-    #[serde(default)]
     pub uid: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub controller: Option<bool>,
 }
 
 /// `metav1.ListMeta`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct ListMeta {
-    #[serde(default, deserialize_with = "null_as_default")]
     pub resource_version: String,
-    #[serde(default, rename = "continue", deserialize_with = "null_as_default")]
+    #[serde(rename = "continue")]
     pub continue_token: String,
-    #[serde(default)]
     pub remaining_item_count: Option<i64>,
 }
 
@@ -112,7 +116,7 @@ pub struct ListMeta {
 pub struct ObjectList<T> {
     #[serde(default)]
     pub metadata: ListMeta,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default)]
     pub items: Vec<T>,
 }
 
@@ -122,334 +126,301 @@ pub struct ObjectList<T> {
 
 /// `v1.Pod`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default)]
 pub struct Pod {
-    #[serde(default)]
     pub metadata: ObjectMeta,
-    #[serde(default)]
     pub spec: PodSpec,
-    #[serde(default)]
     pub status: PodStatus,
 }
 
 /// `v1.PodSpec`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct PodSpec {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub node_name: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub scheduler_name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub priority_class_name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub preemption_policy: Option<String>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub node_selector: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub affinity: Option<Affinity>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tolerations: Vec<Toleration>,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub containers: Vec<Container>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub init_containers: Vec<Container>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub overhead: ResourceList,
     /// Pod-level resources (`PodLevelResources`); only cpu, memory and hugepages-* are honoured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<ResourceRequirements>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scheduling_gates: Vec<PodSchedulingGate>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub volumes: Vec<Volume>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub host_network: bool,
     /// Dynamic resource allocation claims (only their presence matters to edgesched).
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resource_claims: Vec<serde_json::Value>,
 }
 
 /// `v1.PodStatus`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct PodStatus {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub phase: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<PodCondition>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub nominated_node_name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub start_time: Option<String>,
 }
 
 /// `v1.PodCondition`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct PodCondition {
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type")]
     pub type_: String,
-    #[serde(default)]
     pub status: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-    #[serde(default)]
     pub last_probe_time: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<String>,
 }
 
 /// `v1.Container` (also used for init containers).
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Container {
-    #[serde(default, deserialize_with = "null_as_default")]
     pub name: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub image: String,
-    #[serde(default)]
     pub resources: ResourceRequirements,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ports: Vec<ContainerPort>,
     /// `Always` marks a restartable ("sidecar") init container.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
 }
 
 /// `v1.ResourceRequirements`; limits are not used by any default plugin.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct ResourceRequirements {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub requests: ResourceList,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub limits: ResourceList,
 }
 
 /// `v1.ContainerPort`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct ContainerPort {
-    #[serde(default)]
     pub container_port: i32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub host_port: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
-    #[serde(rename = "hostIP", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "hostIP", skip_serializing_if = "Option::is_none")]
     pub host_ip: Option<String>,
 }
 
 /// `v1.Toleration`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Toleration {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub key: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub operator: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub value: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub effect: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub toleration_seconds: Option<i64>,
 }
 
 /// `v1.PodSchedulingGate`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default)]
 pub struct PodSchedulingGate {
-    #[serde(default)]
     pub name: String,
 }
 
 /// `v1.Affinity`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Affinity {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_affinity: Option<NodeAffinity>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_affinity: Option<PodAffinity>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pod_anti_affinity: Option<PodAffinity>,
 }
 
 /// `v1.NodeAffinity`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct NodeAffinity {
-    #[serde(rename = "requiredDuringSchedulingIgnoredDuringExecution", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "requiredDuringSchedulingIgnoredDuringExecution", skip_serializing_if = "Option::is_none")]
     pub required: Option<NodeSelector>,
-    #[serde(
-        rename = "preferredDuringSchedulingIgnoredDuringExecution",
-        default,
-        deserialize_with = "null_as_default",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(rename = "preferredDuringSchedulingIgnoredDuringExecution", skip_serializing_if = "Vec::is_empty")]
     pub preferred: Vec<PreferredSchedulingTerm>,
 }
 
 /// `v1.NodeSelector`: terms are ORed.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct NodeSelector {
-    #[serde(default, deserialize_with = "null_as_default")]
     pub node_selector_terms: Vec<NodeSelectorTerm>,
 }
 
 /// `v1.NodeSelectorTerm`: expressions and fields are ANDed.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct NodeSelectorTerm {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub match_expressions: Vec<NodeSelectorRequirement>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub match_fields: Vec<NodeSelectorRequirement>,
 }
 
 /// `v1.NodeSelectorRequirement`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct NodeSelectorRequirement {
-    #[serde(default)]
     pub key: String,
-    #[serde(default)]
     pub operator: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<String>,
 }
 
 /// `v1.PreferredSchedulingTerm`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct PreferredSchedulingTerm {
-    #[serde(default)]
     pub weight: i32,
-    #[serde(default)]
     pub preference: NodeSelectorTerm,
 }
 
 /// `v1.PodAffinity` / `v1.PodAntiAffinity` (same shape).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct PodAffinity {
-    #[serde(
-        rename = "requiredDuringSchedulingIgnoredDuringExecution",
-        default,
-        deserialize_with = "null_as_default",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(rename = "requiredDuringSchedulingIgnoredDuringExecution", skip_serializing_if = "Vec::is_empty")]
     pub required: Vec<PodAffinityTerm>,
-    #[serde(
-        rename = "preferredDuringSchedulingIgnoredDuringExecution",
-        default,
-        deserialize_with = "null_as_default",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(rename = "preferredDuringSchedulingIgnoredDuringExecution", skip_serializing_if = "Vec::is_empty")]
     pub preferred: Vec<WeightedPodAffinityTerm>,
 }
 
 /// `v1.PodAffinityTerm`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct PodAffinityTerm {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<LabelSelector>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub namespaces: Vec<String>,
-    #[serde(default)]
     pub topology_key: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace_selector: Option<LabelSelector>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub match_label_keys: Vec<String>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mismatch_label_keys: Vec<String>,
 }
 
 /// `v1.WeightedPodAffinityTerm`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct WeightedPodAffinityTerm {
-    #[serde(default)]
     pub weight: i32,
-    #[serde(default)]
     pub pod_affinity_term: PodAffinityTerm,
 }
 
 /// `metav1.LabelSelector`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct LabelSelector {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub match_labels: BTreeMap<String, String>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub match_expressions: Vec<LabelSelectorRequirement>,
 }
 
 /// `metav1.LabelSelectorRequirement` (operators In, NotIn, Exists, DoesNotExist).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct LabelSelectorRequirement {
-    #[serde(default)]
     pub key: String,
-    #[serde(default)]
     pub operator: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<String>,
 }
 
 /// `v1.TopologySpreadConstraint`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct TopologySpreadConstraint {
-    #[serde(default)]
     pub max_skew: i32,
-    #[serde(default)]
     pub topology_key: String,
-    #[serde(default)]
     pub when_unsatisfiable: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<LabelSelector>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub min_domains: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_affinity_policy: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_taints_policy: Option<String>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub match_label_keys: Vec<String>,
 }
 
 /// `v1.Volume`, reduced to the sources the volume plugins inspect.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Volume {
-    #[serde(default)]
     pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub persistent_volume_claim: Option<PvcSource>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ephemeral: Option<serde_json::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub gce_persistent_disk: Option<GcePersistentDiskSource>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub aws_elastic_block_store: Option<AwsElasticBlockStoreSource>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rbd: Option<RbdSource>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub iscsi: Option<IscsiSource>,
 }
 
 /// `v1.PersistentVolumeClaimVolumeSource`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct PvcSource {
-    #[serde(default)]
     pub claim_name: String,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub read_only: bool,
 }
 
@@ -459,56 +430,50 @@ pub struct PvcSource {
 
 /// `v1.Node`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default)]
 pub struct Node {
-    #[serde(default)]
     pub metadata: ObjectMeta,
-    #[serde(default)]
     pub spec: NodeSpec,
-    #[serde(default)]
     pub status: NodeStatus,
 }
 
 /// `v1.NodeSpec`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct NodeSpec {
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unschedulable: bool,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub taints: Vec<Taint>,
 }
 
 /// `v1.Taint`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Taint {
-    #[serde(default)]
     pub key: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub value: String,
-    #[serde(default)]
     pub effect: String,
 }
 
 /// `v1.NodeStatus`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct NodeStatus {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub capacity: ResourceList,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub allocatable: ResourceList,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<ContainerImage>,
 }
 
 /// `v1.ContainerImage`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct ContainerImage {
-    #[serde(default, deserialize_with = "null_as_default")]
     pub names: Vec<String>,
-    #[serde(default)]
     pub size_bytes: i64,
 }
 
@@ -519,15 +484,12 @@ pub struct ContainerImage {
 /// `scheduling.k8s.io/v1` PriorityClass: resolves `priorityClassName` for pods created before the
 /// Priority admission plugin ran (or on clusters without it).
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct PriorityClass {
-    #[serde(default)]
     pub metadata: ObjectMeta,
-    #[serde(default)]
     pub value: i32,
-    #[serde(default)]
     pub global_default: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub preemption_policy: Option<String>,
 }
 
@@ -546,20 +508,20 @@ pub struct Binding {
 }
 
 /// `v1.ObjectReference`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[serde(default, rename_all = "camelCase")]
 pub struct ObjectReference {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub kind: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub api_version: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub uid: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub resource_version: String,
 }
 
@@ -567,81 +529,75 @@ pub struct ObjectReference {
 /// lenient: list items carry no kind/apiVersion, and events converted from core/v1 may lack the
 /// newer fields or hold nulls.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Event {
-    #[serde(default)]
     pub kind: String,
-    #[serde(default)]
     pub api_version: String,
-    #[serde(default)]
     pub metadata: ObjectMeta,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub event_time: String,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub reporting_controller: String,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub reporting_instance: String,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub action: String,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub reason: String,
-    #[serde(default)]
     pub regarding: ObjectReference,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub related: Option<ObjectReference>,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub note: String,
-    #[serde(rename = "type", default, deserialize_with = "null_as_default")]
+    #[serde(rename = "type")]
     pub type_: String,
+    /// Set once an isomorphic event repeats (client-go tools/events: the second occurrence turns
+    /// the event into a series).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<EventSeries>,
+}
+
+/// `events.k8s.io/v1` EventSeries.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct EventSeries {
+    pub count: i32,
+    /// MicroTime (RFC 3339 with 6 fractional digits).
+    pub last_observed_time: String,
 }
 
 /// `metav1.Status`: the body of every API error (and of some successes).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Status {
-    #[serde(default, deserialize_with = "null_as_default")]
     pub status: String,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub message: String,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub reason: String,
-    #[serde(default)]
     pub details: Option<StatusDetails>,
-    #[serde(default)]
     pub code: u16,
 }
 
 /// `metav1.StatusDetails`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct StatusDetails {
-    #[serde(default, deserialize_with = "null_as_default")]
     pub name: String,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub group: String,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub kind: String,
-    #[serde(default)]
     pub retry_after_seconds: Option<i64>,
 }
 
 /// `metav1.DeleteOptions`, sent with DELETE so a delete only removes the object we looked at.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct DeleteOptions {
     pub kind: String,
     pub api_version: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub preconditions: Option<Preconditions>,
 }
 
 /// `metav1.Preconditions`: the server refuses the delete (409) when the object's UID differs.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Preconditions {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
 }
 
@@ -651,30 +607,28 @@ pub struct Preconditions {
 
 /// `coordination.k8s.io/v1` Lease.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Lease {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub kind: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub api_version: String,
-    #[serde(default)]
     pub metadata: LeaseMeta,
-    #[serde(default)]
     pub spec: LeaseSpec,
 }
 
 /// Lease metadata: identity plus annotations (edgesched records the scheduler names it serves
 /// there, so `status` and unserved-name detection can tell which names a lease stands for).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct LeaseMeta {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub resource_version: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
     /// The rest of `metadata` (labels, uid, ownerReferences, ...), sent back unchanged on update:
     /// like client-go's LeaseLock, leader election rewrites only `spec` (and our annotation).
@@ -684,17 +638,17 @@ pub struct LeaseMeta {
 
 /// `coordination.k8s.io/v1` LeaseSpec. Times are MicroTime strings (RFC 3339, 6 fractional digits).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct LeaseSpec {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub holder_identity: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lease_duration_seconds: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub acquire_time: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub renew_time: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lease_transitions: Option<i32>,
 }
 
@@ -716,99 +670,121 @@ pub trait Object {
     }
 }
 
+impl Object for Event {
+    fn name(&self) -> &str {
+        &self.metadata.name
+    }
+    fn namespace(&self) -> &str {
+        &self.metadata.namespace
+    }
+    fn resource_version(&self) -> &str {
+        &self.metadata.resource_version
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::gojson;
 
     #[test]
     fn bookmark_pod_with_null_containers_decodes() {
         // Shape of a real BOOKMARK object (watch/watch-event-bookmark-initial-events-end-kind-v1.36.json).
         let raw = r#"{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"554","creationTimestamp":null,
             "annotations":{"k8s.io/initial-events-end":"true"}},"spec":{"containers":null},"status":{}}"#;
-        let pod: Pod = serde_json::from_str(raw).expect("decodes");
+        let pod: Pod = gojson::from_str(raw).expect("decodes");
         assert_eq!(pod.metadata.resource_version, "554");
         assert!(pod.spec.containers.is_empty());
     }
 
     #[test]
-    fn quantities_accept_numbers_and_strings() {
-        let raw = r#"{"requests":{"cpu":1,"memory":"128Mi","nvidia.com/gpu":0.5}}"#;
-        let r: ResourceRequirements = serde_json::from_str(raw).expect("decodes");
-        assert_eq!(r.requests["cpu"].0, "1");
-        assert_eq!(r.requests["memory"].0, "128Mi");
-        assert_eq!(r.requests["nvidia.com/gpu"].0, "0.5");
+    fn quantities_decode_as_unmarshal_json_does() {
+        // quantity_test.go TestJSON / TestQuantityUnmarshalJSON cases: numbers, quoted strings with
+        // spaces, null (the zero quantity).
+        let raw = r#"{"requests":{"cpu":1,"memory":"128Mi","nvidia.com/gpu":0.5,"big":1e3,"spaced":" 100m ","none":null}}"#;
+        let r: ResourceRequirements = gojson::from_str(raw).expect("decodes");
+        let got = |k: &str| r.requests[k].0.as_str();
+        assert_eq!(
+            [got("cpu"), got("memory"), got("nvidia.com/gpu"), got("big"), got("spaced"), got("none")],
+            ["1", "128Mi", "0.5", "1000", "100m", "0"]
+        );
+    }
+
+    #[test]
+    fn null_specs_and_unknown_enum_strings_decode() {
+        let raw = r#"{"metadata":{"name":"n1","labels":null},"spec":null,"status":{"capacity":null,
+            "allocatable":{"cpu":"2"},"images":[null,{"names":null,"sizeBytes":null}]}}"#;
+        let node: Node = gojson::from_str(raw).expect("decodes");
+        assert_eq!(node.metadata.name, "n1");
+        assert!(node.spec.taints.is_empty() && !node.spec.unschedulable);
+        assert_eq!(node.status.images.len(), 2);
+        let raw = r#"{"spec":{"tolerations":[{"key":"k","operator":"Sometimes","effect":"NoLunch"}],
+            "topologySpreadConstraints":[{"whenUnsatisfiable":"Maybe","maxSkew":null}]}}"#;
+        let pod: Pod = gojson::from_str(raw).expect("decodes");
+        assert_eq!(pod.spec.tolerations[0].operator, "Sometimes");
+        assert_eq!(pod.spec.topology_spread_constraints[0].when_unsatisfiable, "Maybe");
     }
 }
 
 /// core/v1 Event: used for leader-election events (as upstream's legacy recorder) and as the
 /// fallback when the events.k8s.io API is not served.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct CoreEvent {
-    #[serde(default)]
     pub kind: String,
-    #[serde(default)]
     pub api_version: String,
-    #[serde(default)]
     pub metadata: ObjectMeta,
-    #[serde(default)]
     pub involved_object: ObjectReference,
-    #[serde(default)]
     pub reason: String,
-    #[serde(default)]
     pub message: String,
-    #[serde(default)]
     pub source: EventSource,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_timestamp: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_timestamp: Option<String>,
-    #[serde(default)]
     pub count: i32,
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type")]
     pub type_: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub reporting_component: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub reporting_instance: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub action: String,
 }
 
 /// core/v1 EventSource.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct EventSource {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub component: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub host: String,
 }
 
 /// `policy/v1` PodDisruptionBudget (what preemption reads).
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default)]
 pub struct PodDisruptionBudget {
-    #[serde(default)]
     pub metadata: ObjectMeta,
-    #[serde(default)]
     pub spec: PdbSpec,
-    #[serde(default)]
     pub status: PdbStatus,
 }
 
 /// `policy/v1` PodDisruptionBudgetSpec (selector only).
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default)]
 pub struct PdbSpec {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub selector: Option<LabelSelector>,
 }
 
 /// `policy/v1` PodDisruptionBudgetStatus.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct PdbStatus {
-    #[serde(default)]
     pub disruptions_allowed: i32,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub disrupted_pods: BTreeMap<String, String>,
 }
 
@@ -818,241 +794,228 @@ pub struct PdbStatus {
 
 /// `v1.GCEPersistentDiskVolumeSource`: only the identity VolumeRestrictions compares.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct GcePersistentDiskSource {
-    #[serde(default, rename = "pdName")]
+    #[serde(rename = "pdName")]
     pub pd_name: String,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub read_only: bool,
 }
 
 /// `v1.AWSElasticBlockStoreVolumeSource`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct AwsElasticBlockStoreSource {
-    #[serde(default, rename = "volumeID")]
+    #[serde(rename = "volumeID")]
     pub volume_id: String,
 }
 
 /// `v1.RBDVolumeSource`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct RbdSource {
-    #[serde(default, deserialize_with = "null_as_default")]
     pub monitors: Vec<String>,
-    #[serde(default)]
     pub image: String,
-    #[serde(default)]
     pub pool: String,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub read_only: bool,
 }
 
 /// `v1.ISCSIVolumeSource`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct IscsiSource {
-    #[serde(default)]
     pub iqn: String,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub read_only: bool,
 }
 
 /// Object metadata of storage objects: unlike pods they carry annotations the binder reads
 /// (`volume.kubernetes.io/selected-node`, `pv.kubernetes.io/bind-completed`).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct StorageObjectMeta {
-    #[serde(default, deserialize_with = "null_as_default")]
     pub name: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub uid: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub resource_version: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<String>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub owner_references: Vec<OwnerReference>,
 }
 
 /// `v1.PersistentVolumeClaim`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct PersistentVolumeClaim {
-    #[serde(default)]
     pub metadata: StorageObjectMeta,
-    #[serde(default)]
     pub spec: PersistentVolumeClaimSpec,
-    #[serde(default)]
     pub status: PersistentVolumeClaimStatus,
 }
 
 /// `v1.PersistentVolumeClaimSpec`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct PersistentVolumeClaimSpec {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub access_modes: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub selector: Option<LabelSelector>,
-    #[serde(default)]
     pub resources: VolumeResourceRequirements,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub volume_name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub storage_class_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub volume_mode: Option<String>,
 }
 
 /// `v1.VolumeResourceRequirements`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct VolumeResourceRequirements {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub requests: ResourceList,
 }
 
 /// `v1.PersistentVolumeClaimStatus`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct PersistentVolumeClaimStatus {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub phase: String,
 }
 
 /// `v1.PersistentVolume`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct PersistentVolume {
-    #[serde(default)]
     pub metadata: StorageObjectMeta,
-    #[serde(default)]
     pub spec: PersistentVolumeSpec,
-    #[serde(default)]
     pub status: PersistentVolumeStatus,
 }
 
 /// `v1.PersistentVolumeSpec`, with the CSI source as the only volume source kept.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct PersistentVolumeSpec {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub capacity: ResourceList,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub access_modes: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub claim_ref: Option<ClaimReference>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub storage_class_name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_affinity: Option<VolumeNodeAffinity>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub csi: Option<CsiPersistentVolumeSource>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub volume_mode: Option<String>,
 }
 
 /// `spec.claimRef` of a PV (a `v1.ObjectReference`; only the claim's identity matters).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct ClaimReference {
-    #[serde(default, deserialize_with = "null_as_default")]
     pub namespace: String,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub name: String,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub uid: String,
 }
 
 /// `v1.VolumeNodeAffinity`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct VolumeNodeAffinity {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub required: Option<NodeSelector>,
 }
 
 /// `v1.CSIPersistentVolumeSource`: driver and handle identify the volume for attach limits.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct CsiPersistentVolumeSource {
-    #[serde(default)]
     pub driver: String,
-    #[serde(default)]
     pub volume_handle: String,
 }
 
 /// `v1.PersistentVolumeStatus`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct PersistentVolumeStatus {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub phase: String,
 }
 
 /// `storage.k8s.io/v1` `StorageClass` (its fields sit at the top level, not under `spec`).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct StorageClass {
-    #[serde(default)]
     pub metadata: StorageObjectMeta,
-    #[serde(default)]
     pub provisioner: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub volume_binding_mode: Option<String>,
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub allowed_topologies: Vec<TopologySelectorTerm>,
 }
 
 /// `v1.TopologySelectorTerm`: requirements are ANDed, terms ORed.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct TopologySelectorTerm {
-    #[serde(default, deserialize_with = "null_as_default", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub match_label_expressions: Vec<TopologySelectorLabelRequirement>,
 }
 
 /// `v1.TopologySelectorLabelRequirement`: the label must have one of the values.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct TopologySelectorLabelRequirement {
-    #[serde(default)]
     pub key: String,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub values: Vec<String>,
 }
 
 /// `storage.k8s.io/v1` `CSINode`: per-node attach limits of CSI drivers.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct CsiNode {
-    #[serde(default)]
     pub metadata: StorageObjectMeta,
-    #[serde(default)]
     pub spec: CsiNodeSpec,
 }
 
 /// `v1.CSINodeSpec`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct CsiNodeSpec {
-    #[serde(default, deserialize_with = "null_as_default")]
     pub drivers: Vec<CsiNodeDriver>,
 }
 
 /// `v1.CSINodeDriver`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct CsiNodeDriver {
-    #[serde(default)]
     pub name: String,
-    #[serde(default, rename = "nodeID", skip_serializing_if = "String::is_empty")]
+    #[serde(rename = "nodeID", skip_serializing_if = "String::is_empty")]
     pub node_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub allocatable: Option<VolumeNodeResources>,
 }
 
 /// `v1.VolumeNodeResources`: `count` absent means unlimited.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct VolumeNodeResources {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<i64>,
 }
 
@@ -1063,58 +1026,56 @@ pub struct VolumeNodeResources {
 
 /// `v1.Namespace` (metadata only: its labels feed `namespaceSelector`).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct Namespace {
-    #[serde(default)]
     pub metadata: ObjectMeta,
 }
 
 /// A spec holding a plain equality selector (`v1.ServiceSpec`, `v1.ReplicationControllerSpec`).
 /// `None` (absent or null) selects nothing; an empty map selects every pod.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct MapSelectorSpec {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub selector: Option<BTreeMap<String, String>>,
 }
 
 /// A spec holding a `metav1.LabelSelector` (`apps/v1` ReplicaSet and StatefulSet).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct LabelSelectorSpec {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub selector: Option<LabelSelector>,
 }
 
 /// `v1.Service` (selector only).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct Service {
-    #[serde(default)]
     pub metadata: ObjectMeta,
-    #[serde(default)]
     pub spec: MapSelectorSpec,
 }
 
 /// `v1.ReplicationController` (selector only).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct ReplicationController {
-    #[serde(default)]
     pub metadata: ObjectMeta,
-    #[serde(default)]
     pub spec: MapSelectorSpec,
 }
 
 /// `apps/v1` ReplicaSet (selector only).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct ReplicaSet {
-    #[serde(default)]
     pub metadata: ObjectMeta,
-    #[serde(default)]
     pub spec: LabelSelectorSpec,
 }
 
 /// `apps/v1` StatefulSet (selector only).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct StatefulSet {
-    #[serde(default)]
     pub metadata: ObjectMeta,
-    #[serde(default)]
     pub spec: LabelSelectorSpec,
 }

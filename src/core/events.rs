@@ -1,8 +1,13 @@
 //! Scheduler events as users read them (`kubectl get events`), with client-go's event-series
-//! de-duplication (k8s.io/client-go/tools/events/event_broadcaster.go): the first occurrence is
-//! created, the second turns it into a series (PATCH `series.count=2`), later ones only bump the
-//! count, refreshed on a 30-minute heartbeat; a series idle for 6 minutes is finished, so the next
-//! occurrence starts a new event. Isomorphic events share (action, reason, controller, regarding).
+//! de-duplication (`staging/src/k8s.io/client-go/tools/events/event_broadcaster.go`,
+//! kubernetes/kubernetes at 015189e7cb3606ff399b4a96f12d7d37c62753aa: `recordToSink`,
+//! `refreshExistingEventSeries`, `finishSeries`, `getKey`): the first occurrence is created, the
+//! second turns it into a series (PATCH `series.count=2`), later ones only bump the count,
+//! refreshed on a 30-minute heartbeat (`refreshTime`); a series idle for 6 minutes (`finishTime`)
+//! is written one last time and finished, so the next occurrence starts a new event. Isomorphic
+//! events share `getKey`'s fields: type, action, reason, reporting controller and instance (one
+//! instance per process here), and the whole `regarding` reference — resourceVersion included,
+//! so a pod that changed starts a new event.
 //!
 //! Pure: callers pass `now` and perform the returned [`EventWrite`]s.
 
@@ -52,26 +57,48 @@ pub struct EventRecord {
 pub enum EventWrite {
     /// POST a new events.k8s.io/v1 Event into the regarding object's namespace.
     Create(Box<api::Event>),
-    /// PATCH the series of an existing event (`name`, `namespace`, count, lastObservedTime).
-    PatchSeries { namespace: String, name: String, count: u32, last_observed: String },
+    /// PATCH the `series` of an event created before (the event carries it). Upstream's
+    /// `recordEvent` creates the event anew when the patch finds it gone.
+    PatchSeries(Box<api::Event>),
+}
+
+impl EventWrite {
+    /// The event written.
+    pub fn event(&self) -> &api::Event {
+        match self {
+            EventWrite::Create(e) | EventWrite::PatchSeries(e) => e,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Key {
+    type_: EventType,
     action: String,
     reason: String,
     controller: String,
-    regarding: (String, String, String, String),
+    regarding: api::ObjectReference,
 }
 
 #[derive(Debug)]
 struct Cached {
-    namespace: String,
-    name: String,
+    /// The event as created (its series is filled in when written again).
+    event: api::Event,
     count: u32,
     last_observed: Instant,
     last_observed_wall: SystemTime,
     last_patch: Instant,
+}
+
+impl Cached {
+    fn series_write(&self) -> EventWrite {
+        let mut event = self.event.clone();
+        event.series = Some(api::EventSeries {
+            count: i32::try_from(self.count).unwrap_or(i32::MAX),
+            last_observed_time: timefmt::format_micro(self.last_observed_wall),
+        });
+        EventWrite::PatchSeries(Box::new(event))
+    }
 }
 
 /// Event-series bookkeeping plus the `reportingInstance` (`<controller>-<hostname>`).
@@ -89,15 +116,11 @@ impl EventSeries {
     /// Record one occurrence; returns the API write to perform now, if any.
     pub fn record(&mut self, ev: &EventRecord, now: Instant, wall: SystemTime) -> Option<EventWrite> {
         let key = Key {
+            type_: ev.type_,
             action: ev.action.clone(),
             reason: ev.reason.clone(),
             controller: ev.reporting_controller.clone(),
-            regarding: (
-                ev.regarding.namespace.clone(),
-                ev.regarding.name.clone(),
-                ev.regarding.uid.clone(),
-                ev.regarding.kind.clone(),
-            ),
+            regarding: ev.regarding.clone(),
         };
         if let Some(c) = self.cache.get_mut(&key) {
             if now.saturating_duration_since(c.last_observed) <= SERIES_FINISH_AFTER {
@@ -106,28 +129,14 @@ impl EventSeries {
                 c.last_observed_wall = wall;
                 if c.count == 2 {
                     c.last_patch = now;
-                    return Some(EventWrite::PatchSeries {
-                        namespace: c.namespace.clone(),
-                        name: c.name.clone(),
-                        count: 2,
-                        last_observed: timefmt::format_micro(wall),
-                    });
+                    return Some(c.series_write());
                 }
                 return None;
             }
         }
         let event = self.build(ev, wall);
-        self.cache.insert(
-            key,
-            Cached {
-                namespace: event.metadata.namespace.clone(),
-                name: event.metadata.name.clone(),
-                count: 1,
-                last_observed: now,
-                last_observed_wall: wall,
-                last_patch: now,
-            },
-        );
+        let cached = Cached { event: event.clone(), count: 1, last_observed: now, last_observed_wall: wall, last_patch: now };
+        self.cache.insert(key, cached);
         Some(EventWrite::Create(Box::new(event)))
     }
 
@@ -137,23 +146,13 @@ impl EventSeries {
         self.cache.retain(|_, c| {
             if now.saturating_duration_since(c.last_observed) > SERIES_FINISH_AFTER {
                 if c.count > 2 && c.last_patch < c.last_observed {
-                    writes.push(EventWrite::PatchSeries {
-                        namespace: c.namespace.clone(),
-                        name: c.name.clone(),
-                        count: c.count,
-                        last_observed: timefmt::format_micro(c.last_observed_wall),
-                    });
+                    writes.push(c.series_write());
                 }
                 return false;
             }
             if c.count > 2 && now.saturating_duration_since(c.last_patch) >= SERIES_REFRESH_EVERY {
                 c.last_patch = now;
-                writes.push(EventWrite::PatchSeries {
-                    namespace: c.namespace.clone(),
-                    name: c.name.clone(),
-                    count: c.count,
-                    last_observed: timefmt::format_micro(c.last_observed_wall),
-                });
+                writes.push(c.series_write());
             }
             true
         });
@@ -189,6 +188,7 @@ impl EventSeries {
             related: None,
             note: ev.note.clone(),
             type_: ev.type_.as_str().into(),
+            series: None,
         }
     }
 }
@@ -297,16 +297,35 @@ mod tests {
         let mut s = EventSeries::new("h");
         let t0 = Instant::now();
         let wall = SystemTime::now();
-        assert!(matches!(s.record(&failed("a"), t0, wall), Some(EventWrite::Create(_))));
-        assert!(matches!(
-            s.record(&failed("b"), t0 + Duration::from_secs(1), wall),
-            Some(EventWrite::PatchSeries { count: 2, .. })
-        ));
+        let series_count = |w: Option<EventWrite>| match w {
+            Some(EventWrite::PatchSeries(e)) => e.series.map(|s| s.count),
+            _ => None,
+        };
+        let Some(EventWrite::Create(first)) = s.record(&failed("a"), t0, wall) else { panic!("expected create") };
+        let second = s.record(&failed("b"), t0 + Duration::from_secs(1), wall);
+        assert_eq!(second.as_ref().map(|w| w.event().metadata.name.clone()), Some(first.metadata.name.clone()));
+        assert_eq!(series_count(second), Some(2));
         assert!(s.record(&failed("c"), t0 + Duration::from_secs(2), wall).is_none());
         assert!(s.tick(t0 + Duration::from_secs(60)).is_empty());
         let writes = s.tick(t0 + Duration::from_secs(2) + SERIES_FINISH_AFTER + Duration::from_secs(1));
-        assert!(matches!(writes.as_slice(), [EventWrite::PatchSeries { count: 3, .. }]));
+        assert_eq!(writes.len(), 1);
+        assert_eq!(series_count(writes.into_iter().next()), Some(3));
         assert!(s.is_empty());
         assert!(matches!(s.record(&failed("d"), t0 + Duration::from_secs(900), wall), Some(EventWrite::Create(_))));
+    }
+
+    #[test]
+    fn isomorphic_means_the_whole_regarding_reference_and_type() {
+        // event_broadcaster.go getKey: regarding (resourceVersion included) and type are keys.
+        let mut s = EventSeries::new("h");
+        let (t0, wall) = (Instant::now(), SystemTime::now());
+        assert!(matches!(s.record(&failed("a"), t0, wall), Some(EventWrite::Create(_))));
+        let mut changed_pod = failed("a");
+        changed_pod.regarding.resource_version = "8".into();
+        assert!(matches!(s.record(&changed_pod, t0, wall), Some(EventWrite::Create(_))));
+        let mut normal = failed("a");
+        normal.type_ = EventType::Normal;
+        assert!(matches!(s.record(&normal, t0, wall), Some(EventWrite::Create(_))));
+        assert_eq!(s.len(), 3);
     }
 }

@@ -146,7 +146,13 @@ impl Metrics {
             &["verb", "code"],
             vec![],
         );
-        m.declare(EVENTS_DROPPED, "Events not recorded because the recorder queue was full.", Kind::Counter, &[], vec![]);
+        m.declare(
+            EVENTS_DROPPED,
+            "Events not recorded: the recorder queue was full, a write failed for good, or the shutdown flush ran out of time.",
+            Kind::Counter,
+            &[],
+            vec![],
+        );
         m.declare(
             UNSERVED,
             "Pending pods whose spec.schedulerName is served by no known scheduler.",

@@ -9,6 +9,7 @@ pub mod config;
 pub mod events;
 pub mod framework;
 pub mod fxhash;
+pub mod gojson;
 pub mod intern;
 pub mod labelsel;
 pub mod lease;

@@ -100,8 +100,10 @@ pub fn parse_cluster(text: &str, name: &str) -> Result<Cluster, SimError> {
     Ok(cluster)
 }
 
+/// Objects of cluster files are read as the API server's are: with Go's rules.
 fn decode<T: serde::de::DeserializeOwned>(value: serde_json::Value, at: &str) -> Result<T, SimError> {
-    serde_path_to_error::deserialize(value).map_err(|e| SimError(format!("{at}: {}: {}", e.path(), e.inner())))
+    serde_path_to_error::deserialize(crate::core::gojson::Go(value))
+        .map_err(|e| SimError(format!("{at}: {}: {}", e.path(), e.inner())))
 }
 
 fn add_object(c: &mut Cluster, kind: &str, value: serde_json::Value, at: &str) -> Result<(), SimError> {

@@ -35,6 +35,35 @@ pub enum Change<T> {
     /// The kind cannot be read (RBAC forbids it): an optional kind's feature is off and its
     /// objects are forgotten until a later list succeeds.
     Unavailable,
+    /// A listed object that cannot be decoded: skipped, with what could be read of it.
+    Undecodable(Box<Undecodable>),
+}
+
+/// An object of a list page that does not decode as its kind's type (a wrong JSON type where Go
+/// would refuse it too). client-go fails the whole list over such an object; edgesched skips it,
+/// names it in a warning and, for a pending pod of its own, says why in a FailedScheduling event.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Undecodable {
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub resource_version: String,
+    /// `spec.schedulerName` and `spec.nodeName`, when readable (they tell whose pod it is).
+    pub scheduler_name: String,
+    pub node_name: String,
+    /// The decoder's complaint.
+    pub error: String,
+}
+
+impl Undecodable {
+    /// `namespace/name`, or `name` for cluster-scoped objects (as [`Object::key`]).
+    pub fn key(&self) -> String {
+        if self.namespace.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}/{}", self.namespace, self.name)
+        }
+    }
 }
 
 impl<T> Change<T> {
@@ -48,6 +77,7 @@ impl<T> Change<T> {
             Change::Modified(o) => Change::Modified(f(o)),
             Change::Deleted(o) => Change::Deleted(f(o)),
             Change::Unavailable => Change::Unavailable,
+            Change::Undecodable(u) => Change::Undecodable(u),
         }
     }
 

@@ -8,6 +8,7 @@
 
 use crate::core::api::{self, Lease};
 use crate::core::config::{self, ConfigError, Overrides, SchedulerConfig};
+use crate::core::logging::Line;
 use crate::core::served_names::{schedulers_from_leases, Schedulers, Served};
 use crate::core::simulate::{self, Cluster, Decision, SimError};
 use crate::shell::cli::OutputFormat;
@@ -119,8 +120,8 @@ fn fail(e: &DiagnoseError) -> i32 {
     e.exit_code()
 }
 
-/// List every page of a collection.
-pub fn list_all<T: serde::de::DeserializeOwned>(
+/// List every page of a collection (objects that do not decode are skipped with a warning).
+pub fn list_all<T: serde::de::DeserializeOwned + crate::core::api::Object>(
     client: &Client,
     path: &str,
     field_selector: Option<&str>,
@@ -134,9 +135,14 @@ pub fn list_all<T: serde::de::DeserializeOwned>(
             field_selector: field_selector.map(str::to_string),
             ..Default::default()
         };
-        let page: api::ObjectList<T> =
-            client.list(path, &params).map_err(|source| DiagnoseError::Api { what: path.to_string(), source })?;
+        let page = client.list::<T>(path, &params).map_err(|source| DiagnoseError::Api { what: path.to_string(), source })?;
         out.extend(page.items);
+        for u in page.undecodable {
+            log::warn!(
+                "{}",
+                Line::new("Skipping an object that cannot be decoded").s("path", path).s("object", u.key()).s("err", u.error)
+            );
+        }
         if page.metadata.continue_token.is_empty() {
             return Ok(out);
         }

@@ -1,147 +1,590 @@
-//! The event recorder thread: applies event-series de-duplication ([`crate::core::events`]) and writes
-//! events to the API server without ever blocking the scheduler. When its queue is full, events
-//! are dropped and counted (`edgesched_events_dropped_total`), as client-go's broadcaster does.
-//! Writes go to `events.k8s.io/v1`; if that API is not served, the recorder falls back to core/v1.
+//! The event recorder: kube-scheduler's event path on its own thread, with its own API client.
+//!
+//! Upstream (`cmd/kube-scheduler/app/options/options.go`, kubernetes/kubernetes at
+//! 008b3652959ca58af8be3fb5b6ecfe9ae7638282, `createClients`) builds `eventClient` as a second
+//! clientset from the same `clientConnection` configuration, so events get their own rate limiter
+//! with the same qps and burst and never compete with bindings for one budget; the caller passes
+//! such a client here. What is recorded goes through client-go's series de-duplication
+//! ([`crate::core::events`]) and is written as `recordEvent` does
+//! (`staging/src/k8s.io/client-go/tools/events/event_broadcaster.go`, at
+//! 015189e7cb3606ff399b4a96f12d7d37c62753aa): a series patch that finds its event gone creates it
+//! anew; a write that fails without an answer from the server is retried every ~10 s (jittered by
+//! up to 25 %) up to 12 tries; an answer refusing the event is final ("will not retry!").
+//!
+//! The scheduler never blocks on it: the queue holds 1000 records (client-go's broadcaster
+//! queue, `maxQueuedEvents`); when it is full, events are dropped and counted
+//! (`edgesched_events_dropped_total`). Writes go to `events.k8s.io/v1`; if that API is not
+//! served, the recorder falls back to core/v1. On graceful shutdown [`Recorder::flush`] writes
+//! what is still queued within a time budget, then the recorder stops (upstream loses queued
+//! events at exit).
 
 use crate::core::api;
 use crate::core::events::{EventRecord, EventSeries, EventWrite};
 use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Metrics};
+use crate::core::rng::Rng;
+use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::client::{Client, PatchType};
 use crate::shell::permissions::{plain, Denials};
-use log::{debug, warn};
-use std::sync::mpsc::{sync_channel, RecvTimeoutError, SyncSender, TrySendError};
-use std::sync::Arc;
+use log::{debug, error, info, warn};
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-/// Capacity of the recorder queue (client-go's broadcaster keeps 1000 per sink).
+/// Capacity of the recorder queue (client-go's broadcaster keeps 1000).
 const QUEUE: usize = 1000;
+/// Tries per write (`maxTriesPerEvent`).
+const MAX_TRIES: u32 = 12;
+/// Pause between tries (`defaultSleepDuration`, jittered by up to 25 %).
+const RETRY_SLEEP: Duration = Duration::from_secs(10);
+/// How often idle series are finished and long ones refreshed.
+const TICK: Duration = Duration::from_secs(30);
+/// How long a graceful shutdown writes queued events when [`FLUSH_BUDGET_ENV`] does not say.
+pub const DEFAULT_FLUSH_BUDGET: Duration = Duration::from_secs(5);
+/// Environment variable overriding the shutdown flush budget, in seconds.
+pub const FLUSH_BUDGET_ENV: &str = "EDGESCHED_EVENT_FLUSH_TIMEOUT";
+
+enum Msg {
+    /// Boxed: the channel allocates every slot up front, small slots keep it cheap when idle.
+    Record(Box<EventRecord>),
+    /// Look at the flush request now.
+    Wake,
+}
+
+/// Write what is queued until `deadline`, then say how many were left.
+struct FlushRequest {
+    deadline: Instant,
+    done: SyncSender<usize>,
+}
 
 /// Handle for recording events from any thread.
 #[derive(Clone)]
 pub struct Recorder {
-    tx: Option<SyncSender<EventRecord>>,
+    tx: Option<SyncSender<Msg>>,
+    queued: Arc<AtomicUsize>,
+    flush: Arc<Mutex<Option<FlushRequest>>>,
     metrics: Metrics,
 }
 
 impl Recorder {
     /// A recorder that discards everything (for tools that must not write).
     pub fn discard(metrics: Metrics) -> Recorder {
-        Recorder { tx: None, metrics }
+        Recorder { tx: None, queued: Arc::default(), flush: Arc::default(), metrics }
     }
 
     /// Queue an event; never blocks.
     pub fn record(&self, ev: EventRecord) {
         let Some(tx) = &self.tx else { return };
-        match tx.try_send(ev) {
+        self.queued.fetch_add(1, Ordering::SeqCst);
+        match tx.try_send(Msg::Record(Box::new(ev))) {
             Ok(()) => {}
-            Err(TrySendError::Full(ev)) => {
+            Err(TrySendError::Full(Msg::Record(ev))) => {
+                self.queued.fetch_sub(1, Ordering::SeqCst);
                 self.metrics.inc(m::EVENTS_DROPPED, &[], 1.0);
                 debug!("{}", Line::new("Event queue full, dropping event").s("reason", ev.reason).s("object", ev.regarding.name));
             }
-            Err(TrySendError::Disconnected(_)) => {}
+            Err(_) => {
+                self.queued.fetch_sub(1, Ordering::SeqCst);
+            }
         }
+    }
+
+    /// Events queued and not yet taken by the recorder.
+    pub fn queued(&self) -> usize {
+        self.queued.load(Ordering::SeqCst)
+    }
+
+    /// Graceful shutdown: write what is queued (and what waits for a retry) for at most `budget`,
+    /// then stop recording. Returns how many events were left unwritten.
+    pub fn flush(&self, budget: Duration) -> usize {
+        let Some(tx) = &self.tx else { return 0 };
+        let (done, result) = sync_channel(1);
+        let deadline = Instant::now() + budget;
+        *self.flush.lock().unwrap_or_else(|p| p.into_inner()) = Some(FlushRequest { deadline, done });
+        // If the queue is full the recorder is busy and sees the request before its next wait.
+        let _ = tx.try_send(Msg::Wake);
+        // A write in flight is bounded by the deadline too; a little slack lets it report.
+        result.recv_timeout(budget + Duration::from_millis(500)).unwrap_or_else(|_| self.queued())
     }
 }
 
-/// Start the recorder thread.
+/// The API calls the recorder makes (the real one is [`ApiSink`]; tests script one).
+pub trait EventSink {
+    /// POST `body` to `path`.
+    fn post(&mut self, path: &str, body: &Value) -> Result<(), ApiError>;
+    /// Merge-patch `path` with `body`.
+    fn patch(&mut self, path: &str, body: &Value) -> Result<(), ApiError>;
+    /// From now on, every call ends by `deadline` (the shutdown flush).
+    fn until(&mut self, deadline: Instant);
+}
+
+/// [`EventSink`] over the event client.
+pub struct ApiSink {
+    client: Client,
+    base: Client,
+}
+
+impl ApiSink {
+    /// Write through `client` (the event client, with its own rate limiter).
+    pub fn new(client: Client) -> ApiSink {
+        ApiSink { base: client.clone(), client }
+    }
+}
+
+impl EventSink for ApiSink {
+    fn post(&mut self, path: &str, body: &Value) -> Result<(), ApiError> {
+        self.client.create::<_, Value>(path, body).map(|_| ())
+    }
+    fn patch(&mut self, path: &str, body: &Value) -> Result<(), ApiError> {
+        self.client.patch::<Value>(path, PatchType::Merge, body).map(|_| ())
+    }
+    fn until(&mut self, deadline: Instant) {
+        self.client = self.base.until(deadline);
+    }
+}
+
+/// Start the recorder thread writing through `client` (the event client).
 pub fn spawn(client: Client, hostname: String, metrics: Metrics, denials: Arc<Denials>) -> std::io::Result<Recorder> {
-    let (tx, rx) = sync_channel::<EventRecord>(QUEUE);
-    let recorder = Recorder { tx: Some(tx), metrics };
-    std::thread::Builder::new().name("event-recorder".into()).spawn(move || {
-        let mut series = EventSeries::new(&hostname);
-        let mut core_v1 = false;
-        let mut last_tick = Instant::now();
-        loop {
-            let write = match rx.recv_timeout(Duration::from_secs(30)) {
-                Ok(ev) => series.record(&ev, Instant::now(), SystemTime::now()).map(|w| (w, Some(ev))),
-                Err(RecvTimeoutError::Timeout) => None,
-                Err(RecvTimeoutError::Disconnected) => return,
-            };
-            if let Some((w, ev)) = write {
-                perform(&client, w, ev.as_ref(), &hostname, &mut core_v1, &denials);
-            }
-            if last_tick.elapsed() >= Duration::from_secs(30) {
-                last_tick = Instant::now();
-                for w in series.tick(last_tick) {
-                    perform(&client, w, None, &hostname, &mut core_v1, &denials);
-                }
-            }
-        }
-    })?;
+    spawn_with(ApiSink::new(client), hostname, metrics, denials)
+}
+
+/// Start the recorder thread writing through `sink`.
+pub fn spawn_with<S: EventSink + Send + 'static>(
+    sink: S,
+    hostname: String,
+    metrics: Metrics,
+    denials: Arc<Denials>,
+) -> std::io::Result<Recorder> {
+    let (tx, rx) = sync_channel::<Msg>(QUEUE);
+    let recorder = Recorder { tx: Some(tx), queued: Arc::default(), flush: Arc::default(), metrics: metrics.clone() };
+    let worker = Worker {
+        sink,
+        series: EventSeries::new(&hostname),
+        hostname,
+        core_v1: false,
+        retries: VecDeque::new(),
+        rng: Rng::from_os(),
+        metrics,
+        denials,
+        queued: recorder.queued.clone(),
+        flush: recorder.flush.clone(),
+    };
+    std::thread::Builder::new().name("event-recorder".into()).spawn(move || worker.run(&rx))?;
     Ok(recorder)
 }
 
-fn perform(
-    client: &Client,
-    w: EventWrite,
-    original: Option<&EventRecord>,
-    hostname: &str,
-    core_v1: &mut bool,
-    denials: &Denials,
-) {
-    match w {
-        EventWrite::Create(ev) => {
-            if !*core_v1 {
-                let path = format!("/apis/events.k8s.io/v1/namespaces/{}/events", ev.metadata.namespace);
-                let result = client.create::<_, serde_json::Value>(&path, &*ev);
-                denials.outcome(&plain("create", "events.k8s.io", "events"), &ev.reason, &result);
-                match result {
-                    Ok(_) => return,
-                    Err(e) if e.is_not_found() && e.code() == Some(404) => {
-                        warn!("events.k8s.io/v1 is not served; recording events through core/v1");
-                        *core_v1 = true;
-                    }
-                    Err(e) => {
-                        warn!("{}", Line::new("Server rejected event (will not retry!)").s("reason", &ev.reason).s("err", e));
-                        return;
-                    }
+/// A write waiting for its next try.
+struct Retry {
+    due: Instant,
+    write: EventWrite,
+    tries: u32,
+}
+
+/// What became of one write.
+enum Outcome {
+    Done,
+    /// No answer from the server (or an answer to retry): try again later.
+    Retry(ApiError),
+}
+
+struct Worker<S> {
+    sink: S,
+    series: EventSeries,
+    hostname: String,
+    /// events.k8s.io/v1 is not served: write core/v1 events.
+    core_v1: bool,
+    retries: VecDeque<Retry>,
+    rng: Rng,
+    metrics: Metrics,
+    denials: Arc<Denials>,
+    queued: Arc<AtomicUsize>,
+    flush: Arc<Mutex<Option<FlushRequest>>>,
+}
+
+impl<S: EventSink> Worker<S> {
+    fn run(mut self, rx: &Receiver<Msg>) {
+        let mut next_tick = Instant::now() + TICK;
+        loop {
+            let request = self.flush.lock().unwrap_or_else(|p| p.into_inner()).take();
+            if let Some(request) = request {
+                self.drain(rx, request);
+                return;
+            }
+            let now = Instant::now();
+            let next_retry = self.retries.iter().map(|r| r.due).min().unwrap_or(next_tick);
+            let wait = next_tick.min(next_retry).saturating_duration_since(now);
+            match rx.recv_timeout(wait) {
+                Ok(Msg::Record(ev)) => {
+                    self.queued.fetch_sub(1, Ordering::SeqCst);
+                    self.record(&ev);
+                }
+                Ok(Msg::Wake) | Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            let now = Instant::now();
+            self.retry_due(now);
+            if now >= next_tick {
+                next_tick = now + TICK;
+                for w in self.series.tick(now) {
+                    self.attempt(w, 1);
                 }
             }
-            let core = to_core(&ev, original, hostname);
-            let path = format!("/api/v1/namespaces/{}/events", core.metadata.namespace);
-            let result = client.create::<_, serde_json::Value>(&path, &core);
-            denials.outcome(&plain("create", "", "events"), &core.reason, &result);
-            if let Err(e) = result {
-                warn!("{}", Line::new("Server rejected event (will not retry!)").s("reason", &core.reason).s("err", e));
-            }
         }
-        EventWrite::PatchSeries { namespace, name, count, last_observed } => {
-            let (path, body) = if *core_v1 {
-                (
-                    format!("/api/v1/namespaces/{namespace}/events/{name}"),
-                    serde_json::json!({"count": count, "lastTimestamp": last_observed}),
-                )
-            } else {
-                (
-                    format!("/apis/events.k8s.io/v1/namespaces/{namespace}/events/{name}"),
-                    serde_json::json!({"series": {"count": count, "lastObservedTime": last_observed}}),
-                )
+    }
+
+    fn record(&mut self, ev: &EventRecord) {
+        if let Some(w) = self.series.record(ev, Instant::now(), SystemTime::now()) {
+            self.attempt(w, 1);
+        }
+    }
+
+    /// Try a write; schedule another try if it may still succeed.
+    fn attempt(&mut self, write: EventWrite, tries: u32) {
+        let Outcome::Retry(err) = self.perform(&write) else { return };
+        if tries >= MAX_TRIES {
+            self.metrics.inc(m::EVENTS_DROPPED, &[], 1.0);
+            error!(
+                "{}",
+                Line::new("Unable to write event (retry limit exceeded!)").s("reason", &write.event().reason).s("err", err)
+            );
+            return;
+        }
+        let delay = RETRY_SLEEP + RETRY_SLEEP.mul_f64(0.25 * self.rng.unit());
+        debug!(
+            "{}",
+            Line::new("Unable to write event (may retry after sleeping)").s("reason", &write.event().reason).s("err", err)
+        );
+        self.retries.push_back(Retry { due: Instant::now() + delay, write, tries: tries + 1 });
+    }
+
+    fn retry_due(&mut self, now: Instant) {
+        let (due, later): (Vec<Retry>, Vec<Retry>) = self.retries.drain(..).partition(|r| r.due <= now);
+        self.retries = later.into();
+        for r in due {
+            self.attempt(r.write, r.tries);
+        }
+    }
+
+    /// The shutdown flush: every queued record and pending retry gets one try until the deadline.
+    fn drain(&mut self, rx: &Receiver<Msg>, request: FlushRequest) {
+        self.sink.until(request.deadline);
+        let mut pending: VecDeque<EventWrite> = self.retries.drain(..).map(|r| r.write).collect();
+        let mut written = 0usize;
+        while Instant::now() < request.deadline {
+            let write = match pending.pop_front() {
+                Some(w) => w,
+                None => match rx.try_recv() {
+                    Ok(Msg::Record(ev)) => {
+                        self.queued.fetch_sub(1, Ordering::SeqCst);
+                        match self.series.record(&ev, Instant::now(), SystemTime::now()) {
+                            Some(w) => w,
+                            None => continue,
+                        }
+                    }
+                    Ok(Msg::Wake) => continue,
+                    Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+                },
             };
-            if let Err(e) = client.patch::<serde_json::Value>(&path, PatchType::Merge, &body) {
-                debug!("{}", Line::new("Could not update event series").s("event", name).s("err", e));
+            if matches!(self.perform(&write), Outcome::Done) {
+                written += 1;
             }
         }
+        let mut left = pending.len();
+        while let Ok(msg) = rx.try_recv() {
+            if matches!(msg, Msg::Record(_)) {
+                self.queued.fetch_sub(1, Ordering::SeqCst);
+                left += 1;
+            }
+        }
+        if left > 0 {
+            self.metrics.inc(m::EVENTS_DROPPED, &[], left as f64);
+            warn!(
+                "{}",
+                Line::new("Event flush budget exhausted; dropping queued events").n("written", written).n("dropped", left)
+            );
+        } else {
+            info!("{}", Line::new("Queued events written").n("count", written));
+        }
+        let _ = request.done.send(left);
+    }
+
+    fn perform(&mut self, write: &EventWrite) -> Outcome {
+        let ev = write.event();
+        let series = matches!(write, EventWrite::PatchSeries(_));
+        let result = match write {
+            EventWrite::Create(ev) => self.create(ev),
+            // recordEvent: a series patch that finds its event gone creates the event anew.
+            EventWrite::PatchSeries(ev) => match self.patch_series(ev) {
+                Err(e) if e.is_not_found() => self.create(ev),
+                other => other,
+            },
+        };
+        match result {
+            Ok(()) => Outcome::Done,
+            // No answer from the server: it may be back later.
+            Err(e @ (ApiError::Transport { .. } | ApiError::Refused { .. } | ApiError::Decode { .. })) => Outcome::Retry(e),
+            // The series' event was created meanwhile by another try: patch it next time.
+            Err(e) if series && e.is_already_exists() => Outcome::Retry(e),
+            Err(e) => {
+                warn!("{}", Line::new("Server rejected event (will not retry!)").s("reason", &ev.reason).s("err", e));
+                Outcome::Done
+            }
+        }
+    }
+
+    fn create(&mut self, ev: &api::Event) -> Result<(), ApiError> {
+        if !self.core_v1 {
+            let path = format!("/apis/events.k8s.io/v1/namespaces/{}/events", ev.metadata.namespace);
+            let body = serde_json::to_value(ev).unwrap_or(Value::Null);
+            let result = self.sink.post(&path, &body);
+            self.denials.outcome(&plain("create", "events.k8s.io", "events"), &ev.reason, &result);
+            match result {
+                Err(e) if e.code() == Some(404) => {
+                    warn!("events.k8s.io/v1 is not served; recording events through core/v1");
+                    self.core_v1 = true;
+                }
+                other => return other,
+            }
+        }
+        let core = to_core(ev, &self.hostname);
+        let path = format!("/api/v1/namespaces/{}/events", core.metadata.namespace);
+        let result = self.sink.post(&path, &serde_json::to_value(&core).unwrap_or(Value::Null));
+        self.denials.outcome(&plain("create", "", "events"), &core.reason, &result);
+        result
+    }
+
+    fn patch_series(&mut self, ev: &api::Event) -> Result<(), ApiError> {
+        let (ns, name) = (&ev.metadata.namespace, &ev.metadata.name);
+        let series = ev.series.clone().unwrap_or_default();
+        let (path, body) = if self.core_v1 {
+            (
+                format!("/api/v1/namespaces/{ns}/events/{name}"),
+                json!({"count": series.count, "lastTimestamp": series.last_observed_time.get(..19).map(|s| format!("{s}Z"))}),
+            )
+        } else {
+            (format!("/apis/events.k8s.io/v1/namespaces/{ns}/events/{name}"), json!({"series": series}))
+        };
+        self.sink.patch(&path, &body)
     }
 }
 
 /// The core/v1 view of an events.k8s.io event.
-pub fn to_core(ev: &api::Event, _original: Option<&EventRecord>, hostname: &str) -> api::CoreEvent {
+pub fn to_core(ev: &api::Event, hostname: &str) -> api::CoreEvent {
     let ts = ev.event_time.get(..19).map(|s| format!("{s}Z"));
+    let (count, last) = match &ev.series {
+        Some(s) => (s.count, s.last_observed_time.get(..19).map(|s| format!("{s}Z"))),
+        None => (1, ts.clone()),
+    };
     api::CoreEvent {
         kind: "Event".into(),
         api_version: "v1".into(),
-        metadata: ev.metadata.clone(),
+        metadata: api::ObjectMeta { resource_version: String::new(), ..ev.metadata.clone() },
         involved_object: ev.regarding.clone(),
         reason: ev.reason.clone(),
         message: ev.note.clone(),
         source: api::EventSource { component: ev.reporting_controller.clone(), host: hostname.to_string() },
-        first_timestamp: ts.clone(),
-        last_timestamp: ts,
-        count: 1,
+        first_timestamp: ts,
+        last_timestamp: last,
+        count,
         type_: ev.type_.clone(),
         reporting_component: ev.reporting_controller.clone(),
         reporting_instance: ev.reporting_instance.clone(),
         action: ev.action.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::events::{pod_reference, EventType};
+
+    type Calls = Arc<Mutex<Vec<(String, String, Value)>>>;
+
+    /// Records calls; answers each with the next scripted result (Ok when the script is empty).
+    struct FakeSink {
+        calls: Calls,
+        script: Arc<Mutex<VecDeque<Result<(), ApiError>>>>,
+        /// Set by `until`.
+        deadline: Arc<Mutex<Option<Instant>>>,
+    }
+
+    impl EventSink for FakeSink {
+        fn post(&mut self, path: &str, body: &Value) -> Result<(), ApiError> {
+            self.calls.lock().unwrap().push(("POST".into(), path.into(), body.clone()));
+            self.script.lock().unwrap().pop_front().unwrap_or(Ok(()))
+        }
+        fn patch(&mut self, path: &str, body: &Value) -> Result<(), ApiError> {
+            self.calls.lock().unwrap().push(("PATCH".into(), path.into(), body.clone()));
+            self.script.lock().unwrap().pop_front().unwrap_or(Ok(()))
+        }
+        fn until(&mut self, deadline: Instant) {
+            *self.deadline.lock().unwrap() = Some(deadline);
+        }
+    }
+
+    struct Setup {
+        calls: Calls,
+        script: Arc<Mutex<VecDeque<Result<(), ApiError>>>>,
+        deadline: Arc<Mutex<Option<Instant>>>,
+        metrics: Metrics,
+    }
+
+    fn setup() -> Setup {
+        Setup { calls: Arc::default(), script: Arc::default(), deadline: Arc::default(), metrics: Metrics::new() }
+    }
+
+    impl Setup {
+        fn sink(&self) -> FakeSink {
+            FakeSink { calls: self.calls.clone(), script: self.script.clone(), deadline: self.deadline.clone() }
+        }
+        /// A worker run by hand (no thread), for the retry and series paths.
+        fn worker(&self) -> Worker<FakeSink> {
+            Worker {
+                sink: self.sink(),
+                series: EventSeries::new("host"),
+                hostname: "host".into(),
+                core_v1: false,
+                retries: VecDeque::new(),
+                rng: Rng::seeded(1),
+                metrics: self.metrics.clone(),
+                denials: Arc::default(),
+                queued: Arc::default(),
+                flush: Arc::default(),
+            }
+        }
+        fn calls(&self) -> Vec<(String, String)> {
+            self.calls.lock().unwrap().iter().map(|(m, p, _)| (m.clone(), p.clone())).collect()
+        }
+    }
+
+    fn scheduled(name: &str) -> EventRecord {
+        EventRecord {
+            regarding: pod_reference("default", name, &format!("uid-{name}"), "1"),
+            type_: EventType::Normal,
+            reason: "Scheduled".into(),
+            action: "Binding".into(),
+            note: format!("Successfully assigned default/{name} to n1"),
+            reporting_controller: "edgesched".into(),
+        }
+    }
+
+    fn status(code: u16, reason: &str) -> ApiError {
+        ApiError::Status {
+            request: "POST /x".into(),
+            code,
+            status: Box::new(api::Status { code, reason: reason.into(), ..Default::default() }),
+            retry_after: None,
+        }
+    }
+
+    fn reset() -> ApiError {
+        ApiError::Transport { request: "POST /x".into(), message: "connection reset".into() }
+    }
+
+    #[test]
+    fn failed_writes_without_an_answer_are_retried_answers_are_final() {
+        let s = setup();
+        let mut w = s.worker();
+        s.script.lock().unwrap().extend([Err(reset()), Err(status(422, "Invalid"))]);
+        w.record(&scheduled("a"));
+        assert_eq!(w.retries.len(), 1, "no answer: retried later");
+        let due = w.retries[0].due;
+        let wait = due.saturating_duration_since(Instant::now());
+        assert!(wait > RETRY_SLEEP - Duration::from_secs(1) && wait <= RETRY_SLEEP.mul_f64(1.25), "{wait:?}");
+        w.retry_due(due);
+        assert!(w.retries.is_empty(), "the server refused it: final");
+        assert_eq!(s.calls().len(), 2);
+    }
+
+    #[test]
+    fn retries_stop_after_twelve_tries() {
+        let s = setup();
+        let mut w = s.worker();
+        s.script.lock().unwrap().extend((0..MAX_TRIES).map(|_| Err(reset())));
+        w.record(&scheduled("a"));
+        while let Some(due) = w.retries.front().map(|r| r.due) {
+            w.retry_due(due);
+        }
+        assert_eq!(s.calls().len(), MAX_TRIES as usize);
+        assert_eq!(s.metrics.value(m::EVENTS_DROPPED, &[]), 1.0);
+    }
+
+    #[test]
+    fn a_series_patch_that_finds_no_event_creates_it_with_its_series() {
+        let s = setup();
+        let mut w = s.worker();
+        w.record(&scheduled("a"));
+        s.script.lock().unwrap().push_back(Err(status(404, "NotFound")));
+        w.record(&scheduled("a"));
+        let calls = s.calls.lock().unwrap().clone();
+        let methods: Vec<&str> = calls.iter().map(|c| c.0.as_str()).collect();
+        assert_eq!(methods, ["POST", "PATCH", "POST"]);
+        assert_eq!(calls[1].2["series"]["count"], 2);
+        assert_eq!(calls[2].2["series"]["count"], 2, "created with its series");
+        assert_eq!(calls[0].2["metadata"]["name"], calls[2].2["metadata"]["name"]);
+    }
+
+    #[test]
+    fn events_api_not_served_falls_back_to_core_v1() {
+        let s = setup();
+        let mut w = s.worker();
+        s.script.lock().unwrap().push_back(Err(status(404, "NotFound")));
+        w.record(&scheduled("a"));
+        w.record(&scheduled("b"));
+        let paths: Vec<String> = s.calls().into_iter().map(|c| c.1).collect();
+        assert_eq!(
+            paths,
+            [
+                "/apis/events.k8s.io/v1/namespaces/default/events",
+                "/api/v1/namespaces/default/events",
+                "/api/v1/namespaces/default/events"
+            ]
+        );
+    }
+
+    #[test]
+    fn flush_writes_everything_queued_when_the_budget_allows() {
+        let s = setup();
+        let recorder = spawn_with(s.sink(), "host".into(), s.metrics.clone(), Arc::default()).expect("thread");
+        for i in 0..50 {
+            recorder.record(scheduled(&format!("p{i}")));
+        }
+        assert_eq!(recorder.flush(Duration::from_secs(30)), 0);
+        assert_eq!(s.calls().len(), 50);
+        assert!(s.deadline.lock().unwrap().is_some(), "flush writes are bounded by the deadline");
+        // The recorder has stopped: later events are not written.
+        recorder.record(scheduled("late"));
+        assert_eq!(s.calls().len(), 50);
+    }
+
+    #[test]
+    fn flush_drops_and_counts_what_the_budget_does_not_allow() {
+        let s = setup();
+        let mut w = s.worker();
+        let (tx, rx) = sync_channel(QUEUE);
+        for i in 0..5 {
+            tx.send(Msg::Record(Box::new(scheduled(&format!("p{i}"))))).expect("queued");
+        }
+        w.queued.store(5, Ordering::SeqCst);
+        let (done, result) = sync_channel(1);
+        w.drain(&rx, FlushRequest { deadline: Instant::now(), done });
+        assert_eq!(result.recv().expect("report"), 5);
+        assert!(s.calls().is_empty());
+        assert_eq!(s.metrics.value(m::EVENTS_DROPPED, &[]), 5.0);
+        assert_eq!(w.queued.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn core_view_carries_the_series_count() {
+        let mut ev = api::Event { event_time: "2025-09-11T20:50:21.450412Z".into(), ..Default::default() };
+        ev.series = Some(api::EventSeries { count: 4, last_observed_time: "2025-09-11T20:55:00.000001Z".into() });
+        let core = to_core(&ev, "h");
+        assert_eq!(
+            (core.count, core.first_timestamp.as_deref(), core.last_timestamp.as_deref()),
+            (4, Some("2025-09-11T20:50:21Z"), Some("2025-09-11T20:55:00Z"))
+        );
     }
 }

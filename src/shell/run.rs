@@ -20,6 +20,7 @@ use crate::core::scheduler::{Attempt, Effect, Input, Scheduler, Settings};
 use crate::core::watched::{kinds_read_by, KindId, WatchedKind};
 use crate::shell::api_workers::{self, Job, WorkerContext};
 use crate::shell::clock::SystemClock;
+use crate::shell::event_recorder;
 use crate::shell::informers::{self, EnvError, Informers, StartError};
 use crate::shell::kube::client::{Client, ClientInitError, ClientOptions};
 use crate::shell::kube::kubeconfig::RestConfig;
@@ -395,8 +396,18 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     let health = health_checks(&s, &metrics, &election_status, &denials);
     start_serving(&s, &client, &health.state)?;
 
-    // API workers and the event recorder.
-    let recorder = crate::shell::event_recorder::spawn(client.clone(), s.hostname.clone(), metrics.clone(), denials.clone())
+    // API workers and the event recorder. Events get their own client, hence their own rate
+    // limiter with the same qps/burst, as kube-scheduler's `eventClient`
+    // (cmd/kube-scheduler/app/options/options.go, createClients).
+    let event_client =
+        Client::new(&s.rest, &client_options(cfg)).map_err(|source| RunError::Client { connection: "events", source })?;
+    let flush_budget = informers::parse_seconds_env(
+        event_recorder::FLUSH_BUDGET_ENV,
+        std::env::var(event_recorder::FLUSH_BUDGET_ENV).ok().as_deref(),
+    )
+    .map_err(RunError::Environment)?
+    .unwrap_or(event_recorder::DEFAULT_FLUSH_BUDGET);
+    let recorder = event_recorder::spawn(event_client, s.hostname.clone(), metrics.clone(), denials.clone())
         .map_err(|source| RunError::Thread { name: "event recorder", source })?;
     let workers = api_workers::spawn_workers(
         s.api_workers,
@@ -433,8 +444,15 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     let fatal: Arc<Mutex<Option<LeadershipLost>>> = Arc::new(Mutex::new(None));
     let election = start_election(&s, &mut sched, &tx, &metrics, &election_status, &denials, &fatal)?;
     drop(tx);
-    let parts =
-        LoopParts { workers: &workers, recorder: &recorder, metrics: &metrics, health: &health, stop: &stop, fatal: &fatal };
+    let parts = LoopParts {
+        workers: &workers,
+        recorder: &recorder,
+        flush_budget,
+        metrics: &metrics,
+        health: &health,
+        stop: &stop,
+        fatal: &fatal,
+    };
     main_loop(&mut sched, &rx, &parts, &election)
 }
 
@@ -459,7 +477,9 @@ fn build_scheduler(cfg: &SchedulerConfig, s: &RunSettings, metrics: &Metrics) ->
 /// What the scheduler loop drives besides the core.
 struct LoopParts<'a> {
     workers: &'a api_workers::Workers,
-    recorder: &'a crate::shell::event_recorder::Recorder,
+    recorder: &'a event_recorder::Recorder,
+    /// How long shutdown writes queued events.
+    flush_budget: Duration,
     metrics: &'a Metrics,
     health: &'a Health,
     stop: &'a Arc<AtomicBool>,
@@ -498,6 +518,9 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
                 crate::shell::clock::wait_for(&SystemClock, Duration::from_millis(500), || {
                     election.released.load(Ordering::SeqCst)
                 });
+                // After the Lease is released (a standby need not wait for our events): the
+                // events of the binds just finished, and whatever else is queued.
+                p.recorder.flush(p.flush_budget);
                 p.stop.store(true, Ordering::SeqCst);
                 info!("{}", Line::new("Shutdown complete"));
                 return Ok(());
@@ -578,7 +601,7 @@ fn profile_of(sched: &Scheduler, attempt: &Attempt) -> String {
     sched.queue().get(key).map(|q| q.pod.scheduler_name.to_string()).unwrap_or_default()
 }
 
-fn dispatch(sched: &mut Scheduler, workers: &api_workers::Workers, recorder: &crate::shell::event_recorder::Recorder) {
+fn dispatch(sched: &mut Scheduler, workers: &api_workers::Workers, recorder: &event_recorder::Recorder) {
     for effect in sched.take_effects() {
         match effect {
             Effect::Bind(b) => workers.submit(Job::Bind(b)),

@@ -154,6 +154,25 @@ pub fn run_to_exit(args: &[String]) -> (Option<i32>, String) {
     (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
+/// Start the static pod of `manifests/static-pod/` as kubeadm runs it: its command line with the
+/// host paths (`/etc/edgesched/config.yaml`, `/etc/kubernetes/scheduler.conf`) pointing at test
+/// files, the shipped config, and kube-scheduler's client certificate.
+pub fn static_pod(server: &TestApiServer, env: Vec<(String, String)>) -> Started {
+    let dir = scratch("static-pod");
+    let (kubeconfig, _) =
+        credentials(server, &dir, &Identity::Kubeconfig(KubeAuth::ClientCert { user: "system:kube-scheduler".into() }));
+    let kubeconfig = kubeconfig.expect("kubeconfig").display().to_string();
+    let config = dir.join("config.yaml");
+    let rewrites = Rewrites::default()
+        .with("/etc/kubernetes/scheduler.conf", kubeconfig)
+        .with("/etc/edgesched/config.yaml", config.display().to_string());
+    let text = std::fs::read_to_string(repo().join("manifests/static-pod/edgesched-config.yaml")).expect("config");
+    std::fs::write(&config, rewrites.apply_text(&text)).expect("write config");
+    let pod = doc_of_kind(&repo().join("manifests/static-pod/edgesched.yaml"), "Pod");
+    let args = rewrites.apply(&container_args(first_container(&pod)));
+    start(args, env, dir)
+}
+
 /// The fixture path `tests/fixtures/<rel>`.
 pub fn fixture(rel: &str) -> PathBuf {
     repo().join("tests/fixtures").join(rel)

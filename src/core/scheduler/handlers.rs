@@ -13,7 +13,8 @@ use crate::core::logging::Line;
 use crate::core::metrics::names as m;
 use crate::core::model::{NodeSpecInfo, PodInfo, PodKey};
 use crate::core::queue::QueuedPod;
-use crate::core::watched::{Change, KindChange, Watched};
+use crate::core::texts;
+use crate::core::watched::{Change, KindChange, Undecodable, Watched};
 use log::{debug, warn};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -62,6 +63,30 @@ impl Scheduler {
 
     pub(super) fn on_pod_upsert(&mut self, pod: Box<api::Pod>, now: Instant) {
         let info = Arc::new(PodInfo::from_api(&pod, &self.priority_classes));
+        self.upsert_pod(pod, info, now);
+    }
+
+    /// A listed pod that cannot be decoded stands in the queue as what could be read of it, with
+    /// the decoder's complaint as its spec error: a pending pod of ours gets a FailedScheduling
+    /// event saying why, and is looked at again when it changes.
+    fn on_undecodable_pod(&mut self, u: &Undecodable, now: Instant) {
+        let pod = api::Pod {
+            metadata: api::ObjectMeta {
+                name: u.name.clone(),
+                namespace: u.namespace.clone(),
+                uid: u.uid.clone(),
+                resource_version: u.resource_version.clone(),
+                ..Default::default()
+            },
+            spec: api::PodSpec { scheduler_name: u.scheduler_name.clone(), node_name: u.node_name.clone(), ..Default::default() },
+            status: api::PodStatus::default(),
+        };
+        let mut info = PodInfo::from_api(&pod, &self.priority_classes);
+        info.spec_error = Some(texts::pod_spec::undecodable(&u.error));
+        self.upsert_pod(Box::new(pod), Arc::new(info), now);
+    }
+
+    fn upsert_pod(&mut self, pod: Box<api::Pod>, info: Arc<PodInfo>, now: Instant) {
         let key = info.key.clone();
         if info.is_assigned() {
             self.foreign.remove(&key);
@@ -221,6 +246,17 @@ pub(super) trait Keep: Watched {
     fn listed(_s: &mut Scheduler, _now: Instant) {}
     /// RBAC forbids the kind (optional kinds): forget what was kept.
     fn unavailable(_s: &mut Scheduler, _now: Instant) {}
+    /// A listed object that cannot be decoded: keep its last known state (what client-go's store
+    /// keeps when a list fails) and say so.
+    fn undecodable(_s: &mut Scheduler, u: &Undecodable, _now: Instant) {
+        warn!(
+            "{}",
+            Line::new("Skipping an object that cannot be decoded; keeping its last known state")
+                .s("kind", crate::core::watched::kind(Self::ID).kind)
+                .s("object", u.key())
+                .s("err", &u.error)
+        );
+    }
 }
 
 /// Apply one change of kind `T`: relist bookkeeping (objects not seen between `ListBegin` and
@@ -254,6 +290,13 @@ pub(super) fn apply<T: Keep>(s: &mut Scheduler, change: Change<Box<T>>, now: Ins
             s.relists.remove(&T::ID);
             T::unavailable(s, now);
         }
+        Change::Undecodable(u) => {
+            // Seen by the list: a relist must not drop it as gone.
+            if let Some(seen) = s.relists.get_mut(&T::ID) {
+                seen.insert(u.key());
+            }
+            T::undecodable(s, &u, now);
+        }
     }
 }
 
@@ -273,6 +316,14 @@ impl Keep for api::Pod {
         known.extend(s.pending.keys().cloned());
         known.extend(s.foreign.keys().cloned());
         known.into_iter().map(|k| k.to_string()).collect()
+    }
+    /// A pending pod is queued as what could be read of it, so that it gets a FailedScheduling
+    /// event saying why; a bound one keeps its last known state (its requests still count).
+    fn undecodable(s: &mut Scheduler, u: &Undecodable, now: Instant) {
+        warn!("{}", Line::new("Skipping a pod that cannot be decoded").s("pod", u.key()).s("err", &u.error));
+        if u.node_name.is_empty() {
+            s.on_undecodable_pod(u, now);
+        }
     }
 }
 

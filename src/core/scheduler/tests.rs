@@ -465,3 +465,45 @@ fn a_higher_priority_nomination_clears_lower_ones_on_the_node() {
         "{effects:#?}"
     );
 }
+
+#[test]
+fn objects_a_relist_cannot_decode_keep_their_state_and_pending_pods_of_ours_are_told_why() {
+    use crate::core::watched::Undecodable;
+    let mut h = harness(&["edgesched"]);
+    let bound = pod("bound", "3").node_name("n1");
+    h.start(&[node("n1", "4")], &[bound]);
+    let undecodable = |name: &str, scheduler: &str, node: &str| {
+        Box::new(Undecodable {
+            namespace: if name == "n1" { String::new() } else { "default".into() },
+            name: name.into(),
+            scheduler_name: scheduler.into(),
+            node_name: node.into(),
+            error: "invalid type: string \"x\", expected i32".into(),
+            ..Default::default()
+        })
+    };
+    // A relist in which the node, the bound pod and a new pending pod of ours do not decode.
+    h.feed::<api::Node>(Change::ListBegin);
+    h.feed::<api::Node>(Change::Undecodable(undecodable("n1", "", "")));
+    h.feed::<api::Node>(Change::ListDone);
+    h.feed::<api::Pod>(Change::ListBegin);
+    h.feed::<api::Pod>(Change::Undecodable(undecodable("bound", "edgesched", "n1")));
+    h.feed::<api::Pod>(Change::Undecodable(undecodable("odd", "edgesched", "")));
+    h.feed::<api::Pod>(Change::ListDone);
+    assert_eq!(h.s.cache().num_nodes(), 1, "the node keeps its last known state");
+    assert!(h.s.cache().assigned_pod("default/bound").is_some(), "the bound pod still counts");
+    h.cycles();
+    let effects = h.effects();
+    assert!(
+        effects.iter().any(|e| e.starts_with(
+            "event Warning FailedScheduling default/odd by edgesched: pod spec cannot be scheduled: cannot decode the pod:"
+        )),
+        "{effects:?}"
+    );
+    assert!(!effects.iter().any(|e| e.starts_with("bind")), "{effects:?}");
+    // Once it decodes, it is scheduled (the bound pod's 3 cpu still count: 1 cpu is left).
+    h.feed(Change::Modified(pod("odd", "1").pod));
+    h.advance(Duration::from_secs(11));
+    h.cycles();
+    assert!(h.effects().contains(&"bind default/odd -> n1".to_string()));
+}

@@ -488,6 +488,11 @@ pub mod pod_spec {
         format!("pod spec cannot be scheduled: {reason}")
     }
 
+    /// edgesched's own: why a listed pod was skipped (inside [`cannot_be_scheduled`]).
+    pub fn undecodable(error: &str) -> String {
+        format!("cannot decode the pod: {error}")
+    }
+
     /// plugin/pkg/admission/priority/admission.go: a `priorityClassName` without a class.
     pub fn no_priority_class(name: &str) -> String {
         format!("no PriorityClass with name {name} was found")
@@ -629,6 +634,7 @@ pub const ROWS: &[Row] = &[
     up("preemption_by_scheduler_reason", ConditionReason, conditions::REASON_PREEMPTION_BY_SCHEDULER, CORE_V1_TYPES_GO, "PodReasonPreemptionByScheduler"),
     up("preempting_message", ConditionMessage, "{scheduler name}: preempting to accommodate a higher priority pod", PREEMPTION_GO, "NewEvaluator: PreemptPod"),
     own("pod_spec_cannot_be_scheduled", EventNote, "pod spec cannot be scheduled: {reason}", "upstream never sees such pods: the API server rejects them at admission"),
+    own("pod_undecodable", EventNote, "cannot decode the pod: {error}", "client-go fails the whole list over an object it cannot decode; edgesched skips that object and says why on the pod, inside pod_spec_cannot_be_scheduled"),
     up("no_priority_class", EventNote, "no PriorityClass with name {name} was found", "plugin/pkg/admission/priority/admission.go", "admitPod (Forbidden), used inside pod_spec_cannot_be_scheduled"),
     own("bound_elsewhere_log", Log, logs::BOUND_ELSEWHERE, "upstream records FailedScheduling with the 409 error; edgesched knows the pod is bound and logs instead"),
 ];

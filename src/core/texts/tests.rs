@@ -1427,6 +1427,26 @@ fn pod_spec_cannot_be_scheduled() {
 }
 
 #[test]
+fn pod_undecodable() {
+    // A relist delivers a pod of ours that does not decode: it is reported on the pod.
+    let mut core = Core::new(&[worker("n1", "4")], Settings::default());
+    let u = crate::core::watched::Undecodable {
+        namespace: "default".into(),
+        name: "p".into(),
+        scheduler_name: "default-scheduler".into(),
+        error: "invalid type: string \"x\", expected i32".into(),
+        ..Default::default()
+    };
+    core.sched.handle(Input::watch_boxed::<api::Pod>(Change::ListBegin), core.now);
+    core.sched.handle(Input::watch_boxed::<api::Pod>(Change::Undecodable(Box::new(u))), core.now);
+    core.sched.handle(Input::watch_boxed::<api::Pod>(Change::ListDone), core.now);
+    assert_eq!(
+        event_of(&core.attempt(), "FailedScheduling").note,
+        "pod spec cannot be scheduled: cannot decode the pod: invalid type: string \"x\", expected i32"
+    );
+}
+
+#[test]
 fn no_priority_class() {
     let mut core = Core::new(&[worker("n1", "4")], Settings::default());
     let mut p = PodBuilder::new("p");

@@ -3,6 +3,7 @@
 //! ask of it (conflict? gone? forbidden? when to retry?).
 
 use crate::core::api;
+use crate::core::gojson;
 use serde::Deserialize;
 use std::fmt;
 use std::time::Duration;
@@ -22,6 +23,8 @@ pub enum ApiError {
     Http { request: String, code: u16, body: String, retry_after: Option<Duration> },
     /// No usable HTTP response: connection, TLS, timeout or token file problems.
     Transport { request: String, message: String },
+    /// The connection was refused (nothing listens): the request never reached a server.
+    Refused { request: String, message: String },
     /// A 2xx response (or a watch event) whose JSON did not match the expected type.
     Decode { request: String, message: String },
 }
@@ -31,7 +34,7 @@ impl ApiError {
     pub fn code(&self) -> Option<u16> {
         match self {
             ApiError::Status { code, .. } | ApiError::Http { code, .. } => Some(*code),
-            ApiError::Transport { .. } | ApiError::Decode { .. } => None,
+            ApiError::Transport { .. } | ApiError::Refused { .. } | ApiError::Decode { .. } => None,
         }
     }
 
@@ -90,6 +93,7 @@ impl ApiError {
             ApiError::Status { request, .. }
             | ApiError::Http { request, .. }
             | ApiError::Transport { request, .. }
+            | ApiError::Refused { request, .. }
             | ApiError::Decode { request, .. } => *request = req.to_string(),
         }
         self
@@ -100,6 +104,7 @@ impl ApiError {
             ApiError::Status { request, .. }
             | ApiError::Http { request, .. }
             | ApiError::Transport { request, .. }
+            | ApiError::Refused { request, .. }
             | ApiError::Decode { request, .. } => request,
         }
     }
@@ -126,7 +131,7 @@ impl fmt::Display for ApiError {
                 }
                 Ok(())
             }
-            ApiError::Transport { message, .. } => f.write_str(message),
+            ApiError::Transport { message, .. } | ApiError::Refused { message, .. } => f.write_str(message),
             ApiError::Decode { message, .. } => write!(f, "cannot decode response: {message}"),
         }
     }
@@ -160,16 +165,16 @@ pub fn error_from_response(request: &str, code: u16, retry_after_header: Option<
 }
 
 fn parse_status(body: &[u8]) -> Option<api::Status> {
-    #[derive(Deserialize)]
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
     struct Kind {
-        #[serde(default)]
         kind: String,
     }
-    let kind: Kind = serde_json::from_slice(body).ok()?;
+    let kind: Kind = gojson::from_slice(body).ok()?;
     if kind.kind != "Status" {
         return None;
     }
-    serde_json::from_slice(body).ok()
+    gojson::from_slice(body).ok()
 }
 
 /// `Retry-After` in whole seconds (the only form the API server sends, and the only one

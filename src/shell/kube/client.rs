@@ -20,8 +20,10 @@
 //!
 //! Tokens and keys never appear in errors or logs.
 
-use crate::core::api;
+use crate::core::api::{self, Object};
+use crate::core::gojson;
 use crate::shell::kube::api_error::{error_from_response, ApiError, MAX_ERROR_BODY_BYTES};
+use crate::shell::kube::decode::{decode_list, ListPage};
 use crate::shell::kube::kubeconfig::RestConfig;
 use crate::shell::kube::query::{with_query, ListParams, WatchParams};
 use crate::shell::kube::ratelimit::RateLimiter;
@@ -328,11 +330,11 @@ impl Client {
         decode(&request_label(Verb::Get, path), &body)
     }
 
-    /// One page of a list.
-    pub fn list<T: DeserializeOwned>(&self, path: &str, params: &ListParams) -> Result<api::ObjectList<T>, ApiError> {
+    /// One page of a list, its objects decoded one by one ([`decode_list`]).
+    pub fn list<T: DeserializeOwned + Object>(&self, path: &str, params: &ListParams) -> Result<ListPage<T>, ApiError> {
         let full = with_query(path, &params.query());
         let body = self.request(RawRequest { verb: Verb::Get, path: &full, body: None, content_type: None, idempotent: true })?;
-        decode(&request_label(Verb::Get, path), &body)
+        decode_list(&body).map_err(|message| ApiError::Decode { request: request_label(Verb::Get, path), message })
     }
 
     /// POST a new object (never retried after a possible write).
@@ -429,7 +431,7 @@ impl Client {
     /// Open a watch. The returned stream yields events until the server ends the watch (`None`)
     /// or the connection fails (`Some(Err)` once, then `None`). Not retried here: the watcher
     /// owns reconnection and backoff.
-    pub fn watch<T: DeserializeOwned>(&self, path: &str, params: &WatchParams) -> Result<WatchStream<T>, ApiError> {
+    pub fn watch<T: DeserializeOwned + Object>(&self, path: &str, params: &WatchParams) -> Result<WatchStream<T>, ApiError> {
         let label = format!("WATCH {path}");
         let url = self.url(&with_query(path, &params.query()), &label)?;
         self.throttle();
@@ -551,8 +553,9 @@ fn encode<B: Serialize + ?Sized>(verb: Verb, path: &str, body: &B) -> Result<Vec
         .map_err(|e| ApiError::Decode { request: request_label(verb, path), message: format!("cannot encode request: {e}") })
 }
 
+/// Responses are read with Go's rules, as client-go reads them ([`gojson`]).
 fn decode<T: DeserializeOwned>(label: &str, body: &[u8]) -> Result<T, ApiError> {
-    serde_json::from_slice(body).map_err(|e| ApiError::Decode { request: label.to_string(), message: e.to_string() })
+    gojson::from_slice(body).map_err(|e| ApiError::Decode { request: label.to_string(), message: e.to_string() })
 }
 
 /// Classify a ureq failure by how far the request got.
@@ -561,9 +564,12 @@ fn transport_error(label: &str, err: ureq::Error) -> (ApiError, FailureStage) {
     let stage = match &err {
         ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => FailureStage::NotSent,
         ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => FailureStage::NotSent,
-        ureq::Error::Io(io) if matches!(io.kind(), ErrorKind::ConnectionRefused | ErrorKind::AddrNotAvailable) => {
-            FailureStage::NotSent
+        // Nothing listens: the one transport failure client-go's reflector re-watches after
+        // (`isWatchErrorRetriable`) instead of relisting, so it keeps its own variant.
+        ureq::Error::Io(io) if io.kind() == ErrorKind::ConnectionRefused => {
+            return (ApiError::Refused { request: label.to_string(), message: err.to_string() }, FailureStage::NotSent);
         }
+        ureq::Error::Io(io) if io.kind() == ErrorKind::AddrNotAvailable => FailureStage::NotSent,
         ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::BadUri(_) | ureq::Error::Http(_) => FailureStage::Permanent,
         // rustls reports handshake failures (an untrusted or mismatched server certificate) through
         // the stream as an io::Error wrapping rustls::Error. Retrying cannot fix a certificate, and
@@ -579,7 +585,7 @@ fn transport_error(label: &str, err: ureq::Error) -> (ApiError, FailureStage) {
 mod tests {
     use super::*;
     use crate::shell::kube::fixture;
-    use crate::shell::kube::watch_stream::WatchEvent;
+    use crate::shell::kube::watch_stream::{StreamError, WatchEvent};
     use std::io::Read;
 
     // --- retry policy ------------------------------------------------------------------------
@@ -776,7 +782,7 @@ mod tests {
         let err = client.create::<_, serde_json::Value>("/api/v1/namespaces/ns/pods/p/binding", &binding).unwrap_err();
         assert_eq!(err.code(), Some(503));
         assert!(err.to_string().starts_with("POST /api/v1/namespaces/ns/pods/p/binding: 503 Service Unavailable"), "{err}");
-        let list: api::ObjectList<api::Pod> = client.list("/api/v1/pods", &ListParams::default()).unwrap();
+        let list: ListPage<api::Pod> = client.list("/api/v1/pods", &ListParams::default()).unwrap();
         assert!(list.items.is_empty());
         let seen = server.finish();
         let methods: Vec<&str> = seen.iter().map(|s| s.0.as_str()).collect();
@@ -811,7 +817,7 @@ mod tests {
         let events: Vec<_> = client.watch::<api::Pod>("/api/v1/pods", &params).unwrap().collect::<Result<_, _>>().unwrap();
         assert_eq!(events.len(), 2);
         let seen = server.finish();
-        assert_eq!(seen[0].1, "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=300&allowWatchBookmarks=true");
+        assert_eq!(seen[0].1, "/api/v1/pods?watch=true&resourceVersion=1&timeoutSeconds=300&allowWatchBookmarks=true");
     }
 
     #[test]
@@ -847,7 +853,7 @@ mod tests {
         let mut stream = client.watch::<api::Pod>("/api/v1/pods", &params).unwrap();
         assert!(matches!(stream.next().unwrap().unwrap(), WatchEvent::Bookmark { resource_version } if resource_version == "5"));
         let err = stream.next().unwrap().unwrap_err();
-        assert!(matches!(err, ApiError::Transport { .. }), "{err:?}");
+        assert!(matches!(err, StreamError::Ended(ApiError::Transport { .. })), "{err:?}");
         assert!(err.to_string().contains("idle"), "{err}");
         assert!(stream.next().is_none());
         release_tx.send(()).unwrap();
@@ -855,7 +861,7 @@ mod tests {
         let head = head_rx.recv().unwrap();
         assert!(head.contains("accept: application/json"), "{head}");
         assert!(head.contains("user-agent: edgesched/"), "{head}");
-        assert!(head.starts_with("get /api/v1/pods?watch=1&resourceversion=4 "), "{head}");
+        assert!(head.starts_with("get /api/v1/pods?watch=true&resourceversion=4 "), "{head}");
     }
 
     #[test]
@@ -886,7 +892,7 @@ mod tests {
             ClientOptions { qps: -1.0, max_retries: 2, retry_base_delay: Duration::from_millis(1), ..ClientOptions::default() };
         let client = Client::new(&config, &options).unwrap();
         let err = client.get::<api::Node>("/api/v1/nodes/x").unwrap_err();
-        assert!(matches!(err, ApiError::Transport { .. }), "{err:?}");
+        assert!(matches!(err, ApiError::Refused { .. }), "{err:?}");
         assert!(err.to_string().starts_with("GET /api/v1/nodes/x: "), "{err}");
     }
 

@@ -7,6 +7,7 @@ pub mod backoff;
 pub mod base64;
 pub mod client;
 pub mod config_source;
+pub mod decode;
 pub mod files;
 pub mod kubeconfig;
 pub mod query;

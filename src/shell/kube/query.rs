@@ -52,7 +52,9 @@ pub struct WatchParams {
 
 impl WatchParams {
     pub(crate) fn query(&self) -> Vec<(&'static str, String)> {
-        let mut q = vec![("watch", "1".to_string())];
+        // `true`, as client-go encodes `ListOptions.Watch` (kube-apiserver also takes `1`; other
+        // servers do not, and answer a plain LIST).
+        let mut q = vec![("watch", "true".to_string())];
         push_opt(&mut q, "labelSelector", self.label_selector.as_deref());
         push_opt(&mut q, "fieldSelector", self.field_selector.as_deref());
         push_opt(&mut q, "resourceVersion", Some(self.resource_version.as_str()));
@@ -119,7 +121,7 @@ mod tests {
         };
         assert_eq!(
             with_query("/api/v1/nodes", &wp.query()),
-            "/api/v1/nodes?watch=1&labelSelector=a%20in%20%28b%2Cc%29&resourceVersion=123&timeoutSeconds=301&allowWatchBookmarks=true"
+            "/api/v1/nodes?watch=true&labelSelector=a%20in%20%28b%2Cc%29&resourceVersion=123&timeoutSeconds=301&allowWatchBookmarks=true"
         );
     }
 }

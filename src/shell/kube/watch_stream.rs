@@ -1,16 +1,23 @@
-//! A watch response read as a stream of typed events: newline-delimited JSON split into lines
-//! (bounded in size), each decoded into a [`WatchEvent`]; a cut-off stream or a stalled
-//! connection ends with an error the reflector can act on.
+//! A watch response read as a stream of typed events: a sequence of JSON values, framed as
+//! client-go frames them (`k8s.io/apimachinery/pkg/util/framer` `NewJSONFramedReader`: one
+//! value after another, newlines optional), each bounded in size and decoded into a
+//! [`WatchEvent`] with Go's rules. How a stream ends early is classified the way client-go's
+//! `StreamWatcher.receive` (`k8s.io/apimachinery/pkg/watch/streamwatcher.go`) does, because the
+//! reflector reacts differently: a cut stream ends the watch like a close, anything that is not a
+//! watch event is an error.
 
-use crate::core::api;
+use crate::core::api::{self, Object};
+use crate::core::gojson;
 use crate::shell::kube::api_error::ApiError;
+use crate::shell::kube::decode::decode_object;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::io::{BufRead, BufReader, Read};
+use std::fmt;
+use std::io::{BufRead, BufReader, ErrorKind, Read};
 use std::marker::PhantomData;
 
-/// Largest single watch event line; a real event is one object, so anything bigger is garbage.
+/// Largest single watch event; a real event is one object, so anything bigger is garbage.
 pub const MAX_WATCH_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// Size of the read buffer of each connection (the HTTP client uses it for its buffers too).
 pub const IO_BUFFER_BYTES: usize = 16 * 1024;
@@ -30,9 +37,38 @@ pub enum WatchEvent<T> {
     Error(api::Status),
 }
 
-/// Decode one line of a watch stream: `{"type": "...", "object": {...}}`. Pure, so it can be
-/// fuzzed; errors carry no request (the stream adds it).
-pub fn decode_watch_line<T: DeserializeOwned>(line: &[u8]) -> Result<WatchEvent<T>, ApiError> {
+/// Why a watch stream stopped before the server ended it cleanly.
+#[derive(Debug, Clone)]
+pub enum StreamError {
+    /// Cut off: the stream ended in the middle of an event, the connection broke, or nothing
+    /// arrived within the idle timeout. client-go ends the watch quietly in these cases
+    /// (`io.ErrUnexpectedEOF`, `net.IsProbableEOF`, `net.IsTimeout` in `receive`), so the
+    /// reflector treats them as a close.
+    Ended(ApiError),
+    /// Something that is not a watch event arrived (malformed JSON, an unknown event type, an
+    /// object that does not decode, a response that is not a watch at all), or reading failed
+    /// otherwise. client-go sends an ERROR event for these (code 500, `ClientWatchDecoding`).
+    Failed(ApiError),
+}
+
+impl StreamError {
+    /// The error inside.
+    pub fn error(&self) -> &ApiError {
+        match self {
+            StreamError::Ended(e) | StreamError::Failed(e) => e,
+        }
+    }
+}
+
+impl fmt::Display for StreamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error().fmt(f)
+    }
+}
+
+/// Decode one watch event, `{"type": "...", "object": {...}}`. Pure, so it can be fuzzed; errors
+/// carry no request (the stream adds it).
+pub fn decode_watch_line<T: DeserializeOwned + Object>(line: &[u8]) -> Result<WatchEvent<T>, ApiError> {
     #[derive(Deserialize)]
     struct RawEvent<'a> {
         #[serde(rename = "type")]
@@ -40,21 +76,23 @@ pub fn decode_watch_line<T: DeserializeOwned>(line: &[u8]) -> Result<WatchEvent<
         #[serde(borrow)]
         object: &'a RawValue,
     }
-    #[derive(Deserialize)]
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
     struct BookmarkObject {
-        #[serde(default)]
         metadata: BookmarkMeta,
     }
     #[derive(Deserialize, Default)]
+    #[serde(default)]
     struct BookmarkMeta {
-        #[serde(default, rename = "resourceVersion", deserialize_with = "api::null_as_default")]
+        #[serde(rename = "resourceVersion")]
         resource_version: String,
     }
     let decode_error = |message: String| ApiError::Decode { request: String::new(), message };
-    let raw: RawEvent<'_> = serde_json::from_slice(line).map_err(|e| decode_error(format!("watch event: {e}")))?;
+    let text = String::from_utf8_lossy(line);
+    let raw: RawEvent<'_> = serde_json::from_str(&text).map_err(|e| decode_error(format!("watch event: {e}")))?;
     let object = raw.object.get();
     let typed = |what: &str| -> Result<T, ApiError> {
-        serde_json::from_str(object).map_err(|e| decode_error(format!("{what} event object: {e}")))
+        decode_object(object).map_err(|u| decode_error(format!("{what} event object: {}", u.error)))
     };
     match raw.type_.as_str() {
         "ADDED" => Ok(WatchEvent::Added(typed("ADDED")?)),
@@ -62,12 +100,11 @@ pub fn decode_watch_line<T: DeserializeOwned>(line: &[u8]) -> Result<WatchEvent<
         "DELETED" => Ok(WatchEvent::Deleted(typed("DELETED")?)),
         "BOOKMARK" => {
             let bookmark: BookmarkObject =
-                serde_json::from_str(object).map_err(|e| decode_error(format!("BOOKMARK event object: {e}")))?;
+                gojson::from_str(object).map_err(|e| decode_error(format!("BOOKMARK event object: {e}")))?;
             Ok(WatchEvent::Bookmark { resource_version: bookmark.metadata.resource_version })
         }
         "ERROR" => {
-            let status: api::Status =
-                serde_json::from_str(object).map_err(|e| decode_error(format!("ERROR event object: {e}")))?;
+            let status: api::Status = gojson::from_str(object).map_err(|e| decode_error(format!("ERROR event object: {e}")))?;
             Ok(WatchEvent::Error(status))
         }
         other => Err(decode_error(format!("unknown watch event type {:?}", truncate(other, 40)))),
@@ -81,108 +118,171 @@ fn truncate(s: &str, max: usize) -> &str {
     }
 }
 
-/// The events of one open watch, read line by line from the response body.
+/// The events of one open watch, read value by value from the response body.
 pub struct WatchStream<T> {
     reader: BufReader<Box<dyn Read + Send>>,
     request: String,
-    line: Vec<u8>,
+    frame: Vec<u8>,
     finished: bool,
     _type: PhantomData<fn() -> T>,
 }
 
+/// What [`WatchStream::read_frame`] found.
+enum Frame {
+    /// A whole JSON value (or a run of non-JSON text up to whitespace).
+    Complete,
+    /// The stream ended inside a value.
+    Cut,
+    /// Clean end of stream.
+    End,
+}
+
+/// Where the framer is inside the current value.
+#[derive(Default)]
+struct Scan {
+    /// Nesting depth of objects and arrays (0 before the value starts or for a bare scalar).
+    depth: u32,
+    in_string: bool,
+    escaped: bool,
+    /// The value is not an object or array: it runs to the next whitespace.
+    bare: bool,
+}
+
+impl Scan {
+    /// Feed one byte of the value; true when it completes the value.
+    fn push(&mut self, b: u8) -> bool {
+        if self.in_string {
+            if self.escaped {
+                self.escaped = false;
+            } else if b == b'\\' {
+                self.escaped = true;
+            } else if b == b'"' {
+                self.in_string = false;
+            }
+            return false;
+        }
+        match b {
+            b'"' => self.in_string = true,
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' => {
+                self.depth = self.depth.saturating_sub(1);
+                return self.depth == 0;
+            }
+            _ => {}
+        }
+        false
+    }
+}
+
 impl<T> WatchStream<T> {
-    /// Wrap any byte stream (the HTTP body, or a test's bytes) in the line decoder.
+    /// Wrap any byte stream (the HTTP body, or a test's bytes) in the event decoder.
     pub fn new(reader: Box<dyn Read + Send>, request: String) -> WatchStream<T> {
         WatchStream {
             reader: BufReader::with_capacity(IO_BUFFER_BYTES, reader),
             request,
-            line: Vec::new(),
+            frame: Vec::new(),
             finished: false,
             _type: PhantomData,
         }
     }
 
-    /// Read the next non-empty line into `self.line`.
-    fn read_line(&mut self) -> Result<Line, String> {
-        self.line.clear();
+    /// Read the next JSON value into `self.frame`, skipping whitespace between values.
+    fn read_frame(&mut self) -> Result<Frame, StreamError> {
+        self.frame.clear();
+        let mut scan = Scan::default();
         loop {
             let available = match self.reader.fill_buf() {
                 Ok(buf) => buf,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(read_error_message(&e)),
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(read_error(&self.request, &e)),
             };
             if available.is_empty() {
-                if self.line.iter().all(u8::is_ascii_whitespace) {
-                    return Ok(Line::End);
+                return Ok(match (self.frame.is_empty(), scan.bare) {
+                    (true, _) => Frame::End,
+                    (false, true) => Frame::Complete,
+                    (false, false) => Frame::Cut,
+                });
+            }
+            let mut used = 0;
+            let mut complete = false;
+            for &b in available {
+                used += 1;
+                if self.frame.is_empty() {
+                    if b.is_ascii_whitespace() {
+                        continue;
+                    }
+                    scan.bare = b != b'{' && b != b'[';
+                } else if scan.bare && b.is_ascii_whitespace() {
+                    complete = true;
+                    break;
                 }
-                return Ok(Line::Unterminated);
+                self.frame.push(b);
+                if !scan.bare && scan.push(b) {
+                    complete = true;
+                    break;
+                }
             }
-            let (chunk, found_newline) = match available.iter().position(|&b| b == b'\n') {
-                Some(i) => (&available[..i], true),
-                None => (available, false),
-            };
-            if self.line.len() + chunk.len() > MAX_WATCH_LINE_BYTES {
-                return Err(format!("watch event larger than {MAX_WATCH_LINE_BYTES} bytes"));
-            }
-            self.line.extend_from_slice(chunk);
-            let used = chunk.len() + usize::from(found_newline);
             self.reader.consume(used);
-            if found_newline {
-                if self.line.iter().all(u8::is_ascii_whitespace) {
-                    self.line.clear();
-                    continue;
-                }
-                return Ok(Line::Complete);
+            if complete {
+                return Ok(Frame::Complete);
+            }
+            if self.frame.len() > MAX_WATCH_LINE_BYTES {
+                let message = format!("watch event larger than {MAX_WATCH_LINE_BYTES} bytes");
+                return Err(StreamError::Failed(ApiError::Decode { request: self.request.clone(), message }));
             }
         }
     }
 }
 
-/// What [`WatchStream::read_line`] found.
-enum Line {
-    /// A newline-terminated line.
-    Complete,
-    /// Data at the end of the stream without a final newline: a complete event whose newline was
-    /// lost, or (if it does not decode) a stream cut off mid-event.
-    Unterminated,
-    /// Clean end of stream.
-    End,
-}
-
-fn read_error_message(e: &std::io::Error) -> String {
+/// A failed read: broken connections and timeouts end the watch (client-go `net.IsProbableEOF`,
+/// `net.IsTimeout`); anything else (a TLS or framing error) fails it.
+fn read_error(request: &str, e: &std::io::Error) -> StreamError {
     // ureq reports its own timeouts as an io::Error wrapping a ureq::Error.
     let ureq_timeout =
         e.get_ref().and_then(|inner| inner.downcast_ref::<ureq::Error>()).is_some_and(|u| matches!(u, ureq::Error::Timeout(_)));
-    if ureq_timeout || matches!(e.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock) {
-        "watch stream idle for too long (no data within the idle timeout)".to_string()
-    } else {
-        format!("watch stream read failed: {e}")
+    let transport = |message: String| ApiError::Transport { request: request.to_string(), message };
+    if ureq_timeout || matches!(e.kind(), ErrorKind::TimedOut | ErrorKind::WouldBlock) {
+        return StreamError::Ended(transport("watch stream idle for too long (no data within the idle timeout)".to_string()));
+    }
+    let message = format!("watch stream read failed: {e}");
+    match e.kind() {
+        ErrorKind::ConnectionReset
+        | ErrorKind::ConnectionAborted
+        | ErrorKind::BrokenPipe
+        | ErrorKind::UnexpectedEof
+        | ErrorKind::NotConnected => StreamError::Ended(transport(message)),
+        _ => StreamError::Failed(transport(message)),
     }
 }
 
-impl<T: DeserializeOwned> Iterator for WatchStream<T> {
-    type Item = Result<WatchEvent<T>, ApiError>;
+impl<T: DeserializeOwned + Object> Iterator for WatchStream<T> {
+    type Item = Result<WatchEvent<T>, StreamError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.finished {
             return None;
         }
-        match self.read_line() {
-            Ok(Line::Complete) => Some(decode_watch_line(&self.line).map_err(|e| e.for_request(&self.request))),
-            Ok(Line::Unterminated) => {
+        match self.read_frame() {
+            Ok(Frame::Complete) => {
+                let event = decode_watch_line(&self.frame).map_err(|e| StreamError::Failed(e.for_request(&self.request)));
+                // client-go stops reading after reporting what it could not decode.
+                self.finished = event.is_err();
+                Some(event)
+            }
+            Ok(Frame::Cut) => {
                 self.finished = true;
-                Some(decode_watch_line(&self.line).map_err(|_| ApiError::Transport {
+                Some(Err(StreamError::Ended(ApiError::Transport {
                     request: self.request.clone(),
                     message: "watch stream ended in the middle of an event".to_string(),
-                }))
+                })))
             }
-            Ok(Line::End) => {
+            Ok(Frame::End) => {
                 self.finished = true;
                 None
             }
-            Err(message) => {
+            Err(e) => {
                 self.finished = true;
-                Some(Err(ApiError::Transport { request: self.request.clone(), message }))
+                Some(Err(e))
             }
         }
     }
@@ -233,6 +333,7 @@ mod tests {
             b"[]",
             br#"{"type":"ADDED"}"#,
             br#"{"type":"ADDED","object":5}"#,
+            br#"{"type":"ADDED","object":null}"#,
             br#"{"type":"SOMETHING","object":{}}"#,
             br#"{"type":7,"object":{}}"#,
             b"\xff\xfe",
@@ -269,14 +370,50 @@ mod tests {
     }
 
     #[test]
-    fn truncated_final_event_is_a_transport_error() {
+    fn truncated_final_event_ends_the_stream() {
         let text = "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\"}}}\n{\"type\":\"ADD";
         let mut stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Cursor::new(text)), "WATCH /x".into());
         assert!(stream.next().unwrap().is_ok());
         let err = stream.next().unwrap().unwrap_err();
-        assert!(matches!(err, ApiError::Transport { .. }));
+        assert!(matches!(err, StreamError::Ended(ApiError::Transport { .. })), "{err:?}");
         assert_eq!(err.to_string(), "WATCH /x: watch stream ended in the middle of an event");
         assert!(stream.next().is_none());
+    }
+
+    #[test]
+    fn values_are_framed_without_newlines_and_across_lines() {
+        // The JSON framer needs no newline between values, and strings may hold braces.
+        let text = concat!(
+            "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\",\"x\":\"}{\\\"\"}}}",
+            "{\"type\":\"BOOKMARK\",\n  \"object\":{\"metadata\":\n{\"resourceVersion\":\"2\"}}}\n"
+        );
+        let stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Cursor::new(text)), "WATCH /x".into());
+        let rvs: Vec<Option<String>> = stream.map(|e| bookmark_rv(e.unwrap())).collect();
+        assert_eq!(rvs, [Some("1".to_string()), Some("2".to_string())]);
+    }
+
+    #[test]
+    fn a_list_answered_to_a_watch_fails_the_stream() {
+        let text = "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[]}\n";
+        let mut stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Cursor::new(text)), "WATCH /x".into());
+        assert!(matches!(stream.next(), Some(Err(StreamError::Failed(ApiError::Decode { .. })))));
+        assert!(stream.next().is_none());
+    }
+
+    #[test]
+    fn null_fields_in_event_objects_decode_as_go_does() {
+        let line = br#"{"type":"ADDED","object":{"metadata":{"name":"p","labels":null},"spec":null,"status":null}}"#;
+        let event: WatchEvent<api::Pod> = decode_watch_line(line).expect("decodes");
+        assert!(matches!(event, WatchEvent::Added(p) if p.metadata.name == "p"));
+    }
+
+    #[test]
+    fn read_errors_end_or_fail_the_stream_as_client_go_classifies_them() {
+        let ended = |kind| matches!(read_error("WATCH /x", &std::io::Error::from(kind)), StreamError::Ended(_));
+        for kind in [ErrorKind::ConnectionReset, ErrorKind::BrokenPipe, ErrorKind::UnexpectedEof, ErrorKind::TimedOut] {
+            assert!(ended(kind), "{kind:?}");
+        }
+        assert!(!ended(ErrorKind::InvalidData));
     }
 
     #[test]
@@ -299,7 +436,7 @@ mod tests {
         }
         let mut stream: WatchStream<api::Pod> = WatchStream::new(Box::new(Endless), "WATCH /x".into());
         let err = stream.next().unwrap().unwrap_err();
-        assert!(err.to_string().contains("larger than"), "{err}");
+        assert!(matches!(err, StreamError::Failed(_)) && err.to_string().contains("larger than"), "{err}");
     }
 
     #[test]
@@ -307,6 +444,7 @@ mod tests {
         let mut stream: WatchStream<api::Pod> =
             WatchStream::new(Box::new(Cursor::new("nonsense\n")), "WATCH /api/v1/pods".into());
         let err = stream.next().unwrap().unwrap_err();
+        assert!(matches!(err, StreamError::Failed(_)), "{err:?}");
         assert!(err.to_string().starts_with("WATCH /api/v1/pods: cannot decode response: watch event:"), "{err}");
     }
 }

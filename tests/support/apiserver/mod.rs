@@ -15,6 +15,7 @@ mod authz;
 mod binding;
 mod bootstrap;
 mod clock;
+mod compat;
 mod discovery;
 mod escalation;
 mod faults;
@@ -36,6 +37,7 @@ mod wire;
 
 pub use authz::Authorization;
 pub use bootstrap::DefaultRoles;
+pub use compat::{Compat, CompatCounts};
 pub use faults::Failure;
 pub use inspect::RequestRecord;
 pub use status::ApiError;
@@ -73,6 +75,8 @@ pub struct ServerOptions {
     pub authorization: Authorization,
     /// Which generation of upstream's default roles and bindings is seeded at start.
     pub default_roles: DefaultRoles,
+    /// Wire quirks of other API server implementations to show (none by default).
+    pub compat: Compat,
 }
 
 impl Default for ServerOptions {
@@ -85,6 +89,7 @@ impl Default for ServerOptions {
             anonymous_auth: true,
             authorization: Authorization::Rbac,
             default_roles: DefaultRoles::Current,
+            compat: Compat::default(),
         }
     }
 }
@@ -570,6 +575,11 @@ impl TestApiServer {
             .filter(|(_, r)| r.plural == "events")
             .flat_map(|(id, _)| store.objects_of(id, Some(ns)).map(|(_, v)| v.clone()).collect::<Vec<_>>())
             .collect()
+    }
+
+    /// How often the compatibility quirks changed a response.
+    pub fn compat_counts(&self) -> CompatCounts {
+        self.shared.compat_hits.counts()
     }
 
     /// Watches currently streaming (to wait until a client has started watching).

@@ -8,6 +8,7 @@ use super::auth::{self, Identity};
 use super::authz;
 use super::binding;
 use super::clock;
+use super::compat::Compat;
 use super::discovery;
 use super::escalation;
 use super::http::{Request, Response};
@@ -122,7 +123,16 @@ pub fn route(shared: &Shared, req: &Request, who: &Identity) -> Reply {
         None => return text_reply(404, "404 page not found\n"),
     };
     if req.method == "GET" && target.name.is_none() && attributes::wants_watch(&req.query) {
-        return match watch_spec(req, &target) {
+        // A server that ignores `watch` (or only knows `watch=true`) answers with the list.
+        let compat = shared.compat;
+        if compat.list_for_watch && (req.param("watch") != Some("true") || shared.first_watch(target.res, target.ns.as_deref())) {
+            shared.compat_hits.list_for_watch();
+            return match list(shared, req, &target) {
+                Ok(v) => json_reply(200, &v, pretty),
+                Err(e) => error_reply(e, pretty),
+            };
+        }
+        return match watch_spec(req, &target, compat) {
             Ok(spec) => Reply::Watch(spec),
             Err(e) => error_reply(e, pretty),
         };
@@ -159,7 +169,7 @@ fn dispatch(shared: &Shared, req: &Request, target: &Target, who: &Identity) -> 
         ("GET", None) => list(shared, req, target).map(|v| (200, v)),
         ("GET", Some(key)) => {
             status_part(target)?;
-            verbs::get(&shared.lock_store(), &key).map(|v| (200, v))
+            verbs::get(&shared.lock_store(), &key).map(|v| (200, shared.compat.object(v)))
         }
         ("POST", None) if is_review(res) => Ok((201, review(shared, res, &parse_body(req)?))),
         ("POST", None) => {
@@ -289,7 +299,7 @@ fn list(shared: &Shared, req: &Request, target: &Target) -> Result<Value, ApiErr
                 m.remove("kind");
                 m.remove("apiVersion");
             }
-            v
+            shared.compat.list_item(v)
         })
         .collect();
     let mut metadata = json!({"resourceVersion": at.to_string()});
@@ -302,7 +312,7 @@ fn list(shared: &Shared, req: &Request, target: &Target) -> Result<Value, ApiErr
     Ok(json!({"kind": format!("{}List", res.kind), "apiVersion": res.api_version(), "metadata": metadata, "items": items}))
 }
 
-fn watch_spec(req: &Request, target: &Target) -> Result<WatchSpec, ApiError> {
+fn watch_spec(req: &Request, target: &Target, compat: Compat) -> Result<WatchSpec, ApiError> {
     options::validate(req, true)?;
     let selectors =
         Selectors::parse(req.param("labelSelector"), req.param("fieldSelector")).map_err(|e| status::bad_request(&e))?;
@@ -322,5 +332,6 @@ fn watch_spec(req: &Request, target: &Target) -> Result<WatchSpec, ApiError> {
         bookmarks: req.flag("allowWatchBookmarks"),
         initial_events_end: req.param("sendInitialEvents") == Some("true"),
         timeout,
+        compat,
     })
 }

@@ -9,6 +9,7 @@ use super::attributes::{self, RequestInfo};
 use super::auth::{self, AuthTables, Identity};
 use super::authz::{self, Authorization};
 use super::clock;
+use super::compat::{Compat, CompatHits};
 use super::faults::Faults;
 use super::http::{self, Request, Response};
 use super::inspect::{Inspect, RequestRecord};
@@ -21,7 +22,7 @@ use super::watch;
 use super::wire;
 use super::ServerOptions;
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, BufReader, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -62,6 +63,12 @@ pub struct Shared {
     active_watches: AtomicUsize,
     conns: Mutex<HashMap<u64, TcpStream>>,
     next_conn: AtomicU64,
+    /// Wire quirks shown (fixed at start).
+    pub compat: Compat,
+    /// How often they changed a response.
+    pub compat_hits: CompatHits,
+    /// Collections watched at least once (for [`Compat::list_for_watch`]).
+    watched: Mutex<HashSet<(ResId, Option<String>)>>,
 }
 
 /// Decrements the active watch count when a stream ends.
@@ -94,7 +101,15 @@ impl Shared {
             active_watches: AtomicUsize::new(0),
             conns: Mutex::new(HashMap::new()),
             next_conn: AtomicU64::new(0),
+            compat: opts.compat,
+            compat_hits: CompatHits::default(),
+            watched: Mutex::new(HashSet::new()),
         }
+    }
+
+    /// Whether this is the first watch request for the collection (records it).
+    pub fn first_watch(&self, res: ResId, ns: Option<&str>) -> bool {
+        self.watched.lock().unwrap_or_else(|e| e.into_inner()).insert((res, ns.map(str::to_string)))
     }
 
     /// The authorizer in force.

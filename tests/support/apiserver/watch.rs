@@ -4,6 +4,7 @@
 //! (previous state, new resourceVersion); resuming from a compacted version yields HTTP 200 and
 //! one ERROR event with a 410 Status; bookmarks carry only the kind and resourceVersion.
 
+use super::compat::{self, Compat};
 use super::http;
 use super::resources::{ResId, RESOURCES};
 use super::selectors::Selectors;
@@ -47,6 +48,8 @@ pub struct WatchSpec {
     pub initial_events_end: bool,
     /// `timeoutSeconds`.
     pub timeout: Option<Duration>,
+    /// Wire quirks to show.
+    pub compat: Compat,
 }
 
 /// How long a watch waits for a change before re-checking stop flags and timers.
@@ -92,11 +95,11 @@ impl WatchSpec {
         let now_matches = ev.change != Change::Deleted && self.selectors.matches(&ev.object);
         let was_matching = ev.prev.as_ref().is_some_and(|p| self.selectors.matches(p));
         match (now_matches, was_matching) {
-            (true, false) => Some(event_line("ADDED", ev.object.clone())),
-            (true, true) => Some(event_line("MODIFIED", ev.object.clone())),
+            (true, false) => Some(event_line("ADDED", self.compat.object(ev.object.clone()))),
+            (true, true) => Some(event_line("MODIFIED", self.compat.object(ev.object.clone()))),
             (false, true) => {
                 let last = if ev.change == Change::Deleted { ev.object.clone() } else { with_rv(ev.prev.clone()?, ev.rv) };
-                Some(event_line("DELETED", last))
+                Some(event_line("DELETED", self.compat.object(last)))
             }
             (false, false) => None,
         }
@@ -106,7 +109,7 @@ impl WatchSpec {
         let mut lines: Vec<Vec<u8>> = store
             .objects_of(self.res, self.ns.as_deref())
             .filter(|(_, v)| self.selectors.matches(v))
-            .map(|(_, v)| event_line("ADDED", v.clone()))
+            .map(|(_, v)| event_line("ADDED", self.compat.object(v.clone())))
             .collect();
         if self.initial_events_end && self.bookmarks {
             lines.push(event_line("BOOKMARK", bookmark_object(self.res, store.rv(), true)));
@@ -156,8 +159,11 @@ pub fn serve(shared: &Shared, stream: &mut Tls, spec: &WatchSpec, audit_id: &str
         }
         Opening::Stream { lines, cursor } => (lines, cursor),
     };
+    let mut out = Out { shared, spec, object_events: 0 };
     for line in lines {
-        http::write_chunk(stream, &line)?;
+        if out.send(stream, &line)? {
+            return Ok(true);
+        }
     }
     let _active = shared.watch_started();
     let deadline = spec.timeout.map(|t| Instant::now() + t);
@@ -204,7 +210,35 @@ pub fn serve(shared: &Shared, stream: &mut Tls, spec: &WatchSpec, audit_id: &str
         }
         drop(store);
         for line in lines {
-            http::write_chunk(stream, &line)?;
+            if out.send(stream, &line)? {
+                return Ok(true);
+            }
         }
+    }
+}
+
+/// Writes a stream's lines, cutting the stream mid-event when [`Compat::watch_closes_mid_event`]
+/// says so.
+struct Out<'a> {
+    shared: &'a Shared,
+    spec: &'a WatchSpec,
+    object_events: usize,
+}
+
+impl Out<'_> {
+    /// Send one line; `true` when the stream was cut (and ended) instead.
+    fn send(&mut self, stream: &mut Tls, line: &[u8]) -> io::Result<bool> {
+        if compat::is_object_event(line) {
+            if self.spec.compat.watch_closes_mid_event && self.object_events == compat::EVENTS_BEFORE_CUT {
+                // Counted first: a client may look as soon as it has read the end.
+                self.shared.compat_hits.watch_cut();
+                http::write_chunk(stream, compat::half(line))?;
+                http::write_last_chunk(stream)?;
+                return Ok(true);
+            }
+            self.object_events += 1;
+        }
+        http::write_chunk(stream, line)?;
+        Ok(false)
     }
 }

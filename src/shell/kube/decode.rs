@@ -1,0 +1,119 @@
+//! Decoding list pages one object at a time.
+//!
+//! Objects follow Go's decoding rules ([`crate::core::gojson`]). client-go decodes a page as one
+//! `*List` value, so a single object it cannot decode fails the whole list and the reflector
+//! keeps nothing from it (`tools/cache/reflector.go`, `list`: "failed to list"); against a server
+//! that writes one odd object the caches never sync. Here the page's envelope is read first, each
+//! item is decoded on its own, and an item that does not decode is reported as an
+//! [`Undecodable`] (with whatever identity could be read from it) while the rest of the page is
+//! used. Pure: the fuzz target `list_page` drives it with arbitrary bytes.
+
+use crate::core::api::{ListMeta, Object};
+use crate::core::gojson;
+use crate::core::watched::Undecodable;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// One page of a list: the objects that decoded, in server order, and those that did not.
+#[derive(Debug, Clone)]
+pub struct ListPage<T> {
+    pub metadata: ListMeta,
+    pub items: Vec<T>,
+    pub undecodable: Vec<Undecodable>,
+}
+
+impl<T> ListPage<T> {
+    /// A page of `items` (tests and fakes).
+    pub fn of(metadata: ListMeta, items: Vec<T>) -> ListPage<T> {
+        ListPage { metadata, items, undecodable: Vec::new() }
+    }
+}
+
+/// Decode a list response body. Fails only when the envelope itself is not a list (not JSON, or
+/// `items` not an array): then nothing in it can be trusted.
+pub fn decode_list<T: DeserializeOwned + Object>(body: &[u8]) -> Result<ListPage<T>, String> {
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow, default)]
+        metadata: Option<&'a RawValue>,
+        #[serde(borrow, default)]
+        items: Option<Vec<&'a RawValue>>,
+    }
+    let text = String::from_utf8_lossy(body);
+    let envelope: Envelope<'_> = serde_json::from_str(&text).map_err(|e| format!("list: {e}"))?;
+    let metadata = match envelope.metadata {
+        Some(raw) => gojson::from_str(raw.get()).map_err(|e| format!("list metadata: {e}"))?,
+        None => ListMeta::default(),
+    };
+    let raw_items = envelope.items.unwrap_or_default();
+    let mut page = ListPage { metadata, items: Vec::with_capacity(raw_items.len()), undecodable: Vec::new() };
+    for raw in raw_items {
+        match decode_object::<T>(raw.get()) {
+            Ok(obj) => page.items.push(obj),
+            Err(u) => page.undecodable.push(*u),
+        }
+    }
+    Ok(page)
+}
+
+/// Decode one object; an object without a name is as useless as one that does not decode (Go
+/// would store it under an empty key).
+pub fn decode_object<T: DeserializeOwned + Object>(raw: &str) -> Result<T, Box<Undecodable>> {
+    match gojson::from_str::<T>(raw) {
+        Ok(obj) if !obj.name().is_empty() => Ok(obj),
+        Ok(_) => Err(Box::new(undecodable(raw, "object has no metadata.name".to_string()))),
+        Err(e) => Err(Box::new(undecodable(raw, e.to_string()))),
+    }
+}
+
+/// What can be read of an object's identity from its raw JSON, whatever else is wrong with it.
+pub fn undecodable(raw: &str, error: String) -> Undecodable {
+    let value: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
+    let text = |pointer: &str| value.pointer(pointer).and_then(Value::as_str).unwrap_or_default().to_string();
+    Undecodable {
+        namespace: text("/metadata/namespace"),
+        name: text("/metadata/name"),
+        uid: text("/metadata/uid"),
+        resource_version: text("/metadata/resourceVersion"),
+        scheduler_name: text("/spec/schedulerName"),
+        node_name: text("/spec/nodeName"),
+        error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::api::{Node, Pod};
+
+    #[test]
+    fn one_bad_item_does_not_fail_the_page() {
+        let body = br#"{"kind":"PodList","metadata":{"resourceVersion":"7","continue":null},"items":[
+            {"metadata":{"name":"a","namespace":"ns","resourceVersion":"5"},"spec":null},
+            {"metadata":{"name":"b","namespace":"ns","uid":"u-b"},"spec":{"schedulerName":"edgesched","priority":"high"}},
+            null,
+            {"metadata":{"name":"c","namespace":"ns"},"spec":{"containers":[{"name":"x","resources":{"requests":{"cpu":2}}}]}}
+        ]}"#;
+        let page: ListPage<Pod> = decode_list(body).expect("page");
+        assert_eq!(page.metadata.resource_version, "7");
+        assert_eq!(page.metadata.continue_token, "");
+        let names: Vec<&str> = page.items.iter().map(|p| p.metadata.name.as_str()).collect();
+        assert_eq!(names, ["a", "c"]);
+        assert_eq!(page.undecodable.len(), 2);
+        let b = &page.undecodable[0];
+        assert_eq!((b.key().as_str(), b.uid.as_str(), b.scheduler_name.as_str()), ("ns/b", "u-b", "edgesched"));
+        assert!(b.error.contains("invalid type"), "{}", b.error);
+        assert_eq!(page.undecodable[1].error, "object has no metadata.name");
+    }
+
+    #[test]
+    fn envelopes_that_are_not_lists_fail() {
+        for body in [&b"nonsense"[..], br#"{"items":{}}"#, br#"{"metadata":[]}"#, b""] {
+            assert!(decode_list::<Node>(body).is_err(), "{}", String::from_utf8_lossy(body));
+        }
+        let empty: ListPage<Node> = decode_list(br#"{"metadata":null,"items":null}"#).expect("page");
+        assert!(empty.items.is_empty() && empty.undecodable.is_empty());
+    }
+}
