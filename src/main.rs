@@ -3,6 +3,7 @@
 
 use edgesched::core::config::{self, Overrides, SchedulerConfig};
 use edgesched::core::logging::Line;
+use edgesched::core::metrics::{options as metric_options, Metrics};
 use edgesched::shell::cli::{self, Command, OutputFormat, RunOptions};
 use edgesched::shell::kube::config_source::build_config;
 use edgesched::shell::kube::kubeconfig;
@@ -185,6 +186,26 @@ fn rest_for(path: Option<&Path>, master: Option<&str>, allow_http: bool, what: &
     Ok(rest)
 }
 
+/// The metrics registry the metrics flags describe: the allow-list manifest first, the flag's
+/// pairs over it, as component-base merges them.
+fn metrics_registry(opts: &RunOptions) -> Result<Metrics, String> {
+    let mut pairs = Vec::new();
+    if let Some(path) = &opts.allow_metric_labels_manifest {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("--allow-metric-labels-manifest {}: {e}", path.display()))?;
+        pairs = metric_options::allow_list_manifest(&text)
+            .map_err(|e| format!("--allow-metric-labels-manifest {}: {e}", path.display()))?;
+    }
+    pairs.extend(opts.allow_metric_labels.iter().cloned());
+    let mut options = opts.metrics.clone();
+    options.allow_labels = metric_options::allow_list(&pairs).map_err(|e| e.to_string())?;
+    let (metrics, warnings) = Metrics::with_options(&options);
+    for w in warnings {
+        warn!("{w}");
+    }
+    Ok(metrics)
+}
+
 fn run_cmd(opts: RunOptions) -> i32 {
     logging::init(u32::from(opts.verbosity));
     signals::install();
@@ -263,6 +284,13 @@ fn run_cmd(opts: RunOptions) -> i32 {
     for w in lease_warnings(&cfg) {
         warn!("{w}");
     }
+    let metrics = match metrics_registry(&opts) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let configz = serde_json::json!({ "componentconfig": config::to_json(&cfg) }).to_string();
     let settings = run::RunSettings {
         configz,
@@ -279,6 +307,8 @@ fn run_cmd(opts: RunOptions) -> i32 {
         api_workers: 16,
         known_scheduler_names: opts.known_scheduler_names.clone(),
         warn_unserved_scheduler_names: opts.warn_unserved_scheduler_names,
+        metrics,
+        pod_max_in_unschedulable: opts.pod_max_in_unschedulable.map(|d| d.0),
         config: cfg,
     };
     match run::run(settings) {

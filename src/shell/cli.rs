@@ -7,6 +7,7 @@
 //! one the scheduler runs.
 
 use crate::core::config::{parse_go_duration, GoDuration, Overrides};
+use crate::core::metrics::options::{self as metric_options, MetricsOptions};
 use lexopt::Arg;
 use std::ffi::OsString;
 use std::fmt;
@@ -94,6 +95,14 @@ pub struct RunOptions {
     pub known_scheduler_names: Vec<String>,
     /// Warn about pending pods whose scheduler name no profile and no known scheduler serves.
     pub warn_unserved_scheduler_names: bool,
+    /// `--disabled-metrics`, `--show-hidden-metrics-for-version`, `--allow-metric-labels`.
+    pub metrics: MetricsOptions,
+    /// `--allow-metric-labels-manifest` (read by the caller; the flag's pairs override it).
+    pub allow_metric_labels_manifest: Option<PathBuf>,
+    /// `--allow-metric-labels` pairs as given.
+    pub allow_metric_labels: Vec<(String, String)>,
+    /// `--pod-max-in-unschedulable-pods-duration`.
+    pub pod_max_in_unschedulable: Option<GoDuration>,
     /// Deprecation and ignored-flag notes for the caller to log.
     pub warnings: Vec<String>,
 }
@@ -119,6 +128,10 @@ impl Default for RunOptions {
             allow_insecure_http: false,
             known_scheduler_names: Vec::new(),
             warn_unserved_scheduler_names: false,
+            metrics: MetricsOptions::default(),
+            allow_metric_labels_manifest: None,
+            allow_metric_labels: Vec::new(),
+            pod_max_in_unschedulable: None,
             warnings: Vec::new(),
         }
     }
@@ -213,6 +226,7 @@ const AUTHN: &str = "Authentication flags";
 const AUTHZ: &str = "Authorization flags";
 const LE: &str = "Leader election flags";
 const LOGS: &str = "Logs flags";
+const METRICS: &str = "Metrics flags";
 const OURS: &str = "edgesched flags";
 const DEPRECATED: &str = "Deprecated flags";
 const IGNORED: &str = "Accepted for compatibility and ignored";
@@ -254,6 +268,11 @@ const FLAGS: &[Flag] = &[
     flag("leader-elect-resource-name", Kind::Value("name"), LE_CMDS, LE, "Name of the Lease. (default \"kube-scheduler\")"),
     flag("leader-elect-resource-namespace", Kind::Value("ns"), LE_CMDS, LE, "Namespace of the Lease. (default \"kube-system\")"),
     flag("v", Kind::Value("n"), RUN, LOGS, "Log verbosity (-v): 0-2 info, 3-4 debug, 5+ trace."),
+    flag("disabled-metrics", Kind::Value("strings"), RUN, METRICS, "This flag provides an escape hatch for misbehaving metrics. You must provide the fully qualified metric name in order to disable it. Disclaimer: disabling metrics is higher in precedence than showing hidden metrics."),
+    flag("show-hidden-metrics-for-version", Kind::Value("string"), RUN, METRICS, "The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, other values will not be allowed. The format is <major>.<minor>, e.g.: '1.16'."),
+    flag("allow-metric-labels", Kind::Value("stringToString"), RUN, METRICS, "The map from metric-label to value allow-list of this label. The key's format is <MetricName>,<LabelName>. The value's format is <allowed_value>,<allowed_value>...e.g. metric1,label1='v1,v2,v3', metric1,label2='v1,v2,v3' metric2,label1='v1,v2,v3'. (default [])"),
+    flag("allow-metric-labels-manifest", Kind::Value("string"), RUN, METRICS, "The path to the manifest file that contains the allow-list mapping. The format of the file is the same as the flag --allow-metric-labels. Note that the flag --allow-metric-labels will override the manifest file."),
+    flag("pod-max-in-unschedulable-pods-duration", Kind::Value("duration"), LE_CMDS, DEPRECATED, "DEPRECATED: the maximum time a pod can stay in unschedulablePods. If a pod stays in unschedulablePods for longer than this value, the pod will be moved from unschedulablePods to backoffQ or activeQ. (default 5m0s)"),
     flag("logging-format", Kind::Value("format"), RUN, LOGS, "Log format; only \"text\" is supported. (default \"text\")"),
     flag("allow-insecure-http", B, RUN | EXPLAIN | STATUS, OURS, "Permit http:// API servers (credentials would travel in clear text)."),
     flag("known-scheduler-names", Kind::Value("names"), RUN, OURS, "Comma-separated scheduler names served by other schedulers."),
@@ -471,6 +490,19 @@ impl Acc {
             "logging-format" => return Err(UsageError::new(format!("--logging-format={v} is not supported: only \"text\" is"))),
             "allow-insecure-http" => self.run.allow_insecure_http = parse_bool(name, v)?,
             "known-scheduler-names" => self.run.known_scheduler_names = comma_list(v),
+            "disabled-metrics" => self.run.metrics.disabled.extend(comma_list(v)),
+            "show-hidden-metrics-for-version" => {
+                metric_options::validate_show_hidden(v).map_err(|e| UsageError::new(e.0))?;
+                self.run.metrics.show_hidden_for = (!v.is_empty()).then(|| v.to_string());
+            }
+            "allow-metric-labels" => {
+                let pairs = metric_options::parse_string_to_string(v)
+                    .map_err(|e| UsageError::new(format!("invalid argument {v:?} for --{name}: {e}")))?;
+                metric_options::allow_list(&pairs).map_err(|e| UsageError::new(e.0))?;
+                self.run.allow_metric_labels.extend(pairs);
+            }
+            "allow-metric-labels-manifest" => self.run.allow_metric_labels_manifest = path(),
+            "pod-max-in-unschedulable-pods-duration" => self.run.pod_max_in_unschedulable = Some(parse_duration(name, v)?),
             "warn-unserved-scheduler-names" => self.run.warn_unserved_scheduler_names = parse_bool(name, v)?,
             "version" => self.version = !matches!(v, "false" | "0" | "f" | "F" | "FALSE" | "False"),
             _ if f.kind == Kind::Bool => {
@@ -502,6 +534,9 @@ impl Acc {
             (DEPRECATED, "lock-object-namespace") => {
                 w.push("flag --lock-object-namespace is deprecated: use --leader-elect-resource-namespace".into())
             }
+            (DEPRECATED, "pod-max-in-unschedulable-pods-duration") => w.push(
+                "flag --pod-max-in-unschedulable-pods-duration is deprecated: this flag is deprecated and will be removed in a future version".into(),
+            ),
             (DEPRECATED, name @ ("profiling" | "contention-profiling")) => {
                 w.push(format!("flag --{name} is deprecated: no profiling endpoints are served"))
             }
@@ -583,7 +618,7 @@ fn help(cmd: Cmd) -> String {
         Cmd::Explain => "Usage:\n  edgesched explain [flags] POD...\n  edgesched explain --all-pending [flags]\n\nExplains, node by node, why pods are pending.\n",
         Cmd::Status => "Usage:\n  edgesched status [flags]\n\nShows the leader, health and profiles of the scheduler running in the cluster.\n",
     });
-    let groups = [MISC, SERVING, AUTHN, AUTHZ, LE, LOGS, OURS, DEPRECATED, IGNORED];
+    let groups = [MISC, SERVING, AUTHN, AUTHZ, LE, METRICS, LOGS, OURS, DEPRECATED, IGNORED];
     for group in groups {
         let flags: Vec<&Flag> = FLAGS.iter().filter(|f| f.group == group && f.cmds & cmd.bit() != 0).collect();
         if flags.is_empty() {
@@ -595,10 +630,29 @@ fn help(cmd: Cmd) -> String {
                 Kind::Bool => format!("--{}", f.name),
                 Kind::Value(t) => format!("--{} {t}", f.name),
             };
-            out.push_str(&format!("  {left:<48} {}\n", f.help));
+            out.push_str(&format!("  {left:<48}"));
+            wrap_into(&mut out, f.help, 51, 120);
         }
     }
     out
+}
+
+/// Append `text` word-wrapped at `width` columns, continuation lines indented by `indent`.
+fn wrap_into(out: &mut String, text: &str, indent: usize, width: usize) {
+    let mut col = indent;
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 && col + 1 + word.len() > width {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            col = indent;
+        } else {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += word.len();
+    }
+    out.push('\n');
 }
 
 #[cfg(test)]

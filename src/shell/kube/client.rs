@@ -21,6 +21,7 @@
 //! Tokens and keys never appear in errors or logs.
 
 use crate::core::api;
+use crate::core::metrics::{names, Metrics};
 use crate::shell::kube::api_error::{error_from_response, ApiError, MAX_ERROR_BODY_BYTES};
 use crate::shell::kube::kubeconfig::RestConfig;
 use crate::shell::kube::query::{with_query, ListParams, WatchParams};
@@ -58,6 +59,8 @@ pub struct ClientOptions {
     pub retry_base_delay: Duration,
     /// Overrides the `edgesched/<version> (<os>/<arch>)` user agent.
     pub user_agent: Option<String>,
+    /// Where `rest_client_*` metrics go (client-go's `tools/metrics` adapters); none when unset.
+    pub metrics: Option<Metrics>,
 }
 
 impl Default for ClientOptions {
@@ -71,12 +74,18 @@ impl Default for ClientOptions {
             max_retry_wait: Duration::from_secs(10),
             retry_base_delay: Duration::from_millis(500),
             user_agent: None,
+            metrics: None,
         }
     }
 }
 
 /// `edgesched/<version> (<os>/<arch>)`, with Go's names for os/arch as kube components use.
 pub fn default_user_agent() -> String {
+    format!("edgesched/{} ({})", env!("CARGO_PKG_VERSION"), platform())
+}
+
+/// `<os>/<arch>` with Go's names, as kube components report their platform.
+pub fn platform() -> String {
     let arch = match std::env::consts::ARCH {
         "x86_64" => "amd64",
         "aarch64" => "arm64",
@@ -84,7 +93,7 @@ pub fn default_user_agent() -> String {
         "powerpc64" if cfg!(target_endian = "little") => "ppc64le",
         other => other,
     };
-    format!("edgesched/{} ({}/{arch})", env!("CARGO_PKG_VERSION"), std::env::consts::OS)
+    format!("{}/{arch}", std::env::consts::OS)
 }
 
 /// Why the client could not be created.
@@ -238,6 +247,9 @@ struct Inner {
     limiter: Option<RateLimiter>,
     request_timeout: Duration,
     retry: RetryPolicy,
+    metrics: Option<Metrics>,
+    /// The `host` label of `rest_client_*` (`host:port` of the server URL, as Go's `URL.Host`).
+    host: String,
 }
 
 impl fmt::Debug for Client {
@@ -254,9 +266,10 @@ impl Client {
     /// Build a client for `config`. Logs a warning when server certificates are not verified.
     pub fn new(config: &RestConfig, options: &ClientOptions) -> Result<Client, ClientInitError> {
         let base_url = config.server.trim_end_matches('/').to_string();
-        base_url
+        let uri = base_url
             .parse::<http::Uri>()
             .map_err(|e| ClientInitError::InvalidServer { server: config.server.clone(), problem: e.to_string() })?;
+        let host = uri.authority().map(|a| a.as_str().rsplit('@').next().unwrap_or_default().to_string()).unwrap_or_default();
         let tls = build_tls_config(config).map_err(|error| ClientInitError::Tls { origin: config.origin.clone(), error })?;
         if config.insecure_skip_tls_verify {
             log::warn!(
@@ -294,6 +307,8 @@ impl Client {
                     max_wait: options.max_retry_wait,
                     base_delay: options.retry_base_delay,
                 },
+                metrics: options.metrics.clone(),
+                host,
             }),
             deadline: None,
         })
@@ -406,7 +421,7 @@ impl Client {
         let url = self.url(req.path, &label)?;
         let mut retries_done = 0;
         loop {
-            self.throttle();
+            self.throttle(req.verb);
             let (error, stage) = match self.attempt(&req, &url, &label) {
                 Ok(body) => return Ok(body),
                 Err(failure) => failure,
@@ -418,6 +433,9 @@ impl Client {
                 return Err(error);
             }
             retries_done += 1;
+            if let Some(m) = &self.inner.metrics {
+                m.inc(names::REST_RETRIES, &[&code_label(error.code()), req.verb.as_str(), &self.inner.host], 1.0);
+            }
             log::debug!(
                 "\"Retrying request\" request=\"{label}\" attempt={} wait=\"{wait:?}\" reason=\"{error}\"",
                 retries_done + 1
@@ -432,7 +450,7 @@ impl Client {
     pub fn watch<T: DeserializeOwned>(&self, path: &str, params: &WatchParams) -> Result<WatchStream<T>, ApiError> {
         let label = format!("WATCH {path}");
         let url = self.url(&with_query(path, &params.query()), &label)?;
-        self.throttle();
+        self.throttle(Verb::Get);
         let sent_at = Instant::now();
         let request = self.build(Verb::Get, &url, None, None, &label).map_err(|(e, _)| e)?;
         let request = self
@@ -442,7 +460,9 @@ impl Client {
             .timeout_recv_response(Some(self.inner.request_timeout))
             .timeout_per_read(params.idle_timeout)
             .build();
-        let response = self.inner.agent.run(request).map_err(|e| transport_error(&label, e).0)?;
+        let response = self.inner.agent.run(request);
+        self.count(Verb::Get, response.as_ref().ok().map(|r| r.status().as_u16()));
+        let response = response.map_err(|e| transport_error(&label, e).0)?;
         let code = response.status().as_u16();
         let retry_after = header(&response, "retry-after");
         let body = response.into_body();
@@ -461,9 +481,21 @@ impl Client {
             .map_err(|e| ApiError::Transport { request: label.to_string(), message: format!("invalid request URL: {e}") })
     }
 
-    fn throttle(&self) {
+    /// Wait for the client-side rate limiter (`rest_client_rate_limiter_duration_seconds`).
+    fn throttle(&self, verb: Verb) {
         if let Some(limiter) = &self.inner.limiter {
+            let start = Instant::now();
             limiter.acquire();
+            if let Some(m) = &self.inner.metrics {
+                m.observe(names::REST_RATE_LIMITER_DURATION, &[verb.as_str(), &self.inner.host], start.elapsed().as_secs_f64());
+            }
+        }
+    }
+
+    /// `rest_client_requests_total` for one attempt (`<error>` when no response arrived).
+    fn count(&self, verb: Verb, code: Option<u16>) {
+        if let Some(m) = &self.inner.metrics {
+            m.inc(names::REST_REQUESTS, &[&code_label(code), verb.as_str(), &self.inner.host], 1.0);
         }
     }
 
@@ -473,13 +505,26 @@ impl Client {
         let sent_at = Instant::now();
         let request = self.build(req.verb, url, req.body.clone(), req.content_type, label)?;
         let request = self.inner.agent.configure_request(request).timeout_global(Some(timeout)).build();
-        let response = self.inner.agent.run(request).map_err(|e| transport_error(label, e))?;
+        let (verb, host) = (req.verb.as_str(), self.inner.host.as_str());
+        if let Some(m) = &self.inner.metrics {
+            m.observe(names::REST_REQUEST_SIZE, &[verb, host], req.body.as_ref().map_or(0, Vec::len) as f64);
+        }
+        let response = self.inner.agent.run(request);
+        self.count(req.verb, response.as_ref().ok().map(|r| r.status().as_u16()));
+        let response = response.map_err(|e| {
+            self.observe_latency(verb, sent_at);
+            transport_error(label, e)
+        })?;
         let code = response.status().as_u16();
         self.unauthorized_at(code, sent_at);
         let retry_after = header(&response, "retry-after");
         let success = (200..300).contains(&code);
         let limit = if success { MAX_BODY_BYTES } else { MAX_ERROR_BODY_BYTES };
         let body = response.into_body().into_with_config().limit(limit).read_to_vec();
+        self.observe_latency(verb, sent_at);
+        if let (Some(m), Ok(b)) = (&self.inner.metrics, &body) {
+            m.observe(names::REST_RESPONSE_SIZE, &[verb, host], b.len() as f64);
+        }
         match (success, body) {
             (true, Ok(body)) => Ok(body),
             (true, Err(e)) => Err(transport_error(label, e)),
@@ -488,6 +533,13 @@ impl Client {
                 error_from_response(label, code, retry_after.as_deref(), &body.unwrap_or_default()),
                 FailureStage::MaybeSent,
             )),
+        }
+    }
+
+    /// `rest_client_request_duration_seconds` for one attempt.
+    fn observe_latency(&self, verb: &str, sent_at: Instant) {
+        if let Some(m) = &self.inner.metrics {
+            m.observe(names::REST_REQUEST_DURATION, &[verb, &self.inner.host], sent_at.elapsed().as_secs_f64());
         }
     }
 
@@ -534,6 +586,11 @@ impl Client {
             )
         })
     }
+}
+
+/// client-go's result code label: the status code, or `<error>` when no response arrived.
+fn code_label(code: Option<u16>) -> String {
+    code.map_or_else(|| "<error>".to_string(), |c| c.to_string())
 }
 
 fn header(response: &http::Response<ureq::Body>, name: &str) -> Option<String> {

@@ -136,7 +136,9 @@ pub fn route(state: &HealthState, authz: &dyn Authorizer, allow: &AllowPaths, re
     }
     if !allow.allows(&req.path) {
         if let Err((code, msg)) = authz.authorize(req) {
-            return Response::text(code, format!("{msg}\n"));
+            // Authorizers answer with a metav1.Status body, as the apiserver filters do.
+            let kind = if msg.starts_with('{') { "application/json" } else { "text/plain; charset=utf-8" };
+            return Response::text(code, msg).with_type(kind);
         }
     }
     let verbose = req.has_query_flag("verbose");
@@ -150,7 +152,10 @@ pub fn route(state: &HealthState, authz: &dyn Authorizer, allow: &AllowPaths, re
             }
             run_checks(&state.readyz, "readyz", verbose, &excluded)
         }
-        "/metrics" => Response::text(200, state.metrics.render()).with_type("text/plain; version=0.0.4; charset=utf-8"),
+        "/metrics" => {
+            crate::shell::process_metrics::collect(&state.metrics);
+            Response::text(200, state.metrics.render()).with_type("text/plain; version=0.0.4; charset=utf-8")
+        }
         "/configz" => {
             let body = match state.configz.lock() {
                 Ok(g) => g.clone(),
@@ -419,7 +424,15 @@ mod tests {
     use super::*;
 
     fn req(path: &str, query: &str) -> Request {
-        Request { method: "GET".into(), path: path.into(), query: query.into(), headers: vec![], body: vec![], close: false }
+        Request {
+            method: "GET".into(),
+            path: path.into(),
+            query: query.into(),
+            headers: vec![],
+            body: vec![],
+            close: false,
+            client_user: None,
+        }
     }
 
     struct Deny;
