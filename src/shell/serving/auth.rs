@@ -13,20 +13,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Who the API server (or a client certificate) says a client is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UserInfo {
-    pub username: String,
-    pub uid: String,
-    pub groups: Vec<String>,
-}
-
-impl UserInfo {
-    /// The user of a request without credentials (apiserver's anonymous authenticator).
-    pub fn anonymous() -> UserInfo {
-        UserInfo { username: "system:anonymous".into(), uid: String::new(), groups: vec!["system:unauthenticated".into()] }
-    }
-}
+pub use super::identity::UserInfo;
 
 /// The two reviews, performed against the API server (or a fake in tests).
 pub trait Reviewer: Send + Sync {

@@ -34,7 +34,7 @@ pub struct Request {
     pub close: bool,
     /// Who the verified TLS client certificate says the client is (`--client-ca-file`, or the
     /// front proxy's `--requestheader-*`), set by the server after the handshake.
-    pub client_user: Option<super::auth::UserInfo>,
+    pub client_user: Option<super::identity::UserInfo>,
 }
 
 impl Request {

@@ -9,6 +9,7 @@
 
 pub mod auth;
 pub mod http;
+pub mod identity;
 pub mod selfsigned;
 
 use crate::core::metrics::Metrics;
