@@ -218,12 +218,14 @@ fn disabled_metrics_and_label_allow_lists_apply() {
     let server = TestApiServer::start();
     server.create("/api/v1/nodes", node("n0").cpu("2").build());
     let token = monitoring_identity(&server);
-    let mut launch = Launch::default();
-    launch.extra_args = vec![
-        "--disabled-metrics=scheduler_cache_size".into(),
-        "--allow-metric-labels".into(),
-        "scheduler_pending_pods,queue=active,backoff".into(),
-    ];
+    let launch = Launch {
+        extra_args: vec![
+            "--disabled-metrics=scheduler_cache_size".into(),
+            "--allow-metric-labels".into(),
+            "scheduler_pending_pods,queue=active,backoff".into(),
+        ],
+        ..Default::default()
+    };
     let es = launch.start(&server);
     es.wait_for_log("Caches are synced", T).expect("synced");
     let mut s = scrape(&es, token);
