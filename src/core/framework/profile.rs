@@ -196,10 +196,16 @@ impl Framework {
                 continue;
             }
             let w = if r.weight == 0 { 1 } else { i64::from(r.weight) };
-            if w.saturating_mul(super::MAX_NODE_SCORE) > MAX_TOTAL_SCORE - total {
-                return Err(err("total score of Score plugins could overflow".into()));
-            }
-            total += w * super::MAX_NODE_SCORE;
+            // Checked: validation refuses negative weights, but a profile is built from any config.
+            total = match w.checked_mul(super::MAX_NODE_SCORE).filter(|_| w > 0).and_then(|add| total.checked_add(add)) {
+                Some(t) if t <= MAX_TOTAL_SCORE => t,
+                _ => {
+                    return Err(err(format!(
+                        "plugins.score.enabled weight {} of plugin {:?}: total score of Score plugins could overflow or weight is negative",
+                        r.weight, r.name
+                    )))
+                }
+            };
             weights.insert(idx, w);
         }
         fw.score = score_list.into_iter().map(|idx| (idx, weights.get(&idx).copied().unwrap_or(1))).collect();
