@@ -50,9 +50,6 @@ impl fmt::Debug for Framework {
 
 type PointSel = fn(&Points) -> bool;
 
-/// `fwk.MaxTotalScore` (math.MaxInt64).
-const MAX_TOTAL_SCORE: i64 = i64::MAX;
-
 impl Framework {
     /// Build a framework for one profile.
     pub fn new(profile: &Profile, ctx: &plugins::PluginContext) -> Result<Framework, ProfileError> {
@@ -197,9 +194,10 @@ impl Framework {
             }
             let w = if r.weight == 0 { 1 } else { i64::from(r.weight) };
             // Checked: validation refuses negative weights, but a profile is built from any config.
+            // checked_add fails exactly where upstream's `> MaxTotalScore - total` test does.
             total = match w.checked_mul(super::MAX_NODE_SCORE).filter(|_| w > 0).and_then(|add| total.checked_add(add)) {
-                Some(t) if t <= MAX_TOTAL_SCORE => t,
-                _ => {
+                Some(t) => t,
+                None => {
                     return Err(err(format!(
                         "plugins.score.enabled weight {} of plugin {:?}: total score of Score plugins could overflow or weight is negative",
                         r.weight, r.name
