@@ -40,7 +40,17 @@ fn real_main() -> i32 {
         }
         Command::CheckConfig { config, overrides, warnings } => check_config(config.as_deref(), &overrides, &warnings),
         Command::Simulate { config, cluster, output, seed } => simulate_cmd(config.as_deref(), &cluster, output, seed),
-        Command::Explain { kubeconfig, config, master, namespace, pods, all_pending, output, allow_insecure_http } => {
+        Command::Explain {
+            kubeconfig,
+            config,
+            master,
+            namespace,
+            pods,
+            all_pending,
+            output,
+            allow_insecure_http,
+            request_timeout,
+        } => {
             // Warnings (e.g. a list the user may not read) go to stderr like the scheduler's own.
             logging::init(0);
             edgesched::shell::diagnose::explain_cmd(&edgesched::shell::diagnose::ExplainArgs {
@@ -52,9 +62,10 @@ fn real_main() -> i32 {
                 all_pending,
                 output,
                 allow_insecure_http,
+                request_timeout,
             })
         }
-        Command::Status { kubeconfig, config, master, output, allow_insecure_http } => {
+        Command::Status { kubeconfig, config, master, output, allow_insecure_http, request_timeout } => {
             logging::init(0);
             edgesched::shell::diagnose::status_cmd(&edgesched::shell::diagnose::StatusArgs {
                 kubeconfig,
@@ -62,6 +73,7 @@ fn real_main() -> i32 {
                 master,
                 output,
                 allow_insecure_http,
+                request_timeout,
             })
         }
         Command::Run(opts) => run_cmd(*Box::new(opts)),

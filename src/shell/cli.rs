@@ -12,6 +12,7 @@ use lexopt::Arg;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// What the user asked for.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +34,7 @@ pub enum Command {
         all_pending: bool,
         output: OutputFormat,
         allow_insecure_http: bool,
+        request_timeout: Option<Duration>,
     },
     /// Report a running scheduler's health, leadership and profiles.
     Status {
@@ -41,6 +43,7 @@ pub enum Command {
         master: Option<String>,
         output: OutputFormat,
         allow_insecure_http: bool,
+        request_timeout: Option<Duration>,
     },
     /// Print the version.
     Version,
@@ -241,6 +244,7 @@ const FLAGS: &[Flag] = &[
     flag("seed", Kind::Value("n"), SIM, MISC, "Seed of the tie-breaking random choice, for reproducible simulations."),
     flag("namespace", Kind::Value("name"), EXPLAIN, MISC, "Namespace of the named pods (-n). (default \"default\")"),
     flag("all-pending", B, EXPLAIN, MISC, "Explain every pending pod this scheduler serves."),
+    flag("request-timeout", Kind::Value("string"), EXPLAIN | STATUS, MISC, "The length of time to wait before giving up on a single server request, as kubectl's: a number of seconds or a duration (1s, 2m); 0 waits forever. Connections time out after 10s or this, whichever is shorter. (default \"0\")"),
     flag("bind-address", Kind::Value("ip"), RUN, SERVING, "The IP address on which to listen for the --secure-port port. (default 0.0.0.0)"),
     flag("secure-port", Kind::Value("port"), RUN, SERVING, "The port on which to serve HTTPS with authentication and authorization; 0 disables it. (default 10259)"),
     flag("tls-cert-file", Kind::Value("path"), RUN, SERVING, "File containing the x509 certificate for HTTPS; a self-signed one is generated when unset."),
@@ -402,6 +406,18 @@ fn parse_duration(name: &str, v: &str) -> Result<GoDuration, UsageError> {
         .map_err(|_| UsageError::new(format!("invalid argument {v:?} for --{name}: expected a duration such as 15s or 1m30s")))
 }
 
+/// kubectl's `--request-timeout`: a plain integer is seconds, otherwise a duration; 0 is none.
+fn parse_request_timeout(v: &str) -> Result<Duration, UsageError> {
+    if let Ok(secs) = v.trim().parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    parse_go_duration(v).map_err(|_| {
+        UsageError::new(format!(
+            "invalid argument {v:?} for --request-timeout: invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)"
+        ))
+    })
+}
+
 fn comma_list(v: &str) -> Vec<String> {
     v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
 }
@@ -424,6 +440,7 @@ struct Acc {
     seed: Option<u64>,
     namespace: Option<String>,
     all_pending: bool,
+    request_timeout: Option<Duration>,
     positionals: Vec<String>,
     version: bool,
 }
@@ -460,6 +477,7 @@ impl Acc {
             "seed" => self.seed = Some(parse_num(name, v, "a non-negative integer")?),
             "namespace" => self.namespace = text(),
             "all-pending" => self.all_pending = parse_bool(name, v)?,
+            "request-timeout" => self.request_timeout = Some(parse_request_timeout(v)?),
             "bind-address" => self.run.bind_address = parse_ip(name, v)?,
             "secure-port" => self.secure_port = Some(parse_num(name, v, "a port number 0-65535")?),
             "tls-cert-file" => self.run.tls_cert_file = path(),
@@ -578,6 +596,7 @@ impl Acc {
                     all_pending: self.all_pending,
                     output: self.output,
                     allow_insecure_http: self.run.allow_insecure_http,
+                    request_timeout: self.request_timeout,
                 }
             }
             Cmd::Status => Command::Status {
@@ -586,6 +605,7 @@ impl Acc {
                 master: self.run.master,
                 output: self.output,
                 allow_insecure_http: self.run.allow_insecure_http,
+                request_timeout: self.request_timeout,
             },
         })
     }
@@ -921,6 +941,7 @@ mod tests {
                 all_pending: false,
                 output: OutputFormat::Table,
                 allow_insecure_http: false,
+                request_timeout: None,
             }
         );
         assert!(matches!(parse(args(&["explain", "--all-pending"])).unwrap(), Command::Explain { all_pending: true, .. }));
@@ -932,7 +953,8 @@ mod tests {
                 config: None,
                 master: Some("http://m".into()),
                 output: OutputFormat::Json,
-                allow_insecure_http: true
+                allow_insecure_http: true,
+                request_timeout: None,
             }
         );
         assert_eq!(usage(&["--v=2", "simulate"]), "the subcommand must come first: edgesched simulate [flags]");
