@@ -8,6 +8,7 @@ use edgesched::shell::cli::{self, Command, OutputFormat, RunOptions};
 use edgesched::shell::kube::config_source::build_config;
 use edgesched::shell::kube::kubeconfig;
 use edgesched::shell::logging;
+use edgesched::shell::serving;
 use edgesched::{core::simulate, shell::run, shell::signals};
 use log::{error, info, warn};
 use std::net::{IpAddr, SocketAddr};
@@ -244,6 +245,19 @@ fn run_cmd(opts: RunOptions) -> i32 {
         eprintln!("error: {e}");
         return EXIT_USAGE;
     }
+    if let Some(path) = &opts.write_config_to {
+        // WriteConfigFile, then exit 0, as kube-scheduler does.
+        return match std::fs::write(path, config::to_yaml(&cfg)) {
+            Ok(()) => {
+                info!("{}", Line::new("Wrote configuration").s("file", path.display()));
+                0
+            }
+            Err(e) => {
+                error!("{}", Line::new("Failed to write the configuration").s("file", path.display()).s("err", &e));
+                EXIT_RUNTIME
+            }
+        };
+    }
     let kubeconfig_path =
         (!cfg.client_connection.kubeconfig.is_empty()).then(|| PathBuf::from(&cfg.client_connection.kubeconfig));
     let rest = match rest_for(kubeconfig_path.as_deref(), opts.master.as_deref(), opts.allow_insecure_http, "kubeconfig") {
@@ -296,6 +310,23 @@ fn run_cmd(opts: RunOptions) -> i32 {
     for w in lease_warnings(&cfg) {
         warn!("{w}");
     }
+    let (tls_policy, tls_warnings) = match serving::tls_policy(opts.tls_min_version.as_deref(), &opts.tls_cipher_suites) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    for w in tls_warnings {
+        warn!("{w}");
+    }
+    let defaults = serving::auth::CacheTtls::default();
+    let ttl = |i: usize, d: std::time::Duration| opts.cache_ttls[i].map_or(d, |t| t.0);
+    let cache_ttls = serving::auth::CacheTtls {
+        allowed: ttl(0, defaults.allowed),
+        denied: ttl(1, defaults.denied),
+        token: ttl(2, defaults.token),
+    };
     let metrics = match metrics_registry(&opts) {
         Ok(m) => m,
         Err(e) => {
@@ -321,6 +352,9 @@ fn run_cmd(opts: RunOptions) -> i32 {
         warn_unserved_scheduler_names: opts.warn_unserved_scheduler_names,
         metrics,
         pod_max_in_unschedulable: opts.pod_max_in_unschedulable.map(|d| d.0),
+        tls_policy,
+        cert_dir: opts.cert_dir.clone(),
+        cache_ttls,
         config: cfg,
     };
     match run::run(settings) {

@@ -106,6 +106,16 @@ pub struct RunOptions {
     pub allow_metric_labels: Vec<(String, String)>,
     /// `--pod-max-in-unschedulable-pods-duration`.
     pub pod_max_in_unschedulable: Option<GoDuration>,
+    /// `--tls-min-version`.
+    pub tls_min_version: Option<String>,
+    /// `--tls-cipher-suites`.
+    pub tls_cipher_suites: Vec<String>,
+    /// `--cert-dir`: where a generated serving certificate is kept.
+    pub cert_dir: Option<PathBuf>,
+    /// `--write-config-to`: write the effective configuration there and exit.
+    pub write_config_to: Option<PathBuf>,
+    /// `--authorization-webhook-cache-authorized-ttl`, `-unauthorized-ttl`, `--authentication-token-webhook-cache-ttl`.
+    pub cache_ttls: [Option<GoDuration>; 3],
     /// Deprecation and ignored-flag notes for the caller to log.
     pub warnings: Vec<String>,
 }
@@ -135,6 +145,11 @@ impl Default for RunOptions {
             allow_metric_labels_manifest: None,
             allow_metric_labels: Vec::new(),
             pod_max_in_unschedulable: None,
+            tls_min_version: None,
+            tls_cipher_suites: Vec::new(),
+            cert_dir: None,
+            write_config_to: None,
+            cache_ttls: [None; 3],
             warnings: Vec::new(),
         }
     }
@@ -249,10 +264,17 @@ const FLAGS: &[Flag] = &[
     flag("secure-port", Kind::Value("port"), RUN, SERVING, "The port on which to serve HTTPS with authentication and authorization; 0 disables it. (default 10259)"),
     flag("tls-cert-file", Kind::Value("path"), RUN, SERVING, "File containing the x509 certificate for HTTPS; a self-signed one is generated when unset."),
     flag("tls-private-key-file", Kind::Value("path"), RUN, SERVING, "File containing the x509 private key matching --tls-cert-file."),
+    flag("cert-dir", Kind::Value("string"), RUN, SERVING, "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored."),
+    flag("tls-min-version", Kind::Value("string"), RUN, SERVING, "Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13 (TLS 1.2 is the lowest edgesched speaks)."),
+    flag("tls-cipher-suites", Kind::Value("strings"), RUN, SERVING, "Comma-separated list of cipher suites for the server (Go names; TLS 1.3 suites are always on, as in Go). If omitted, rustls' safe defaults are used."),
     flag("authentication-kubeconfig", Kind::Value("path"), RUN, AUTHN, "kubeconfig pointing at the API server that performs TokenReviews."),
+    flag("authentication-token-webhook-cache-ttl", Kind::Value("duration"), RUN, AUTHN, "The duration to cache responses from the webhook token authenticator. (default 10s)"),
     flag("authentication-skip-lookup", B, RUN, AUTHN, "Do not look up missing authentication configuration from the cluster."),
     flag("authorization-kubeconfig", Kind::Value("path"), RUN, AUTHZ, "kubeconfig pointing at the API server that performs SubjectAccessReviews."),
+    flag("authorization-webhook-cache-authorized-ttl", Kind::Value("duration"), RUN, AUTHZ, "The duration to cache 'authorized' responses from the webhook authorizer. (default 10s)"),
+    flag("authorization-webhook-cache-unauthorized-ttl", Kind::Value("duration"), RUN, AUTHZ, "The duration to cache 'unauthorized' responses from the webhook authorizer. (default 10s)"),
     flag("authorization-always-allow-paths", Kind::Value("paths"), RUN, AUTHZ, "Comma-separated HTTP paths served without authorization. (default \"/healthz,/readyz,/livez\")"),
+    flag("write-config-to", Kind::Value("string"), RUN, MISC, "If set, write the configuration values to this file and exit."),
     flag("kubeconfig", Kind::Value("path"), RUN | CHECK | EXPLAIN | STATUS, MISC, "Path to a kubeconfig with authorization and master location (with --config, used only when the file leaves clientConnection.kubeconfig empty)."),
     flag("kube-api-qps", Kind::Value("qps"), LE_CMDS, DEPRECATED, "QPS to use while talking with the API server (ignored when --config is set)."),
     flag("kube-api-burst", Kind::Value("n"), LE_CMDS, DEPRECATED, "Burst to use while talking with the API server (ignored when --config is set)."),
@@ -308,10 +330,20 @@ const FLAGS: &[Flag] = &[
     flag("requestheader-group-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
     flag("requestheader-username-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
     flag("requestheader-uid-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("tls-min-version", Kind::Value("version"), RUN, IGNORED, "Not configurable."),
-    flag("tls-cipher-suites", Kind::Value("suites"), RUN, IGNORED, "Not configurable."),
-    flag("permit-port-sharing", B, RUN, IGNORED, "Not supported."),
-    flag("permit-address-sharing", B, RUN, IGNORED, "Not supported."),
+    flag("permit-port-sharing", B, RUN, IGNORED, "SO_REUSEPORT is not set; one process per port."),
+    flag("permit-address-sharing", B, RUN, IGNORED, "SO_REUSEADDR is always set on the listeners."),
+    flag("tls-sni-cert-key", Kind::Value("string"), RUN, IGNORED, "Per-name serving certificates are not supported; --tls-cert-file serves every name."),
+    flag("tls-curve-preferences", Kind::Value("int32Slice"), RUN, IGNORED, "Go curve IDs do not apply; rustls' key-exchange groups are used."),
+    flag("http2-max-streams-per-connection", Kind::Value("int"), RUN, IGNORED, "The secure port speaks HTTP/1.1 only."),
+    flag("disable-http2-serving", B, RUN, IGNORED, "The secure port speaks HTTP/1.1 only (HTTP/2 is always off)."),
+    flag("authentication-tolerate-lookup-failure", B, RUN, IGNORED, "The extension-apiserver-authentication ConfigMap is not read."),
+    flag("emulated-version", Kind::Value("strings"), RUN, IGNORED, "edgesched behaves as kube-scheduler v1.35 only."),
+    flag("min-compatibility-version", Kind::Value("strings"), RUN, IGNORED, "edgesched behaves as kube-scheduler v1.35 only."),
+    flag("log-text-info-buffer-size", Kind::Value("quantity"), RUN, IGNORED, "Logs are written unbuffered."),
+    flag("log-text-split-stream", B, RUN, IGNORED, "Logs go to stderr in one stream."),
+    flag("log-json-info-buffer-size", Kind::Value("quantity"), RUN, IGNORED, "Logs are written unbuffered."),
+    flag("log-json-split-stream", B, RUN, IGNORED, "Logs go to stderr in one stream."),
+    flag("log-backtrace-at", Kind::Value("traceLocation"), RUN, IGNORED, "klog flag removed in v1.26."),
 ];
 
 fn find_flag(name: &str) -> Option<&'static Flag> {
@@ -482,6 +514,13 @@ impl Acc {
             "secure-port" => self.secure_port = Some(parse_num(name, v, "a port number 0-65535")?),
             "tls-cert-file" => self.run.tls_cert_file = path(),
             "tls-private-key-file" => self.run.tls_private_key_file = path(),
+            "cert-dir" => self.run.cert_dir = (!v.is_empty()).then(|| PathBuf::from(v)),
+            "tls-min-version" => self.run.tls_min_version = (!v.is_empty()).then(|| v.to_string()),
+            "tls-cipher-suites" => self.run.tls_cipher_suites = comma_list(v),
+            "write-config-to" => self.run.write_config_to = (!v.is_empty()).then(|| PathBuf::from(v)),
+            "authorization-webhook-cache-authorized-ttl" => self.run.cache_ttls[0] = Some(parse_duration(name, v)?),
+            "authorization-webhook-cache-unauthorized-ttl" => self.run.cache_ttls[1] = Some(parse_duration(name, v)?),
+            "authentication-token-webhook-cache-ttl" => self.run.cache_ttls[2] = Some(parse_duration(name, v)?),
             "authentication-kubeconfig" => self.run.authentication_kubeconfig = path(),
             "authentication-skip-lookup" => self.run.authentication_skip_lookup = parse_bool(name, v)?,
             "authorization-kubeconfig" => self.run.authorization_kubeconfig = path(),
@@ -887,12 +926,89 @@ mod tests {
         assert_eq!(o.overrides.contention_profiling, Some(true));
         assert_eq!(o.overrides.lock_object_name.as_deref(), Some("lock"));
         assert_eq!(o.overrides.lock_object_namespace.as_deref(), Some("ns"));
-        assert_eq!(o.warnings.len(), 24, "{:#?}", o.warnings);
+        assert_eq!(o.warnings.len(), 22, "{:#?}", o.warnings);
         assert!(o
             .warnings
             .iter()
             .any(|w| w == "flag --feature-gates is ignored: Feature gates are not supported; the built-in defaults apply."));
         assert!(usage(&["--logtostderr=maybe"]).contains("expected true or false"));
+    }
+
+    /// Every flag of `kube-scheduler --help` (the command-line reference generated from
+    /// cmd/kube-scheduler, kubernetes v1.35, plus the v1.36 additions), each with a value of
+    /// its type, is accepted in both forms.
+    #[test]
+    fn every_kube_scheduler_flag_is_accepted() {
+        let upstream: &[(&str, &str)] = &[
+            ("allow-metric-labels", "scheduler_goroutines,operation=binding"),
+            ("allow-metric-labels-manifest", "/m.yaml"),
+            ("authentication-kubeconfig", "/k"),
+            ("authentication-skip-lookup", "true"),
+            ("authentication-token-webhook-cache-ttl", "10s"),
+            ("authentication-tolerate-lookup-failure", "true"),
+            ("authorization-always-allow-paths", "/healthz,/readyz,/livez"),
+            ("authorization-kubeconfig", "/k"),
+            ("authorization-webhook-cache-authorized-ttl", "10s"),
+            ("authorization-webhook-cache-unauthorized-ttl", "10s"),
+            ("bind-address", "0.0.0.0"),
+            ("cert-dir", "/var/run/kubernetes"),
+            ("client-ca-file", "/ca.crt"),
+            ("config", "/c.yaml"),
+            ("contention-profiling", "true"),
+            ("disable-http2-serving", "false"),
+            ("disabled-metrics", "scheduler_goroutines"),
+            ("emulated-version", "kube=1.35"),
+            ("feature-gates", "SchedulerQueueingHints=true"),
+            ("help", "false"),
+            ("http2-max-streams-per-connection", "0"),
+            ("kube-api-burst", "100"),
+            ("kube-api-content-type", "application/vnd.kubernetes.protobuf"),
+            ("kube-api-qps", "50"),
+            ("kubeconfig", "/k"),
+            ("leader-elect", "true"),
+            ("leader-elect-lease-duration", "15s"),
+            ("leader-elect-renew-deadline", "10s"),
+            ("leader-elect-resource-lock", "leases"),
+            ("leader-elect-resource-name", "kube-scheduler"),
+            ("leader-elect-resource-namespace", "kube-system"),
+            ("leader-elect-retry-period", "2s"),
+            ("log-flush-frequency", "5s"),
+            ("log-text-info-buffer-size", "0"),
+            ("log-text-split-stream", "false"),
+            ("logging-format", "text"),
+            ("master", "https://10.0.0.1:6443"),
+            ("min-compatibility-version", "kube=1.34"),
+            ("permit-address-sharing", "false"),
+            ("permit-port-sharing", "false"),
+            ("pod-max-in-unschedulable-pods-duration", "5m0s"),
+            ("profiling", "true"),
+            ("requestheader-allowed-names", "front-proxy-client"),
+            ("requestheader-client-ca-file", "/front-proxy-ca.crt"),
+            ("requestheader-extra-headers-prefix", "x-remote-extra-"),
+            ("requestheader-group-headers", "x-remote-group"),
+            ("requestheader-uid-headers", "x-remote-uid"),
+            ("requestheader-username-headers", "x-remote-user"),
+            ("secure-port", "10259"),
+            ("show-hidden-metrics-for-version", "1.34"),
+            ("tls-cert-file", "/c.crt"),
+            ("tls-cipher-suites", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"),
+            ("tls-curve-preferences", "23,24"),
+            ("tls-min-version", "VersionTLS12"),
+            ("tls-private-key-file", "/c.key"),
+            ("tls-sni-cert-key", "/a.crt,/a.key:*.example.com"),
+            ("v", "2"),
+            ("vmodule", "schedule_one=4"),
+            ("write-config-to", "/out.yaml"),
+        ];
+        for (name, value) in upstream {
+            let joined = format!("--{name}={value}");
+            let r = parse(args(&[joined.as_str()]));
+            assert!(matches!(r, Ok(Command::Run(_)) | Ok(Command::Help(_))), "{joined}: {r:?}");
+            if find_flag(name).is_some_and(|f| f.kind != Kind::Bool) {
+                let r = parse(args(&[&format!("--{name}"), value]));
+                assert!(matches!(r, Ok(Command::Run(_))), "--{name} {value}: {r:?}");
+            }
+        }
     }
 
     #[test]

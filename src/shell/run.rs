@@ -62,6 +62,12 @@ pub struct RunSettings {
     pub metrics: Metrics,
     /// `--pod-max-in-unschedulable-pods-duration`.
     pub pod_max_in_unschedulable: Option<Duration>,
+    /// `--tls-min-version`, `--tls-cipher-suites`.
+    pub tls_policy: serving::TlsPolicy,
+    /// `--cert-dir` (used when no `--tls-cert-file` is given).
+    pub cert_dir: Option<PathBuf>,
+    /// How long review answers are cached.
+    pub cache_ttls: auth::CacheTtls,
 }
 
 /// Why the scheduler stopped with an error (exit status 1). Each variant names the part of the
@@ -296,8 +302,15 @@ fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) ->
     let cfg = &s.config;
     let allow = AllowPaths(s.always_allow_paths.clone());
     if s.secure_port != 0 {
-        let tls =
-            serving::tls_config(s.tls_cert_file.as_deref(), s.tls_key_file.as_deref(), &s.hostname).map_err(RunError::Serving)?;
+        let generated = match (&s.cert_dir, &s.tls_cert_file, &s.tls_key_file) {
+            (Some(dir), None, None) => Some(serving::cert_dir_pair(dir, &s.hostname).map_err(RunError::Serving)?),
+            _ => None,
+        };
+        let (cert, key) = match &generated {
+            Some((c, k)) => (Some(c.as_path()), Some(k.as_path())),
+            None => (s.tls_cert_file.as_deref(), s.tls_key_file.as_deref()),
+        };
+        let tls = serving::tls_config(cert, key, &s.hostname, &s.tls_policy).map_err(RunError::Serving)?;
         let listener = serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls)).map_err(RunError::Serving)?;
         let side_client = |rest: &Option<RestConfig>, connection: &'static str| match rest {
             Some(r) => {
@@ -308,7 +321,8 @@ fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) ->
         let authn = side_client(&s.authn_rest, "--authentication-kubeconfig")?;
         let authz = side_client(&s.authz_rest, "--authorization-kubeconfig")?;
         let reviewer = ApiReviewer { authn, authz, metrics: health.metrics.clone() };
-        let authorizer: Arc<dyn Authorizer> = Arc::new(auth::Delegating::new(reviewer).with_metrics(health.metrics.clone()));
+        let authorizer: Arc<dyn Authorizer> =
+            Arc::new(auth::Delegating::new(reviewer).with_metrics(health.metrics.clone()).with_ttls(s.cache_ttls));
         serving::spawn(listener, health.clone(), authorizer, allow.clone(), serving::ServeLimits::default())
             .map_err(|source| RunError::Thread { name: "serving", source })?;
     }
