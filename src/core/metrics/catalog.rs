@@ -251,7 +251,7 @@ pub static CATALOG: &[Desc] = &[
     d(SLI_DURATION, "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and might involve multiple scheduling attempts.", Histogram, &["attempts"], Exp(0.01, 2.0, 20), Beta, SCHED, At("each successful binding")),
     d(POD_ATTEMPTS, "Number of attempts to successfully schedule a pod.", Histogram, &[], Exp(1.0, 2.0, 5), Stable, SCHED, At("each successful binding")),
     d(SCHEDULED_AFTER_FLUSH, "Number of pods that were successfully scheduled after being flushed from unschedulablePods due to timeout. This metric helps detect potential queueing hint misconfigurations or event handling issues.", Counter, &[], Buckets::None, Alpha, SCHED, At("each successful binding of a pod the 5-minute flush moved")),
-    d(EXTENSION_POINT_DURATION, "Latency for running all plugins of a specific extension point.", Histogram, &["extension_point", "status", "profile"], Exp(0.0001, 2.0, 12), Stable, SCHED, At("PreFilter, PostFilter, PreScore, Score, Reserve, Permit in the cycle; PreBind, Bind, PostBind on the API workers")),
+    d(EXTENSION_POINT_DURATION, "Latency for running all plugins of a specific extension point.", Histogram, &["extension_point", "status", "profile"], Exp(0.0001, 2.0, 12), Stable, SCHED, At("PreFilter, PostFilter, PreScore, Score, Reserve in the cycle; PreBind, Bind on the API workers (no Permit, PostBind or Unreserve plugin exists to run)")),
     d(PLUGIN_DURATION, "Duration for running a plugin at a specific extension point.", Histogram, &["plugin", "extension_point", "status"], Exp(0.00001, 1.5, 20), Alpha, SCHED, At("every plugin call of one cycle in ten (upstream samples 10%)")),
     d(QUEUEING_HINT_DURATION, "Duration for running a queueing hint function of a plugin.", Histogram, &["plugin", "event", "hint"], Exp(0.00001, 1.5, 20), Alpha, SCHED, Never("queueing hints are static per-plugin event masks, not functions that could be timed")),
     d(QUEUE_INCOMING, "Number of pods added to scheduling queues by event and queue type.", Counter, &["queue", "event"], Buckets::None, Stable, SCHED, At("every move into activeQ, backoffQ, unschedulablePods or the gated set")),
@@ -312,4 +312,20 @@ pub static CATALOG: &[Desc] = &[
 /// The declaration of a name, if any.
 pub fn find(name: &str) -> Option<&'static Desc> {
     CATALOG.iter().find(|d| d.name == name)
+}
+
+/// The README's metrics table, generated from [`CATALOG`] (a test keeps the README equal to it).
+pub fn readme_table() -> String {
+    let mut out = String::from("| metric | type | labels | recorded |\n|---|---|---|---|\n");
+    let mut rows: Vec<&Desc> = CATALOG.iter().collect();
+    rows.sort_by_key(|d| d.name);
+    for d in rows {
+        let labels = if d.labels.is_empty() { "—".to_string() } else { d.labels.join(", ") };
+        let recorded = match d.recording {
+            Recording::At(at) => at.to_string(),
+            Recording::Never(why) => format!("**never**: {why}"),
+        };
+        out.push_str(&format!("| `{}` | {} | {} | {} |\n", d.name, d.kind.as_str(), labels, recorded.replace('|', "\\|")));
+    }
+    out
 }

@@ -424,6 +424,16 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_metrics_table_is_the_catalog() {
+        let readme = include_str!("../../../README.md");
+        let begin = "<!-- metrics-table:begin -->\n";
+        let end = "<!-- metrics-table:end -->";
+        let start = readme.find(begin).expect("README has the metrics table markers") + begin.len();
+        let stop = readme[start..].find(end).expect("end marker") + start;
+        assert_eq!(&readme[start..stop], catalog::readme_table(), "regenerate the README's metrics table from the catalog");
+    }
+
+    #[test]
     fn every_declared_family_is_unique_and_well_formed() {
         let mut seen = BTreeSet::new();
         for d in catalog::CATALOG {

@@ -43,6 +43,7 @@
 //! timeout ends the stream, so callers should not wait for watcher threads at shutdown.
 
 use crate::core::api::{Object, ObjectList};
+use crate::core::logging::Line;
 use crate::core::rng::Rng;
 use crate::core::watched::Change;
 use crate::shell::clock::{self, Clock, SystemClock};
@@ -199,12 +200,12 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
         Tr: ListWatchTransport<T>,
         S: Sink<T>,
     {
-        log::info!("\"Starting reflector\" resource=\"{}\" path=\"{}\"", self.spec.name, self.spec.path);
+        log::info!("{}", Line::new("Starting reflector").s("resource", self.spec.name).s("path", &self.spec.path));
         let mut state = State::fresh_list();
         while state != State::Stopped {
             state = self.step(state, &mut sink);
         }
-        log::info!("\"Stopping reflector\" resource=\"{}\"", self.spec.name);
+        log::info!("{}", Line::new("Stopping reflector").s("resource", self.spec.name));
     }
 
     /// Perform one transition.
@@ -236,7 +237,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
     {
         let name = self.spec.name;
         if continue_token.is_none() {
-            log::debug!("\"Listing and watching\" resource=\"{name}\"");
+            log::debug!("{}", Line::new("Listing and watching").s("resource", name));
             // A new list: the consumer starts collecting a fresh set.
             if !sink.change(Change::ListBegin) {
                 return State::Stopped;
@@ -257,7 +258,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             // through is gone, so start the whole list again (client-go's pager falls back to a
             // full list in the same situation).
             Err(err) if err.is_gone() && continue_token.is_some() => {
-                log::info!("\"List continuation expired - restarting list\" resource=\"{name}\" err=\"{err}\"");
+                log::info!("{}", Line::new("List continuation expired - restarting list").s("resource", name).s("err", &err));
                 return State::fresh_list();
             }
             Err(err) if err.is_forbidden() => return self.denied("list", &err, sink),
@@ -280,7 +281,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             };
             return self.back_off("Failed to list", &err, State::fresh_list());
         }
-        log::info!("\"Caches populated\" resource=\"{name}\" resourceVersion=\"{}\"", metadata.resource_version);
+        log::info!("{}", Line::new("Caches populated").s("resource", name).s("resourceVersion", &metadata.resource_version));
         if !sink.change(Change::ListDone) {
             return State::Stopped;
         }
@@ -369,14 +370,17 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             return self.back_off("Watch failed", &err, State::Watching { resource_version });
         }
         // The server ended the watch (its timeoutSeconds): reopen from the last version.
-        log::debug!("\"Watch close\" resource=\"{name}\" events={events} resourceVersion=\"{resource_version}\"");
+        log::debug!(
+            "{}",
+            Line::new("Watch close").s("resource", name).n("events", events).s("resourceVersion", &resource_version)
+        );
         State::Watching { resource_version }
     }
 
     /// 410 Gone: our version is older than the server keeps. Relist at once the first time; if
     /// the watch right after a relist is gone again, back off so we do not relist in a loop.
     fn relist_after_gone(&mut self, reason: &str) -> State {
-        log::info!("\"Watch close - relisting\" resource=\"{}\" reason=\"{reason}\"", self.spec.name);
+        log::info!("{}", Line::new("Watch close - relisting").s("resource", self.spec.name).s("reason", reason));
         self.gone_relists_without_progress += 1;
         if self.gone_relists_without_progress > 1 {
             let delay = self.backoff.next_delay(self.clock.now(), &mut self.rng);
@@ -399,7 +403,10 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             Some(d) => d,
             None => self.backoff.next_delay(now, &mut self.rng),
         };
-        log::debug!("\"Forbidden; retrying\" resource=\"{}\" verb=\"{verb}\" retryIn=\"{delay:?}\"", self.spec.name);
+        log::debug!(
+            "{}",
+            Line::new("Forbidden; retrying").s("resource", self.spec.name).s("verb", verb).s("retryIn", format!("{delay:?}"))
+        );
         State::Backoff { until: now + delay, then: Box::new(State::fresh_list()) }
     }
 
@@ -409,7 +416,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
         let now = self.clock.now();
         let backoff = self.backoff.next_delay(now, &mut self.rng);
         let delay = err.retry_after().map(|d| d.min(MAX_RETRY_AFTER)).unwrap_or(backoff);
-        log::warn!("\"{what}\" resource=\"{}\" err=\"{err}\" retryIn=\"{delay:?}\"", self.spec.name);
+        log::warn!("{}", Line::new(what).s("resource", self.spec.name).s("err", err).s("retryIn", format!("{delay:?}")));
         State::Backoff { until: now + delay, then: Box::new(then) }
     }
 
