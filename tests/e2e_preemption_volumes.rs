@@ -101,11 +101,14 @@ fn high_priority_pod_preempts_the_least_important_victim_and_lands_on_the_nomina
     assert!(server.get(&format!("{PODS}/mid")).is_some(), "higher-priority victims are avoided");
 
     // The preemptor was nominated first, as upstream does.
-    let nominated = server
-        .requests()
-        .into_iter()
-        .any(|r| r.method == "PATCH" && r.path.ends_with("/pods/critical/status") && r.body.contains("nominatedNodeName"));
-    assert!(nominated, "status.nominatedNodeName was set before binding");
+    // (The status patch and the binding run on different API workers; wait for the patch.)
+    let nominated = || {
+        server
+            .requests()
+            .into_iter()
+            .any(|r| r.method == "PATCH" && r.path.ends_with("/pods/critical/status") && r.body.contains("nominatedNodeName"))
+    };
+    wait_until(T, "status.nominatedNodeName set", nominated).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
     // The victim got a DisruptionTarget condition, a UID-preconditioned delete and a Preempted event.
     let requests = server.requests();
     let disruption = requests
