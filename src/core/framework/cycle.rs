@@ -239,7 +239,7 @@ impl Framework {
                 for p in nominated {
                     let added = std::sync::Arc::new(AssignedPod::from_pod(p, node.name()));
                     with.add_pod(added.clone());
-                    self.add_pod_to_states(&mut with_states, pod, &added, &with, skip, rec);
+                    self.pre_filter_extension(&mut with_states, pod, &added, &with, skip, rec, true);
                 }
                 self.run_filters(cache, pod, &with, &with_states, skip, rec)?;
             }
@@ -247,52 +247,32 @@ impl Framework {
         self.run_filters(cache, pod, node, states, skip, rec)
     }
 
-    /// RunPreFilterExtensionAddPod: tell every PreFilter plugin that `added` joined `node`.
-    fn add_pod_to_states(
+    /// RunPreFilterExtensionAddPod / RemovePod: tell every PreFilter plugin (not skipped) that
+    /// `changed` joined (`added`) or left `node`.
+    #[allow(clippy::too_many_arguments)]
+    fn pre_filter_extension(
         &self,
         states: &mut [PluginState],
         pod: &PodInfo,
-        added: &AssignedPod,
+        changed: &AssignedPod,
         node: &NodeInfo,
         skip: &[bool],
         rec: Rec<'_>,
+        added: bool,
     ) {
+        let point = if added { point::PRE_FILTER_ADD_POD } else { point::PRE_FILTER_REMOVE_POD };
         for &i in &self.pre_filter {
             if !skip[i] {
                 let pl = &self.plugins[i];
                 let state = &mut states[i];
-                rec.plugin(
-                    i,
-                    pl.name(),
-                    point::PRE_FILTER_ADD_POD,
-                    || pl.add_pod(state, pod, added, node),
-                    |_| status_label(None),
-                );
-            }
-        }
-    }
-
-    /// RunPreFilterExtensionRemovePod: tell every PreFilter plugin that `removed` left `node`.
-    fn remove_pod_from_states(
-        &self,
-        states: &mut [PluginState],
-        pod: &PodInfo,
-        removed: &AssignedPod,
-        node: &NodeInfo,
-        skip: &[bool],
-        rec: Rec<'_>,
-    ) {
-        for &i in &self.pre_filter {
-            if !skip[i] {
-                let pl = &self.plugins[i];
-                let state = &mut states[i];
-                rec.plugin(
-                    i,
-                    pl.name(),
-                    point::PRE_FILTER_REMOVE_POD,
-                    || pl.remove_pod(state, pod, removed, node),
-                    |_| status_label(None),
-                );
+                let call = || {
+                    if added {
+                        pl.add_pod(state, pod, changed, node)
+                    } else {
+                        pl.remove_pod(state, pod, changed, node)
+                    }
+                };
+                rec.plugin(i, pl.name(), point, call, |_| status_label(None));
             }
         }
     }
@@ -706,11 +686,11 @@ impl super::FilterRunner for Runner<'_> {
     }
 
     fn remove_pod(&self, states: &mut [PluginState], pod: &PodInfo, removed: &AssignedPod, node: &NodeInfo) {
-        self.fw.remove_pod_from_states(states, pod, removed, node, self.skip, self.rec);
+        self.fw.pre_filter_extension(states, pod, removed, node, self.skip, self.rec, false);
     }
 
     fn add_pod(&self, states: &mut [PluginState], pod: &PodInfo, added: &AssignedPod, node: &NodeInfo) {
-        self.fw.add_pod_to_states(states, pod, added, node, self.skip, self.rec);
+        self.fw.pre_filter_extension(states, pod, added, node, self.skip, self.rec, true);
     }
 
     fn run_filters(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, states: &[PluginState]) -> Result<(), Rejection> {
