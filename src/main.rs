@@ -3,10 +3,12 @@
 
 use edgesched::core::config::{self, Overrides, SchedulerConfig};
 use edgesched::core::logging::Line;
+use edgesched::core::metrics::{options as metric_options, Metrics};
 use edgesched::shell::cli::{self, Command, OutputFormat, RunOptions};
 use edgesched::shell::kube::config_source::build_config;
 use edgesched::shell::kube::kubeconfig;
 use edgesched::shell::logging;
+use edgesched::shell::serving;
 use edgesched::{core::simulate, shell::run, shell::signals};
 use log::{error, info, warn};
 use std::net::{IpAddr, SocketAddr};
@@ -39,7 +41,17 @@ fn real_main() -> i32 {
         }
         Command::CheckConfig { config, overrides, warnings } => check_config(config.as_deref(), &overrides, &warnings),
         Command::Simulate { config, cluster, output, seed } => simulate_cmd(config.as_deref(), &cluster, output, seed),
-        Command::Explain { kubeconfig, config, master, namespace, pods, all_pending, output, allow_insecure_http } => {
+        Command::Explain {
+            kubeconfig,
+            config,
+            master,
+            namespace,
+            pods,
+            all_pending,
+            output,
+            allow_insecure_http,
+            request_timeout,
+        } => {
             // Warnings (e.g. a list the user may not read) go to stderr like the scheduler's own.
             logging::init(0);
             edgesched::shell::diagnose::explain_cmd(&edgesched::shell::diagnose::ExplainArgs {
@@ -51,9 +63,10 @@ fn real_main() -> i32 {
                 all_pending,
                 output,
                 allow_insecure_http,
+                request_timeout,
             })
         }
-        Command::Status { kubeconfig, config, master, output, allow_insecure_http } => {
+        Command::Status { kubeconfig, config, master, output, allow_insecure_http, request_timeout } => {
             logging::init(0);
             edgesched::shell::diagnose::status_cmd(&edgesched::shell::diagnose::StatusArgs {
                 kubeconfig,
@@ -61,6 +74,7 @@ fn real_main() -> i32 {
                 master,
                 output,
                 allow_insecure_http,
+                request_timeout,
             })
         }
         Command::Run(opts) => run_cmd(*Box::new(opts)),
@@ -185,6 +199,26 @@ fn rest_for(path: Option<&Path>, master: Option<&str>, allow_http: bool, what: &
     Ok(rest)
 }
 
+/// The metrics registry the metrics flags describe: the allow-list manifest first, the flag's
+/// pairs over it, as component-base merges them.
+fn metrics_registry(opts: &RunOptions) -> Result<Metrics, String> {
+    let mut pairs = Vec::new();
+    if let Some(path) = &opts.allow_metric_labels_manifest {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("--allow-metric-labels-manifest {}: {e}", path.display()))?;
+        pairs = metric_options::allow_list_manifest(&text)
+            .map_err(|e| format!("--allow-metric-labels-manifest {}: {e}", path.display()))?;
+    }
+    pairs.extend(opts.allow_metric_labels.iter().cloned());
+    let mut options = opts.metrics.clone();
+    options.allow_labels = metric_options::allow_list(&pairs).map_err(|e| e.to_string())?;
+    let (metrics, warnings) = Metrics::with_options(&options);
+    for w in warnings {
+        warn!("{w}");
+    }
+    Ok(metrics)
+}
+
 fn run_cmd(opts: RunOptions) -> i32 {
     logging::init(u32::from(opts.verbosity));
     signals::install();
@@ -210,6 +244,19 @@ fn run_cmd(opts: RunOptions) -> i32 {
         error!("{e}");
         eprintln!("error: {e}");
         return EXIT_USAGE;
+    }
+    if let Some(path) = &opts.write_config_to {
+        // WriteConfigFile, then exit 0, as kube-scheduler does.
+        return match std::fs::write(path, config::to_yaml(&cfg)) {
+            Ok(()) => {
+                info!("{}", Line::new("Wrote configuration").s("file", path.display()));
+                0
+            }
+            Err(e) => {
+                error!("{}", Line::new("Failed to write the configuration").s("file", path.display()).s("err", &e));
+                EXIT_RUNTIME
+            }
+        };
     }
     let kubeconfig_path =
         (!cfg.client_connection.kubeconfig.is_empty()).then(|| PathBuf::from(&cfg.client_connection.kubeconfig));
@@ -263,6 +310,30 @@ fn run_cmd(opts: RunOptions) -> i32 {
     for w in lease_warnings(&cfg) {
         warn!("{w}");
     }
+    let (tls_policy, tls_warnings) = match serving::tls_policy(opts.tls_min_version.as_deref(), &opts.tls_cipher_suites) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    for w in tls_warnings {
+        warn!("{w}");
+    }
+    let defaults = serving::auth::CacheTtls::default();
+    let ttl = |i: usize, d: std::time::Duration| opts.cache_ttls[i].map_or(d, |t| t.0);
+    let cache_ttls = serving::auth::CacheTtls {
+        allowed: ttl(0, defaults.allowed),
+        denied: ttl(1, defaults.denied),
+        token: ttl(2, defaults.token),
+    };
+    let metrics = match metrics_registry(&opts) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let configz = serde_json::json!({ "componentconfig": config::to_json(&cfg) }).to_string();
     let settings = run::RunSettings {
         configz,
@@ -279,6 +350,11 @@ fn run_cmd(opts: RunOptions) -> i32 {
         api_workers: 32,
         known_scheduler_names: opts.known_scheduler_names.clone(),
         warn_unserved_scheduler_names: opts.warn_unserved_scheduler_names,
+        metrics,
+        pod_max_in_unschedulable: opts.pod_max_in_unschedulable.map(|d| d.0),
+        tls_policy,
+        cert_dir: opts.cert_dir.clone(),
+        cache_ttls,
         config: cfg,
     };
     match run::run(settings) {

@@ -250,3 +250,20 @@ fn simulate_usage_errors_exit_2() {
     assert_ne!(o.status.code(), Some(0));
     assert!(stderr(&o).contains("cluster.yaml"), "{}", stderr(&o));
 }
+
+/// A kubeconfig whose server refuses connections (nothing listens on port 1).
+const DEAD_SERVER_KUBECONFIG: &str = "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n    insecure-skip-tls-verify: true\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\nusers:\n- name: u\n  user:\n    token: t\n";
+
+#[test]
+fn client_commands_name_the_server_that_did_not_answer() {
+    let kc = temp_file("kubeconfig", DEAD_SERVER_KUBECONFIG);
+    let kc = format!("--kubeconfig={}", kc.display());
+    for args in [vec!["status", kc.as_str()], vec!["explain", "--all-pending", kc.as_str(), "--request-timeout=5s"]] {
+        let o = edgesched(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("the API server https://127.0.0.1:1 did not answer"), "{args:?}: {}", stderr(&o));
+    }
+    let o = edgesched(&["status", &kc, "--request-timeout=soon"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Timeout must be a single integer in seconds"), "{}", stderr(&o));
+}

@@ -101,11 +101,14 @@ fn high_priority_pod_preempts_the_least_important_victim_and_lands_on_the_nomina
     assert!(server.get(&format!("{PODS}/mid")).is_some(), "higher-priority victims are avoided");
 
     // The preemptor was nominated first, as upstream does.
-    let nominated = server
-        .requests()
-        .into_iter()
-        .any(|r| r.method == "PATCH" && r.path.ends_with("/pods/critical/status") && r.body.contains("nominatedNodeName"));
-    assert!(nominated, "status.nominatedNodeName was set before binding");
+    // (The status patch and the binding run on different API workers; wait for the patch.)
+    let nominated = || {
+        server
+            .requests()
+            .into_iter()
+            .any(|r| r.method == "PATCH" && r.path.ends_with("/pods/critical/status") && r.body.contains("nominatedNodeName"))
+    };
+    wait_until(T, "status.nominatedNodeName set", nominated).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
     // The victim got a DisruptionTarget condition, a UID-preconditioned delete and a Preempted event.
     let requests = server.requests();
     let disruption = requests
@@ -115,8 +118,13 @@ fn high_priority_pod_preempts_the_least_important_victim_and_lands_on_the_nomina
     assert!(disruption.is_some() && delete.is_some() && disruption < delete, "condition, then delete: {disruption:?} {delete:?}");
     let delete_body = &requests[delete.unwrap_or_default()].body;
     assert!(delete_body.contains(low_new_uid.as_str().unwrap_or("?")), "delete carries the UID precondition: {delete_body}");
-    let preempted: Vec<Value> =
-        server.events(NS).into_iter().filter(|e| e["reason"] == "Preempted" && e["regarding"]["name"] == "low-new").collect();
+    // The event recorder writes asynchronously; the binding may land first.
+    let preempted_events = || -> Vec<Value> {
+        server.events(NS).into_iter().filter(|e| e["reason"] == "Preempted" && e["regarding"]["name"] == "low-new").collect()
+    };
+    wait_until(T, "Preempted event", || !preempted_events().is_empty())
+        .unwrap_or_else(|e| panic!("{e}: {:?}", server.events(NS)));
+    let preempted = preempted_events();
     assert_eq!(preempted.len(), 1, "{:?}", server.events(NS));
     let critical_uid = server.get(&format!("{PODS}/critical")).expect("critical")["metadata"]["uid"].clone();
     assert_eq!(preempted[0]["note"], format!("Preempted by pod {} on node n1", critical_uid.as_str().unwrap_or("?")));

@@ -270,3 +270,40 @@ fn health_server_refuses_oversized_and_slow_requests() {
     assert_eq!(https::get(&format!("https://127.0.0.1:{}/healthz", es.secure_port), None).expect("healthz").0, 200);
     assert_no_panic(&es);
 }
+
+/// Plain HTTP to the HTTPS port gets Go's `400 Client sent an HTTP request to an HTTPS server.`;
+/// `--cert-dir` keeps the generated serving pair; `--tls-min-version=VersionTLS13` is served.
+#[test]
+fn secure_port_answers_plain_http_like_go_and_keeps_its_certificate_in_cert_dir() {
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").build());
+    let certs = tempdir("cert-dir");
+    let launch = Launch {
+        extra_args: vec![format!("--cert-dir={}", certs.display()), "--tls-min-version".into(), "VersionTLS13".into()],
+        ..Default::default()
+    };
+    let es = launch.start(&server);
+    es.wait_for_log("Caches are synced", T).expect("synced");
+    assert!(certs.join("kube-scheduler.crt").exists() && certs.join("kube-scheduler.key").exists());
+    let mut conn = TcpStream::connect(("127.0.0.1", es.secure_port)).expect("connect");
+    conn.set_read_timeout(Some(T)).expect("timeout");
+    conn.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").expect("write");
+    let mut out = String::new();
+    let _ = conn.read_to_string(&mut out);
+    assert_eq!(out, "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n");
+    assert_eq!(https::get(&format!("https://127.0.0.1:{}/healthz", es.secure_port), None).expect("https"), (200, "ok".into()));
+}
+
+#[test]
+fn write_config_to_writes_the_effective_configuration_and_exits() {
+    let dir = tempdir("write-config");
+    let out = dir.join("effective.yaml");
+    let status = command()
+        .args(["--config=examples/config.yaml", &format!("--write-config-to={}", out.display())])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("run");
+    assert_eq!(status.code(), Some(0));
+    let text = std::fs::read_to_string(&out).expect("written");
+    assert!(text.contains("kind: KubeSchedulerConfiguration") && text.contains("percentageOfNodesToScore"), "{text}");
+}

@@ -52,4 +52,10 @@ mod tests {
             r#""Successfully bound pod to node" pod="apache/web-1" node="n1" evaluatedNodes=4 feasibleNodes=4"#
         );
     }
+
+    #[test]
+    fn quotes_and_line_breaks_inside_values_are_escaped() {
+        let l = Line::new("Failed to list").s("resource", "pods").s("err", "pods \"x\" is forbidden:\nnot allowed");
+        assert_eq!(l.to_string(), r#""Failed to list" resource="pods" err="pods \"x\" is forbidden:\nnot allowed""#);
+    }
 }

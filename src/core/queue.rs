@@ -25,6 +25,16 @@ pub const MAX_IN_UNSCHEDULABLE: Duration = Duration::from_secs(5 * 60);
 /// How often the unschedulable pool is checked for leftovers (`flushUnschedulablePodsLeftover`).
 pub const LEFTOVER_FLUSH_INTERVAL: Duration = Duration::from_secs(30);
 
+/// The `event` labels of queue moves that are not cluster events
+/// (`pkg/scheduler/framework/events.go`, v1.35).
+pub mod event {
+    pub const UNSCHEDULED_POD_ADD: &str = "UnschedulablePodAdd";
+    pub const UNSCHEDULED_POD_UPDATE: &str = "UnschedulablePodUpdate";
+    pub const SCHEDULE_ATTEMPT_FAILURE: &str = "ScheduleAttemptFailure";
+    pub const BACKOFF_COMPLETE: &str = "BackoffComplete";
+    pub const UNSCHEDULABLE_TIMEOUT: &str = "UnschedulableTimeout";
+}
+
 /// Where a pod currently is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Location {
@@ -59,6 +69,9 @@ pub struct QueuedPod {
     pub gating_plugin: Option<&'static str>,
     /// Message of the gate, for diagnostics.
     pub gate_message: String,
+    /// Moved out of the unschedulable pool by the leftover flush, not by an event
+    /// (`scheduler_pod_scheduled_after_flush_total`).
+    pub flushed: bool,
 }
 
 impl QueuedPod {
@@ -73,6 +86,7 @@ impl QueuedPod {
             rejectors: Vec::new(),
             gating_plugin: None,
             gate_message: String::new(),
+            flushed: false,
         }
     }
 }
@@ -161,6 +175,10 @@ pub struct SchedulingQueue {
     epoch: Instant,
     seq: u64,
     last_leftover_flush: Instant,
+    /// `pod-max-in-unschedulable-pods-duration`.
+    max_in_unschedulable: Duration,
+    /// (queue, event) of every move since the last [`SchedulingQueue::take_incoming`].
+    incoming: Vec<(&'static str, &'static str)>,
 }
 
 impl SchedulingQueue {
@@ -175,7 +193,21 @@ impl SchedulingQueue {
             epoch: now,
             seq: 0,
             last_leftover_flush: now,
+            max_in_unschedulable: MAX_IN_UNSCHEDULABLE,
+            incoming: Vec::new(),
         }
+    }
+
+    /// Override how long a pod may wait in the unschedulable pool before the leftover flush
+    /// moves it (`--pod-max-in-unschedulable-pods-duration`).
+    pub fn set_max_in_unschedulable(&mut self, d: Duration) {
+        self.max_in_unschedulable = d;
+    }
+
+    /// The (queue, event) pairs of the moves since the last call
+    /// (`scheduler_queue_incoming_pods_total`).
+    pub fn take_incoming(&mut self) -> Vec<(&'static str, &'static str)> {
+        std::mem::take(&mut self.incoming)
     }
 
     fn nanos(&self, t: Instant) -> u128 {
@@ -226,7 +258,25 @@ impl SchedulingQueue {
         q.timestamp + self.backoff_duration(count)
     }
 
-    fn place(&mut self, key: PodKey, mut q: QueuedPod, loc: Location, now: Instant) {
+    /// Put a pod in `loc`; `event` names the move for the incoming-pods counter (`None` when
+    /// the pod only changes in place).
+    fn place(&mut self, key: PodKey, mut q: QueuedPod, loc: Location, now: Instant, event: Option<&'static str>) {
+        if let Some(event) = event {
+            let queue = match loc {
+                Location::Active => Some("active"),
+                Location::Backoff | Location::ErrorBackoff => Some("backoff"),
+                Location::Unschedulable => Some("unschedulable"),
+                Location::Gated => Some("gated"),
+                Location::InFlight => None,
+            };
+            if let Some(queue) = queue {
+                self.incoming.push((queue, event));
+            }
+        }
+        // InitialAttemptTimestamp: the first time the pod enters activeQ (the SLI's start).
+        if loc == Location::Active && q.initial_attempt.is_none() {
+            q.initial_attempt = Some(now);
+        }
         let seq = self.next_seq();
         let mut backoff_expiry = None;
         match loc {
@@ -269,9 +319,9 @@ impl SchedulingQueue {
             Some((plugin, msg)) => {
                 q.gating_plugin = Some(plugin);
                 q.gate_message = msg;
-                self.place(key, q, Location::Gated, now);
+                self.place(key, q, Location::Gated, now, Some(event::UNSCHEDULED_POD_ADD));
             }
-            None => self.place(key, q, Location::Active, now),
+            None => self.place(key, q, Location::Active, now, Some(event::UNSCHEDULED_POD_ADD)),
         }
     }
 
@@ -289,22 +339,23 @@ impl SchedulingQueue {
             (Location::InFlight, _) => {
                 self.entries.insert(key, Entry { q, ..entry });
             }
-            (_, Some((plugin, msg))) => {
+            (loc, Some((plugin, msg))) => {
                 q.gating_plugin = Some(plugin);
                 q.gate_message = msg;
-                self.place(key, q, Location::Gated, now);
+                let moved = (loc != Location::Gated).then_some(event::UNSCHEDULED_POD_UPDATE);
+                self.place(key, q, Location::Gated, now, moved);
             }
             (Location::Gated, None) => {
                 q.gating_plugin = None;
                 q.gate_message.clear();
                 q.timestamp = now;
-                self.place(key, q, Location::Active, now);
+                self.place(key, q, Location::Active, now, Some(event::UNSCHEDULED_POD_UPDATE));
             }
             (Location::Unschedulable, None) => {
                 let loc = if self.backoff_expiry(&q) > now { Location::Backoff } else { Location::Active };
-                self.place(key, q, loc, now);
+                self.place(key, q, loc, now, Some(event::UNSCHEDULED_POD_UPDATE));
             }
-            (loc, None) => self.place(key, q, loc, now),
+            (loc, None) => self.place(key, q, loc, now, None),
         }
     }
 
@@ -337,7 +388,7 @@ impl SchedulingQueue {
                     continue;
                 }
                 if let Some(e) = self.entries.remove(&item.inner.key) {
-                    self.place(item.inner.key, e.q, Location::Active, now);
+                    self.place(item.inner.key, e.q, Location::Active, now, Some(event::BACKOFF_COMPLETE));
                 }
             }
         }
@@ -347,20 +398,21 @@ impl SchedulingQueue {
                 .entries
                 .iter()
                 .filter(|(_, e)| {
-                    e.loc == Location::Unschedulable && now.saturating_duration_since(e.q.timestamp) > MAX_IN_UNSCHEDULABLE
+                    e.loc == Location::Unschedulable && now.saturating_duration_since(e.q.timestamp) > self.max_in_unschedulable
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
             for key in stale {
-                self.requeue_from_unschedulable(&key, now);
+                self.requeue_from_unschedulable(&key, now, event::UNSCHEDULABLE_TIMEOUT);
             }
         }
     }
 
-    fn requeue_from_unschedulable(&mut self, key: &str, now: Instant) {
-        if let Some(e) = self.entries.remove(key) {
+    fn requeue_from_unschedulable(&mut self, key: &str, now: Instant, event: &'static str) {
+        if let Some(mut e) = self.entries.remove(key) {
+            e.q.flushed = event == event::UNSCHEDULABLE_TIMEOUT;
             let loc = if self.backoff_expiry(&e.q) > now { Location::Backoff } else { Location::Active };
-            self.place(e.q.pod.key.clone(), e.q, loc, now);
+            self.place(e.q.pod.key.clone(), e.q, loc, now, Some(event));
         }
     }
 
@@ -421,12 +473,13 @@ impl SchedulingQueue {
             }
         };
         let key = q.pod.key.clone();
-        self.place(key, q, loc, now);
+        self.place(key, q, loc, now, Some(event::SCHEDULE_ATTEMPT_FAILURE));
     }
 
     /// A cluster event happened: unschedulable (and gated) pods for which `helps` says the event
     /// could make them schedulable move to backoffQ (still backing off) or activeQ.
-    pub fn move_on_event(&mut self, now: Instant, mut helps: impl FnMut(&QueuedPod) -> bool) -> usize {
+    /// `event` is the cluster event's label.
+    pub fn move_on_event(&mut self, now: Instant, event: &'static str, mut helps: impl FnMut(&QueuedPod) -> bool) -> usize {
         let candidates: Vec<PodKey> = self
             .entries
             .iter()
@@ -435,7 +488,7 @@ impl SchedulingQueue {
             .collect();
         let n = candidates.len();
         for key in candidates {
-            self.requeue_from_unschedulable(&key, now);
+            self.requeue_from_unschedulable(&key, now, event);
         }
         n
     }
@@ -547,10 +600,10 @@ mod tests {
         assert_eq!(queue.location("ns/a"), Some(Location::Unschedulable));
         assert!(queue.pop(t0).is_none(), "unschedulable pods are not popped");
         // an event that does not help keeps it there
-        assert_eq!(queue.move_on_event(t0, |qp| !qp.rejectors.contains(&"NodeResourcesFit")), 0);
+        assert_eq!(queue.move_on_event(t0, "NodeAdd", |qp| !qp.rejectors.contains(&"NodeResourcesFit")), 0);
         assert_eq!(queue.location("ns/a"), Some(Location::Unschedulable));
         // a helpful event within the backoff window moves it to backoffQ ...
-        assert_eq!(queue.move_on_event(t0 + Duration::from_millis(100), |_| true), 1);
+        assert_eq!(queue.move_on_event(t0 + Duration::from_millis(100), "NodeAdd", |_| true), 1);
         assert_eq!(queue.location("ns/a"), Some(Location::Backoff));
         // ... from which an idle scheduler may pop it directly (SchedulerPopFromBackoffQ)
         let p = queue.pop(t0 + Duration::from_millis(200)).expect("popped from backoffQ");

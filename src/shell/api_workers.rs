@@ -16,6 +16,7 @@ use crate::core::events;
 use crate::core::framework::plugins::default_binder::binding_for;
 use crate::core::framework::plugins::names;
 use crate::core::framework::PreBindAction;
+use crate::core::framework::{instrument, Code};
 use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Metrics};
 use crate::core::scheduler::{BindFailure, BindOutcome, BindRequest, Input, StatusPatch};
@@ -30,7 +31,7 @@ use log::{info, warn};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Work for the API workers.
 #[derive(Debug)]
@@ -250,12 +251,30 @@ pub fn pre_bind(
     Ok(())
 }
 
+/// `scheduler_framework_extension_point_duration_seconds` for a binding-cycle extension point.
+fn observe_point(ctx: &WorkerContext, point: &str, ok: bool, profile: &str, start: Instant) {
+    let status = instrument::status_label((!ok).then_some(Code::Error));
+    let secs = ctx.clock.now().saturating_duration_since(start).as_secs_f64();
+    ctx.metrics.observe(m::EXTENSION_POINT_DURATION, &[point, status, profile], secs);
+}
+
 fn run_bind(ctx: &WorkerContext, req: BindRequest) {
     let pod = &req.pod;
-    let result = match pre_bind(&ctx.client, &req.pre_bind, &ctx.denials, &*ctx.clock, &ctx.stop) {
-        Ok(()) => bind(&ctx.client, pod, &req.node, &ctx.denials),
+    // The binding cycle runs on its own goroutine upstream (scheduler_goroutines{operation="binding"}).
+    ctx.metrics.inc(m::GOROUTINES, &["binding"], 1.0);
+    let start = ctx.clock.now();
+    let pre_bound = pre_bind(&ctx.client, &req.pre_bind, &ctx.denials, &*ctx.clock, &ctx.stop);
+    observe_point(ctx, instrument::point::PRE_BIND, pre_bound.is_ok(), &req.profile, start);
+    let result = match pre_bound {
+        Ok(()) => {
+            let start = ctx.clock.now();
+            let bound = bind(&ctx.client, pod, &req.node, &ctx.denials);
+            observe_point(ctx, instrument::point::BIND, bound.is_ok(), &req.profile, start);
+            bound
+        }
         Err(e) => Err(BindFailure::Other(texts::prebind_plugin_error(names::VOLUME_BINDING, &e.to_string()))),
     };
+    ctx.metrics.inc(m::GOROUTINES, &["binding"], -1.0);
     let now = ctx.clock.now();
     match &result {
         Ok(()) => {
@@ -271,6 +290,9 @@ fn run_bind(ctx: &WorkerContext, req: BindRequest) {
             ctx.metrics.inc(m::SCHEDULE_ATTEMPTS, &["scheduled", &req.profile], 1.0);
             ctx.metrics.observe(m::ATTEMPT_DURATION, &["scheduled", &req.profile], elapsed);
             ctx.metrics.observe(m::POD_ATTEMPTS, &[], f64::from(req.attempts));
+            if req.flushed {
+                ctx.metrics.inc(m::SCHEDULED_AFTER_FLUSH, &[], 1.0);
+            }
             if let Some(first) = req.initial_attempt {
                 let label = if req.attempts >= 15 { "15+".to_string() } else { req.attempts.to_string() };
                 ctx.metrics.observe(m::SLI_DURATION, &[&label], now.saturating_duration_since(first).as_secs_f64());

@@ -7,10 +7,12 @@
 //! one the scheduler runs.
 
 use crate::core::config::{parse_go_duration, GoDuration, Overrides};
+use crate::core::metrics::options::{self as metric_options, MetricsOptions};
 use lexopt::Arg;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// What the user asked for.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +34,7 @@ pub enum Command {
         all_pending: bool,
         output: OutputFormat,
         allow_insecure_http: bool,
+        request_timeout: Option<Duration>,
     },
     /// Report a running scheduler's health, leadership and profiles.
     Status {
@@ -40,6 +43,7 @@ pub enum Command {
         master: Option<String>,
         output: OutputFormat,
         allow_insecure_http: bool,
+        request_timeout: Option<Duration>,
     },
     /// Print the version.
     Version,
@@ -94,6 +98,24 @@ pub struct RunOptions {
     pub known_scheduler_names: Vec<String>,
     /// Warn about pending pods whose scheduler name no profile and no known scheduler serves.
     pub warn_unserved_scheduler_names: bool,
+    /// `--disabled-metrics`, `--show-hidden-metrics-for-version`, `--allow-metric-labels`.
+    pub metrics: MetricsOptions,
+    /// `--allow-metric-labels-manifest` (read by the caller; the flag's pairs override it).
+    pub allow_metric_labels_manifest: Option<PathBuf>,
+    /// `--allow-metric-labels` pairs as given.
+    pub allow_metric_labels: Vec<(String, String)>,
+    /// `--pod-max-in-unschedulable-pods-duration`.
+    pub pod_max_in_unschedulable: Option<GoDuration>,
+    /// `--tls-min-version`.
+    pub tls_min_version: Option<String>,
+    /// `--tls-cipher-suites`.
+    pub tls_cipher_suites: Vec<String>,
+    /// `--cert-dir`: where a generated serving certificate is kept.
+    pub cert_dir: Option<PathBuf>,
+    /// `--write-config-to`: write the effective configuration there and exit.
+    pub write_config_to: Option<PathBuf>,
+    /// `--authorization-webhook-cache-authorized-ttl`, `-unauthorized-ttl`, `--authentication-token-webhook-cache-ttl`.
+    pub cache_ttls: [Option<GoDuration>; 3],
     /// Deprecation and ignored-flag notes for the caller to log.
     pub warnings: Vec<String>,
 }
@@ -119,6 +141,15 @@ impl Default for RunOptions {
             allow_insecure_http: false,
             known_scheduler_names: Vec::new(),
             warn_unserved_scheduler_names: false,
+            metrics: MetricsOptions::default(),
+            allow_metric_labels_manifest: None,
+            allow_metric_labels: Vec::new(),
+            pod_max_in_unschedulable: None,
+            tls_min_version: None,
+            tls_cipher_suites: Vec::new(),
+            cert_dir: None,
+            write_config_to: None,
+            cache_ttls: [None; 3],
             warnings: Vec::new(),
         }
     }
@@ -213,6 +244,7 @@ const AUTHN: &str = "Authentication flags";
 const AUTHZ: &str = "Authorization flags";
 const LE: &str = "Leader election flags";
 const LOGS: &str = "Logs flags";
+const METRICS: &str = "Metrics flags";
 const OURS: &str = "edgesched flags";
 const DEPRECATED: &str = "Deprecated flags";
 const IGNORED: &str = "Accepted for compatibility and ignored";
@@ -227,14 +259,22 @@ const FLAGS: &[Flag] = &[
     flag("seed", Kind::Value("n"), SIM, MISC, "Seed of the tie-breaking random choice, for reproducible simulations."),
     flag("namespace", Kind::Value("name"), EXPLAIN, MISC, "Namespace of the named pods (-n). (default \"default\")"),
     flag("all-pending", B, EXPLAIN, MISC, "Explain every pending pod this scheduler serves."),
+    flag("request-timeout", Kind::Value("string"), EXPLAIN | STATUS, MISC, "The length of time to wait before giving up on a single server request, as kubectl's: a number of seconds or a duration (1s, 2m); 0 waits forever. Connections time out after 10s or this, whichever is shorter. (default \"0\")"),
     flag("bind-address", Kind::Value("ip"), RUN, SERVING, "The IP address on which to listen for the --secure-port port. (default 0.0.0.0)"),
     flag("secure-port", Kind::Value("port"), RUN, SERVING, "The port on which to serve HTTPS with authentication and authorization; 0 disables it. (default 10259)"),
     flag("tls-cert-file", Kind::Value("path"), RUN, SERVING, "File containing the x509 certificate for HTTPS; a self-signed one is generated when unset."),
     flag("tls-private-key-file", Kind::Value("path"), RUN, SERVING, "File containing the x509 private key matching --tls-cert-file."),
+    flag("cert-dir", Kind::Value("string"), RUN, SERVING, "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored."),
+    flag("tls-min-version", Kind::Value("string"), RUN, SERVING, "Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13 (TLS 1.2 is the lowest edgesched speaks)."),
+    flag("tls-cipher-suites", Kind::Value("strings"), RUN, SERVING, "Comma-separated list of cipher suites for the server (Go names; TLS 1.3 suites are always on, as in Go). If omitted, rustls' safe defaults are used."),
     flag("authentication-kubeconfig", Kind::Value("path"), RUN, AUTHN, "kubeconfig pointing at the API server that performs TokenReviews."),
+    flag("authentication-token-webhook-cache-ttl", Kind::Value("duration"), RUN, AUTHN, "The duration to cache responses from the webhook token authenticator. (default 10s)"),
     flag("authentication-skip-lookup", B, RUN, AUTHN, "Do not look up missing authentication configuration from the cluster."),
     flag("authorization-kubeconfig", Kind::Value("path"), RUN, AUTHZ, "kubeconfig pointing at the API server that performs SubjectAccessReviews."),
+    flag("authorization-webhook-cache-authorized-ttl", Kind::Value("duration"), RUN, AUTHZ, "The duration to cache 'authorized' responses from the webhook authorizer. (default 10s)"),
+    flag("authorization-webhook-cache-unauthorized-ttl", Kind::Value("duration"), RUN, AUTHZ, "The duration to cache 'unauthorized' responses from the webhook authorizer. (default 10s)"),
     flag("authorization-always-allow-paths", Kind::Value("paths"), RUN, AUTHZ, "Comma-separated HTTP paths served without authorization. (default \"/healthz,/readyz,/livez\")"),
+    flag("write-config-to", Kind::Value("string"), RUN, MISC, "If set, write the configuration values to this file and exit."),
     flag("kubeconfig", Kind::Value("path"), RUN | CHECK | EXPLAIN | STATUS, MISC, "Path to a kubeconfig with authorization and master location (with --config, used only when the file leaves clientConnection.kubeconfig empty)."),
     flag("kube-api-qps", Kind::Value("qps"), LE_CMDS, DEPRECATED, "QPS to use while talking with the API server (ignored when --config is set)."),
     flag("kube-api-burst", Kind::Value("n"), LE_CMDS, DEPRECATED, "Burst to use while talking with the API server (ignored when --config is set)."),
@@ -254,6 +294,11 @@ const FLAGS: &[Flag] = &[
     flag("leader-elect-resource-name", Kind::Value("name"), LE_CMDS, LE, "Name of the Lease. (default \"kube-scheduler\")"),
     flag("leader-elect-resource-namespace", Kind::Value("ns"), LE_CMDS, LE, "Namespace of the Lease. (default \"kube-system\")"),
     flag("v", Kind::Value("n"), RUN, LOGS, "Log verbosity (-v): 0-2 info, 3-4 debug, 5+ trace."),
+    flag("disabled-metrics", Kind::Value("strings"), RUN, METRICS, "This flag provides an escape hatch for misbehaving metrics. You must provide the fully qualified metric name in order to disable it. Disclaimer: disabling metrics is higher in precedence than showing hidden metrics."),
+    flag("show-hidden-metrics-for-version", Kind::Value("string"), RUN, METRICS, "The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, other values will not be allowed. The format is <major>.<minor>, e.g.: '1.16'."),
+    flag("allow-metric-labels", Kind::Value("stringToString"), RUN, METRICS, "The map from metric-label to value allow-list of this label. The key's format is <MetricName>,<LabelName>. The value's format is <allowed_value>,<allowed_value>...e.g. metric1,label1='v1,v2,v3', metric1,label2='v1,v2,v3' metric2,label1='v1,v2,v3'. (default [])"),
+    flag("allow-metric-labels-manifest", Kind::Value("string"), RUN, METRICS, "The path to the manifest file that contains the allow-list mapping. The format of the file is the same as the flag --allow-metric-labels. Note that the flag --allow-metric-labels will override the manifest file."),
+    flag("pod-max-in-unschedulable-pods-duration", Kind::Value("duration"), LE_CMDS, DEPRECATED, "DEPRECATED: the maximum time a pod can stay in unschedulablePods. If a pod stays in unschedulablePods for longer than this value, the pod will be moved from unschedulablePods to backoffQ or activeQ. (default 5m0s)"),
     flag("logging-format", Kind::Value("format"), RUN, LOGS, "Log format; only \"text\" is supported. (default \"text\")"),
     flag("allow-insecure-http", B, RUN | EXPLAIN | STATUS, OURS, "Permit http:// API servers (credentials would travel in clear text)."),
     flag("known-scheduler-names", Kind::Value("names"), RUN, OURS, "Comma-separated scheduler names served by other schedulers."),
@@ -285,10 +330,20 @@ const FLAGS: &[Flag] = &[
     flag("requestheader-group-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
     flag("requestheader-username-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
     flag("requestheader-uid-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("tls-min-version", Kind::Value("version"), RUN, IGNORED, "Not configurable."),
-    flag("tls-cipher-suites", Kind::Value("suites"), RUN, IGNORED, "Not configurable."),
-    flag("permit-port-sharing", B, RUN, IGNORED, "Not supported."),
-    flag("permit-address-sharing", B, RUN, IGNORED, "Not supported."),
+    flag("permit-port-sharing", B, RUN, IGNORED, "SO_REUSEPORT is not set; one process per port."),
+    flag("permit-address-sharing", B, RUN, IGNORED, "SO_REUSEADDR is always set on the listeners."),
+    flag("tls-sni-cert-key", Kind::Value("string"), RUN, IGNORED, "Per-name serving certificates are not supported; --tls-cert-file serves every name."),
+    flag("tls-curve-preferences", Kind::Value("int32Slice"), RUN, IGNORED, "Go curve IDs do not apply; rustls' key-exchange groups are used."),
+    flag("http2-max-streams-per-connection", Kind::Value("int"), RUN, IGNORED, "The secure port speaks HTTP/1.1 only."),
+    flag("disable-http2-serving", B, RUN, IGNORED, "The secure port speaks HTTP/1.1 only (HTTP/2 is always off)."),
+    flag("authentication-tolerate-lookup-failure", B, RUN, IGNORED, "The extension-apiserver-authentication ConfigMap is not read."),
+    flag("emulated-version", Kind::Value("strings"), RUN, IGNORED, "edgesched behaves as kube-scheduler v1.35 only."),
+    flag("min-compatibility-version", Kind::Value("strings"), RUN, IGNORED, "edgesched behaves as kube-scheduler v1.35 only."),
+    flag("log-text-info-buffer-size", Kind::Value("quantity"), RUN, IGNORED, "Logs are written unbuffered."),
+    flag("log-text-split-stream", B, RUN, IGNORED, "Logs go to stderr in one stream."),
+    flag("log-json-info-buffer-size", Kind::Value("quantity"), RUN, IGNORED, "Logs are written unbuffered."),
+    flag("log-json-split-stream", B, RUN, IGNORED, "Logs go to stderr in one stream."),
+    flag("log-backtrace-at", Kind::Value("traceLocation"), RUN, IGNORED, "klog flag removed in v1.26."),
 ];
 
 fn find_flag(name: &str) -> Option<&'static Flag> {
@@ -383,6 +438,18 @@ fn parse_duration(name: &str, v: &str) -> Result<GoDuration, UsageError> {
         .map_err(|_| UsageError::new(format!("invalid argument {v:?} for --{name}: expected a duration such as 15s or 1m30s")))
 }
 
+/// kubectl's `--request-timeout`: a plain integer is seconds, otherwise a duration; 0 is none.
+fn parse_request_timeout(v: &str) -> Result<Duration, UsageError> {
+    if let Ok(secs) = v.trim().parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    parse_go_duration(v).map_err(|_| {
+        UsageError::new(format!(
+            "invalid argument {v:?} for --request-timeout: invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)"
+        ))
+    })
+}
+
 fn comma_list(v: &str) -> Vec<String> {
     v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
 }
@@ -405,6 +472,7 @@ struct Acc {
     seed: Option<u64>,
     namespace: Option<String>,
     all_pending: bool,
+    request_timeout: Option<Duration>,
     positionals: Vec<String>,
     version: bool,
 }
@@ -441,10 +509,18 @@ impl Acc {
             "seed" => self.seed = Some(parse_num(name, v, "a non-negative integer")?),
             "namespace" => self.namespace = text(),
             "all-pending" => self.all_pending = parse_bool(name, v)?,
+            "request-timeout" => self.request_timeout = Some(parse_request_timeout(v)?),
             "bind-address" => self.run.bind_address = parse_ip(name, v)?,
             "secure-port" => self.secure_port = Some(parse_num(name, v, "a port number 0-65535")?),
             "tls-cert-file" => self.run.tls_cert_file = path(),
             "tls-private-key-file" => self.run.tls_private_key_file = path(),
+            "cert-dir" => self.run.cert_dir = (!v.is_empty()).then(|| PathBuf::from(v)),
+            "tls-min-version" => self.run.tls_min_version = (!v.is_empty()).then(|| v.to_string()),
+            "tls-cipher-suites" => self.run.tls_cipher_suites = comma_list(v),
+            "write-config-to" => self.run.write_config_to = (!v.is_empty()).then(|| PathBuf::from(v)),
+            "authorization-webhook-cache-authorized-ttl" => self.run.cache_ttls[0] = Some(parse_duration(name, v)?),
+            "authorization-webhook-cache-unauthorized-ttl" => self.run.cache_ttls[1] = Some(parse_duration(name, v)?),
+            "authentication-token-webhook-cache-ttl" => self.run.cache_ttls[2] = Some(parse_duration(name, v)?),
             "authentication-kubeconfig" => self.run.authentication_kubeconfig = path(),
             "authentication-skip-lookup" => self.run.authentication_skip_lookup = parse_bool(name, v)?,
             "authorization-kubeconfig" => self.run.authorization_kubeconfig = path(),
@@ -471,6 +547,19 @@ impl Acc {
             "logging-format" => return Err(UsageError::new(format!("--logging-format={v} is not supported: only \"text\" is"))),
             "allow-insecure-http" => self.run.allow_insecure_http = parse_bool(name, v)?,
             "known-scheduler-names" => self.run.known_scheduler_names = comma_list(v),
+            "disabled-metrics" => self.run.metrics.disabled.extend(comma_list(v)),
+            "show-hidden-metrics-for-version" => {
+                metric_options::validate_show_hidden(v).map_err(|e| UsageError::new(e.0))?;
+                self.run.metrics.show_hidden_for = (!v.is_empty()).then(|| v.to_string());
+            }
+            "allow-metric-labels" => {
+                let pairs = metric_options::parse_string_to_string(v)
+                    .map_err(|e| UsageError::new(format!("invalid argument {v:?} for --{name}: {e}")))?;
+                metric_options::allow_list(&pairs).map_err(|e| UsageError::new(e.0))?;
+                self.run.allow_metric_labels.extend(pairs);
+            }
+            "allow-metric-labels-manifest" => self.run.allow_metric_labels_manifest = path(),
+            "pod-max-in-unschedulable-pods-duration" => self.run.pod_max_in_unschedulable = Some(parse_duration(name, v)?),
             "warn-unserved-scheduler-names" => self.run.warn_unserved_scheduler_names = parse_bool(name, v)?,
             "version" => self.version = !matches!(v, "false" | "0" | "f" | "F" | "FALSE" | "False"),
             _ if f.kind == Kind::Bool => {
@@ -502,6 +591,9 @@ impl Acc {
             (DEPRECATED, "lock-object-namespace") => {
                 w.push("flag --lock-object-namespace is deprecated: use --leader-elect-resource-namespace".into())
             }
+            (DEPRECATED, "pod-max-in-unschedulable-pods-duration") => w.push(
+                "flag --pod-max-in-unschedulable-pods-duration is deprecated: this flag is deprecated and will be removed in a future version".into(),
+            ),
             (DEPRECATED, name @ ("profiling" | "contention-profiling")) => {
                 w.push(format!("flag --{name} is deprecated: no profiling endpoints are served"))
             }
@@ -543,6 +635,7 @@ impl Acc {
                     all_pending: self.all_pending,
                     output: self.output,
                     allow_insecure_http: self.run.allow_insecure_http,
+                    request_timeout: self.request_timeout,
                 }
             }
             Cmd::Status => Command::Status {
@@ -551,6 +644,7 @@ impl Acc {
                 master: self.run.master,
                 output: self.output,
                 allow_insecure_http: self.run.allow_insecure_http,
+                request_timeout: self.request_timeout,
             },
         })
     }
@@ -583,7 +677,7 @@ fn help(cmd: Cmd) -> String {
         Cmd::Explain => "Usage:\n  edgesched explain [flags] POD...\n  edgesched explain --all-pending [flags]\n\nExplains, node by node, why pods are pending.\n",
         Cmd::Status => "Usage:\n  edgesched status [flags]\n\nShows the leader, health and profiles of the scheduler running in the cluster.\n",
     });
-    let groups = [MISC, SERVING, AUTHN, AUTHZ, LE, LOGS, OURS, DEPRECATED, IGNORED];
+    let groups = [MISC, SERVING, AUTHN, AUTHZ, LE, METRICS, LOGS, OURS, DEPRECATED, IGNORED];
     for group in groups {
         let flags: Vec<&Flag> = FLAGS.iter().filter(|f| f.group == group && f.cmds & cmd.bit() != 0).collect();
         if flags.is_empty() {
@@ -595,10 +689,29 @@ fn help(cmd: Cmd) -> String {
                 Kind::Bool => format!("--{}", f.name),
                 Kind::Value(t) => format!("--{} {t}", f.name),
             };
-            out.push_str(&format!("  {left:<48} {}\n", f.help));
+            out.push_str(&format!("  {left:<48}"));
+            wrap_into(&mut out, f.help, 51, 120);
         }
     }
     out
+}
+
+/// Append `text` word-wrapped at `width` columns, continuation lines indented by `indent`.
+fn wrap_into(out: &mut String, text: &str, indent: usize, width: usize) {
+    let mut col = indent;
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 && col + 1 + word.len() > width {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            col = indent;
+        } else {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += word.len();
+    }
+    out.push('\n');
 }
 
 #[cfg(test)]
@@ -813,12 +926,89 @@ mod tests {
         assert_eq!(o.overrides.contention_profiling, Some(true));
         assert_eq!(o.overrides.lock_object_name.as_deref(), Some("lock"));
         assert_eq!(o.overrides.lock_object_namespace.as_deref(), Some("ns"));
-        assert_eq!(o.warnings.len(), 24, "{:#?}", o.warnings);
+        assert_eq!(o.warnings.len(), 22, "{:#?}", o.warnings);
         assert!(o
             .warnings
             .iter()
             .any(|w| w == "flag --feature-gates is ignored: Feature gates are not supported; the built-in defaults apply."));
         assert!(usage(&["--logtostderr=maybe"]).contains("expected true or false"));
+    }
+
+    /// Every flag of `kube-scheduler --help` (the command-line reference generated from
+    /// cmd/kube-scheduler, kubernetes v1.35, plus the v1.36 additions), each with a value of
+    /// its type, is accepted in both forms.
+    #[test]
+    fn every_kube_scheduler_flag_is_accepted() {
+        let upstream: &[(&str, &str)] = &[
+            ("allow-metric-labels", "scheduler_goroutines,operation=binding"),
+            ("allow-metric-labels-manifest", "/m.yaml"),
+            ("authentication-kubeconfig", "/k"),
+            ("authentication-skip-lookup", "true"),
+            ("authentication-token-webhook-cache-ttl", "10s"),
+            ("authentication-tolerate-lookup-failure", "true"),
+            ("authorization-always-allow-paths", "/healthz,/readyz,/livez"),
+            ("authorization-kubeconfig", "/k"),
+            ("authorization-webhook-cache-authorized-ttl", "10s"),
+            ("authorization-webhook-cache-unauthorized-ttl", "10s"),
+            ("bind-address", "0.0.0.0"),
+            ("cert-dir", "/var/run/kubernetes"),
+            ("client-ca-file", "/ca.crt"),
+            ("config", "/c.yaml"),
+            ("contention-profiling", "true"),
+            ("disable-http2-serving", "false"),
+            ("disabled-metrics", "scheduler_goroutines"),
+            ("emulated-version", "kube=1.35"),
+            ("feature-gates", "SchedulerQueueingHints=true"),
+            ("help", "false"),
+            ("http2-max-streams-per-connection", "0"),
+            ("kube-api-burst", "100"),
+            ("kube-api-content-type", "application/vnd.kubernetes.protobuf"),
+            ("kube-api-qps", "50"),
+            ("kubeconfig", "/k"),
+            ("leader-elect", "true"),
+            ("leader-elect-lease-duration", "15s"),
+            ("leader-elect-renew-deadline", "10s"),
+            ("leader-elect-resource-lock", "leases"),
+            ("leader-elect-resource-name", "kube-scheduler"),
+            ("leader-elect-resource-namespace", "kube-system"),
+            ("leader-elect-retry-period", "2s"),
+            ("log-flush-frequency", "5s"),
+            ("log-text-info-buffer-size", "0"),
+            ("log-text-split-stream", "false"),
+            ("logging-format", "text"),
+            ("master", "https://10.0.0.1:6443"),
+            ("min-compatibility-version", "kube=1.34"),
+            ("permit-address-sharing", "false"),
+            ("permit-port-sharing", "false"),
+            ("pod-max-in-unschedulable-pods-duration", "5m0s"),
+            ("profiling", "true"),
+            ("requestheader-allowed-names", "front-proxy-client"),
+            ("requestheader-client-ca-file", "/front-proxy-ca.crt"),
+            ("requestheader-extra-headers-prefix", "x-remote-extra-"),
+            ("requestheader-group-headers", "x-remote-group"),
+            ("requestheader-uid-headers", "x-remote-uid"),
+            ("requestheader-username-headers", "x-remote-user"),
+            ("secure-port", "10259"),
+            ("show-hidden-metrics-for-version", "1.34"),
+            ("tls-cert-file", "/c.crt"),
+            ("tls-cipher-suites", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"),
+            ("tls-curve-preferences", "23,24"),
+            ("tls-min-version", "VersionTLS12"),
+            ("tls-private-key-file", "/c.key"),
+            ("tls-sni-cert-key", "/a.crt,/a.key:*.example.com"),
+            ("v", "2"),
+            ("vmodule", "schedule_one=4"),
+            ("write-config-to", "/out.yaml"),
+        ];
+        for (name, value) in upstream {
+            let joined = format!("--{name}={value}");
+            let r = parse(args(&[joined.as_str()]));
+            assert!(matches!(r, Ok(Command::Run(_)) | Ok(Command::Help(_))), "{joined}: {r:?}");
+            if find_flag(name).is_some_and(|f| f.kind != Kind::Bool) {
+                let r = parse(args(&[&format!("--{name}"), value]));
+                assert!(matches!(r, Ok(Command::Run(_))), "--{name} {value}: {r:?}");
+            }
+        }
     }
 
     #[test]
@@ -867,6 +1057,7 @@ mod tests {
                 all_pending: false,
                 output: OutputFormat::Table,
                 allow_insecure_http: false,
+                request_timeout: None,
             }
         );
         assert!(matches!(parse(args(&["explain", "--all-pending"])).unwrap(), Command::Explain { all_pending: true, .. }));
@@ -878,7 +1069,8 @@ mod tests {
                 config: None,
                 master: Some("http://m".into()),
                 output: OutputFormat::Json,
-                allow_insecure_http: true
+                allow_insecure_http: true,
+                request_timeout: None,
             }
         );
         assert_eq!(usage(&["--v=2", "simulate"]), "the subcommand must come first: edgesched simulate [flags]");

@@ -31,6 +31,12 @@ impl Clock for SystemClock {
     }
 }
 
+impl crate::core::framework::instrument::Ticker for SystemClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
 /// Longest single sleep while waiting, so a raised stop flag is noticed promptly.
 pub const STOP_POLL: Duration = Duration::from_millis(50);
 

@@ -34,6 +34,8 @@ pub struct ExplainArgs {
     pub all_pending: bool,
     pub output: OutputFormat,
     pub allow_insecure_http: bool,
+    /// `--request-timeout` (kubectl's): bounds each request; `None` keeps the defaults.
+    pub request_timeout: Option<std::time::Duration>,
 }
 
 /// Arguments of `status`.
@@ -44,6 +46,8 @@ pub struct StatusArgs {
     pub master: Option<String>,
     pub output: OutputFormat,
     pub allow_insecure_http: bool,
+    /// `--request-timeout` (kubectl's): bounds each request; `None` keeps the defaults.
+    pub request_timeout: Option<std::time::Duration>,
 }
 
 /// Why `explain` or `status` could not answer. Setup problems (configuration, connection) exit
@@ -58,6 +62,8 @@ pub enum DiagnoseError {
     Client(ClientInitError),
     /// An API call failed; `what` says what was being read.
     Api { what: String, source: ApiError },
+    /// The API server did not answer (no connection, or no response in time).
+    Unreachable { server: String, what: String, source: ApiError },
     /// `explain` was given neither a pod nor `--all-pending`.
     NoPodNamed,
     /// A pod named to `explain` does not exist (or has finished).
@@ -67,6 +73,16 @@ pub enum DiagnoseError {
 }
 
 impl DiagnoseError {
+    /// Name the server when the failure is that it did not answer (refused, or no response).
+    fn naming_server(self, server: &str) -> DiagnoseError {
+        match self {
+            DiagnoseError::Api { what, source: source @ (ApiError::Transport { .. } | ApiError::Refused { .. }) } => {
+                DiagnoseError::Unreachable { server: server.to_string(), what, source }
+            }
+            other => other,
+        }
+    }
+
     /// The process exit status: 2 for setup problems, 1 for problems reading the cluster.
     pub fn exit_code(&self) -> i32 {
         match self {
@@ -83,6 +99,9 @@ impl std::fmt::Display for DiagnoseError {
             DiagnoseError::Kubeconfig(e) => e.fmt(f),
             DiagnoseError::Client(e) => e.fmt(f),
             DiagnoseError::Api { what, source } => write!(f, "reading {what}: {source}"),
+            DiagnoseError::Unreachable { server, what, source } => {
+                write!(f, "the API server {server} did not answer (reading {what}): {source}")
+            }
             DiagnoseError::NoPodNamed => f.write_str("name a pod (NAMESPACE/NAME or NAME with --namespace) or use --all-pending"),
             DiagnoseError::PodNotFound(key) => write!(f, "pod {key} not found (or already finished)"),
             DiagnoseError::Simulate(e) => e.fmt(f),
@@ -98,6 +117,7 @@ fn prepare(
     kubeconfig_path: Option<&std::path::Path>,
     master: Option<&str>,
     allow_http: bool,
+    request_timeout: Option<std::time::Duration>,
 ) -> Result<(SchedulerConfig, Client), DiagnoseError> {
     let cfg = match config_path {
         Some(p) => config::load_file(p).map(|l| l.config).map_err(DiagnoseError::Config)?,
@@ -110,8 +130,22 @@ fn prepare(
     let from_cfg = (!cfg.client_connection.kubeconfig.is_empty()).then(|| PathBuf::from(&cfg.client_connection.kubeconfig));
     let path = kubeconfig_path.map(PathBuf::from).or(from_cfg);
     let rest = build_config(path.as_deref(), master, allow_http).map_err(DiagnoseError::Kubeconfig)?;
-    let client = Client::new(&rest, &ClientOptions { qps: -1.0, ..Default::default() }).map_err(DiagnoseError::Client)?;
+    let client = Client::new(&rest, &client_options(request_timeout)).map_err(DiagnoseError::Client)?;
     Ok((cfg, client))
+}
+
+/// A command's client fails fast, as kubectl's: connections time out after 10 s (or the
+/// shorter `--request-timeout`), requests after `--request-timeout` (60 s when unset, kubectl's
+/// "0" meaning no limit), and a server that does not answer is not retried.
+fn client_options(request_timeout: Option<std::time::Duration>) -> ClientOptions {
+    let defaults = ClientOptions::default();
+    let connect = std::time::Duration::from_secs(10);
+    let (connect_timeout, request_timeout) = match request_timeout {
+        Some(t) if t.is_zero() => (connect, std::time::Duration::from_secs(u64::from(u32::MAX))),
+        Some(t) => (connect.min(t), t),
+        None => (connect, defaults.request_timeout),
+    };
+    ClientOptions { qps: -1.0, connect_timeout, request_timeout, max_retries: 0, ..defaults }
 }
 
 /// Print a command's error and return its exit status.
@@ -337,16 +371,23 @@ fn select_targets(args: &ExplainArgs, cluster: &Cluster) -> Result<Vec<String>, 
 
 /// `edgesched explain`.
 pub fn explain_cmd(args: &ExplainArgs) -> i32 {
-    let (cfg, client) =
-        match prepare(args.config.as_deref(), args.kubeconfig.as_deref(), args.master.as_deref(), args.allow_insecure_http) {
-            Ok(ready) => ready,
-            Err(e) => return fail(&e),
-        };
-    let result = fetch_cluster(&client).and_then(|cluster| {
-        let targets = select_targets(args, &cluster)?;
-        let scheds = schedulers(&client, &cfg, &[]);
-        explain(&cfg, &cluster, &scheds, &targets, 0)
-    });
+    let (cfg, client) = match prepare(
+        args.config.as_deref(),
+        args.kubeconfig.as_deref(),
+        args.master.as_deref(),
+        args.allow_insecure_http,
+        args.request_timeout,
+    ) {
+        Ok(ready) => ready,
+        Err(e) => return fail(&e),
+    };
+    let result = fetch_cluster(&client)
+        .and_then(|cluster| {
+            let targets = select_targets(args, &cluster)?;
+            let scheds = schedulers(&client, &cfg, &[]);
+            explain(&cfg, &cluster, &scheds, &targets, 0)
+        })
+        .map_err(|e| e.naming_server(client.server()));
     match result {
         Ok(list) => {
             match args.output {
@@ -507,12 +548,17 @@ pub fn render_status(r: &StatusReport, leader_elect: bool) -> String {
 
 /// `edgesched status`.
 pub fn status_cmd(args: &StatusArgs) -> i32 {
-    let (cfg, client) =
-        match prepare(args.config.as_deref(), args.kubeconfig.as_deref(), args.master.as_deref(), args.allow_insecure_http) {
-            Ok(ready) => ready,
-            Err(e) => return fail(&e),
-        };
-    match status(&client, &cfg) {
+    let (cfg, client) = match prepare(
+        args.config.as_deref(),
+        args.kubeconfig.as_deref(),
+        args.master.as_deref(),
+        args.allow_insecure_http,
+        args.request_timeout,
+    ) {
+        Ok(ready) => ready,
+        Err(e) => return fail(&e),
+    };
+    match status(&client, &cfg).map_err(|e| e.naming_server(client.server())) {
         Ok(r) => {
             match args.output {
                 OutputFormat::Json => println!("{}", serde_json::to_string(&r).unwrap_or_default()),

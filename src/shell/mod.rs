@@ -13,6 +13,7 @@ pub mod kube;
 pub mod leader_election;
 pub mod logging;
 pub mod permissions;
+pub mod process_metrics;
 pub mod run;
 pub mod sdnotify;
 pub mod serving;

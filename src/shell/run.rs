@@ -60,6 +60,16 @@ pub struct RunSettings {
     pub known_scheduler_names: Vec<String>,
     /// `--warn-unserved-scheduler-names`.
     pub warn_unserved_scheduler_names: bool,
+    /// The registry, shaped by the metrics flags.
+    pub metrics: Metrics,
+    /// `--pod-max-in-unschedulable-pods-duration`.
+    pub pod_max_in_unschedulable: Option<Duration>,
+    /// `--tls-min-version`, `--tls-cipher-suites`.
+    pub tls_policy: serving::TlsPolicy,
+    /// `--cert-dir` (used when no `--tls-cert-file` is given).
+    pub cert_dir: Option<PathBuf>,
+    /// How long review answers are cached.
+    pub cache_ttls: auth::CacheTtls,
 }
 
 /// Why the scheduler stopped with an error (exit status 1). Each variant names the part of the
@@ -139,21 +149,53 @@ pub fn hostname() -> String {
     std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into())
 }
 
-fn client_options(cfg: &SchedulerConfig) -> ClientOptions {
-    ClientOptions { qps: cfg.client_connection.qps, burst: cfg.client_connection.burst, ..Default::default() }
+fn client_options(cfg: &SchedulerConfig, metrics: &Metrics) -> ClientOptions {
+    ClientOptions {
+        qps: cfg.client_connection.qps,
+        burst: cfg.client_connection.burst,
+        metrics: Some(metrics.clone()),
+        ..Default::default()
+    }
 }
 
 /// TokenReview / SubjectAccessReview through the API server.
 struct ApiReviewer {
     authn: Client,
     authz: Client,
+    metrics: Metrics,
+}
+
+impl ApiReviewer {
+    /// Create a review, counting it as apiserver's delegated authn/authz metrics do: the HTTP
+    /// code of the answer (201 for a created review), `<error>` when none arrived.
+    fn review(
+        &self,
+        client: &Client,
+        path: &str,
+        body: &serde_json::Value,
+        names: (&str, &str),
+    ) -> Result<serde_json::Value, String> {
+        let start = Instant::now();
+        let result: Result<serde_json::Value, _> = client.create(path, body);
+        let code = match &result {
+            Ok(_) => "201".to_string(),
+            Err(e) => e.code().map_or_else(|| "<error>".to_string(), |c| c.to_string()),
+        };
+        self.metrics.inc(names.0, &[&code], 1.0);
+        self.metrics.observe(names.1, &[&code], start.elapsed().as_secs_f64());
+        result.map_err(|e| e.to_string())
+    }
 }
 
 impl auth::Reviewer for ApiReviewer {
     fn token_review(&self, token: &str) -> Result<Option<auth::UserInfo>, String> {
         let body = serde_json::json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token}});
-        let resp: serde_json::Value =
-            self.authn.create("/apis/authentication.k8s.io/v1/tokenreviews", &body).map_err(|e| e.to_string())?;
+        let resp = self.review(
+            &self.authn,
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            &body,
+            (m::DELEGATED_AUTHN_REQUESTS, m::DELEGATED_AUTHN_DURATION),
+        )?;
         let status = &resp["status"];
         if status["authenticated"].as_bool() != Some(true) {
             return Ok(None);
@@ -173,8 +215,12 @@ impl auth::Reviewer for ApiReviewer {
         let body = serde_json::json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
             "spec": {"user": user.username, "uid": user.uid, "groups": user.groups,
                      "nonResourceAttributes": {"path": path, "verb": verb}}});
-        let resp: serde_json::Value =
-            self.authz.create("/apis/authorization.k8s.io/v1/subjectaccessreviews", &body).map_err(|e| e.to_string())?;
+        let resp = self.review(
+            &self.authz,
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            &body,
+            (m::DELEGATED_AUTHZ_REQUESTS, m::DELEGATED_AUTHZ_DURATION),
+        )?;
         Ok(resp["status"]["allowed"].as_bool() == Some(true))
     }
 }
@@ -258,16 +304,27 @@ fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) ->
     let cfg = &s.config;
     let allow = AllowPaths(s.always_allow_paths.clone());
     if s.secure_port != 0 {
-        let tls =
-            serving::tls_config(s.tls_cert_file.as_deref(), s.tls_key_file.as_deref(), &s.hostname).map_err(RunError::Serving)?;
+        let generated = match (&s.cert_dir, &s.tls_cert_file, &s.tls_key_file) {
+            (Some(dir), None, None) => Some(serving::cert_dir_pair(dir, &s.hostname).map_err(RunError::Serving)?),
+            _ => None,
+        };
+        let (cert, key) = match &generated {
+            Some((c, k)) => (Some(c.as_path()), Some(k.as_path())),
+            None => (s.tls_cert_file.as_deref(), s.tls_key_file.as_deref()),
+        };
+        let tls = serving::tls_config(cert, key, &s.hostname, &s.tls_policy).map_err(RunError::Serving)?;
         let listener = serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls)).map_err(RunError::Serving)?;
         let side_client = |rest: &Option<RestConfig>, connection: &'static str| match rest {
-            Some(r) => Client::new(r, &client_options(cfg)).map_err(|source| RunError::Client { connection, source }),
+            Some(r) => {
+                Client::new(r, &client_options(cfg, &health.metrics)).map_err(|source| RunError::Client { connection, source })
+            }
             None => Ok(client.clone()),
         };
         let authn = side_client(&s.authn_rest, "--authentication-kubeconfig")?;
         let authz = side_client(&s.authz_rest, "--authorization-kubeconfig")?;
-        let authorizer: Arc<dyn Authorizer> = Arc::new(auth::Delegating::new(ApiReviewer { authn, authz }));
+        let reviewer = ApiReviewer { authn, authz, metrics: health.metrics.clone() };
+        let authorizer: Arc<dyn Authorizer> =
+            Arc::new(auth::Delegating::new(reviewer).with_metrics(health.metrics.clone()).with_ttls(s.cache_ttls));
         serving::spawn(listener, health.clone(), authorizer, allow.clone(), serving::ServeLimits::default())
             .map_err(|source| RunError::Thread { name: "serving", source })?;
     }
@@ -319,7 +376,7 @@ fn start_election(
             request_timeout: (timing.renew_deadline / 2).max(Duration::from_secs(1)),
             max_retries: 0,
             user_agent: Some(format!("{}/leader-election", crate::shell::kube::client::default_user_agent())),
-            ..client_options(cfg)
+            ..client_options(cfg, metrics)
         },
     )
     .map_err(|source| RunError::Client { connection: "leader election", source })?;
@@ -372,9 +429,10 @@ struct Election {
 /// Run the scheduler until SIGTERM/SIGINT (Ok) or a fatal error such as lost leadership (Err).
 pub fn run(s: RunSettings) -> Result<(), RunError> {
     let cfg = &s.config;
-    let metrics = Metrics::new();
-    let client =
-        Client::new(&s.rest, &client_options(cfg)).map_err(|source| RunError::Client { connection: "API server", source })?;
+    let metrics = s.metrics.clone();
+    metrics.set_build_info(env!("CARGO_PKG_VERSION"), &crate::shell::kube::client::platform());
+    let client = Client::new(&s.rest, &client_options(cfg, &metrics))
+        .map_err(|source| RunError::Client { connection: "API server", source })?;
     let idle_override = informers::parse_watch_idle_timeout(std::env::var(informers::WATCH_IDLE_TIMEOUT_ENV).ok().as_deref())
         .map_err(RunError::Environment)?;
     if let Some(idle) = idle_override {
@@ -399,8 +457,8 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     // API workers and the event recorder. Events get their own client, hence their own rate
     // limiter with the same qps/burst, as kube-scheduler's `eventClient`
     // (cmd/kube-scheduler/app/options/options.go, createClients).
-    let event_client =
-        Client::new(&s.rest, &client_options(cfg)).map_err(|source| RunError::Client { connection: "events", source })?;
+    let event_client = Client::new(&s.rest, &client_options(cfg, &metrics))
+        .map_err(|source| RunError::Client { connection: "events", source })?;
     let flush_budget = informers::parse_seconds_env(
         event_recorder::FLUSH_BUDGET_ENV,
         std::env::var(event_recorder::FLUSH_BUDGET_ENV).ok().as_deref(),
@@ -471,7 +529,12 @@ fn build_scheduler(cfg: &SchedulerConfig, s: &RunSettings, metrics: &Metrics) ->
         known_scheduler_names: s.known_scheduler_names.clone(),
         warn_unserved_scheduler_names: s.warn_unserved_scheduler_names,
     };
-    Ok(Scheduler::new(profiles, &settings, metrics.clone(), Rng::from_os(), Instant::now()))
+    let mut sched = Scheduler::new(profiles, &settings, metrics.clone(), Rng::from_os(), Instant::now());
+    sched.set_ticker(Box::new(SystemClock));
+    if let Some(d) = s.pod_max_in_unschedulable {
+        sched.set_max_in_unschedulable(d);
+    }
+    Ok(sched)
 }
 
 /// What the scheduler loop drives besides the core.
@@ -559,7 +622,6 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
             let start = Instant::now();
             if let Some((attempt, _)) = sched.schedule_one(start, false) {
                 let elapsed = start.elapsed().as_secs_f64();
-                p.metrics.observe(m::ALGORITHM_DURATION, &[], elapsed);
                 match &attempt {
                     Attempt::Unschedulable { .. } | Attempt::Error { .. } => {
                         let result = if matches!(attempt, Attempt::Error { .. }) { "error" } else { "unschedulable" };

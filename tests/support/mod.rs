@@ -10,6 +10,7 @@ pub mod https;
 pub mod invariants;
 pub mod objects;
 pub mod process;
+pub mod promparse;
 pub mod wait;
 
 #[allow(unused_imports)]

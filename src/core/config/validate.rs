@@ -153,13 +153,21 @@ fn validate_profiles(profiles: &[Profile], with_args: bool) -> Vec<Problem> {
     errs
 }
 
-/// Enabled plugins must have a name.
+/// Enabled plugins must have a name and a non-negative weight.
 fn validate_plugin_names(profile_path: &str, plugins: &Plugins) -> Vec<Problem> {
     let mut errs = Vec::new();
     for (point, set) in plugin_sets(plugins) {
         for (j, r) in set.enabled.iter().enumerate() {
             if r.name.is_empty() {
                 errs.push(required(&format!("{profile_path}.plugins.{point}.enabled[{j}].name"), ""));
+            }
+            // Score weights feed `weight × MaxNodeScore` sums; a negative one would break them.
+            if r.weight < 0 {
+                errs.push(invalid(
+                    &format!("{profile_path}.plugins.{point}.enabled[{j}].weight"),
+                    r.weight,
+                    "must be greater than or equal to 0",
+                ));
             }
         }
     }

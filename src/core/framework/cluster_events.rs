@@ -35,6 +35,32 @@ impl EventMask {
     pub fn intersects(self, other: EventMask) -> bool {
         self.0 & other.0 != 0
     }
+
+    /// Upstream's `ClusterEvent.Label()` (`<Resource><ActionType>`) for the event this mask
+    /// stands for: the `event` label of `scheduler_queue_incoming_pods_total` and
+    /// `scheduler_event_handling_duration_seconds`. A mask of several node changes is labelled
+    /// by the first in upstream's `NodeSchedulingPropertiesChange` order.
+    pub fn label(self) -> &'static str {
+        const ORDER: &[(EventMask, &str)] = &[
+            (EventMask::NODE_ADD, "NodeAdd"),
+            (EventMask::NODE_SPEC_UNSCHEDULABLE, "NodeUpdateNodeTaint"),
+            (EventMask::NODE_ALLOCATABLE, "NodeUpdateNodeAllocatable"),
+            (EventMask::NODE_LABEL, "NodeUpdateNodeLabel"),
+            (EventMask::NODE_TAINT, "NodeUpdateNodeTaint"),
+            (EventMask::NODE_IMAGES, "NodeUpdate"),
+            (EventMask::NODE_DELETE, "NodeDelete"),
+            (EventMask::ASSIGNED_POD_ADD, "AssignedPodAdd"),
+            (EventMask::ASSIGNED_POD_UPDATE, "AssignedPodUpdatePodLabel"),
+            (EventMask::ASSIGNED_POD_DELETE, "AssignedPodDelete"),
+            (EventMask::PVC_CHANGE, "PersistentVolumeClaimUpdate"),
+            (EventMask::PV_CHANGE, "PersistentVolumeUpdate"),
+            (EventMask::STORAGE_CLASS_CHANGE, "StorageClassUpdate"),
+            (EventMask::CSI_NODE_CHANGE, "CSINodeUpdate"),
+            (EventMask::NAMESPACE_CHANGE, "NamespaceUpdate"),
+            (EventMask::POD_UPDATE, "UnschedulablePodUpdate"),
+        ];
+        ORDER.iter().find(|(m, _)| self.intersects(*m)).map_or("WildCardAll", |(_, l)| l)
+    }
 }
 
 impl BitOr for EventMask {

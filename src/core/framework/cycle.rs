@@ -3,6 +3,7 @@
 //! nodes (pkg/scheduler/schedule_one.go: `schedulePod`, `findNodesThatFitPod`,
 //! `numFeasibleNodesToFind`, `prioritizeNodes`).
 
+use super::instrument::{point, status_label, CycleRecorder, Rec, SKIP};
 use super::status::{fit_error_message, Code, Diagnosis, Rejection};
 use super::{Framework, PluginState, PostFilterResult, PreFilterOutcome, PreScoreOutcome, MAX_NODE_SCORE, MIN_NODE_SCORE};
 use crate::core::cache::{AssignedPod, Cache, NodeId, NodeInfo};
@@ -96,11 +97,30 @@ impl Framework {
     /// RunPreFilterPlugins (framework/runtime/framework.go): an Unresolvable rejection stops at
     /// once; an Unschedulable one is remembered while the remaining PreFilters still run (their
     /// state is needed by preemption); node-set restrictions are intersected.
-    fn run_pre_filter(&self, cache: &Cache, pod: &PodInfo, cs: &mut CycleState) -> PreFilterRun {
+    fn run_pre_filter(&self, cache: &Cache, pod: &PodInfo, cs: &mut CycleState, rec: Rec<'_>) -> PreFilterRun {
+        let start = rec.start();
+        let run = self.pre_filter_plugins(cache, pod, cs, rec);
+        rec.point(point::PRE_FILTER, status_label(run.rejection.as_ref().map(|r| r.code)), start);
+        run
+    }
+
+    fn pre_filter_plugins(&self, cache: &Cache, pod: &PodInfo, cs: &mut CycleState, rec: Rec<'_>) -> PreFilterRun {
         let mut run = PreFilterRun::default();
         for &i in &self.pre_filter {
             let pl = &self.plugins[i];
-            match pl.pre_filter(cache, pod, &mut cs.states[i]) {
+            let state = &mut cs.states[i];
+            let outcome = rec.plugin(
+                i,
+                pl.name(),
+                point::PRE_FILTER,
+                || pl.pre_filter(cache, pod, state),
+                |o| match o {
+                    PreFilterOutcome::Skip => SKIP,
+                    PreFilterOutcome::Reject(r) => status_label(Some(r.code)),
+                    PreFilterOutcome::Continue | PreFilterOutcome::Nodes(_) => status_label(None),
+                },
+            );
+            match outcome {
                 PreFilterOutcome::Continue => {}
                 PreFilterOutcome::Skip => cs.skip_filter[i] = true,
                 PreFilterOutcome::Reject(r) => {
@@ -154,13 +174,21 @@ impl Framework {
         node: &NodeInfo,
         states: &[PluginState],
         skip: &[bool],
+        rec: Rec<'_>,
     ) -> Result<(), Rejection> {
         for &i in &self.filter {
             if skip[i] {
                 continue;
             }
             let pl = &self.plugins[i];
-            pl.filter(cache, pod, node, &states[i]).map_err(|r| r.with_plugin(pl.name()))?;
+            rec.plugin(
+                i,
+                pl.name(),
+                point::FILTER,
+                || pl.filter(cache, pod, node, &states[i]),
+                |r| status_label(r.as_ref().err().map(|r| r.code)),
+            )
+            .map_err(|r| r.with_plugin(pl.name()))?;
         }
         Ok(())
     }
@@ -196,6 +224,7 @@ impl Framework {
         node: &NodeInfo,
         states: &[PluginState],
         skip: &[bool],
+        rec: Rec<'_>,
     ) -> Result<(), Rejection> {
         if cache.nominations().any() {
             let nominated: Vec<&std::sync::Arc<PodInfo>> = cache
@@ -210,20 +239,58 @@ impl Framework {
                 for p in nominated {
                     let added = std::sync::Arc::new(AssignedPod::from_pod(p, node.name()));
                     with.add_pod(added.clone());
-                    for &i in &self.pre_filter {
-                        if !skip[i] {
-                            self.plugins[i].add_pod(&mut with_states[i], pod, &added, &with);
-                        }
-                    }
+                    self.pre_filter_extension(&mut with_states, pod, &added, &with, skip, rec, true);
                 }
-                self.run_filters(cache, pod, &with, &with_states, skip)?;
+                self.run_filters(cache, pod, &with, &with_states, skip, rec)?;
             }
         }
-        self.run_filters(cache, pod, node, states, skip)
+        self.run_filters(cache, pod, node, states, skip, rec)
+    }
+
+    /// RunPreFilterExtensionAddPod / RemovePod: tell every PreFilter plugin (not skipped) that
+    /// `changed` joined (`added`) or left `node`.
+    #[allow(clippy::too_many_arguments)]
+    fn pre_filter_extension(
+        &self,
+        states: &mut [PluginState],
+        pod: &PodInfo,
+        changed: &AssignedPod,
+        node: &NodeInfo,
+        skip: &[bool],
+        rec: Rec<'_>,
+        added: bool,
+    ) {
+        let point = if added { point::PRE_FILTER_ADD_POD } else { point::PRE_FILTER_REMOVE_POD };
+        for &i in &self.pre_filter {
+            if !skip[i] {
+                let pl = &self.plugins[i];
+                let state = &mut states[i];
+                let call = || {
+                    if added {
+                        pl.add_pod(state, pod, changed, node)
+                    } else {
+                        pl.remove_pod(state, pod, changed, node)
+                    }
+                };
+                rec.plugin(i, pl.name(), point, call, |_| status_label(None));
+            }
+        }
     }
 
     /// Schedule one pod against the cache. Pure: reads the cache, returns the decision.
     pub fn schedule(&self, cache: &Cache, pod: &PodInfo, params: &mut CycleParams) -> ScheduleOutcome {
+        self.schedule_recorded(cache, pod, params, None)
+    }
+
+    /// [`Framework::schedule`], measuring the cycle into `recorder` (the live scheduler's metrics).
+    pub fn schedule_recorded(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        params: &mut CycleParams,
+        recorder: Option<&CycleRecorder<'_>>,
+    ) -> ScheduleOutcome {
+        let rec = Rec(recorder);
         let mut diagnosis = Diagnosis::default();
         let all_nodes = cache.node_order_snapshot();
         if all_nodes.is_empty() {
@@ -239,7 +306,7 @@ impl Framework {
         let mut cs =
             CycleState { states: (0..n).map(|_| None).collect(), skip_filter: vec![false; n], skip_score: vec![false; n] };
 
-        let pre = self.run_pre_filter(cache, pod, &mut cs);
+        let pre = self.run_pre_filter(cache, pod, &mut cs, rec);
         for p in &pre.plugins_with_nodes {
             diagnosis.add_plugin(p);
         }
@@ -250,16 +317,16 @@ impl Framework {
             diagnosis.pre_filter_msg = r.message();
             diagnosis.add_plugin(r.plugin);
             diagnosis.absent_nodes_status = Some(r);
-            return self.fit_error(cache, pod, diagnosis, &cs, params);
+            return self.fit_error(cache, pod, diagnosis, &cs, params, rec);
         }
         let restricted = pre.restricted;
 
         // A nominated node (from an earlier preemption) is tried first; if it fits, it is the answer.
         if !pod.nominated_node_name.is_empty() {
             if let Some(node) = cache.node_by_name(&pod.nominated_node_name) {
-                if self.filter_node(cache, pod, node, &cs.states, &cs.skip_filter).is_ok() {
+                if self.filter_node(cache, pod, node, &cs.states, &cs.skip_filter, rec).is_ok() {
                     let result = ScheduleResult { node: node.node.name.clone(), evaluated_nodes: 1, feasible_nodes: 1 };
-                    return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new());
+                    return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), rec);
                 }
             }
         }
@@ -294,7 +361,7 @@ impl Framework {
         if len > 0 {
             for i in 0..len {
                 let node = cache.node(nodes[(start + i) % len]);
-                match self.filter_node(cache, pod, node, &cs.states, &cs.skip_filter) {
+                match self.filter_node(cache, pod, node, &cs.states, &cs.skip_filter, rec) {
                     Ok(()) => {
                         feasible.push(node);
                         if feasible.len() >= num_to_find {
@@ -319,15 +386,15 @@ impl Framework {
             return ScheduleOutcome::Error { message, diagnosis };
         }
         if feasible.is_empty() {
-            return self.fit_error(cache, pod, diagnosis, &cs, params);
+            return self.fit_error(cache, pod, diagnosis, &cs, params, rec);
         }
         let evaluated = feasible.len() + diagnosis.node_to_status.len();
         if feasible.len() == 1 {
             let result = ScheduleResult { node: feasible[0].node.name.clone(), evaluated_nodes: evaluated, feasible_nodes: 1 };
-            return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new());
+            return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), rec);
         }
 
-        let scores = match self.prioritize(cache, pod, &feasible, &mut cs, params.explain) {
+        let scores = match self.prioritize(cache, pod, &feasible, &mut cs, params.explain, rec) {
             Ok(s) => s,
             Err(message) => return ScheduleOutcome::Error { message, diagnosis },
         };
@@ -337,12 +404,35 @@ impl Framework {
             evaluated_nodes: evaluated,
             feasible_nodes: feasible.len(),
         };
-        self.reserve_on(cache, pod, &cs, result, diagnosis, scores.explained)
+        self.reserve_on(cache, pod, &cs, result, diagnosis, scores.explained, rec)
     }
 
     /// Reserve on the chosen node: collect the PreBind actions; a rejection turns the attempt
     /// into a FitError on that single node (as upstream's Reserve failure handling).
+    #[allow(clippy::too_many_arguments)]
     fn reserve_on(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        cs: &CycleState,
+        result: ScheduleResult,
+        diagnosis: Diagnosis,
+        scores: Vec<NodeScores>,
+        rec: Rec<'_>,
+    ) -> ScheduleOutcome {
+        let start = rec.start();
+        let outcome = self.reserve_plugins(cache, pod, cs, result, diagnosis, scores, rec);
+        let status = match &outcome {
+            ScheduleOutcome::Scheduled { .. } => status_label(None),
+            ScheduleOutcome::Unschedulable { .. } => status_label(Some(Code::Unschedulable)),
+            ScheduleOutcome::Error { .. } => status_label(Some(Code::Error)),
+        };
+        rec.point(point::RESERVE, status, start);
+        outcome
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reserve_plugins(
         &self,
         cache: &Cache,
         pod: &PodInfo,
@@ -350,12 +440,20 @@ impl Framework {
         result: ScheduleResult,
         mut diagnosis: Diagnosis,
         scores: Vec<NodeScores>,
+        rec: Rec<'_>,
     ) -> ScheduleOutcome {
         let mut pre_bind = Vec::new();
         if let Some(node) = cache.node_by_name(&result.node) {
             for &i in &self.reserve {
                 let pl = &self.plugins[i];
-                match pl.reserve(cache, pod, node, &cs.states[i]) {
+                let reserved = rec.plugin(
+                    i,
+                    pl.name(),
+                    point::RESERVE,
+                    || pl.reserve(cache, pod, node, &cs.states[i]),
+                    |r| status_label(r.as_ref().err().map(|r| r.code)),
+                );
+                match reserved {
                     Ok(actions) => pre_bind.extend(actions),
                     Err(r) if r.code == Code::Error => {
                         return ScheduleOutcome::Error {
@@ -389,17 +487,26 @@ impl Framework {
         mut diagnosis: Diagnosis,
         cs: &CycleState,
         params: &mut CycleParams,
+        rec: Rec<'_>,
     ) -> ScheduleOutcome {
         let num_all_nodes = cache.num_nodes();
         let mut post = PostFilterResult::default();
         if self.has_post_filter() {
-            let runner = Runner { fw: self, states: &cs.states, skip: &cs.skip_filter };
+            let start = rec.start();
+            let runner = Runner { fw: self, states: &cs.states, skip: &cs.skip_filter, rec };
             let mut reasons: Vec<std::borrow::Cow<'static, str>> = Vec::new();
             let mut rejector: &'static str = "";
             let mut chosen: Option<PostFilterResult> = None;
             for &i in &self.post_filter {
                 let pl = &self.plugins[i];
-                let r = pl.post_filter(cache, pod, &diagnosis, &runner, params.rng);
+                let rng = &mut *params.rng;
+                let r = rec.plugin(
+                    i,
+                    pl.name(),
+                    point::POST_FILTER,
+                    || pl.post_filter(cache, pod, &diagnosis, &runner, rng),
+                    |r| status_label(r.rejection.as_ref().map(|r| r.code)),
+                );
                 match &r.rejection {
                     None => {
                         chosen = Some(r);
@@ -435,6 +542,7 @@ impl Framework {
                 },
             };
             diagnosis.post_filter_msg = post.rejection.as_ref().map(|r| r.message()).unwrap_or_default();
+            rec.point(point::POST_FILTER, status_label(post.rejection.as_ref().map(|r| r.code)), start);
         }
         let message = fit_error_message(num_all_nodes, &diagnosis);
         ScheduleOutcome::Unschedulable { num_all_nodes, diagnosis, post_filter: post, message }
@@ -447,19 +555,51 @@ impl Framework {
         nodes: &[&NodeInfo],
         cs: &mut CycleState,
         explain: bool,
+        rec: Rec<'_>,
     ) -> Result<Scores, String> {
-        let mut totals = vec![0i64; nodes.len()];
-        let mut explained: Vec<NodeScores> = Vec::new();
         if self.score.is_empty() {
-            totals.iter_mut().for_each(|t| *t = 1);
-            return Ok(Scores { totals, explained });
+            return Ok(Scores { totals: vec![1; nodes.len()], explained: Vec::new() });
         }
+        let start = rec.start();
         for &i in &self.pre_score {
             let pl = &self.plugins[i];
-            if pl.pre_score(cache, pod, nodes, &mut cs.states[i]) == PreScoreOutcome::Skip {
+            let state = &mut cs.states[i];
+            let outcome = rec.plugin(
+                i,
+                pl.name(),
+                point::PRE_SCORE,
+                || pl.pre_score(cache, pod, nodes, state),
+                |o| {
+                    if *o == PreScoreOutcome::Skip {
+                        SKIP
+                    } else {
+                        status_label(None)
+                    }
+                },
+            );
+            if outcome == PreScoreOutcome::Skip {
                 cs.skip_score[i] = true;
             }
         }
+        rec.point(point::PRE_SCORE, status_label(None), start);
+        let start = rec.start();
+        let scored = self.score_plugins(cache, pod, nodes, cs, explain, rec);
+        rec.point(point::SCORE, status_label(scored.as_ref().err().map(|_| Code::Error)), start);
+        scored
+    }
+
+    /// RunScorePlugins: score, normalise and weigh every feasible node.
+    fn score_plugins(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        cs: &CycleState,
+        explain: bool,
+        rec: Rec<'_>,
+    ) -> Result<Scores, String> {
+        let mut totals = vec![0i64; nodes.len()];
+        let mut explained: Vec<NodeScores> = Vec::new();
         if explain {
             explained = nodes.iter().map(|n| NodeScores { node: n.node.name.clone(), total: 0, plugins: Vec::new() }).collect();
         }
@@ -470,11 +610,19 @@ impl Framework {
             }
             let pl = &self.plugins[i];
             for (k, node) in nodes.iter().enumerate() {
-                raw[k] =
-                    pl.score(cache, pod, node, &cs.states[i]).map_err(|r| texts::score_plugin_error(pl.name(), &r.message()))?;
+                raw[k] = rec
+                    .plugin(
+                        i,
+                        pl.name(),
+                        point::SCORE,
+                        || pl.score(cache, pod, node, &cs.states[i]),
+                        |r| status_label(r.as_ref().err().map(|r| r.code)),
+                    )
+                    .map_err(|r| texts::score_plugin_error(pl.name(), &r.message()))?;
             }
             if pl.points().normalize {
-                pl.normalize(pod, &mut raw, &cs.states[i]);
+                let raw = &mut raw;
+                rec.plugin(i, pl.name(), point::NORMALIZE, || pl.normalize(pod, raw, &cs.states[i]), |_| status_label(None));
             }
             for (k, s) in raw.iter().enumerate() {
                 if *s < MIN_NODE_SCORE || *s > MAX_NODE_SCORE {
@@ -525,6 +673,7 @@ struct Runner<'a> {
     fw: &'a Framework,
     states: &'a [PluginState],
     skip: &'a [bool],
+    rec: Rec<'a>,
 }
 
 impl super::FilterRunner for Runner<'_> {
@@ -537,23 +686,15 @@ impl super::FilterRunner for Runner<'_> {
     }
 
     fn remove_pod(&self, states: &mut [PluginState], pod: &PodInfo, removed: &AssignedPod, node: &NodeInfo) {
-        for &i in &self.fw.pre_filter {
-            if !self.skip[i] {
-                self.fw.plugins[i].remove_pod(&mut states[i], pod, removed, node);
-            }
-        }
+        self.fw.pre_filter_extension(states, pod, removed, node, self.skip, self.rec, false);
     }
 
     fn add_pod(&self, states: &mut [PluginState], pod: &PodInfo, added: &AssignedPod, node: &NodeInfo) {
-        for &i in &self.fw.pre_filter {
-            if !self.skip[i] {
-                self.fw.plugins[i].add_pod(&mut states[i], pod, added, node);
-            }
-        }
+        self.fw.pre_filter_extension(states, pod, added, node, self.skip, self.rec, true);
     }
 
     fn run_filters(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, states: &[PluginState]) -> Result<(), Rejection> {
-        self.fw.filter_node(cache, pod, node, states, self.skip)
+        self.fw.filter_node(cache, pod, node, states, self.skip, self.rec)
     }
 }
 

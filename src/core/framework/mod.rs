@@ -8,6 +8,7 @@
 
 pub mod cluster_events;
 pub mod cycle;
+pub mod instrument;
 pub mod plugins;
 pub mod profile;
 pub mod status;

@@ -50,9 +50,6 @@ impl fmt::Debug for Framework {
 
 type PointSel = fn(&Points) -> bool;
 
-/// `fwk.MaxTotalScore` (math.MaxInt64).
-const MAX_TOTAL_SCORE: i64 = i64::MAX;
-
 impl Framework {
     /// Build a framework for one profile.
     pub fn new(profile: &Profile, ctx: &plugins::PluginContext) -> Result<Framework, ProfileError> {
@@ -196,10 +193,17 @@ impl Framework {
                 continue;
             }
             let w = if r.weight == 0 { 1 } else { i64::from(r.weight) };
-            if w.saturating_mul(super::MAX_NODE_SCORE) > MAX_TOTAL_SCORE - total {
-                return Err(err("total score of Score plugins could overflow".into()));
-            }
-            total += w * super::MAX_NODE_SCORE;
+            // Checked: validation refuses negative weights, but a profile is built from any config.
+            // checked_add fails exactly where upstream's `> MaxTotalScore - total` test does.
+            total = match w.checked_mul(super::MAX_NODE_SCORE).filter(|_| w > 0).and_then(|add| total.checked_add(add)) {
+                Some(t) => t,
+                None => {
+                    return Err(err(format!(
+                        "plugins.score.enabled weight {} of plugin {:?}: total score of Score plugins could overflow or weight is negative",
+                        r.weight, r.name
+                    )))
+                }
+            };
             weights.insert(idx, w);
         }
         fw.score = score_list.into_iter().map(|idx| (idx, weights.get(&idx).copied().unwrap_or(1))).collect();

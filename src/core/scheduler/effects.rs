@@ -20,6 +20,8 @@ pub struct BindRequest {
     pub attempts: u32,
     pub initial_attempt: Option<Instant>,
     pub cycle_start: Instant,
+    /// The pod reached activeQ through the leftover flush (`scheduler_pod_scheduled_after_flush_total`).
+    pub flushed: bool,
 }
 
 /// The PodScheduled condition (and nominated node) to write to a pod's status.

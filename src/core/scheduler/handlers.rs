@@ -33,6 +33,7 @@ impl Scheduler {
                 }
             }
         }
+        self.record_queue_moves();
         self.update_gauges_throttled(now);
     }
 
@@ -155,10 +156,7 @@ impl Scheduler {
         }
         let gate = self.profile(&info.scheduler_name).and_then(|fw| fw.pre_enqueue(&info).err()).map(|r| (r.plugin, r.message()));
         match self.queue.location(&key) {
-            None => {
-                self.metrics.inc(m::QUEUE_INCOMING, &[if gate.is_some() { "gated" } else { "active" }, "PodAdd"], 1.0);
-                self.queue.add(info, gate, now);
-            }
+            None => self.queue.add(info, gate, now),
             Some(_) if changed => {
                 if self.queue.get(&key).is_some_and(|q| q.rejectors.contains(&POD_SPEC) || q.gating_plugin.is_some()) {
                     debug!("{}", Line::new("Pod updated, requeueing").s("pod", &*key));
@@ -211,7 +209,7 @@ impl Scheduler {
     /// Wake unschedulable pods that the event could help (queueing hints).
     pub(super) fn move_pods(&mut self, mask: EventMask, now: Instant) {
         let profiles = &self.profiles;
-        let moved = self.queue.move_on_event(now, |qp: &QueuedPod| {
+        let moved = self.queue.move_on_event(now, mask.label(), |qp: &QueuedPod| {
             if qp.rejectors.contains(&POD_SPEC) {
                 return mask.intersects(EventMask::POD_UPDATE);
             }
@@ -257,6 +255,27 @@ pub(super) trait Keep: Watched {
                 .s("err", &u.error)
         );
     }
+    /// The cluster event a change is, for `scheduler_event_handling_duration_seconds` (upstream
+    /// `ClusterEvent.Label()`), for the kinds upstream's event handlers time; `action` indexes
+    /// Add, Update, Delete.
+    fn event_label(_s: &Scheduler, _obj: Option<&Self>, _key: &str, _action: usize) -> Option<&'static str> {
+        None
+    }
+}
+
+const ADD: usize = 0;
+const UPDATE: usize = 1;
+const DELETE: usize = 2;
+
+/// Run one change's handling, timed into `scheduler_event_handling_duration_seconds` when the
+/// scheduler has a clock and the change is one of upstream's events.
+fn timed(s: &mut Scheduler, label: Option<&'static str>, handle: impl FnOnce(&mut Scheduler)) {
+    let start = label.and(s.ticker.as_ref()).map(|t| t.now());
+    handle(s);
+    if let (Some(label), Some(start), Some(t)) = (label, start, &s.ticker) {
+        let secs = t.now().saturating_duration_since(start).as_secs_f64();
+        s.metrics.observe(m::EVENT_HANDLING_DURATION, &[label], secs);
+    }
 }
 
 /// Apply one change of kind `T`: relist bookkeeping (objects not seen between `ListBegin` and
@@ -271,21 +290,34 @@ pub(super) fn apply<T: Keep>(s: &mut Scheduler, change: Change<Box<T>>, now: Ins
                 if let Some(seen) = s.relists.get_mut(&T::ID) {
                     seen.insert(o.key());
                 }
-                T::upsert(s, o, true, now);
+                let label = T::event_label(s, Some(&o), "", ADD);
+                timed(s, label, |s| T::upsert(s, o, true, now));
             }
         }
         Change::ListDone => {
             if let Some(seen) = s.relists.remove(&T::ID) {
                 for key in T::keys(s) {
                     if !seen.contains(&key) {
-                        T::remove(s, &key, true, now);
+                        let label = T::event_label(s, None, &key, DELETE);
+                        timed(s, label, |s| T::remove(s, &key, true, now));
                     }
                 }
             }
             T::listed(s, now);
         }
-        Change::Added(o) | Change::Modified(o) => T::upsert(s, o, false, now),
-        Change::Deleted(o) => T::remove(s, &o.key(), false, now),
+        Change::Added(o) => {
+            let label = T::event_label(s, Some(&o), "", ADD);
+            timed(s, label, |s| T::upsert(s, o, false, now));
+        }
+        Change::Modified(o) => {
+            let label = T::event_label(s, Some(&o), "", UPDATE);
+            timed(s, label, |s| T::upsert(s, o, false, now));
+        }
+        Change::Deleted(o) => {
+            let key = o.key();
+            let label = T::event_label(s, Some(&o), &key, DELETE);
+            timed(s, label, |s| T::remove(s, &key, false, now));
+        }
         Change::Unavailable => {
             s.relists.remove(&T::ID);
             T::unavailable(s, now);
@@ -310,6 +342,18 @@ impl Keep for api::Pod {
             return;
         }
         s.on_pod_gone(key, now);
+    }
+    fn event_label(s: &Scheduler, pod: Option<&Self>, key: &str, action: usize) -> Option<&'static str> {
+        let assigned = match pod {
+            Some(p) => !p.spec.node_name.is_empty(),
+            None => s.cache.assigned_pod(key).is_some(),
+        };
+        let labels = if assigned {
+            ["AssignedPodAdd", "AssignedPodUpdate", "AssignedPodDelete"]
+        } else {
+            ["UnschedulablePodAdd", "UnschedulablePodUpdate", "UnschedulablePodDelete"]
+        };
+        labels.get(action).copied()
     }
     fn keys(s: &Scheduler) -> Vec<String> {
         let mut known: HashSet<PodKey> = s.cache.pod_keys().into_iter().collect();
@@ -336,6 +380,9 @@ impl Keep for api::Node {
         if !listing {
             s.move_pods(EventMask::NODE_DELETE, now);
         }
+    }
+    fn event_label(_s: &Scheduler, _node: Option<&Self>, _key: &str, action: usize) -> Option<&'static str> {
+        ["NodeAdd", "NodeUpdate", "NodeDelete"].get(action).copied()
     }
     fn keys(s: &Scheduler) -> Vec<String> {
         s.cache.node_names().into_iter().map(|n| n.to_string()).collect()
@@ -400,8 +447,11 @@ impl Keep for api::PodDisruptionBudget {
 /// The storage kinds the volume plugins read: kept in the cache's storage state, each change
 /// waking the pods its event mask may help.
 macro_rules! keep_storage {
-    ($ty:ty, $mask:expr, $upsert:ident, $keys:ident, |$st:ident, $key:ident| $remove:expr) => {
+    ($ty:ty, $events:expr, $mask:expr, $upsert:ident, $keys:ident, |$st:ident, $key:ident| $remove:expr) => {
         impl Keep for $ty {
+            fn event_label(_s: &Scheduler, _o: Option<&Self>, _key: &str, action: usize) -> Option<&'static str> {
+                $events.get(action).copied()
+            }
             fn upsert(s: &mut Scheduler, o: Box<Self>, listing: bool, now: Instant) {
                 s.cache.storage_mut().$upsert(&o);
                 if !listing {
@@ -425,15 +475,42 @@ macro_rules! keep_storage {
     };
 }
 
-keep_storage!(api::PersistentVolumeClaim, EventMask::PVC_CHANGE, upsert_pvc, claim_keys, |st, key| {
-    if let Some((ns, name)) = key.split_once('/') {
-        st.remove_pvc(ns, name);
+keep_storage!(
+    api::PersistentVolumeClaim,
+    ["PersistentVolumeClaimAdd", "PersistentVolumeClaimUpdate", "PersistentVolumeClaimDelete"],
+    EventMask::PVC_CHANGE,
+    upsert_pvc,
+    claim_keys,
+    |st, key| {
+        if let Some((ns, name)) = key.split_once('/') {
+            st.remove_pvc(ns, name);
+        }
     }
-});
-keep_storage!(api::PersistentVolume, EventMask::PV_CHANGE, upsert_pv, volume_names, |st, key| st.remove_pv(key));
-keep_storage!(api::StorageClass, EventMask::STORAGE_CLASS_CHANGE, upsert_storage_class, class_names, |st, key| st
-    .remove_storage_class(key));
-keep_storage!(api::CsiNode, EventMask::CSI_NODE_CHANGE, upsert_csi_node, csi_node_names, |st, key| st.remove_csi_node(key));
+);
+keep_storage!(
+    api::PersistentVolume,
+    ["PersistentVolumeAdd", "PersistentVolumeUpdate", "PersistentVolumeDelete"],
+    EventMask::PV_CHANGE,
+    upsert_pv,
+    volume_names,
+    |st, key| st.remove_pv(key)
+);
+keep_storage!(
+    api::StorageClass,
+    ["StorageClassAdd", "StorageClassUpdate", "StorageClassDelete"],
+    EventMask::STORAGE_CLASS_CHANGE,
+    upsert_storage_class,
+    class_names,
+    |st, key| st.remove_storage_class(key)
+);
+keep_storage!(
+    api::CsiNode,
+    ["CSINodeAdd", "CSINodeUpdate", "CSINodeDelete"],
+    EventMask::CSI_NODE_CHANGE,
+    upsert_csi_node,
+    csi_node_names,
+    |st, key| st.remove_csi_node(key)
+);
 
 /// Namespaces and the controllers PodTopologySpread's default constraints select by: kept in the
 /// cache's cluster objects. Upstream registers queueing events only for namespaces (pod

@@ -5,9 +5,10 @@
 
 use super::effects::{Attempt, BindRequest, Effect, StatusPatch};
 use super::input::{BindFailure, BindOutcome};
-use super::state::{Scheduler, GAUGE_PERIOD, POD_SPEC};
+use super::state::{Scheduler, GAUGE_PERIOD, PLUGIN_SAMPLE_EVERY, POD_SPEC};
 use crate::core::events;
 use crate::core::framework::cycle::CycleParams;
+use crate::core::framework::instrument::CycleRecorder;
 use crate::core::framework::{EventMask, ScheduleOutcome};
 use crate::core::logging::Line;
 use crate::core::metrics::names as m;
@@ -34,6 +35,7 @@ impl Scheduler {
     /// Run periodic maintenance: queue flushes and the unserved-name check.
     pub fn tick(&mut self, now: Instant, wall: SystemTime) {
         self.queue.flush(now);
+        self.record_queue_moves();
         if self.caches_synced() {
             self.check_unserved(now, wall);
         }
@@ -78,7 +80,19 @@ impl Scheduler {
             explain,
         };
         let fw = &self.profiles[fw_index];
-        let outcome = fw.schedule(&self.cache, &pod, &mut params);
+        let sample = self.cycles % PLUGIN_SAMPLE_EVERY == 0;
+        self.cycles = self.cycles.wrapping_add(1);
+        let recorder = self.ticker.as_deref().map(|t| CycleRecorder::new(t, sample));
+        let algorithm_start = recorder.as_ref().map(CycleRecorder::now);
+        let outcome = fw.schedule_recorded(&self.cache, &pod, &mut params, recorder.as_ref());
+        if let (Some(rec), Some(start)) = (&recorder, algorithm_start) {
+            // SchedulingAlgorithmLatency is observed only when a node was found, as upstream.
+            if matches!(outcome, ScheduleOutcome::Scheduled { .. }) {
+                self.metrics.observe(m::ALGORITHM_DURATION, &[], rec.now().saturating_duration_since(start).as_secs_f64());
+            }
+            rec.flush(&self.metrics, &fw.scheduler_name);
+        }
+        drop(recorder);
         let attempt = match &outcome {
             ScheduleOutcome::Scheduled { result, pre_bind, .. } => {
                 self.cache.assume_pod(&pod, &result.node);
@@ -96,6 +110,7 @@ impl Scheduler {
                     attempts: qp.attempts,
                     initial_attempt: qp.initial_attempt,
                     cycle_start: now,
+                    flushed: qp.flushed,
                 }));
                 Attempt::Scheduled { pod: key, node: result.node.clone() }
             }
@@ -112,7 +127,8 @@ impl Scheduler {
                 let nominated = post_filter.nominated_node.as_ref().map(|n| n.to_string());
                 let victims = post_filter.victims.clone();
                 let profile = fw.scheduler_name.clone();
-                if fw.has_plugin(crate::core::framework::plugins::names::DEFAULT_PREEMPTION) {
+                // DefaultPreemption's PostFilter ran (it does not when no node exists at all).
+                if message != NO_NODES_AVAILABLE && fw.has_plugin(crate::core::framework::plugins::names::DEFAULT_PREEMPTION) {
                     self.metrics.inc(m::PREEMPTION_ATTEMPTS, &[], 1.0);
                 }
                 let message = message.clone();
@@ -169,6 +185,7 @@ impl Scheduler {
                 Attempt::Error { pod: key, message: message.clone() }
             }
         };
+        self.record_queue_moves();
         self.update_gauges_throttled(now);
         Some((attempt, Some(outcome)))
     }

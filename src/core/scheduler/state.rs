@@ -4,6 +4,7 @@
 use super::effects::Effect;
 use crate::core::api;
 use crate::core::cache::Cache;
+use crate::core::framework::instrument::Ticker;
 use crate::core::framework::Framework;
 use crate::core::metrics::{names as m, Metrics};
 use crate::core::model::{PodKey, PreemptionPolicy, PriorityResolver};
@@ -116,10 +117,23 @@ pub struct Scheduler {
     pub(super) last_unserved_check: Option<Instant>,
     /// When the pending/cache gauges may be refreshed again (see `update_gauges_throttled`).
     pub(super) gauges_due: Option<Instant>,
+    /// The clock the cycle and event handling are timed with; no timing without one.
+    pub(super) ticker: Option<Box<dyn Ticker + Send>>,
+    /// Cycles run, for sampling plugin durations (one cycle in [`PLUGIN_SAMPLE_EVERY`]).
+    pub(super) cycles: u64,
 }
+
+/// Plugin execution durations are recorded for one cycle in this many, as upstream records them
+/// for 10% of cycles (`pluginMetricsSamplePercent`).
+pub(super) const PLUGIN_SAMPLE_EVERY: u64 = 10;
 
 impl Scheduler {
     pub fn new(profiles: Vec<Framework>, settings: &Settings, metrics: Metrics, rng: Rng, now: Instant) -> Scheduler {
+        for fw in &profiles {
+            for (plugin, point) in crate::core::framework::instrument::evaluated_plugins(fw) {
+                metrics.inc(m::PLUGIN_EVALUATIONS, &[plugin, point, &fw.scheduler_name], 0.0);
+            }
+        }
         Scheduler {
             profiles,
             cache: Cache::new(),
@@ -140,6 +154,25 @@ impl Scheduler {
             foreign: HashMap::new(),
             last_unserved_check: None,
             gauges_due: None,
+            ticker: None,
+            cycles: 0,
+        }
+    }
+
+    /// Time cycles and event handling with `ticker` (the live scheduler's metrics).
+    pub fn set_ticker(&mut self, ticker: Box<dyn Ticker + Send>) {
+        self.ticker = Some(ticker);
+    }
+
+    /// The queue's waiting limit before the leftover flush (`--pod-max-in-unschedulable-pods-duration`).
+    pub fn set_max_in_unschedulable(&mut self, d: Duration) {
+        self.queue.set_max_in_unschedulable(d);
+    }
+
+    /// Count the queue's moves since the last call (`scheduler_queue_incoming_pods_total`).
+    pub(super) fn record_queue_moves(&mut self) {
+        for (queue, event) in self.queue.take_incoming() {
+            self.metrics.inc(m::QUEUE_INCOMING, &[queue, event], 1.0);
         }
     }
 
@@ -226,5 +259,20 @@ impl Scheduler {
         self.metrics.set(m::PENDING_PODS, &["gated"], c.gated as f64);
         self.metrics.set(m::CACHE_SIZE, &["nodes"], self.cache.num_nodes() as f64);
         self.metrics.set(m::CACHE_SIZE, &["pods"], self.cache.num_pods() as f64);
+        self.metrics.set(m::CACHE_SIZE, &["assumed_pods"], self.cache.num_assumed() as f64);
+        // One count per rejecting plugin of every unschedulable pod, by profile.
+        let mut by_plugin: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+        for (qp, loc) in self.queue.iter() {
+            if loc == crate::core::queue::Location::Unschedulable {
+                for plugin in &qp.rejectors {
+                    *by_plugin.entry((plugin, &qp.pod.scheduler_name)).or_default() += 1;
+                }
+            }
+        }
+        let series: Vec<(Vec<String>, f64)> = by_plugin
+            .into_iter()
+            .map(|((plugin, profile), n)| (vec![plugin.to_string(), profile.to_string()], n as f64))
+            .collect();
+        self.metrics.replace_gauge(m::UNSCHEDULABLE_PODS, &series);
     }
 }

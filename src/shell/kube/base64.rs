@@ -1,4 +1,5 @@
-//! A small, strict base64 decoder for kubeconfig `*-data` fields.
+//! A small, strict base64 decoder for kubeconfig `*-data` fields (and the encoder the PEM files
+//! of a generated serving certificate need).
 //!
 //! Kubeconfig embeds certificates and keys as standard-alphabet base64. Hand-edited files often
 //! wrap the value over several lines or drop the `=` padding, so whitespace is skipped and padding
@@ -94,9 +95,37 @@ fn offset_of_first_padding(input: &[u8], end: usize) -> usize {
     input[..end].iter().position(|&b| b == b'=').unwrap_or(end)
 }
 
+/// Standard-alphabet base64 with padding (Go's `base64.StdEncoding`).
+pub fn encode(input: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
+    for chunk in input.chunks(3) {
+        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn encode_round_trips_through_decode() {
+        assert_eq!(encode(b""), "");
+        assert_eq!(encode(b"f"), "Zg==");
+        assert_eq!(encode(b"fo"), "Zm8=");
+        assert_eq!(encode(b"foobar"), "Zm9vYmFy");
+        let bytes: Vec<u8> = (0..=255).collect();
+        assert_eq!(decode(encode(&bytes).as_bytes()).expect("decodes"), bytes);
+    }
 
     fn ok(s: &str) -> Vec<u8> {
         decode(s.as_bytes()).unwrap()

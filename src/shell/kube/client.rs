@@ -22,6 +22,7 @@
 
 use crate::core::api::{self, Object};
 use crate::core::gojson;
+use crate::core::metrics::{names, Metrics};
 use crate::shell::kube::api_error::{error_from_response, ApiError, MAX_ERROR_BODY_BYTES};
 use crate::shell::kube::decode::{decode_list, ListPage};
 use crate::shell::kube::kubeconfig::RestConfig;
@@ -60,6 +61,8 @@ pub struct ClientOptions {
     pub retry_base_delay: Duration,
     /// Overrides the `edgesched/<version> (<os>/<arch>)` user agent.
     pub user_agent: Option<String>,
+    /// Where `rest_client_*` metrics go (client-go's `tools/metrics` adapters); none when unset.
+    pub metrics: Option<Metrics>,
 }
 
 impl Default for ClientOptions {
@@ -73,12 +76,18 @@ impl Default for ClientOptions {
             max_retry_wait: Duration::from_secs(10),
             retry_base_delay: Duration::from_millis(500),
             user_agent: None,
+            metrics: None,
         }
     }
 }
 
 /// `edgesched/<version> (<os>/<arch>)`, with Go's names for os/arch as kube components use.
 pub fn default_user_agent() -> String {
+    format!("edgesched/{} ({})", env!("CARGO_PKG_VERSION"), platform())
+}
+
+/// `<os>/<arch>` with Go's names, as kube components report their platform.
+pub fn platform() -> String {
     let arch = match std::env::consts::ARCH {
         "x86_64" => "amd64",
         "aarch64" => "arm64",
@@ -86,7 +95,7 @@ pub fn default_user_agent() -> String {
         "powerpc64" if cfg!(target_endian = "little") => "ppc64le",
         other => other,
     };
-    format!("edgesched/{} ({}/{arch})", env!("CARGO_PKG_VERSION"), std::env::consts::OS)
+    format!("{}/{arch}", std::env::consts::OS)
 }
 
 /// Why the client could not be created.
@@ -240,6 +249,9 @@ struct Inner {
     limiter: Option<RateLimiter>,
     request_timeout: Duration,
     retry: RetryPolicy,
+    metrics: Option<Metrics>,
+    /// The `host` label of `rest_client_*` (`host:port` of the server URL, as Go's `URL.Host`).
+    host: String,
 }
 
 impl fmt::Debug for Client {
@@ -256,9 +268,10 @@ impl Client {
     /// Build a client for `config`. Logs a warning when server certificates are not verified.
     pub fn new(config: &RestConfig, options: &ClientOptions) -> Result<Client, ClientInitError> {
         let base_url = config.server.trim_end_matches('/').to_string();
-        base_url
+        let uri = base_url
             .parse::<http::Uri>()
             .map_err(|e| ClientInitError::InvalidServer { server: config.server.clone(), problem: e.to_string() })?;
+        let host = uri.authority().map(|a| a.as_str().rsplit('@').next().unwrap_or_default().to_string()).unwrap_or_default();
         let tls = build_tls_config(config).map_err(|error| ClientInitError::Tls { origin: config.origin.clone(), error })?;
         if config.insecure_skip_tls_verify {
             log::warn!(
@@ -296,6 +309,8 @@ impl Client {
                     max_wait: options.max_retry_wait,
                     base_delay: options.retry_base_delay,
                 },
+                metrics: options.metrics.clone(),
+                host,
             }),
             deadline: None,
         })
@@ -408,7 +423,7 @@ impl Client {
         let url = self.url(req.path, &label)?;
         let mut retries_done = 0;
         loop {
-            self.throttle();
+            self.throttle(req.verb);
             let (error, stage) = match self.attempt(&req, &url, &label) {
                 Ok(body) => return Ok(body),
                 Err(failure) => failure,
@@ -420,6 +435,9 @@ impl Client {
                 return Err(error);
             }
             retries_done += 1;
+            if let Some(m) = &self.inner.metrics {
+                m.inc(names::REST_RETRIES, &[&code_label(error.code()), req.verb.as_str(), &self.inner.host], 1.0);
+            }
             log::debug!(
                 "\"Retrying request\" request=\"{label}\" attempt={} wait=\"{wait:?}\" reason=\"{error}\"",
                 retries_done + 1
@@ -434,7 +452,7 @@ impl Client {
     pub fn watch<T: DeserializeOwned + Object>(&self, path: &str, params: &WatchParams) -> Result<WatchStream<T>, ApiError> {
         let label = format!("WATCH {path}");
         let url = self.url(&with_query(path, &params.query()), &label)?;
-        self.throttle();
+        self.throttle(Verb::Get);
         let sent_at = Instant::now();
         let request = self.build(Verb::Get, &url, None, None, &label).map_err(|(e, _)| e)?;
         let request = self
@@ -444,7 +462,9 @@ impl Client {
             .timeout_recv_response(Some(self.inner.request_timeout))
             .timeout_per_read(params.idle_timeout)
             .build();
-        let response = self.inner.agent.run(request).map_err(|e| transport_error(&label, e).0)?;
+        let response = self.inner.agent.run(request);
+        self.count(Verb::Get, response.as_ref().ok().map(|r| r.status().as_u16()));
+        let response = response.map_err(|e| transport_error(&label, e).0)?;
         let code = response.status().as_u16();
         let retry_after = header(&response, "retry-after");
         let body = response.into_body();
@@ -463,9 +483,21 @@ impl Client {
             .map_err(|e| ApiError::Transport { request: label.to_string(), message: format!("invalid request URL: {e}") })
     }
 
-    fn throttle(&self) {
+    /// Wait for the client-side rate limiter (`rest_client_rate_limiter_duration_seconds`).
+    fn throttle(&self, verb: Verb) {
         if let Some(limiter) = &self.inner.limiter {
+            let start = Instant::now();
             limiter.acquire();
+            if let Some(m) = &self.inner.metrics {
+                m.observe(names::REST_RATE_LIMITER_DURATION, &[verb.as_str(), &self.inner.host], start.elapsed().as_secs_f64());
+            }
+        }
+    }
+
+    /// `rest_client_requests_total` for one attempt (`<error>` when no response arrived).
+    fn count(&self, verb: Verb, code: Option<u16>) {
+        if let Some(m) = &self.inner.metrics {
+            m.inc(names::REST_REQUESTS, &[&code_label(code), verb.as_str(), &self.inner.host], 1.0);
         }
     }
 
@@ -475,13 +507,26 @@ impl Client {
         let sent_at = Instant::now();
         let request = self.build(req.verb, url, req.body.clone(), req.content_type, label)?;
         let request = self.inner.agent.configure_request(request).timeout_global(Some(timeout)).build();
-        let response = self.inner.agent.run(request).map_err(|e| transport_error(label, e))?;
+        let (verb, host) = (req.verb.as_str(), self.inner.host.as_str());
+        if let Some(m) = &self.inner.metrics {
+            m.observe(names::REST_REQUEST_SIZE, &[verb, host], req.body.as_ref().map_or(0, Vec::len) as f64);
+        }
+        let response = self.inner.agent.run(request);
+        self.count(req.verb, response.as_ref().ok().map(|r| r.status().as_u16()));
+        let response = response.map_err(|e| {
+            self.observe_latency(verb, sent_at);
+            transport_error(label, e)
+        })?;
         let code = response.status().as_u16();
         self.unauthorized_at(code, sent_at);
         let retry_after = header(&response, "retry-after");
         let success = (200..300).contains(&code);
         let limit = if success { MAX_BODY_BYTES } else { MAX_ERROR_BODY_BYTES };
         let body = response.into_body().into_with_config().limit(limit).read_to_vec();
+        self.observe_latency(verb, sent_at);
+        if let (Some(m), Ok(b)) = (&self.inner.metrics, &body) {
+            m.observe(names::REST_RESPONSE_SIZE, &[verb, host], b.len() as f64);
+        }
         match (success, body) {
             (true, Ok(body)) => Ok(body),
             (true, Err(e)) => Err(transport_error(label, e)),
@@ -490,6 +535,13 @@ impl Client {
                 error_from_response(label, code, retry_after.as_deref(), &body.unwrap_or_default()),
                 FailureStage::MaybeSent,
             )),
+        }
+    }
+
+    /// `rest_client_request_duration_seconds` for one attempt.
+    fn observe_latency(&self, verb: &str, sent_at: Instant) {
+        if let Some(m) = &self.inner.metrics {
+            m.observe(names::REST_REQUEST_DURATION, &[verb, &self.inner.host], sent_at.elapsed().as_secs_f64());
         }
     }
 
@@ -536,6 +588,11 @@ impl Client {
             )
         })
     }
+}
+
+/// client-go's result code label: the status code, or `<error>` when no response arrived.
+fn code_label(code: Option<u16>) -> String {
+    code.map_or_else(|| "<error>".to_string(), |c| c.to_string())
 }
 
 fn header(response: &http::Response<ureq::Body>, name: &str) -> Option<String> {

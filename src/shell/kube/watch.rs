@@ -48,6 +48,7 @@
 //! timeout ends the stream, so callers should not wait for watcher threads at shutdown.
 
 use crate::core::api::Object;
+use crate::core::logging::Line;
 use crate::core::rng::Rng;
 use crate::core::watched::Change;
 use crate::shell::clock::{self, Clock, SystemClock};
@@ -196,12 +197,12 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
         Tr: ListWatchTransport<T>,
         S: Sink<T>,
     {
-        log::info!("\"Starting reflector\" resource=\"{}\" path=\"{}\"", self.spec.name, self.spec.path);
+        log::info!("{}", Line::new("Starting reflector").s("resource", self.spec.name).s("path", &self.spec.path));
         let mut state = State::fresh_list();
         while state != State::Stopped {
             state = self.step(state, &mut sink);
         }
-        log::info!("\"Stopping reflector\" resource=\"{}\"", self.spec.name);
+        log::info!("{}", Line::new("Stopping reflector").s("resource", self.spec.name));
     }
 
     /// Perform one transition.
@@ -233,7 +234,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
     {
         let name = self.spec.name;
         if continue_token.is_none() {
-            log::debug!("\"Listing and watching\" resource=\"{name}\"");
+            log::debug!("{}", Line::new("Listing and watching").s("resource", name));
             // A new list: the consumer starts collecting a fresh set.
             if !sink.change(Change::ListBegin) {
                 return State::Stopped;
@@ -254,7 +255,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             // through is gone, so start the whole list again (client-go's pager falls back to a
             // full list in the same situation: tools/pager/pager.go, FullListIfExpired).
             Err(err) if err.is_gone() && continue_token.is_some() => {
-                log::info!("\"List continuation expired - restarting list\" resource=\"{name}\" err=\"{err}\"");
+                log::info!("{}", Line::new("List continuation expired - restarting list").s("resource", name).s("err", &err));
                 return State::fresh_list();
             }
             Err(err) if err.is_forbidden() => return self.denied("list", &err, sink),
@@ -283,7 +284,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             };
             return self.back_off("Failed to list", &err, State::fresh_list());
         }
-        log::info!("\"Caches populated\" resource=\"{name}\" resourceVersion=\"{}\"", metadata.resource_version);
+        log::info!("{}", Line::new("Caches populated").s("resource", name).s("resourceVersion", &metadata.resource_version));
         if !sink.change(Change::ListDone) {
             return State::Stopped;
         }
@@ -358,7 +359,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
                 // streamwatcher.go `receive`: a cut stream (unexpected EOF, reset, timeout) just
                 // closes the result channel, which handleAnyWatch takes as the end of the watch.
                 Err(StreamError::Ended(err)) => {
-                    log::debug!("\"Watch stream ended\" resource=\"{name}\" reason=\"{err}\"");
+                    log::debug!("{}", Line::new("Watch stream ended").s("resource", name).s("reason", &err));
                     break;
                 }
                 // streamwatcher.go `receive` reports what it cannot decode as an ERROR event
@@ -386,7 +387,10 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
         }
         // The server ended the watch (its timeoutSeconds), or the stream was cut: handleAnyWatch
         // returns nil and reflector.go `watch` loops to a new watch from the last version.
-        log::debug!("\"Watch close\" resource=\"{name}\" events={events} resourceVersion=\"{resource_version}\"");
+        log::debug!(
+            "{}",
+            Line::new("Watch close").s("resource", name).n("events", events).s("resourceVersion", &resource_version)
+        );
         State::Watching { resource_version }
     }
 
@@ -397,8 +401,12 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
         let level = if err.is_gone() { log::Level::Info } else { log::Level::Warn };
         log::log!(
             level,
-            "\"Watch close - relisting\" resource=\"{}\" what=\"{what}\" err=\"{err}\" retryIn=\"{delay:?}\"",
-            self.spec.name
+            "{}",
+            Line::new("Watch close - relisting")
+                .s("resource", self.spec.name)
+                .s("what", what)
+                .s("err", err)
+                .s("retryIn", format!("{delay:?}"))
         );
         State::Backoff { until: self.clock.now() + delay, then: Box::new(State::fresh_list()) }
     }
@@ -417,14 +425,17 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             Some(d) => d,
             None => self.backoff.next_delay(now, &mut self.rng),
         };
-        log::debug!("\"Forbidden; retrying\" resource=\"{}\" verb=\"{verb}\" retryIn=\"{delay:?}\"", self.spec.name);
+        log::debug!(
+            "{}",
+            Line::new("Forbidden; retrying").s("resource", self.spec.name).s("verb", verb).s("retryIn", format!("{delay:?}"))
+        );
         State::Backoff { until: now + delay, then: Box::new(State::fresh_list()) }
     }
 
     /// Failure: wait, then enter `then`.
     fn back_off(&mut self, what: &str, err: &ApiError, then: State) -> State {
         let delay = self.delay(err);
-        log::warn!("\"{what}\" resource=\"{}\" err=\"{err}\" retryIn=\"{delay:?}\"", self.spec.name);
+        log::warn!("{}", Line::new(what).s("resource", self.spec.name).s("err", err).s("retryIn", format!("{delay:?}")));
         State::Backoff { until: self.clock.now() + delay, then: Box::new(then) }
     }
 

@@ -32,6 +32,9 @@ pub struct Request {
     pub body: Vec<u8>,
     /// HTTP/1.0 or `Connection: close`.
     pub close: bool,
+    /// Who the verified TLS client certificate says the client is (`--client-ca-file`, or the
+    /// front proxy's `--requestheader-*`), set by the server after the handshake.
+    pub client_user: Option<super::identity::UserInfo>,
 }
 
 impl Request {
@@ -152,6 +155,7 @@ pub fn parse_request(buf: &[u8], limits: &Limits) -> Result<Option<(Request, usi
         headers,
         body: buf[body_start..body_start + body_len].to_vec(),
         close,
+        client_user: None,
     };
     Ok(Some((req, body_start + body_len)))
 }

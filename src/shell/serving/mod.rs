@@ -9,6 +9,7 @@
 
 pub mod auth;
 pub mod http;
+pub mod identity;
 pub mod selfsigned;
 
 use crate::core::metrics::Metrics;
@@ -136,7 +137,9 @@ pub fn route(state: &HealthState, authz: &dyn Authorizer, allow: &AllowPaths, re
     }
     if !allow.allows(&req.path) {
         if let Err((code, msg)) = authz.authorize(req) {
-            return Response::text(code, format!("{msg}\n"));
+            // Authorizers answer with a metav1.Status body, as the apiserver filters do.
+            let kind = if msg.starts_with('{') { "application/json" } else { "text/plain; charset=utf-8" };
+            return Response::text(code, msg).with_type(kind);
         }
     }
     let verbose = req.has_query_flag("verbose");
@@ -150,7 +153,10 @@ pub fn route(state: &HealthState, authz: &dyn Authorizer, allow: &AllowPaths, re
             }
             run_checks(&state.readyz, "readyz", verbose, &excluded)
         }
-        "/metrics" => Response::text(200, state.metrics.render()).with_type("text/plain; version=0.0.4; charset=utf-8"),
+        "/metrics" => {
+            crate::shell::process_metrics::collect(&state.metrics);
+            Response::text(200, state.metrics.render()).with_type("text/plain; version=0.0.4; charset=utf-8")
+        }
         "/configz" => {
             let body = match state.configz.lock() {
                 Ok(g) => g.clone(),
@@ -318,6 +324,12 @@ fn handle_connection(
     };
     match tls {
         Some(cfg) => {
+            if plain_http_on_tls_port(&stream.inner) {
+                // Go's net/http answer to plain HTTP on a TLS listener, byte for byte.
+                let mut raw = &stream.inner;
+                let _ = raw.write_all(b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n");
+                return Ok(());
+            }
             let conn = rustls::ServerConnection::new(cfg).map_err(|e| io::Error::other(e.to_string()))?;
             let mut s = rustls::StreamOwned::new(conn, stream);
             http::serve_connection(&mut s, &limits.http, handler)?;
@@ -329,6 +341,16 @@ fn handle_connection(
             let mut s = stream;
             http::serve_connection(&mut s, &limits.http, handler)
         }
+    }
+}
+
+/// Whether the first bytes on a TLS port are an HTTP request line instead of a TLS record
+/// (`tlsRecordHeaderLooksLikeHTTP` in Go's net/http).
+fn plain_http_on_tls_port(stream: &TcpStream) -> bool {
+    let mut head = [0u8; 5];
+    match stream.peek(&mut head) {
+        Ok(n) if n >= 5 => matches!(&head, b"GET /" | b"HEAD " | b"POST " | b"PUT /" | b"OPTIO"),
+        _ => false,
     }
 }
 
@@ -361,11 +383,123 @@ impl Write for DeadlineStream {
     }
 }
 
+/// `--tls-min-version` and `--tls-cipher-suites`, as validated by [`tls_policy`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsPolicy {
+    /// Only TLS 1.3 (`VersionTLS13`); otherwise TLS 1.2 and 1.3.
+    pub tls13_only: bool,
+    /// The TLS 1.2 suites allowed (rustls names); empty means rustls' safe defaults. TLS 1.3
+    /// suites are not configurable, as in Go.
+    pub tls12_suites: Vec<String>,
+}
+
+/// Go's name of a suite as rustls names it (`TLS_AES_128_GCM_SHA256` → `TLS13_AES_128_GCM_SHA256`,
+/// `..._CHACHA20_POLY1305` → `..._CHACHA20_POLY1305_SHA256`).
+fn rustls_suite_name(go: &str) -> String {
+    if go.starts_with("TLS_AES_") || go.starts_with("TLS_CHACHA20_") {
+        return format!("TLS13_{}", &go[4..]);
+    }
+    if go.ends_with("_CHACHA20_POLY1305") {
+        return format!("{go}_SHA256");
+    }
+    go.to_string()
+}
+
+/// Validate `--tls-min-version` and `--tls-cipher-suites` with component-base's messages; returns
+/// the policy and warnings for what the TLS stack cannot honour (TLS 1.0/1.1, CBC/RSA/3DES/RC4
+/// suites rustls does not implement).
+pub fn tls_policy(min_version: Option<&str>, suites: &[String]) -> Result<(TlsPolicy, Vec<String>), String> {
+    const KNOWN_INSECURE_OR_CBC: &[&str] = &[
+        "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA",
+        "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
+        "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
+        "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
+        "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
+        "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA",
+        "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA",
+        "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256",
+        "TLS_ECDHE_RSA_WITH_RC4_128_SHA",
+        "TLS_RSA_WITH_3DES_EDE_CBC_SHA",
+        "TLS_RSA_WITH_AES_128_CBC_SHA",
+        "TLS_RSA_WITH_AES_128_CBC_SHA256",
+        "TLS_RSA_WITH_AES_128_GCM_SHA256",
+        "TLS_RSA_WITH_AES_256_CBC_SHA",
+        "TLS_RSA_WITH_AES_256_GCM_SHA384",
+        "TLS_RSA_WITH_RC4_128_SHA",
+    ];
+    let mut warnings = Vec::new();
+    let tls13_only = match min_version.unwrap_or("") {
+        "" | "VersionTLS12" => false,
+        "VersionTLS13" => true,
+        v @ ("VersionTLS10" | "VersionTLS11") => {
+            warnings.push(format!("--tls-min-version={v}: TLS 1.0 and 1.1 are not implemented; TLS 1.2 is the minimum"));
+            false
+        }
+        v => return Err(format!("--tls-min-version: unknown tls version {v:?}")),
+    };
+    let provider = rustls::crypto::ring::default_provider();
+    let mut tls12_suites = Vec::new();
+    for go in suites {
+        let name = rustls_suite_name(go);
+        match provider.cipher_suites.iter().find(|s| format!("{:?}", s.suite()) == name) {
+            Some(s) if s.tls13().is_some() => {}
+            Some(_) => tls12_suites.push(name),
+            None if KNOWN_INSECURE_OR_CBC.contains(&go.as_str()) => {
+                warnings.push(format!("--tls-cipher-suites: {go} is not implemented by edgesched's TLS stack; not offered"))
+            }
+            None => return Err(format!("--tls-cipher-suites: Cipher suite {go} not supported or doesn't exist")),
+        }
+    }
+    if !suites.is_empty() && tls12_suites.is_empty() && !tls13_only {
+        warnings.push("--tls-cipher-suites: none of the TLS 1.2 suites is available; only TLS 1.3 is offered".into());
+    }
+    let only13 = tls13_only || (!suites.is_empty() && tls12_suites.is_empty());
+    Ok((TlsPolicy { tls13_only: only13, tls12_suites }, warnings))
+}
+
+/// `--cert-dir`: the serving pair `kube-scheduler.crt`/`.key` there (upstream's PairName),
+/// generated self-signed and written on first start, read back afterwards.
+pub fn cert_dir_pair(dir: &std::path::Path, hostname: &str) -> Result<(std::path::PathBuf, std::path::PathBuf), ServeError> {
+    let (cert, key) = (dir.join("kube-scheduler.crt"), dir.join("kube-scheduler.key"));
+    if cert.exists() && key.exists() {
+        return Ok((cert, key));
+    }
+    let file_error = |path: &std::path::Path, e: io::Error| ServeError::File {
+        flag: "--cert-dir",
+        path: path.to_path_buf(),
+        problem: e.to_string(),
+    };
+    let loopback = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+    let pair = selfsigned::generate(
+        hostname,
+        &["localhost".to_string(), hostname.to_string()],
+        &[loopback],
+        std::time::SystemTime::now(),
+    )
+    .map_err(ServeError::SelfSigned)?;
+    std::fs::create_dir_all(dir).map_err(|e| file_error(dir, e))?;
+    std::fs::write(&cert, pair.cert_pem()).map_err(|e| file_error(&cert, e))?;
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&key)
+            .map_err(|e| file_error(&key, e))?;
+        f.write_all(pair.key_pem().as_bytes()).map_err(|e| file_error(&key, e))?;
+    }
+    info!("{}", crate::core::logging::Line::new("Generated self-signed cert").s("cert", cert.display()).s("key", key.display()));
+    Ok((cert, key))
+}
+
 /// Build the HTTPS configuration from PEM files, or an in-memory self-signed certificate.
 pub fn tls_config(
     cert_file: Option<&std::path::Path>,
     key_file: Option<&std::path::Path>,
     hostname: &str,
+    policy: &TlsPolicy,
 ) -> Result<Arc<rustls::ServerConfig>, ServeError> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -404,9 +538,14 @@ pub fn tls_config(
         }
         _ => return Err(ServeError::IncompletePair),
     };
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let cfg = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
+    let mut provider = rustls::crypto::ring::default_provider();
+    if !policy.tls12_suites.is_empty() || policy.tls13_only {
+        provider.cipher_suites.retain(|s| s.tls13().is_some() || policy.tls12_suites.contains(&format!("{:?}", s.suite())));
+    }
+    let versions: &[&rustls::SupportedProtocolVersion] =
+        if policy.tls13_only { &[&rustls::version::TLS13] } else { &[&rustls::version::TLS13, &rustls::version::TLS12] };
+    let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
+        .with_protocol_versions(versions)
         .map_err(ServeError::Tls)?
         .with_no_client_auth()
         .with_single_cert(certs, key)
@@ -419,7 +558,15 @@ mod tests {
     use super::*;
 
     fn req(path: &str, query: &str) -> Request {
-        Request { method: "GET".into(), path: path.into(), query: query.into(), headers: vec![], body: vec![], close: false }
+        Request {
+            method: "GET".into(),
+            path: path.into(),
+            query: query.into(),
+            headers: vec![],
+            body: vec![],
+            close: false,
+            client_user: None,
+        }
     }
 
     struct Deny;

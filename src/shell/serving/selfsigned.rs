@@ -16,6 +16,29 @@ pub struct SelfSigned {
     pub key_pkcs8_der: Vec<u8>,
 }
 
+impl SelfSigned {
+    /// The certificate as a PEM file.
+    pub fn cert_pem(&self) -> String {
+        pem("CERTIFICATE", &self.cert_der)
+    }
+
+    /// The private key as a PEM file (PKCS#8).
+    pub fn key_pem(&self) -> String {
+        pem("PRIVATE KEY", &self.key_pkcs8_der)
+    }
+}
+
+fn pem(label: &str, der: &[u8]) -> String {
+    let b64 = crate::shell::kube::base64::encode(der);
+    let mut out = format!("-----BEGIN {label}-----\n");
+    for line in b64.as_bytes().chunks(64) {
+        out.push_str(&String::from_utf8_lossy(line));
+        out.push('\n');
+    }
+    out.push_str(&format!("-----END {label}-----\n"));
+    out
+}
+
 fn der(tag: u8, content: &[u8]) -> Vec<u8> {
     let mut out = vec![tag];
     let n = content.len();

@@ -1,0 +1,212 @@
+//! What one scheduling cycle measures for `/metrics`, as upstream's framework runtime does
+//! (`pkg/scheduler/framework/runtime/framework.go`): the duration of each extension point with
+//! its status, every plugin call of a sampled cycle (`scheduler_plugin_execution_duration_seconds`,
+//! upstream samples 10% of cycles) and the number of PreFilter/Filter/PreScore/Score calls per
+//! plugin (`scheduler_plugin_evaluation_total`).
+//!
+//! The cycle stays pure: the time comes from the [`Ticker`] the caller passes, the numbers are
+//! collected here and flushed to the registry by the scheduler core once per cycle.
+
+use super::status::Code;
+use crate::core::metrics::{names, Metrics};
+use std::cell::RefCell;
+use std::time::Instant;
+
+/// Where the instrumentation reads the time (the shell passes the system clock; tests a fake).
+pub trait Ticker {
+    fn now(&self) -> Instant;
+}
+
+/// Upstream's extension-point label values.
+pub mod point {
+    pub const PRE_FILTER: &str = "PreFilter";
+    pub const FILTER: &str = "Filter";
+    pub const PRE_FILTER_ADD_POD: &str = "PreFilterExtensionAddPod";
+    pub const PRE_FILTER_REMOVE_POD: &str = "PreFilterExtensionRemovePod";
+    pub const POST_FILTER: &str = "PostFilter";
+    pub const PRE_SCORE: &str = "PreScore";
+    pub const SCORE: &str = "Score";
+    pub const NORMALIZE: &str = "ScoreExtensionNormalize";
+    pub const RESERVE: &str = "Reserve";
+    pub const PRE_BIND: &str = "PreBind";
+    pub const BIND: &str = "Bind";
+}
+
+/// `fwk.Code.String()` of a result.
+pub fn status_label(code: Option<Code>) -> &'static str {
+    match code {
+        None => "Success",
+        Some(Code::Unschedulable) => "Unschedulable",
+        Some(Code::UnschedulableAndUnresolvable) => "UnschedulableAndUnresolvable",
+        Some(Code::Error) => "Error",
+    }
+}
+
+/// The label of a skipped plugin (PreFilter/PreScore returned Skip).
+pub const SKIP: &str = "Skip";
+
+/// Points whose calls `scheduler_plugin_evaluation_total` counts, in counter order.
+const EVALUATED: [&str; 4] = [point::PRE_FILTER, point::FILTER, point::PRE_SCORE, point::SCORE];
+
+/// The measurements of one cycle.
+pub struct CycleRecorder<'a> {
+    ticker: &'a dyn Ticker,
+    /// Whether plugin calls are timed in this cycle.
+    sample: bool,
+    points: RefCell<Vec<(&'static str, &'static str, f64)>>,
+    plugins: RefCell<Vec<(&'static str, &'static str, &'static str, f64)>>,
+    /// plugin index → calls per [`EVALUATED`] point.
+    evaluations: RefCell<Vec<[u64; 4]>>,
+    names: RefCell<Vec<&'static str>>,
+}
+
+impl<'a> CycleRecorder<'a> {
+    pub fn new(ticker: &'a dyn Ticker, sample: bool) -> CycleRecorder<'a> {
+        CycleRecorder {
+            ticker,
+            sample,
+            points: RefCell::new(Vec::new()),
+            plugins: RefCell::new(Vec::new()),
+            evaluations: RefCell::new(Vec::new()),
+            names: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The current time, for timing a step.
+    pub fn now(&self) -> Instant {
+        self.ticker.now()
+    }
+
+    /// A whole extension point ran from `start` with this status.
+    pub fn point(&self, point: &'static str, status: &'static str, start: Instant) {
+        let secs = self.ticker.now().saturating_duration_since(start).as_secs_f64();
+        self.points.borrow_mut().push((point, status, secs));
+    }
+
+    /// Run one plugin call: counted for the evaluated points, timed in sampled cycles.
+    pub fn plugin<R>(
+        &self,
+        index: usize,
+        plugin: &'static str,
+        point: &'static str,
+        call: impl FnOnce() -> R,
+        status: impl FnOnce(&R) -> &'static str,
+    ) -> R {
+        if let Some(slot) = EVALUATED.iter().position(|p| *p == point) {
+            let mut ev = self.evaluations.borrow_mut();
+            let mut names = self.names.borrow_mut();
+            if ev.len() <= index {
+                ev.resize(index + 1, [0; 4]);
+                names.resize(index + 1, "");
+            }
+            ev[index][slot] += 1;
+            names[index] = plugin;
+        }
+        if !self.sample {
+            return call();
+        }
+        let start = self.ticker.now();
+        let r = call();
+        let secs = self.ticker.now().saturating_duration_since(start).as_secs_f64();
+        self.plugins.borrow_mut().push((plugin, point, status(&r), secs));
+        r
+    }
+
+    /// Push everything measured into the registry, for `profile`.
+    pub fn flush(&self, metrics: &Metrics, profile: &str) {
+        for (point, status, secs) in self.points.borrow().iter() {
+            metrics.observe(names::EXTENSION_POINT_DURATION, &[point, status, profile], *secs);
+        }
+        for (plugin, point, status, secs) in self.plugins.borrow().iter() {
+            metrics.observe(names::PLUGIN_DURATION, &[plugin, point, status], *secs);
+        }
+        let names = self.names.borrow();
+        for (i, counts) in self.evaluations.borrow().iter().enumerate() {
+            for (slot, n) in counts.iter().enumerate() {
+                if *n > 0 {
+                    metrics.inc(names::PLUGIN_EVALUATIONS, &[names[i], EVALUATED[slot], profile], *n as f64);
+                }
+            }
+        }
+    }
+}
+
+/// The (plugin, extension point) pairs `scheduler_plugin_evaluation_total` counts for a
+/// profile; upstream creates their series (at zero) when it builds the framework.
+pub fn evaluated_plugins(fw: &super::Framework) -> Vec<(&'static str, &'static str)> {
+    let name = |i: &usize| fw.plugins[*i].name();
+    let mut out: Vec<(&'static str, &'static str)> = Vec::new();
+    out.extend(fw.pre_filter.iter().map(|i| (name(i), point::PRE_FILTER)));
+    out.extend(fw.filter.iter().map(|i| (name(i), point::FILTER)));
+    out.extend(fw.pre_score.iter().map(|i| (name(i), point::PRE_SCORE)));
+    out.extend(fw.score.iter().map(|(i, _)| (name(i), point::SCORE)));
+    out
+}
+
+/// An optional recorder, so the cycle reads the same with and without one.
+#[derive(Clone, Copy, Default)]
+pub struct Rec<'a>(pub Option<&'a CycleRecorder<'a>>);
+
+impl Rec<'_> {
+    pub fn start(self) -> Option<Instant> {
+        self.0.map(CycleRecorder::now)
+    }
+
+    pub fn point(self, point: &'static str, status: &'static str, start: Option<Instant>) {
+        if let (Some(r), Some(s)) = (self.0, start) {
+            r.point(point, status, s);
+        }
+    }
+
+    pub fn plugin<R>(
+        self,
+        index: usize,
+        plugin: &'static str,
+        point: &'static str,
+        call: impl FnOnce() -> R,
+        status: impl FnOnce(&R) -> &'static str,
+    ) -> R {
+        match self.0 {
+            Some(r) => r.plugin(index, plugin, point, call, status),
+            None => call(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use std::time::Duration;
+
+    struct Steps(Cell<Instant>);
+    impl Ticker for Steps {
+        fn now(&self) -> Instant {
+            let t = self.0.get() + Duration::from_millis(1);
+            self.0.set(t);
+            t
+        }
+    }
+
+    #[test]
+    fn sampled_cycles_time_plugins_and_every_cycle_counts_calls() {
+        let ticker = Steps(Cell::new(Instant::now()));
+        let m = Metrics::new();
+        let rec = CycleRecorder::new(&ticker, true);
+        let start = rec.now();
+        let r: Result<(), Code> =
+            rec.plugin(0, "NodeName", point::FILTER, || Err(Code::Unschedulable), |r| status_label(r.err()));
+        assert!(r.is_err());
+        rec.plugin(0, "NodeName", point::FILTER, || (), |_| "Success");
+        rec.point(point::PRE_FILTER, "Success", start);
+        rec.flush(&m, "p");
+        assert_eq!(m.value(names::PLUGIN_EVALUATIONS, &["NodeName", "Filter", "p"]), 2.0);
+        assert_eq!(m.histogram_count(names::PLUGIN_DURATION, &["NodeName", "Filter", "Unschedulable"]), 1);
+        assert_eq!(m.histogram_count(names::EXTENSION_POINT_DURATION, &["PreFilter", "Success", "p"]), 1);
+        let unsampled = CycleRecorder::new(&ticker, false);
+        unsampled.plugin(0, "NodeName", point::FILTER, || (), |_| "Success");
+        unsampled.flush(&m, "p");
+        assert_eq!(m.value(names::PLUGIN_EVALUATIONS, &["NodeName", "Filter", "p"]), 3.0);
+        assert_eq!(m.histogram_count(names::PLUGIN_DURATION, &["NodeName", "Filter", "Success"]), 1);
+    }
+}
