@@ -19,8 +19,10 @@ impl Reviewer for FakeReviewer {
     fn token_review(&self, token: &str) -> Result<Option<UserInfo>, String> {
         Ok((token == "good").then(|| UserInfo { username: "scraper".into(), uid: "1".into(), groups: vec![] }))
     }
-    fn access_review(&self, _user: &UserInfo, _verb: &str, path: &str) -> Result<bool, String> {
-        Ok(path == "/metrics")
+    /// Only the token's user may read /metrics: `system:anonymous` reaches the authoriser (as
+    /// upstream's delegated authorisation does) and is denied, as a default RBAC policy denies it.
+    fn access_review(&self, user: &UserInfo, _verb: &str, path: &str) -> Result<bool, String> {
+        Ok(user.username == "scraper" && path == "/metrics")
     }
 }
 
