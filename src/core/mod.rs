@@ -11,7 +11,7 @@ pub mod framework;
 pub mod fxhash;
 pub mod gojson;
 pub mod intern;
-pub mod labelsel;
+pub mod labels;
 pub mod lease;
 pub mod logging;
 pub mod metrics;

@@ -8,10 +8,10 @@
 //! namespace selector.
 
 use crate::core::api;
-use crate::core::framework::plugins::helper::KeyResolution;
 use crate::core::intern::Name;
-use crate::core::labelsel::resolve;
-use crate::core::labelsel::Selector;
+use crate::core::labels::resolve;
+use crate::core::labels::KeyResolution;
+use crate::core::labels::Selector;
 use crate::core::model::Labels;
 use std::sync::Arc;
 

@@ -6,8 +6,8 @@
 //! Only selectors and labels are kept; the scheduler thread owns this table inside the cache.
 
 use crate::core::api;
-use crate::core::framework::plugins::helper::KeyResolution;
-use crate::core::labelsel::Selector;
+use crate::core::labels::KeyResolution;
+use crate::core::labels::Selector;
 use crate::core::model::{Labels, PodInfo};
 use std::collections::{BTreeMap, HashMap};
 

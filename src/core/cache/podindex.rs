@@ -13,7 +13,7 @@
 use crate::core::cache::affinity_terms::PodTerms;
 use crate::core::cache::assigned::AssignedPod;
 use crate::core::intern::Name;
-use crate::core::labelsel::{Narrowing, Selector};
+use crate::core::labels::{Narrowing, Selector};
 use crate::core::model::PodKey;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -194,9 +194,9 @@ impl PodIndex {
 #[cfg(test)]
 mod tests {
     use crate::core::cache::Cache;
-    use crate::core::framework::plugins::helper::KeyResolution;
     use crate::core::framework::plugins::test_util::{pod_term, sel_req, selector, NodeBuilder, PodBuilder};
-    use crate::core::labelsel::Selector;
+    use crate::core::labels::KeyResolution;
+    use crate::core::labels::Selector;
     use crate::core::rng::Rng;
 
     /// A pod with or without (anti-)affinity terms, chosen by `kind`.

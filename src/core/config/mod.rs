@@ -11,7 +11,6 @@ mod args;
 mod defaults;
 mod dump;
 mod error;
-mod labels;
 mod load;
 mod overrides;
 mod plugins;

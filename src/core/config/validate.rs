@@ -4,9 +4,9 @@
 //! path and uses upstream's `field.Error` wording.
 
 use super::error::{duplicate, forbidden, invalid, not_supported, quoted, required, Problem};
-use super::labels::{label_value_errors, qualified_name_errors};
 use super::types::*;
 use crate::core::api;
+use crate::core::labels::syntax::{label_value_errors, qualified_name_errors};
 use std::collections::HashSet;
 
 /// `MaxCustomPriorityScore`: the top of the RequestedToCapacityRatio shape's score axis.

@@ -4,10 +4,12 @@
 //! `NodeAffinityArgs.addedAffinity`) into interned keys and parsed operands, so matching a node is
 //! a handful of pointer compares and never allocates. Semantics follow
 //! staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go and
-//! k8s.io/apimachinery/pkg/labels (Requirement validation and `Matches`).
+//! k8s.io/apimachinery/pkg/labels (Requirement validation; matching is `core::labels`).
 
 use crate::core::api;
 use crate::core::intern::Name;
+use crate::core::labels::syntax::{is_qualified_name, is_valid_label_value};
+use crate::core::labels::{KeyResolution, Op, Requirement};
 use crate::core::model::Labels;
 
 /// `helper.DefaultNormalizeScore` (pkg/scheduler/framework/plugins/helper/normalize_score.go):
@@ -24,59 +26,6 @@ pub fn default_normalize_score(max_priority: i64, reverse: bool, scores: &mut [i
     for s in scores.iter_mut() {
         let scaled = max_priority * *s / max_count;
         *s = if reverse { max_priority - scaled } else { scaled };
-    }
-}
-
-/// How selector keys are resolved to interned names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyResolution {
-    /// Look keys up only: a key nobody interned is on no node (pod selectors; keeps the pool from
-    /// growing with arbitrary pod input).
-    Lookup,
-    /// Intern keys (scheduler configuration, compiled once before any node is known).
-    Intern,
-}
-
-fn resolve(key: &str, how: KeyResolution) -> Option<Name> {
-    match how {
-        KeyResolution::Lookup => Name::lookup(key),
-        KeyResolution::Intern => Some(Name::new(key)),
-    }
-}
-
-/// A label requirement's operator with its parsed operands.
-#[derive(Debug, Clone, PartialEq)]
-enum LabelOp {
-    In(Vec<Box<str>>),
-    NotIn(Vec<Box<str>>),
-    Exists,
-    DoesNotExist,
-    Gt(i64),
-    Lt(i64),
-}
-
-/// One `matchExpressions` entry. `key` is `None` when no node can carry the key.
-#[derive(Debug, Clone, PartialEq)]
-struct LabelRequirement {
-    key: Option<Name>,
-    op: LabelOp,
-}
-
-impl LabelRequirement {
-    /// `labels.Requirement.Matches`.
-    fn matches(&self, labels: &Labels) -> bool {
-        let value = self.key.and_then(|k| labels.get(k));
-        match (&self.op, value) {
-            (LabelOp::In(values), Some(v)) => values.iter().any(|x| **x == *v),
-            (LabelOp::In(_), None) => false,
-            (LabelOp::NotIn(values), Some(v)) => !values.iter().any(|x| **x == *v),
-            (LabelOp::NotIn(_), None) => true,
-            (LabelOp::Exists, v) => v.is_some(),
-            (LabelOp::DoesNotExist, v) => v.is_none(),
-            (LabelOp::Gt(bound), Some(v)) => v.parse::<i64>().is_ok_and(|n| n > *bound),
-            (LabelOp::Lt(bound), Some(v)) => v.parse::<i64>().is_ok_and(|n| n < *bound),
-            (LabelOp::Gt(_) | LabelOp::Lt(_), None) => false,
-        }
     }
 }
 
@@ -102,7 +51,7 @@ pub const OBJECT_NAME_FIELD: &str = "metadata.name";
 /// A parsed `NodeSelectorTerm`; a term that failed to parse never matches.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompiledTerm {
-    labels: Option<Vec<LabelRequirement>>,
+    labels: Option<Vec<Requirement>>,
     fields: Option<Vec<FieldRequirement>>,
     /// Why the term is invalid (first problem), if it is.
     pub error: Option<String>,
@@ -262,7 +211,7 @@ impl RequiredNodeAffinity {
     }
 }
 
-fn compile_label_requirement(r: &api::NodeSelectorRequirement, how: KeyResolution) -> Result<LabelRequirement, String> {
+fn compile_label_requirement(r: &api::NodeSelectorRequirement, how: KeyResolution) -> Result<Requirement, String> {
     let values = &r.values;
     let op = match r.operator.as_str() {
         "In" | "NotIn" => {
@@ -271,9 +220,9 @@ fn compile_label_requirement(r: &api::NodeSelectorRequirement, how: KeyResolutio
             }
             let vals = values.iter().map(|v| v.as_str().into()).collect();
             if r.operator == "In" {
-                LabelOp::In(vals)
+                Op::In(vals)
             } else {
-                LabelOp::NotIn(vals)
+                Op::NotIn(vals)
             }
         }
         "Exists" | "DoesNotExist" => {
@@ -281,9 +230,9 @@ fn compile_label_requirement(r: &api::NodeSelectorRequirement, how: KeyResolutio
                 return Err(format!("{}: values set must be empty for exists and does not exist", r.key));
             }
             if r.operator == "Exists" {
-                LabelOp::Exists
+                Op::Exists
             } else {
-                LabelOp::DoesNotExist
+                Op::DoesNotExist
             }
         }
         "Gt" | "Lt" => {
@@ -293,9 +242,9 @@ fn compile_label_requirement(r: &api::NodeSelectorRequirement, how: KeyResolutio
             let n: i64 =
                 values[0].parse().map_err(|_| format!("{}: for 'Gt', 'Lt' operators, the value must be an integer", r.key))?;
             if r.operator == "Gt" {
-                LabelOp::Gt(n)
+                Op::Gt(n)
             } else {
-                LabelOp::Lt(n)
+                Op::Lt(n)
             }
         }
         other => {
@@ -311,7 +260,7 @@ fn compile_label_requirement(r: &api::NodeSelectorRequirement, how: KeyResolutio
     if let Some(bad) = values.iter().find(|v| !is_valid_label_value(v)) {
         return Err(format!("{}: {bad:?}: invalid label value", r.key));
     }
-    Ok(LabelRequirement { key: resolve(&r.key, how), op })
+    Ok(Requirement::new(&r.key, op, how))
 }
 
 fn compile_field_requirement(r: &api::NodeSelectorRequirement) -> Result<FieldRequirement, String> {
@@ -324,43 +273,6 @@ fn compile_field_requirement(r: &api::NodeSelectorRequirement) -> Result<FieldRe
         return Err(format!("{}: must have one element", r.key));
     }
     Ok(FieldRequirement { is_name: r.key == OBJECT_NAME_FIELD, value: r.values[0].as_str().into(), equal })
-}
-
-/// `validation.IsQualifiedName`: `[prefix/]name`, prefix a DNS-1123 subdomain.
-pub fn is_qualified_name(key: &str) -> bool {
-    let mut parts = key.split('/');
-    let (prefix, name) = match (parts.next(), parts.next(), parts.next()) {
-        (Some(name), None, _) => (None, name),
-        (Some(prefix), Some(name), None) => (Some(prefix), name),
-        _ => return false,
-    };
-    if let Some(p) = prefix {
-        if p.is_empty() || !is_dns1123_subdomain(p) {
-            return false;
-        }
-    }
-    !name.is_empty() && name.len() <= 63 && is_label_name_chars(name)
-}
-
-/// `validation.IsValidLabelValue`: empty, or up to 63 characters of `[-A-Za-z0-9_.]` starting and
-/// ending alphanumeric.
-pub fn is_valid_label_value(v: &str) -> bool {
-    v.is_empty() || (v.len() <= 63 && is_label_name_chars(v))
-}
-
-fn is_label_name_chars(s: &str) -> bool {
-    let b = s.as_bytes();
-    let alnum = |c: u8| c.is_ascii_alphanumeric();
-    !b.is_empty() && alnum(b[0]) && alnum(b[b.len() - 1]) && b.iter().all(|&c| alnum(c) || c == b'-' || c == b'_' || c == b'.')
-}
-
-fn is_dns1123_subdomain(s: &str) -> bool {
-    s.len() <= 253
-        && s.split('.').all(|label| {
-            let b = label.as_bytes();
-            let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-            !b.is_empty() && ok(b[0]) && ok(b[b.len() - 1]) && b.iter().all(|&c| ok(c) || c == b'-')
-        })
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! normalised so the best node gets 100.
 
 use super::helper::{
-    default_normalize_score, CompiledNodeSelector, CompiledPreferredTerms, KeyResolution, RequiredNodeAffinity, OBJECT_NAME_FIELD,
+    default_normalize_score, CompiledNodeSelector, CompiledPreferredTerms, RequiredNodeAffinity, OBJECT_NAME_FIELD,
 };
 use crate::core::api;
 use crate::core::cache::{Cache, NodeInfo};
@@ -17,6 +17,7 @@ use crate::core::config::{NodeAffinityArgs, PluginArgs};
 use crate::core::framework::{
     state_as, EventMask, Plugin, PluginState, Points, PreFilterOutcome, PreScoreOutcome, Rejection, MAX_NODE_SCORE,
 };
+use crate::core::labels::KeyResolution;
 use crate::core::model::PodInfo;
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -9,8 +9,8 @@
 use super::TopologyCounts;
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
-use crate::core::framework::plugins::helper::KeyResolution;
 use crate::core::framework::{state_as, PluginState, PreFilterOutcome, Rejection};
+use crate::core::labels::KeyResolution;
 use crate::core::model::{Labels, PodInfo};
 use crate::core::texts::inter_pod_affinity::{
     self as texts, ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -64,7 +64,7 @@ pub(crate) fn namespace_labels(cache: &Cache, pod: &PodInfo) -> Arc<Labels> {
 /// anything when the index cannot narrow the search (no `In` requirement, or a namespace selector
 /// selecting every namespace); callers then use [`visit_all`].
 pub(crate) fn visit_term_candidates(cache: &Cache, term: &AffinityTerm, f: &mut dyn FnMut(&AssignedPod, &NodeInfo)) -> bool {
-    if !term.namespace_selector.is_nothing() || matches!(term.selector.narrowing(), crate::core::labelsel::Narrowing::Any) {
+    if !term.namespace_selector.is_nothing() || matches!(term.selector.narrowing(), crate::core::labels::Narrowing::Any) {
         return false;
     }
     for (i, ns) in term.namespaces.iter().enumerate() {

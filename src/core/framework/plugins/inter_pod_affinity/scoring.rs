@@ -11,10 +11,10 @@ use super::filtering::{namespace_labels, no_labels, resolve_namespaces, visit_al
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::config::InterPodAffinityArgs;
-use crate::core::framework::plugins::helper::KeyResolution;
 use crate::core::framework::{state_as, PluginState, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::intern::Name;
+use crate::core::labels::KeyResolution;
 use crate::core::model::{Labels, PodInfo};
 
 /// `scoreMap`: topology key → value → score.

@@ -16,11 +16,12 @@ mod tests;
 use crate::core::api;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::config::{DefaultingType, PluginArgs, PodTopologySpreadArgs};
-use crate::core::framework::plugins::helper::{KeyResolution, RequiredNodeAffinity};
+use crate::core::framework::plugins::helper::RequiredNodeAffinity;
 use crate::core::framework::plugins::taint_toleration::find_untolerated_taint;
 use crate::core::framework::{EventMask, Plugin, PluginState, Points, PreFilterOutcome, PreScoreOutcome, Rejection};
 use crate::core::intern::Name;
-use crate::core::labelsel::{resolve, Selector};
+use crate::core::labels::KeyResolution;
+use crate::core::labels::{resolve, Selector};
 use crate::core::model::{Labels, NodeSpecInfo, PodInfo};
 
 /// `v1.LabelHostname`: per-node domains, counted at Score time.

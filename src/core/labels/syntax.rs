@@ -1,6 +1,7 @@
-//! Label key/value syntax checks used by plugin-args validation (upstream's
-//! `k8s.io/apimachinery/pkg/util/validation` `IsQualifiedName`/`IsValidLabelValue`), so that a typo
-//! in `ignoredResources` or `addedAffinity` is reported when the file is loaded, not at scheduling.
+//! Label key/value syntax (`k8s.io/apimachinery/pkg/util/validation` `IsQualifiedName`,
+//! `IsValidLabelValue`): the message lists configuration validation reports (so a typo in
+//! `ignoredResources` or `addedAffinity` is named when the file is loaded), and the yes/no forms
+//! selectors check per pod without allocating.
 
 const NAME_MAX: usize = 63;
 const PREFIX_MAX: usize = 253;
@@ -11,13 +12,33 @@ const SUBDOMAIN_RULE: &str = "a lowercase RFC 1123 subdomain must consist of low
 '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is \
 '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
+/// `[prefix/]name`: the prefix (if any) and the name, or `None` with more than one `/`.
+fn split_qualified(value: &str) -> Option<(Option<&str>, &str)> {
+    let mut parts = value.split('/');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(name), None, _) => Some((None, name)),
+        (Some(prefix), Some(name), None) => Some((Some(prefix), name)),
+        _ => None,
+    }
+}
+
+/// Whether `value` is a qualified name (`validation.IsQualifiedName` finds nothing).
+pub fn is_qualified_name(value: &str) -> bool {
+    let Some((prefix, name)) = split_qualified(value) else { return false };
+    prefix.is_none_or(|p| !p.is_empty() && is_dns1123_subdomain(p)) && name.len() <= NAME_MAX && is_name_token(name)
+}
+
+/// Whether `value` is a valid label value (`validation.IsValidLabelValue` finds nothing): empty,
+/// or up to 63 characters of `[-A-Za-z0-9_.]` starting and ending alphanumeric.
+pub fn is_valid_label_value(value: &str) -> bool {
+    value.is_empty() || (value.len() <= NAME_MAX && is_name_token(value))
+}
+
 /// Problems with a qualified name such as `example.com/gpu` or `cpu` (empty when valid).
 pub fn qualified_name_errors(value: &str) -> Vec<String> {
-    let parts: Vec<&str> = value.split('/').collect();
-    let (prefix, name) = match parts.as_slice() {
-        [name] => (None, *name),
-        [prefix, name] => (Some(*prefix), *name),
-        _ => {
+    let (prefix, name) = match split_qualified(value) {
+        Some(parts) => parts,
+        None => {
             return vec![format!(
                 "a qualified name {NAME_RULE} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
             )]
@@ -90,6 +111,22 @@ mod tests {
         assert!(qualified_name_errors("-bad")[0].starts_with("name part must consist"));
         assert!(qualified_name_errors("Example.com/x")[0].starts_with("prefix part a lowercase"));
         assert!(!qualified_name_errors(&"a".repeat(64)).is_empty());
+    }
+
+    #[test]
+    fn yes_no_forms_agree_with_the_message_lists() {
+        let mut samples: Vec<String> =
+            ["cpu", "example.com/gpu", "/x", "x/", "a/b/c", "-bad", "Example.com/x", "", "a.b", "a..b/c"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        samples.push("a".repeat(63));
+        samples.push("a".repeat(64));
+        samples.push(format!("{}/n", "p".repeat(254)));
+        for s in &samples {
+            assert_eq!(is_qualified_name(s), qualified_name_errors(s).is_empty(), "{s:?}");
+            assert_eq!(is_valid_label_value(s), label_value_errors(s).is_empty(), "{s:?}");
+        }
     }
 
     #[test]

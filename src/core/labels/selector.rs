@@ -5,42 +5,12 @@
 //! interned keys. A key nobody ever interned is on no pod or namespace, so lookups never grow the
 //! intern pool with arbitrary input.
 
+use super::requirement::{KeyResolution, Op, Requirement};
+use super::syntax::{is_qualified_name, is_valid_label_value};
 use crate::core::api;
-use crate::core::framework::plugins::helper::{is_qualified_name, is_valid_label_value, KeyResolution};
 use crate::core::intern::Name;
 use crate::core::model::Labels;
 use std::collections::BTreeMap;
-
-/// A requirement operator with its values.
-#[derive(Debug, Clone, PartialEq)]
-enum Op {
-    In(Vec<Box<str>>),
-    NotIn(Vec<Box<str>>),
-    Exists,
-    DoesNotExist,
-}
-
-/// One requirement; `key` is `None` when no object can carry the key.
-#[derive(Debug, Clone, PartialEq)]
-struct Requirement {
-    key: Option<Name>,
-    op: Op,
-}
-
-impl Requirement {
-    /// `labels.Requirement.Matches`.
-    fn matches(&self, labels: &Labels) -> bool {
-        let value = self.key.and_then(|k| labels.get(k));
-        match (&self.op, value) {
-            (Op::In(vals), Some(v)) => vals.iter().any(|x| **x == *v),
-            (Op::In(_), None) => false,
-            (Op::NotIn(vals), Some(v)) => !vals.iter().any(|x| **x == *v),
-            (Op::NotIn(_), None) => true,
-            (Op::Exists, v) => v.is_some(),
-            (Op::DoesNotExist, v) => v.is_none(),
-        }
-    }
-}
 
 /// How a selector can narrow the pods to look at (see [`Selector::narrowing`]).
 #[derive(Debug, Clone, Copy)]
@@ -88,7 +58,7 @@ impl Selector {
         for (k, v) in &sel.match_labels {
             check_key(k)?;
             check_value(0, k, v)?;
-            s.reqs.push(Requirement { key: resolve(k, how), op: Op::In(vec![v.as_str().into()]) });
+            s.reqs.push(Requirement::new(k, Op::In(vec![v.as_str().into()]), how));
         }
         for e in &sel.match_expressions {
             check_key(&e.key)?;
@@ -119,7 +89,7 @@ impl Selector {
                 }
                 other => return Err(format!("{other:?} is not a valid label selector operator")),
             };
-            s.reqs.push(Requirement { key: resolve(&e.key, how), op });
+            s.reqs.push(Requirement::new(&e.key, op, how));
         }
         Ok(s)
     }
@@ -135,12 +105,12 @@ impl Selector {
 
     /// Add `key in (value)` (matchLabelKeys, merged selectors).
     pub fn add_in(&mut self, key: &str, value: &str, how: KeyResolution) {
-        self.reqs.push(Requirement { key: resolve(key, how), op: Op::In(vec![value.into()]) });
+        self.reqs.push(Requirement::new(key, Op::In(vec![value.into()]), how));
     }
 
     /// Add `key notin (value)` (mismatchLabelKeys).
     pub fn add_not_in(&mut self, key: &str, value: &str, how: KeyResolution) {
-        self.reqs.push(Requirement { key: resolve(key, how), op: Op::NotIn(vec![value.into()]) });
+        self.reqs.push(Requirement::new(key, Op::NotIn(vec![value.into()]), how));
     }
 
     /// Append every requirement of `other` (`selector.Add(other.Requirements()...)`); a
@@ -189,15 +159,6 @@ impl Selector {
     /// `Selector.Matches`.
     pub fn matches(&self, labels: &Labels) -> bool {
         !self.nothing && self.reqs.iter().all(|r| r.matches(labels))
-    }
-}
-
-/// Interned name of a key: looked up only for per-cycle selectors, interned for long-lived ones
-/// (a key may appear on pods later than the selector that names it).
-pub fn resolve(key: &str, how: KeyResolution) -> Option<Name> {
-    match how {
-        KeyResolution::Lookup => Name::lookup(key),
-        KeyResolution::Intern => Some(Name::new(key)),
     }
 }
 
