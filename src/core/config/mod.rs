@@ -11,7 +11,7 @@ mod args;
 mod defaults;
 mod dump;
 mod error;
-mod labels;
+pub(crate) mod labels;
 mod load;
 mod overrides;
 mod plugins;
