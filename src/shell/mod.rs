@@ -22,4 +22,5 @@ pub mod serving;
 pub mod signals;
 pub mod snapshot;
 pub mod what_if;
+pub mod what_if_setup;
 pub mod worker_pool;

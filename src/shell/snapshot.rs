@@ -17,7 +17,7 @@ use crate::shell::cli::ClusterSource;
 use crate::shell::diagnose::connect;
 use crate::shell::kube::client::Client;
 use crate::shell::kube::query::ListParams;
-use crate::shell::what_if::WhatIfError;
+use crate::shell::what_if_setup::{load_config, WhatIfError};
 use std::io::Write;
 
 /// The kinds a snapshot holds, in table order.
@@ -138,7 +138,7 @@ pub fn yaml_document(change: &KindChange) -> Result<String, SimError> {
 
 /// `edgesched snapshot`: the live cluster as a cluster file on stdout.
 pub fn snapshot_cmd(source: &ClusterSource) -> Result<(), WhatIfError> {
-    let cfg = crate::shell::what_if::load_config(source.config.as_deref())?;
+    let cfg = load_config(source.config.as_deref())?;
     let client = client(&cfg, source)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());

@@ -5,7 +5,7 @@
 //! [`Simulation`](crate::core::simulate::stream::Simulation) and decisions stream out to stdout
 //! through one buffered writer.
 
-use crate::core::config::{self, Overrides, SchedulerConfig};
+use crate::core::config::SchedulerConfig;
 use crate::core::simulate::decode::{Origin, Sink};
 use crate::core::simulate::report::{Detail, PodDecision, Summary};
 use crate::core::simulate::stream::{Edits, Simulation};
@@ -13,70 +13,10 @@ use crate::core::simulate::SimError;
 use crate::core::watched::KindChange;
 use crate::shell::cli::{ClusterSource, OutputFormat, SimulateOptions, WhatIf};
 use crate::shell::cluster_file;
+pub use crate::shell::what_if_setup::{exit_with, load_config, WhatIfError};
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
-
-/// Why a what-if command stopped, and its exit status.
-#[derive(Debug)]
-pub enum WhatIfError {
-    /// Bad configuration or input (exit 2).
-    Input(String),
-    /// The cluster could not be read, or stdout could not be written (exit 1).
-    Runtime(String),
-}
-
-impl WhatIfError {
-    /// The process exit status.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            WhatIfError::Input(_) => 2,
-            WhatIfError::Runtime(_) => 1,
-        }
-    }
-}
-
-impl std::fmt::Display for WhatIfError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WhatIfError::Input(m) | WhatIfError::Runtime(m) => f.write_str(m),
-        }
-    }
-}
-
-impl From<SimError> for WhatIfError {
-    fn from(e: SimError) -> Self {
-        WhatIfError::Input(e.0)
-    }
-}
-
-/// Print the error and return the exit status.
-pub fn exit_with(result: Result<(), WhatIfError>) -> i32 {
-    match result {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: {e}");
-            e.exit_code()
-        }
-    }
-}
-
-/// The scheduler configuration a what-if command simulates with.
-pub fn load_config(path: Option<&Path>) -> Result<SchedulerConfig, WhatIfError> {
-    let (mut cfg, warnings) = match path {
-        Some(p) => {
-            let loaded = config::load_file(p).map_err(|e| WhatIfError::Input(e.to_string()))?;
-            (loaded.config, loaded.warnings)
-        }
-        None => (config::default_config(), Vec::new()),
-    };
-    config::apply_overrides(&mut cfg, &Overrides { config_file_given: path.is_some(), ..Default::default() })
-        .map_err(|e| WhatIfError::Input(e.to_string()))?;
-    for w in warnings {
-        eprintln!("warning: {w}");
-    }
-    Ok(cfg)
-}
 
 /// The sink that checks each object and feeds it to the simulation; decisions about pods no
 /// profile serves are written at once.
