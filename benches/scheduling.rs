@@ -7,7 +7,14 @@
 //! cargo bench --bench scheduling                              # everything, writes benches/results.json
 //! cargo bench --bench scheduling -- --only decision,e2e       # a subset
 //! cargo bench --bench scheduling -- --smoke                   # tiny sizes, a few seconds (CI)
+//! cargo bench --bench scheduling -- --only simulate           # simulate at 5,000 nodes / 60,000 pods
 //! ```
+//!
+//! `simulate` runs the binary Cargo built for this bench on a synthetic cluster file
+//! (`core::simulate::synthetic`: 5,000 nodes, 50,000 running and 10,000 pending pods): the
+//! marginal decide rate is the pending pods over the time beyond loading the same file without
+//! them; peak RSS is the child's `ru_maxrss`, compared with the daemon's peak for the same
+//! objects served by the test API server once it has scheduled them.
 //!
 //! The end-to-end and footprint parts start the binary named by `EDGESCHED_BENCH_BINARY`, else the
 //! static musl release build (`out/edgesched-linux-amd64` from `cross/build.sh`, then
@@ -525,6 +532,172 @@ fn file_size(p: &Path) -> Option<u64> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// simulate: the what-if command at cluster scale.
+
+/// One run of the binary: wall seconds, peak RSS (KiB) and stdout bytes.
+struct ChildRun {
+    secs: f64,
+    peak_kib: u64,
+    out_bytes: u64,
+}
+
+/// Run `binary args`, counting its stdout, and reap it with `wait4` for its peak RSS.
+fn run_measured(binary: &Path, args: &[String]) -> ChildRun {
+    use std::io::Read as _;
+    let t0 = Instant::now();
+    let mut child = std::process::Command::new(binary)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn edgesched");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        let mut n = 0u64;
+        while let Ok(k) = stdout.read(&mut buf) {
+            if k == 0 {
+                break;
+            }
+            n += k as u64;
+        }
+        n
+    });
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data filled by the kernel; pid is our own unreaped child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let secs = t0.elapsed().as_secs_f64();
+    assert_eq!(rc, pid, "wait4");
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "edgesched {args:?} failed: status {status}");
+    let out_bytes = reader.join().unwrap_or(0);
+    ChildRun { secs, peak_kib: usage.ru_maxrss as u64, out_bytes }
+}
+
+/// The daemon's peak RSS with the same objects in the test API server, once it has scheduled
+/// what it can (bindings stable for 2 s).
+fn daemon_peak_kib(cluster_yaml: &str) -> (u64, usize) {
+    let server = start_server();
+    server.apply_yaml(cluster_yaml);
+    let es = launch(&server, Some((100_000, 100_000)));
+    wait_synced(&es, Duration::from_secs(600));
+    let (mut last, mut since) = (usize::MAX, Instant::now());
+    let t0 = Instant::now();
+    while since.elapsed() < Duration::from_secs(2) && t0.elapsed() < Duration::from_secs(600) {
+        let n = server.total_bindings();
+        if n != last {
+            (last, since) = (n, Instant::now());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (proc_status_kib(es.pid(), "VmHWM:"), last)
+}
+
+fn simulate_bench(smoke: bool, runs: usize) -> (String, Value) {
+    use edgesched::core::simulate::synthetic::{self, Shape};
+    let (nodes, running, pending) = if smoke { (100, 1_000, 200) } else { (5_000, 50_000, 10_000) };
+    let dir = support::tempdir("bench-simulate");
+    let items = synthetic::items(&Shape { nodes, running, pending, scheduler_name: SCHEDULER }, 1);
+    let full = synthetic::cluster_yaml(&items);
+    let load_only = synthetic::cluster_yaml(&items[..items.len() - pending]);
+    let (full_path, load_path, cfg_path) =
+        (dir.path().join("cluster.yaml"), dir.path().join("load.yaml"), dir.path().join("config.yaml"));
+    std::fs::write(&full_path, &full).expect("write cluster");
+    std::fs::write(&load_path, &load_only).expect("write load");
+    std::fs::write(
+        &cfg_path,
+        format!("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: {SCHEDULER}\n"),
+    )
+    .expect("write config");
+    // The same build for the command and the daemon (release builds on disk may predate it).
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_edgesched"));
+    let args = |cluster: &Path, output: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = ["simulate", "--seed", "1", "--config"].iter().map(|s| s.to_string()).collect();
+        a.push(cfg_path.display().to_string());
+        a.push("--cluster".into());
+        a.push(cluster.display().to_string());
+        a.extend(output.iter().map(|s| s.to_string()));
+        a
+    };
+    let mut load_s = Vec::new();
+    let (mut place_s, mut json_s) = (Vec::new(), Vec::new());
+    let (mut place_kib, mut json_kib, mut load_kib) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut place_bytes, mut json_bytes) = (0, 0);
+    for run in 0..runs {
+        let l = run_measured(&binary, &args(&load_path, &["--output", "placements"]));
+        let p = run_measured(&binary, &args(&full_path, &["--output", "placements"]));
+        let j = run_measured(&binary, &args(&full_path, &["--output", "json", "--top", "5"]));
+        eprintln!(
+            "  simulate run {run}: load {:.2}s ({} KiB), placements {:.2}s ({} KiB), json --top 5 {:.2}s ({} KiB, {} bytes)",
+            l.secs, l.peak_kib, p.secs, p.peak_kib, j.secs, j.peak_kib, j.out_bytes
+        );
+        load_s.push(l.secs);
+        place_s.push(p.secs);
+        json_s.push(j.secs);
+        load_kib.push(l.peak_kib as f64);
+        place_kib.push(p.peak_kib as f64);
+        json_kib.push(j.peak_kib as f64);
+        (place_bytes, json_bytes) = (p.out_bytes, j.out_bytes);
+    }
+    let (load, place, json_t) = (median(&mut load_s), median(&mut place_s), median(&mut json_s));
+    let marginal = |t: f64| pending as f64 / (t - load).max(1e-6);
+    let (daemon_kib, bound) = daemon_peak_kib(&full);
+    let place_peak = median(&mut place_kib) as u64;
+    let json_peak = median(&mut json_kib) as u64;
+    let rss_ratio = place_peak.max(json_peak) as f64 / daemon_kib.max(1) as f64;
+    let load_avg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nsimulate: {nodes} nodes, {running} running, {pending} pending ({} MB file; median of {runs} runs; load average {})",
+        full.len() / 1_000_000,
+        load_avg.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    );
+    let _ = writeln!(out, "{:<22} {:>9} {:>14} {:>10} {:>12}", "run", "seconds", "marginal pod/s", "peak MiB", "output bytes");
+    let _ = writeln!(out, "{:<22} {:>9.2} {:>14} {:>10.1} {:>12}", "load only", load, "-", median(&mut load_kib) / 1024.0, 0);
+    let _ = writeln!(
+        out,
+        "{:<22} {:>9.2} {:>14.0} {:>10.1} {:>12}",
+        "placements",
+        place,
+        marginal(place),
+        place_peak as f64 / 1024.0,
+        place_bytes
+    );
+    let _ = writeln!(
+        out,
+        "{:<22} {:>9.2} {:>14.0} {:>10.1} {:>12}",
+        "json --top 5",
+        json_t,
+        marginal(json_t),
+        json_peak as f64 / 1024.0,
+        json_bytes
+    );
+    let _ = writeln!(
+        out,
+        "daemon peak RSS {:.1} MiB after {bound} bindings; simulate/daemon peak {rss_ratio:.2}x (budget 2x); json/placements time {:.2}x (budget 2x)",
+        daemon_kib as f64 / 1024.0,
+        json_t / place
+    );
+    let v = json!({
+        "nodes": nodes, "running": running, "pending": pending, "file_bytes": full.len(), "runs": runs,
+        "loadavg_after": load_avg.trim(),
+        "load_only_s": (load * 1000.0).round() / 1000.0,
+        "placements_s": (place * 1000.0).round() / 1000.0,
+        "json_top5_s": (json_t * 1000.0).round() / 1000.0,
+        "placements_marginal_pods_per_sec": marginal(place).round(),
+        "json_top5_marginal_pods_per_sec": marginal(json_t).round(),
+        "json_over_placements_time": ((json_t / place) * 100.0).round() / 100.0,
+        "placements_peak_rss_kib": place_peak, "json_top5_peak_rss_kib": json_peak,
+        "daemon_peak_rss_kib": daemon_kib, "daemon_bindings": bound,
+        "peak_rss_over_daemon": (rss_ratio * 100.0).round() / 100.0,
+        "placements_output_bytes": place_bytes, "json_top5_output_bytes": json_bytes,
+    });
+    (out, v)
+}
+
+// ---------------------------------------------------------------------------------------------
 
 fn machine() -> Value {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
@@ -740,6 +913,14 @@ fn main() {
                 "binary_bytes": size,
             }),
         );
+    }
+
+    if opts.wants("simulate") {
+        eprintln!("simulate: synthetic cluster file");
+        let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
+        let (text, v) = simulate_bench(opts.smoke, runs);
+        out.push_str(&text);
+        results.insert("simulate".into(), v);
     }
 
     let _ = writeln!(out, "\ntotal bench time {:.0}s", started.elapsed().as_secs_f64());
