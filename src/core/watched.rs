@@ -493,6 +493,12 @@ pub const KINDS: &[WatchedKind] = &[
     },
 ];
 
+/// The kinds that hold cluster state (every row but the leader-election Leases), in table
+/// order: what a what-if snapshot of a live cluster lists.
+pub fn snapshot_kinds() -> impl Iterator<Item = &'static WatchedKind> {
+    KINDS.iter().filter(|k| k.scope != Scope::LeaseNamespace)
+}
+
 /// The row of `id`.
 pub fn kind(id: KindId) -> &'static WatchedKind {
     // KINDS lists every KindId exactly once (checked by a test), in declaration order.

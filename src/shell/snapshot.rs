@@ -12,18 +12,13 @@ use crate::core::config::SchedulerConfig;
 use crate::core::simulate::report::PodDecision;
 use crate::core::simulate::stream::Simulation;
 use crate::core::simulate::SimError;
-use crate::core::watched::{self, Change, KindChange, KindVisitor, Need, Scope, Watched, WatchedKind, KINDS};
+use crate::core::watched::{self, snapshot_kinds, Change, KindChange, KindVisitor, Need, Watched, WatchedKind};
 use crate::shell::cli::ClusterSource;
 use crate::shell::diagnose::connect;
 use crate::shell::kube::client::Client;
 use crate::shell::kube::query::ListParams;
 use crate::shell::what_if_setup::{load_config, WhatIfError};
 use std::io::Write;
-
-/// The kinds a snapshot holds, in table order.
-pub fn snapshot_kinds() -> impl Iterator<Item = &'static WatchedKind> {
-    KINDS.iter().filter(|k| k.scope != Scope::LeaseNamespace)
-}
 
 /// Page size of the lists (client-go's reflector default).
 const PAGE: u32 = 500;
@@ -54,7 +49,7 @@ impl KindVisitor for ListKind<'_> {
             let page = match self.client.list::<T>(&path, &params) {
                 Ok(p) => p,
                 Err(e) if e.is_forbidden() => {
-                    let rule = format!("list {}", self.row.qualified_resource());
+                    let rule = crate::shell::permissions::kind_access(self.row, "list", "").rule();
                     if let Need::Optional { feature } = self.row.need {
                         eprintln!(
                             "warning: cannot list {} (forbidden); going on without it: no {feature}",
@@ -63,7 +58,7 @@ impl KindVisitor for ListKind<'_> {
                         return Ok(());
                     }
                     return Err(WhatIfError::Runtime(format!(
-                        "{} ({path}) is forbidden: the identity needs \"{rule}\" (see the README's Permissions): {e}",
+                        "listing {} ({path}) is forbidden: the identity needs {rule} (see the README's Permissions): {e}",
                         self.row.qualified_resource()
                     )));
                 }
