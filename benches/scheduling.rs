@@ -542,6 +542,7 @@ struct ChildRun {
 }
 
 /// Run `binary args`, counting its stdout, and reap it with `wait4` for its peak RSS.
+#[allow(clippy::zombie_processes)] // reaped by wait4, which std's wait cannot replace (it drops the rusage)
 fn run_measured(binary: &Path, args: &[String]) -> ChildRun {
     use std::io::Read as _;
     let t0 = Instant::now();
