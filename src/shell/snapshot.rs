@@ -101,7 +101,8 @@ pub fn read_live(
     source: &ClusterSource,
     out: &mut dyn FnMut(PodDecision) -> Result<(), SimError>,
 ) -> Result<(), WhatIfError> {
-    let client = client(cfg, source)?;
+    let client =
+        client(cfg, source).map_err(|e| WhatIfError::Input(format!("no --cluster FILE, and no live cluster to read: {e}")))?;
     for_each_object(&client, &mut |change| {
         if let Err(invalid) = sim.check(&change) {
             eprintln!("warning: {invalid} (simulated as the API server has it)");
