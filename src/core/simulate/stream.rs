@@ -306,17 +306,21 @@ impl Simulation {
             self.apply_effects();
             let Some(mut decision) = decision else { continue };
             // Keep preemption victims recorded by an earlier attempt of the same pod.
-            if let Some(prev) = self.held.remove(&key) {
-                if decision.victims.is_empty() {
-                    decision.victims = prev.victims;
+            let was_held = match self.held.remove(&key) {
+                Some(prev) => {
+                    if decision.victims.is_empty() {
+                        decision.victims = prev.victims;
+                    }
+                    true
                 }
-            }
+                None => false,
+            };
             if decision.node.is_some() {
-                self.held_order.retain(|k| *k != key);
+                // A placed pod is never unplaced again: its entry in held_order is skipped at the end.
                 self.scheduler_names.remove(&key);
                 emit(decision)?;
             } else {
-                if !self.held_order.contains(&key) {
+                if !was_held {
                     self.held_order.push(key.clone());
                 }
                 self.held.insert(key, decision);
