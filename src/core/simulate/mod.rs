@@ -168,50 +168,24 @@ pub fn frameworks(cfg: &SchedulerConfig) -> Result<Vec<Framework>, SimError> {
 
 /// Convert a cycle outcome into a decision.
 pub fn decision_from(pod: &str, scheduler_name: &str, outcome: &ScheduleOutcome) -> Decision {
-    let mut d = Decision {
+    let v = report::Verdict::of(pod, outcome);
+    Decision {
         pod: pod.into(),
         scheduler_name: scheduler_name.into(),
-        node: None,
-        evaluated_nodes: 0,
-        feasible_nodes: 0,
-        filtered: BTreeMap::new(),
-        scores: BTreeMap::new(),
-        message: String::new(),
-        victims: Vec::new(),
-        nominated_node: None,
+        node: v.node,
+        evaluated_nodes: v.evaluated_nodes,
+        feasible_nodes: v.feasible_nodes,
+        filtered: v.diagnosis.node_to_status.iter().map(|(node, status)| (node.to_string(), status.message())).collect(),
+        scores: v
+            .scores
+            .iter()
+            .map(|s| (s.node.to_string(), NodeScore { total: s.total, plugins: report::plugin_scores(s) }))
+            .collect(),
+        message: v.message,
+        victims: v.victims,
+        nominated_node: v.nominated_node,
         skipped: None,
-    };
-    let diagnosis = match outcome {
-        ScheduleOutcome::Scheduled { result, diagnosis, scores, .. } => {
-            d.node = Some(result.node.to_string());
-            d.evaluated_nodes = result.evaluated_nodes;
-            d.feasible_nodes = result.feasible_nodes;
-            for s in scores {
-                d.scores.insert(
-                    s.node.to_string(),
-                    NodeScore { total: s.total, plugins: s.plugins.iter().map(|(n, v)| (n.to_string(), *v)).collect() },
-                );
-            }
-            let (namespace, name) = pod.split_once('/').unwrap_or(("", pod));
-            d.message = crate::core::texts::events::scheduled(namespace, name, &result.node);
-            diagnosis
-        }
-        ScheduleOutcome::Unschedulable { diagnosis, message, post_filter, .. } => {
-            d.evaluated_nodes = diagnosis.node_to_status.len();
-            d.message = message.clone();
-            d.nominated_node = post_filter.nominated_node.as_ref().filter(|n| !n.is_empty()).map(|n| n.to_string());
-            d.victims = post_filter.victims.iter().map(|v| v.key.to_string()).collect();
-            diagnosis
-        }
-        ScheduleOutcome::Error { message, diagnosis } => {
-            d.message = message.clone();
-            diagnosis
-        }
-    };
-    for (node, status) in &diagnosis.node_to_status {
-        d.filtered.insert(node.to_string(), status.message());
     }
-    d
 }
 
 /// A readable report with the same facts.

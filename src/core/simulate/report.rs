@@ -7,6 +7,7 @@
 //! ([`Detail`]), so a run that prints only placements does not compute scores at all.
 
 use crate::core::cache::Cache;
+use crate::core::framework::cycle::NodeScores;
 use crate::core::framework::status::Diagnosis;
 use crate::core::framework::ScheduleOutcome;
 use serde::Serialize;
@@ -107,43 +108,26 @@ impl PodDecision {
 
     /// The decision a cycle's outcome stands for, keeping what `detail` asks.
     pub fn from_outcome(pod: &str, scheduler_name: &str, outcome: &ScheduleOutcome, detail: &Detail) -> PodDecision {
-        let mut d = PodDecision::empty(pod, scheduler_name);
-        let diagnosis = match outcome {
-            ScheduleOutcome::Scheduled { result, diagnosis, scores, .. } => {
-                d.node = Some(result.node.to_string());
-                d.evaluated_nodes = result.evaluated_nodes;
-                d.feasible_nodes = result.feasible_nodes;
-                let mut ranked: Vec<&crate::core::framework::cycle::NodeScores> = scores.iter().collect();
-                ranked.sort_unstable_by(|a, b| b.total.cmp(&a.total).then_with(|| a.node.cmp(&b.node)));
-                ranked.truncate(detail.keep(ranked.len()));
-                d.scores = ranked
-                    .into_iter()
-                    .map(|s| ScoredNode {
-                        node: s.node.to_string(),
-                        total: s.total,
-                        plugins: s.plugins.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
-                    })
-                    .collect();
-                let (namespace, name) = pod.split_once('/').unwrap_or(("", pod));
-                d.message = crate::core::texts::events::scheduled(namespace, name, &result.node);
-                diagnosis
-            }
-            ScheduleOutcome::Unschedulable { diagnosis, message, post_filter, .. } => {
-                d.evaluated_nodes = diagnosis.node_to_status.len();
-                d.message = message.clone();
-                d.nominated_node = post_filter.nominated_node.as_ref().filter(|n| !n.is_empty()).map(|n| n.to_string());
-                d.victims = post_filter.victims.iter().map(|v| v.key.to_string()).collect();
-                diagnosis
-            }
-            ScheduleOutcome::Error { message, diagnosis } => {
-                d.message = message.clone();
-                diagnosis
-            }
-        };
-        if detail.reasons {
-            d.filtered = group_reasons(diagnosis, detail);
+        let v = Verdict::of(pod, outcome);
+        let mut ranked: Vec<&NodeScores> = v.scores.iter().collect();
+        ranked.sort_unstable_by(|a, b| b.total.cmp(&a.total).then_with(|| a.node.cmp(&b.node)));
+        ranked.truncate(detail.keep(ranked.len()));
+        PodDecision {
+            pod: pod.into(),
+            scheduler_name: scheduler_name.into(),
+            node: v.node,
+            evaluated_nodes: v.evaluated_nodes,
+            feasible_nodes: v.feasible_nodes,
+            filtered: if detail.reasons { group_reasons(v.diagnosis, detail) } else { Vec::new() },
+            scores: ranked
+                .into_iter()
+                .map(|s| ScoredNode { node: s.node.to_string(), total: s.total, plugins: plugin_scores(s) })
+                .collect(),
+            message: v.message,
+            victims: v.victims,
+            nominated_node: v.nominated_node,
+            skipped: None,
         }
-        d
     }
 
     /// `NAMESPACE/NAME NODE`, or `NAMESPACE/NAME -` when not placed.
@@ -211,6 +195,65 @@ impl PodDecision {
         }
         let _ = writeln!(out, "  {}\n", self.message);
         out
+    }
+}
+
+/// Each plugin's score of a node, by plugin name.
+pub fn plugin_scores(s: &NodeScores) -> BTreeMap<String, i64> {
+    s.plugins.iter().map(|(n, v)| (n.to_string(), *v)).collect()
+}
+
+/// What every explanation of a cycle reads from its outcome (`simulate`'s decisions and
+/// `explain`'s per-node ones).
+pub struct Verdict<'o> {
+    pub node: Option<String>,
+    pub evaluated_nodes: usize,
+    pub feasible_nodes: usize,
+    pub message: String,
+    pub nominated_node: Option<String>,
+    pub victims: Vec<String>,
+    pub diagnosis: &'o Diagnosis,
+    /// Filled when the cycle kept scores and more than one node was feasible.
+    pub scores: &'o [NodeScores],
+}
+
+impl<'o> Verdict<'o> {
+    pub fn of(pod: &str, outcome: &'o ScheduleOutcome) -> Verdict<'o> {
+        match outcome {
+            ScheduleOutcome::Scheduled { result, diagnosis, scores, .. } => {
+                let (namespace, name) = pod.split_once('/').unwrap_or(("", pod));
+                Verdict {
+                    node: Some(result.node.to_string()),
+                    evaluated_nodes: result.evaluated_nodes,
+                    feasible_nodes: result.feasible_nodes,
+                    message: crate::core::texts::events::scheduled(namespace, name, &result.node),
+                    nominated_node: None,
+                    victims: Vec::new(),
+                    diagnosis,
+                    scores,
+                }
+            }
+            ScheduleOutcome::Unschedulable { diagnosis, message, post_filter, .. } => Verdict {
+                node: None,
+                evaluated_nodes: diagnosis.node_to_status.len(),
+                feasible_nodes: 0,
+                message: message.clone(),
+                nominated_node: post_filter.nominated_node.as_ref().filter(|n| !n.is_empty()).map(|n| n.to_string()),
+                victims: post_filter.victims.iter().map(|v| v.key.to_string()).collect(),
+                diagnosis,
+                scores: &[],
+            },
+            ScheduleOutcome::Error { message, diagnosis } => Verdict {
+                node: None,
+                evaluated_nodes: 0,
+                feasible_nodes: 0,
+                message: message.clone(),
+                nominated_node: None,
+                victims: Vec::new(),
+                diagnosis,
+                scores: &[],
+            },
+        }
     }
 }
 
