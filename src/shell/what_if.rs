@@ -195,7 +195,8 @@ mod tests {
     fn streaming_gives_the_in_memory_decisions_on_random_clusters_in_any_order() {
         let cfg = config();
         for seed in 0..4 {
-            let shape = Shape { nodes: 12 + seed as usize * 5, running: 40, pending: 30, scheduler_name: "edgesched" };
+            let shape =
+                Shape { nodes: 12 + seed as usize * 5, running: 40, pending: 30, scheduler_name: "edgesched", plain: false };
             let items = synthetic::items(&shape, seed);
             let text = synthetic::cluster_yaml(&items);
             let expected = in_memory(&cfg, &text);

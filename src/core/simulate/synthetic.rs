@@ -17,6 +17,10 @@ pub struct Shape {
     pub pending: usize,
     /// The `schedulerName` of the pending pods.
     pub scheduler_name: &'static str,
+    /// Pending pods with requests only (no node selectors, tolerations, anti-affinity or
+    /// priority classes): the cheapest cycle, to tell the simulation's own cost from the
+    /// plugins'.
+    pub plain: bool,
 }
 
 /// The YAML documents of the cluster's objects (each a `- ` item of a `List`), in kubectl's
@@ -54,7 +58,8 @@ pub fn items(shape: &Shape, seed: u64) -> Vec<String> {
     for i in 0..shape.pending {
         let app = rng.below(50);
         let mut spec = format!("  spec:\n    schedulerName: {}\n", shape.scheduler_name);
-        match rng.below(20) {
+        let mix = if shape.plain { 20 } else { rng.below(20) };
+        match mix {
             0..=3 => {
                 let _ = writeln!(spec, "    nodeSelector: {{topology.kubernetes.io/zone: zone-{}}}", rng.below(3));
             }
