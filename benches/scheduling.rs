@@ -7,7 +7,16 @@
 //! cargo bench --bench scheduling                              # everything, writes benches/results.json
 //! cargo bench --bench scheduling -- --only decision,e2e       # a subset
 //! cargo bench --bench scheduling -- --smoke                   # tiny sizes, a few seconds (CI)
+//! cargo bench --bench scheduling -- --only simulate           # simulate at 5,000 nodes / 60,000 pods
 //! ```
+//!
+//! `simulate` runs the binary Cargo built for this bench on a synthetic cluster file
+//! (`core::simulate::synthetic`: 5,000 nodes, 50,000 running and 10,000 pending pods): the
+//! marginal decide rate is the pending pods over the CPU time (and the wall time) beyond loading
+//! the same file without them; peak RSS is the child's `VmHWM`, compared with the daemon's peak
+//! for the same objects served by the test API server once it has scheduled them. It runs once
+//! with a mix of pending pods (node selectors, tolerations, required anti-affinity, priority
+//! classes) and once with plain ones (requests only).
 //!
 //! The end-to-end and footprint parts start the binary named by `EDGESCHED_BENCH_BINARY`, else the
 //! static musl release build (`out/edgesched-linux-amd64` from `cross/build.sh`, then
@@ -525,6 +534,214 @@ fn file_size(p: &Path) -> Option<u64> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// simulate: the what-if command at cluster scale.
+
+/// One run of the binary: wall and CPU seconds, peak RSS (KiB, `VmHWM`) and stdout bytes.
+struct ChildRun {
+    secs: f64,
+    /// User + system CPU time (the machine is shared: wall time includes other processes' slices).
+    cpu_secs: f64,
+    peak_kib: u64,
+    out_bytes: u64,
+}
+
+/// Run `binary args`, counting its stdout, and reap it with `wait4` for its CPU time.
+#[allow(clippy::zombie_processes)] // reaped by wait4, which std's wait cannot replace (it drops the rusage)
+fn run_measured(binary: &Path, args: &[String]) -> ChildRun {
+    use std::io::Read as _;
+    let t0 = Instant::now();
+    let mut child = std::process::Command::new(binary)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn edgesched");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        let mut n = 0u64;
+        while let Ok(k) = stdout.read(&mut buf) {
+            if k == 0 {
+                break;
+            }
+            n += k as u64;
+        }
+        n
+    });
+    let pid = child.id() as libc::pid_t;
+    // The child's own high-water mark, read from /proc while it runs (VmHWM only grows, so the
+    // last read is its peak). `ru_maxrss` cannot be used: Linux carries the parent's peak over
+    // exec into it, and this harness is larger than a small simulation.
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hwm = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(proc_status_kib(pid, "VmHWM:"));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            peak
+        })
+    };
+    let mut status = 0;
+    // SAFETY: rusage is plain data filled by the kernel; pid is our own unreaped child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let secs = t0.elapsed().as_secs_f64();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let peak_kib = hwm.join().unwrap_or(0);
+    assert_eq!(rc, pid, "wait4");
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "edgesched {args:?} failed: status {status}");
+    let out_bytes = reader.join().unwrap_or(0);
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    ChildRun { secs, cpu_secs: tv(usage.ru_utime) + tv(usage.ru_stime), peak_kib, out_bytes }
+}
+
+/// The daemon's peak RSS with the same objects in the test API server, once it has scheduled
+/// what it can (bindings stable for 2 s).
+fn daemon_peak_kib(items: &[String]) -> (u64, usize) {
+    use edgesched::core::simulate::synthetic::cluster_yaml;
+    let server = start_server();
+    // In pieces: the test server's YAML parser keeps its default limits.
+    for chunk in items.chunks(2_000) {
+        server.apply_yaml(&cluster_yaml(chunk));
+    }
+    let es = launch(&server, Some((100_000, 100_000)));
+    wait_synced(&es, Duration::from_secs(600));
+    let (mut last, mut since) = (usize::MAX, Instant::now());
+    let t0 = Instant::now();
+    while since.elapsed() < Duration::from_secs(2) && t0.elapsed() < Duration::from_secs(600) {
+        let n = server.total_bindings();
+        if n != last {
+            (last, since) = (n, Instant::now());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (proc_status_kib(es.pid(), "VmHWM:"), last)
+}
+
+fn simulate_bench(smoke: bool, runs: usize) -> (String, Value) {
+    let mut out = String::new();
+    let mut rows = Vec::new();
+    for plain in [false, true] {
+        let (text, v) = simulate_variant(smoke, runs, plain);
+        out.push_str(&text);
+        rows.push(v);
+    }
+    (out, Value::Array(rows))
+}
+
+fn simulate_variant(smoke: bool, runs: usize, plain: bool) -> (String, Value) {
+    use edgesched::core::simulate::synthetic::{self, Shape};
+    let (nodes, running, pending) = if smoke { (100, 1_000, 200) } else { (5_000, 50_000, 10_000) };
+    let variant = if plain { "plain" } else { "mixed" };
+    eprintln!("simulate ({variant}): {nodes} nodes, {running} running, {pending} pending");
+    let dir = support::tempdir("bench-simulate");
+    let items = synthetic::items(&Shape { nodes, running, pending, scheduler_name: SCHEDULER, plain }, 1);
+    let full = synthetic::cluster_yaml(&items);
+    let (full_path, load_path, cfg_path) =
+        (dir.path().join("cluster.yaml"), dir.path().join("load.yaml"), dir.path().join("config.yaml"));
+    std::fs::write(&full_path, &full).expect("write cluster");
+    std::fs::write(&load_path, synthetic::cluster_yaml(&items[..items.len() - pending])).expect("write load");
+    std::fs::write(
+        &cfg_path,
+        format!("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: {SCHEDULER}\n"),
+    )
+    .expect("write config");
+    // The same build for the command and the daemon (release builds on disk may predate it).
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_edgesched"));
+    let args = |cluster: &Path, output: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = ["simulate", "--seed", "1", "--config"].iter().map(|s| s.to_string()).collect();
+        a.push(cfg_path.display().to_string());
+        a.push("--cluster".into());
+        a.push(cluster.display().to_string());
+        a.extend(output.iter().map(|s| s.to_string()));
+        a
+    };
+    // [load, placements, json]: wall, cpu, peak; output bytes of the last run.
+    let mut wall: [Vec<f64>; 3] = Default::default();
+    let mut cpu: [Vec<f64>; 3] = Default::default();
+    let mut peak: [Vec<f64>; 3] = Default::default();
+    let mut bytes = [0u64; 3];
+    for run in 0..runs {
+        let r = [
+            run_measured(&binary, &args(&load_path, &["--output", "placements"])),
+            run_measured(&binary, &args(&full_path, &["--output", "placements"])),
+            run_measured(&binary, &args(&full_path, &["--output", "json", "--top", "5"])),
+        ];
+        eprintln!(
+            "  run {run}: load {:.2}s (cpu {:.2}s, {} KiB), placements {:.2}s (cpu {:.2}s, {} KiB), json --top 5 {:.2}s (cpu {:.2}s, {} KiB, {} bytes)",
+            r[0].secs, r[0].cpu_secs, r[0].peak_kib, r[1].secs, r[1].cpu_secs, r[1].peak_kib, r[2].secs, r[2].cpu_secs, r[2].peak_kib, r[2].out_bytes
+        );
+        for i in 0..3 {
+            wall[i].push(r[i].secs);
+            cpu[i].push(r[i].cpu_secs);
+            peak[i].push(r[i].peak_kib as f64);
+            bytes[i] = r[i].out_bytes;
+        }
+    }
+    let wall = wall.map(|mut v| median(&mut v));
+    let cpu = cpu.map(|mut v| median(&mut v));
+    let peak = peak.map(|mut v| median(&mut v) as u64);
+    let rate = |t: &[f64; 3], i: usize| pending as f64 / (t[i] - t[0]).max(1e-6);
+    let (daemon_kib, bound) = daemon_peak_kib(&items);
+    let rss_ratio = peak[1].max(peak[2]) as f64 / daemon_kib.max(1) as f64;
+    let load_avg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load3 = load_avg.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nsimulate, {variant} pending pods: {nodes} nodes, {running} running, {pending} pending ({} MB file; median of {runs} runs; load average {load3})",
+        full.len() / 1_000_000
+    );
+    let _ = writeln!(
+        out,
+        "{:<14} {:>7} {:>7} {:>16} {:>16} {:>9} {:>12}",
+        "run", "wall s", "cpu s", "marginal pod/s", "[wall pod/s]", "peak MiB", "output bytes"
+    );
+    for (i, name) in ["load only", "placements", "json --top 5"].iter().enumerate() {
+        let (r, rw) = if i == 0 {
+            ("-".to_string(), "-".to_string())
+        } else {
+            (format!("{:.0}", rate(&cpu, i)), format!("{:.0}", rate(&wall, i)))
+        };
+        let _ = writeln!(
+            out,
+            "{name:<14} {:>7.2} {:>7.2} {r:>16} {rw:>16} {:>9.1} {:>12}",
+            wall[i],
+            cpu[i],
+            peak[i] as f64 / 1024.0,
+            bytes[i]
+        );
+    }
+    let _ = writeln!(
+        out,
+        "daemon peak RSS {:.1} MiB after {bound} bindings; simulate/daemon peak {rss_ratio:.2}x (budget 2x); json/placements cpu {:.2}x, marginal {:.2}x (budget 2x)",
+        daemon_kib as f64 / 1024.0,
+        cpu[2] / cpu[1],
+        (cpu[2] - cpu[0]) / (cpu[1] - cpu[0]).max(1e-6)
+    );
+    let r3 = |x: f64| (x * 1000.0).round() / 1000.0;
+    let v = json!({
+        "variant": variant, "nodes": nodes, "running": running, "pending": pending, "file_bytes": full.len(), "runs": runs,
+        "loadavg_after": load_avg.trim(),
+        "load_only_s": r3(wall[0]), "placements_s": r3(wall[1]), "json_top5_s": r3(wall[2]),
+        "load_only_cpu_s": r3(cpu[0]), "placements_cpu_s": r3(cpu[1]), "json_top5_cpu_s": r3(cpu[2]),
+        "placements_marginal_pods_per_cpu_sec": rate(&cpu, 1).round(),
+        "json_top5_marginal_pods_per_cpu_sec": rate(&cpu, 2).round(),
+        "placements_marginal_pods_per_wall_sec": rate(&wall, 1).round(),
+        "json_top5_marginal_pods_per_wall_sec": rate(&wall, 2).round(),
+        "json_over_placements_cpu": (cpu[2] / cpu[1] * 100.0).round() / 100.0,
+        "load_only_peak_rss_kib": peak[0], "placements_peak_rss_kib": peak[1], "json_top5_peak_rss_kib": peak[2],
+        "daemon_peak_rss_kib": daemon_kib, "daemon_bindings": bound,
+        "peak_rss_over_daemon": (rss_ratio * 100.0).round() / 100.0,
+        "placements_output_bytes": bytes[1], "json_top5_output_bytes": bytes[2],
+    });
+    (out, v)
+}
+
+// ---------------------------------------------------------------------------------------------
 
 fn machine() -> Value {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
@@ -740,6 +957,14 @@ fn main() {
                 "binary_bytes": size,
             }),
         );
+    }
+
+    if opts.wants("simulate") {
+        eprintln!("simulate: synthetic cluster file");
+        let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
+        let (text, v) = simulate_bench(opts.smoke, runs);
+        out.push_str(&text);
+        results.insert("simulate".into(), v);
     }
 
     let _ = writeln!(out, "\ntotal bench time {:.0}s", started.elapsed().as_secs_f64());

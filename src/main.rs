@@ -4,11 +4,12 @@
 use edgesched::core::config::{self, Overrides, SchedulerConfig};
 use edgesched::core::logging::Line;
 use edgesched::core::metrics::{options as metric_options, Metrics};
-use edgesched::shell::cli::{self, Command, OutputFormat, RunOptions};
+use edgesched::shell::cli::{self, Command, RunOptions};
 use edgesched::shell::kube::config_source::build_config;
 use edgesched::shell::kube::kubeconfig;
 use edgesched::shell::logging;
 use edgesched::shell::serving;
+use edgesched::shell::what_if;
 use edgesched::{core::simulate, shell::run, shell::signals};
 use log::{error, info, warn};
 use std::net::{IpAddr, SocketAddr};
@@ -40,7 +41,11 @@ fn real_main() -> i32 {
             0
         }
         Command::CheckConfig { config, overrides, warnings } => check_config(config.as_deref(), &overrides, &warnings),
-        Command::Simulate { config, cluster, output, seed } => simulate_cmd(config.as_deref(), &cluster, output, seed),
+        // The scheduler's own log lines would drown the answer: what-if commands write warnings
+        // to stderr themselves.
+        Command::Simulate(opts) => what_if::exit_with(what_if::simulate_cmd(&opts)),
+        Command::Snapshot { source } => what_if::exit_with(edgesched::shell::snapshot::snapshot_cmd(&source)),
+        Command::Capacity(opts) => what_if::exit_with(edgesched::shell::capacity::capacity_cmd(&opts)),
         Command::Explain {
             kubeconfig,
             config,
@@ -129,43 +134,6 @@ fn check_config(path: Option<&Path>, overrides: &Overrides, warnings: &[String])
     }
     print!("{}", config::to_yaml(&cfg));
     0
-}
-
-fn simulate_cmd(path: Option<&Path>, cluster: &Path, output: OutputFormat, seed: Option<u64>) -> i32 {
-    let (cfg, warnings) = match load_config(path, &Overrides { config_file_given: path.is_some(), ..Default::default() }) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_USAGE;
-        }
-    };
-    for w in warnings {
-        eprintln!("warning: {w}");
-    }
-    let cluster = match simulate::load_cluster(cluster) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_USAGE;
-        }
-    };
-    for (kind, n) in &cluster.ignored_kinds {
-        eprintln!("note: ignoring {n} {kind} object(s)");
-    }
-    let seed = seed.unwrap_or_else(|| edgesched::core::rng::Rng::from_os().next_u64());
-    match simulate::simulate(&cfg, &cluster, seed) {
-        Ok(decisions) => {
-            match output {
-                OutputFormat::Json => print!("{}", simulate::render_json(&decisions)),
-                OutputFormat::Table => print!("{}", simulate::render_table(&decisions)),
-            }
-            0
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            EXIT_USAGE
-        }
-    }
 }
 
 fn insecure_addrs(opts: &RunOptions, cfg: &SchedulerConfig) -> Result<Vec<SocketAddr>, String> {

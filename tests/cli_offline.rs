@@ -60,6 +60,8 @@ fn simulate_json(seed: &str) -> Vec<Value> {
         "examples/cluster.yaml",
         "--output",
         "json",
+        "--top",
+        "0",
         "--seed",
         seed,
     ]);
@@ -182,12 +184,17 @@ fn simulate_explains_every_pending_pod_with_consistent_scores() {
             assert!(d["node"].is_null(), "{pod}: skipped pods are not placed");
             continue;
         }
-        let filtered = d["filtered"].as_object().expect("filtered");
-        for (node, reason) in filtered {
-            assert!(!reason.as_str().unwrap_or("").is_empty(), "{pod}: empty reason for {node}");
+        let mut filtered_nodes = Vec::new();
+        for g in d["filtered"].as_array().expect("filtered") {
+            assert!(!g["reason"].as_str().unwrap_or("").is_empty(), "{pod}: empty reason");
+            let nodes = g["nodes"].as_array().expect("nodes");
+            assert_eq!(g["count"].as_u64(), Some(nodes.len() as u64), "{pod}: --top 0 lists every node of a reason");
+            filtered_nodes.extend(nodes.iter().filter_map(|n| n.as_str()));
         }
-        let scores = d["scores"].as_object().expect("scores");
-        for (node, s) in scores {
+        let scores = d["scores"].as_array().expect("scores");
+        let mut previous = i64::MAX;
+        for s in scores {
+            let node = s["node"].as_str().expect("node");
             let plugins = s["plugins"].as_object().expect("plugins");
             let mut weighted = 0;
             for (plugin, v) in plugins {
@@ -196,15 +203,17 @@ fn simulate_explains_every_pending_pod_with_consistent_scores() {
                 weighted += v * default_weight(plugin);
             }
             assert_eq!(s["total"].as_i64(), Some(weighted), "{pod} {node}: total is the weighted sum");
-            assert!(!filtered.contains_key(node), "{pod}: {node} both filtered and scored");
+            assert!(weighted <= previous, "{pod}: scores are listed best first");
+            previous = weighted;
+            assert!(!filtered_nodes.contains(&node), "{pod}: {node} both filtered and scored");
         }
         match d["node"].as_str() {
             Some(node) => {
                 placed += 1;
                 assert_eq!(d["message"], format!("Successfully assigned {pod} to {node}"));
-                if !scores.is_empty() {
-                    let best = scores.values().filter_map(|s| s["total"].as_i64()).max();
-                    assert_eq!(scores[node]["total"].as_i64(), best, "{pod}: the chosen node has the highest total");
+                if let Some(best) = scores.first() {
+                    let chosen = scores.iter().find(|s| s["node"] == node).expect("the chosen node is scored");
+                    assert_eq!(chosen["total"], best["total"], "{pod}: the chosen node has the highest total");
                     assert_eq!(d["feasibleNodes"].as_u64(), Some(scores.len() as u64), "{pod}: every feasible node scored");
                 }
             }
@@ -242,7 +251,7 @@ fn simulate_is_reproducible_with_a_seed_and_the_table_tells_the_same() {
 
 #[test]
 fn simulate_usage_errors_exit_2() {
-    let o = edgesched(&["simulate", "--config", "examples/config.yaml"]);
+    let o = edgesched(&["simulate", "--config", "examples/config.yaml", "--cluster=c.yaml", "--kubeconfig=k"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--cluster"), "{}", stderr(&o));
     let bad = temp_file("cluster.yaml", "apiVersion: v1\nkind: List\nitems: [ {kind: Node, metadata: {name: 3\n");
@@ -266,4 +275,171 @@ fn client_commands_name_the_server_that_did_not_answer() {
     let o = edgesched(&["status", &kc, "--request-timeout=soon"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("Timeout must be a single integer in seconds"), "{}", stderr(&o));
+}
+
+fn example(args: &[&str]) -> Output {
+    let mut all = vec!["simulate", "--config", "examples/config.yaml", "--cluster", "examples/cluster.yaml", "--seed", "1"];
+    all.extend_from_slice(args);
+    edgesched(&all)
+}
+
+#[test]
+fn simulate_placements_are_one_line_per_pod_and_agree_with_json() {
+    let o = example(&["--output", "placements"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    let json = simulate_json("1");
+    assert_eq!(lines.len(), json.len(), "{lines:?}");
+    for d in &json {
+        let want = format!("{} {}", d["pod"].as_str().expect("pod"), d["node"].as_str().unwrap_or("-"));
+        assert!(lines.contains(&want), "{want} in {lines:?}");
+    }
+    assert!(lines.contains(&"edge/huge-1 -".to_string()), "{lines:?}");
+}
+
+#[test]
+fn simulate_top_limits_scores_and_summary_ends_the_output() {
+    let o = example(&["--output", "json", "--top", "1", "--summary"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let (summary, decisions) = lines.split_last().expect("lines");
+    for d in decisions {
+        assert!(d["scores"].as_array().map_or(0, Vec::len) <= 1, "{d}");
+        for g in d["filtered"].as_array().expect("filtered") {
+            assert!(g["nodes"].as_array().map_or(0, Vec::len) <= 1, "{g}");
+        }
+    }
+    let placed = decisions.iter().filter(|d| d["node"].is_string()).count();
+    assert_eq!(summary["summary"]["placed"].as_u64(), Some(placed as u64), "{summary}");
+    assert_eq!(summary["summary"]["notPlaced"].as_u64(), Some((decisions.len() - placed) as u64), "{summary}");
+    assert_eq!(summary["summary"]["notPlacedByReason"]["Insufficient cpu"], 1, "{summary}");
+    let nodes = summary["nodes"].as_array().expect("nodes");
+    assert_eq!(nodes.len(), 4, "{summary}");
+    let b1 = nodes.iter().find(|n| n["node"] == "edge-b1").expect("edge-b1");
+    assert!(b1["cpuRequestedMilli"].as_i64() > Some(0) && b1["cpuRequestedMilli"].as_i64() <= b1["cpuAllocatableMilli"].as_i64());
+
+    let o = example(&["--summary"]);
+    let table = stdout(&o);
+    assert!(table.contains("SUMMARY\n  placed: 5\n  not placed: 2\n"), "{table}");
+    assert!(table.contains("    1 pod(s): Insufficient cpu"), "{table}");
+    let o = example(&["--output", "placements", "--summary"]);
+    assert!(stdout(&o).contains("SUMMARY\n  placed: 5\n"), "{}", stdout(&o));
+}
+
+const SMALL_NODES: &str = "apiVersion: v1\nkind: List\nitems:\n\
+- {apiVersion: v1, kind: Node, metadata: {name: a, labels: {kubernetes.io/hostname: a}}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n\
+- {apiVersion: v1, kind: Node, metadata: {name: b, labels: {kubernetes.io/hostname: b}}, status: {allocatable: {cpu: \"2\", memory: 8Gi, pods: \"110\"}}}\n\
+- {apiVersion: v1, kind: Node, metadata: {name: c, labels: {kubernetes.io/hostname: c}}, spec: {taints: [{key: x, effect: NoSchedule}]}, status: {allocatable: {cpu: \"8\", memory: 8Gi, pods: \"110\"}}}\n\
+- {apiVersion: v1, kind: Pod, metadata: {name: old, namespace: d}, spec: {nodeName: a, containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}, status: {phase: Running}}\n";
+
+#[test]
+fn simulate_refuses_invalid_objects_naming_object_and_field() {
+    let cases = [
+        (
+            "kind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: 12abc}}\n",
+            "Node n1: status.allocatable.cpu: Invalid value: \"12abc\"",
+        ),
+        (
+            "kind: Pod\nmetadata: {name: p, namespace: d, creationTimestamp: yesterday}\nspec: {containers: [{name: c}]}\n",
+            "Pod d/p: metadata.creationTimestamp: Invalid value: \"yesterday\"",
+        ),
+        (
+            "kind: Node\nmetadata: {name: n1, labels: {zone: \"a b\"}}\n",
+            "Node n1: metadata.labels[\"zone\"]: Invalid value: \"a b\"",
+        ),
+        (
+            "kind: Node\nmetadata: {name: n1}\n---\nkind: Node\nmetadata: {name: n1}\n",
+            "document 1: Node n1: metadata.name: Duplicate value",
+        ),
+        (
+            "kind: List\nitems:\n- kind: Node\n  metadata: {name: n1}\n  spec: {unschedulable: maybe}\n",
+            "items[0] (Node): spec.unschedulable",
+        ),
+    ];
+    for (text, want) in cases {
+        let file = temp_file("bad.yaml", text);
+        let o = edgesched(&["simulate", "--cluster", file.to_str().expect("path")]);
+        assert_eq!(o.status.code(), Some(2), "{text}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{text}: want {want:?} in {}", stderr(&o));
+        assert!(stderr(&o).contains("bad.yaml: document"), "{}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "nothing is simulated from a refused file: {}", stdout(&o));
+    }
+    // --lenient: the problem is a warning and the object is used as it is.
+    let file = temp_file("lenient.yaml", &format!("{SMALL_NODES}- {{kind: Pod, metadata: {{name: p, namespace: d, creationTimestamp: yesterday}}, spec: {{containers: [{{name: c}}]}}}}\n"));
+    let o = edgesched(&["simulate", "--lenient", "--cluster", file.to_str().expect("path"), "--output=placements"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: ") && stderr(&o).contains("metadata.creationTimestamp"), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("d/p "), "{}", stdout(&o));
+}
+
+#[test]
+fn simulate_what_if_adds_pods_removes_and_cordons_nodes() {
+    let cluster = temp_file("small.yaml", SMALL_NODES);
+    let added = temp_file(
+        "add.yaml",
+        "kind: Pod\nmetadata: {name: new, namespace: d}\nspec: {containers: [{name: c, resources: {requests: {cpu: \"3\"}}}]}\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec!["simulate", "--cluster", cluster.to_str().expect("path"), "--output=placements", "--seed=1"];
+        args.extend_from_slice(extra);
+        let o = edgesched(&args);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let add = format!("--add={}", added.display());
+    // 3 cpu fits only on a (4 - 1 used); b has 2, c is tainted.
+    assert_eq!(run(&[&add]), "d/new a\n");
+    // Draining a: its pod and the new one are scheduled elsewhere; nothing fits 3 cpu.
+    assert_eq!(run(&[&add, "--remove-node=a"]), "d/old b\nd/new -\n");
+    assert_eq!(run(&[&add, "--cordon=a"]), "d/new -\n");
+    let o = edgesched(&["simulate", "--cluster", cluster.to_str().expect("path"), "--cordon=zz"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no node named zz"), "{}", stderr(&o));
+}
+
+#[test]
+fn capacity_counts_copies_per_node_and_says_what_stops_the_next() {
+    let cluster = temp_file("small.yaml", SMALL_NODES);
+    let pod = temp_file("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: d}\nspec:\n  containers: [{name: c, resources: {requests: {cpu: \"1\", memory: 1Gi}}}]\n");
+    let o = edgesched(&[
+        "capacity",
+        "--pod",
+        pod.to_str().expect("path"),
+        "--cluster",
+        cluster.to_str().expect("path"),
+        "--output=json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON object");
+    // a: 4 cpu - 1 used = 3 copies; b: 2; c is tainted.
+    assert_eq!(v["count"], 5, "{v}");
+    assert_eq!(v["perNode"], serde_json::json!({"a": 3, "b": 2}), "{v}");
+    let stopped = v["stoppedBy"].as_str().expect("stoppedBy");
+    assert!(stopped.starts_with("0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."), "{stopped}");
+
+    let o =
+        edgesched(&["capacity", "--pod", pod.to_str().expect("path"), "--cluster", cluster.to_str().expect("path"), "--max=2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("2 more copies of d/web fit\n"), "{text}");
+    assert!(text.contains("Stopped by: the limit of 2 copies (--max) was reached"), "{text}");
+
+    // Memory binds first: 3Gi copies, 8Gi per node.
+    let big = temp_file("big.yaml", "kind: Pod\nmetadata: {name: big}\nspec:\n  tolerations: [{key: x, operator: Exists}]\n  containers: [{name: c, resources: {requests: {memory: 3Gi}}}]\n");
+    let o = edgesched(&[
+        "capacity",
+        "--pod",
+        big.to_str().expect("path"),
+        "--cluster",
+        cluster.to_str().expect("path"),
+        "--output=json",
+    ]);
+    let v: Value = serde_json::from_str(stdout(&o).trim()).expect("JSON");
+    assert_eq!(v["perNode"], serde_json::json!({"a": 2, "b": 2, "c": 2}), "{v}");
+    assert!(v["stoppedBy"].as_str().expect("text").contains("3 Insufficient memory"), "{v}");
+
+    let two = temp_file("two.yaml", "kind: Pod\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: b}\n");
+    let o = edgesched(&["capacity", "--pod", two.to_str().expect("path"), "--cluster", cluster.to_str().expect("path")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("exactly one Pod"), "{}", stderr(&o));
 }

@@ -237,14 +237,11 @@ fn systemd_unit_and_config_agree() {
     assert_ne!(config["leaderElection"]["resourceName"], "kube-scheduler");
 }
 
-/// The README's permission table lists every request the scheduler declares (src/permissions.rs),
-/// with its verb and resource, and nothing the code does not make.
-#[test]
-fn readme_permission_table_matches_the_declaration() {
-    use edgesched::shell::permissions::{accesses, Usage};
-    let readme = read("README.md");
-    let section = readme.split("## Permissions\n").nth(1).and_then(|s| s.split("\n## ").next()).expect("Permissions section");
-    let rows: Vec<(Vec<String>, Vec<String>, bool)> = section
+const WHAT_IF_HEADING: &str = "### What-if commands\n";
+
+/// `(verbs, resources, required)` of each row of the markdown tables in `section`.
+fn table_rows(section: &str) -> Vec<(Vec<String>, Vec<String>, bool)> {
+    section
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| verbs") && !l.starts_with("|---"))
         .map(|l| {
@@ -252,7 +249,37 @@ fn readme_permission_table_matches_the_declaration() {
             let list = |c: &str| c.split(',').map(|x| x.trim().to_string()).collect::<Vec<_>>();
             (list(cells[0]), list(cells[1]), cells[4] == "yes")
         })
-        .collect();
+        .collect()
+}
+
+/// The what-if table lists exactly the declared lists, with whether each is required.
+fn check_what_if_table(section: &str) {
+    use edgesched::shell::permissions::what_if_accesses;
+    let mut listed: Vec<(String, bool)> = Vec::new();
+    for (verbs, resources, required) in table_rows(section) {
+        for v in &verbs {
+            for r in &resources {
+                listed.push((format!("{v} {r}"), required));
+            }
+        }
+    }
+    let mut declared: Vec<(String, bool)> =
+        what_if_accesses().iter().map(|a| (format!("{} {}", a.verb, a.qualified_resource()), a.required)).collect();
+    listed.sort();
+    declared.sort();
+    assert_eq!(listed, declared, "README's what-if permission table");
+}
+
+/// The README's permission table lists every request the scheduler declares (src/permissions.rs),
+/// with its verb and resource, and nothing the code does not make.
+#[test]
+fn readme_permission_table_matches_the_declaration() {
+    use edgesched::shell::permissions::{accesses, Usage};
+    let readme = read("README.md");
+    let whole = readme.split("## Permissions\n").nth(1).and_then(|s| s.split("\n## ").next()).expect("Permissions section");
+    let (section, what_if) = whole.split_once(WHAT_IF_HEADING).expect("the what-if subsection");
+    let rows = table_rows(section);
+    check_what_if_table(what_if);
     let cfg = edgesched::core::config::default_config();
     let declared = accesses(&cfg, &Usage::of(&cfg, true).expect("profiles"));
     for a in &declared {
@@ -271,4 +298,31 @@ fn readme_permission_table_matches_the_declaration() {
             }
         }
     }
+}
+
+/// The what-if ClusterRole grants exactly `list` of each kind a snapshot reads (the declaration
+/// in src/shell/permissions.rs), nothing more.
+#[test]
+fn what_if_role_grants_exactly_the_declared_lists() {
+    use edgesched::shell::permissions::what_if_accesses;
+    let docs = docs("manifests/what-if/rbac.yaml");
+    let role = by_kind(&docs, "ClusterRole");
+    assert_eq!(role.len(), 1);
+    let mut granted: Vec<String> = Vec::new();
+    for rule in role[0]["rules"].as_array().expect("rules") {
+        let group = rule["apiGroups"][0].as_str().expect("group");
+        for verb in rule["verbs"].as_array().expect("verbs") {
+            for r in rule["resources"].as_array().expect("resources") {
+                let r = r.as_str().expect("resource");
+                let q = if group.is_empty() { r.to_string() } else { format!("{r}.{group}") };
+                granted.push(format!("{} {q}", verb.as_str().expect("verb")));
+            }
+        }
+    }
+    let mut declared: Vec<String> = what_if_accesses().iter().map(|a| format!("{} {}", a.verb, a.qualified_resource())).collect();
+    granted.sort();
+    declared.sort();
+    assert_eq!(granted, declared);
+    let binding = by_kind(&docs, "ClusterRoleBinding");
+    assert_eq!(binding[0]["roleRef"]["name"], role[0]["metadata"]["name"]);
 }

@@ -149,6 +149,31 @@ macro_rules! watched_kinds {
                     $(KindChange::$id(c) => c.sync_state(),)*
                 }
             }
+
+            /// The object an added, modified or deleted change carries.
+            pub fn object(&self) -> Option<&dyn Object> {
+                match self {
+                    $(KindChange::$id(Change::Added(o) | Change::Modified(o) | Change::Deleted(o)) => Some(&**o),)*
+                    _ => None,
+                }
+            }
+
+            /// The object an added, modified or deleted change carries, as JSON (snapshots).
+            pub fn object_json(&self) -> Option<serde_json::Result<serde_json::Value>> {
+                match self {
+                    $(KindChange::$id(Change::Added(o) | Change::Modified(o) | Change::Deleted(o)) => Some(serde_json::to_value(&**o)),)*
+                    _ => None,
+                }
+            }
+
+            /// An `Added` change as a one-object page of the kind's initial list (how `simulate`
+            /// feeds a cluster file: every kind is "listed" while the file is read).
+            pub fn into_list_page(self) -> KindChange {
+                match self {
+                    $(KindChange::$id(Change::Added(o)) => KindChange::$id(Change::ListPage(vec![o])),)*
+                    other => other,
+                }
+            }
         }
 
         $(impl Watched for $ty {
@@ -467,6 +492,12 @@ pub const KINDS: &[WatchedKind] = &[
         read_by: ReadBy::Scheduler,
     },
 ];
+
+/// The kinds that hold cluster state (every row but the leader-election Leases), in table
+/// order: what a what-if snapshot of a live cluster lists.
+pub fn snapshot_kinds() -> impl Iterator<Item = &'static WatchedKind> {
+    KINDS.iter().filter(|k| k.scope != Scope::LeaseNamespace)
+}
 
 /// The row of `id`.
 pub fn kind(id: KindId) -> &'static WatchedKind {

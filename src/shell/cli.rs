@@ -3,8 +3,8 @@
 //! Flags kube-scheduler has dropped over the years are accepted with a warning when ignoring them is
 //! harmless; unknown flags are usage errors that suggest the closest real flag.
 //!
-//! Subcommands (`check-config`, `simulate`, `explain`, `status`) must be the first argument; without
-//! one the scheduler runs.
+//! Subcommands (`check-config`, `simulate`, `snapshot`, `capacity`, `explain`, `status`) must be
+//! the first argument; without one the scheduler runs.
 
 use crate::core::config::{parse_go_duration, GoDuration, Overrides};
 use crate::core::metrics::options::{self as metric_options, MetricsOptions};
@@ -22,8 +22,13 @@ pub enum Command {
     Run(RunOptions),
     /// Load, default and validate a configuration (with flag overrides) and print it as v1.
     CheckConfig { config: Option<PathBuf>, overrides: Overrides, warnings: Vec<String> },
-    /// Schedule the pending pods of a cluster file offline and report the placements.
-    Simulate { config: Option<PathBuf>, cluster: PathBuf, output: OutputFormat, seed: Option<u64> },
+    /// Schedule the pending pods of a cluster file or a live cluster's snapshot (plus added
+    /// objects, minus removed nodes) and report the placements.
+    Simulate(SimulateOptions),
+    /// Write a live cluster's scheduling state as a cluster file.
+    Snapshot { source: ClusterSource },
+    /// How many more copies of a pod fit, and where.
+    Capacity(CapacityOptions),
     /// Explain why pods are pending, against a live cluster.
     Explain {
         kubeconfig: Option<PathBuf>,
@@ -57,7 +62,62 @@ pub enum OutputFormat {
     #[default]
     Table,
     Json,
+    /// `simulate` only: one `NAMESPACE/NAME NODE` line per pod.
+    Placements,
 }
+
+/// Where a what-if command reads the cluster from: a cluster file or a live API server.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClusterSource {
+    /// `--cluster FILE`.
+    pub cluster: Option<PathBuf>,
+    /// `--kubeconfig` (or the configuration's, or in-cluster) when no `--cluster` is given.
+    pub kubeconfig: Option<PathBuf>,
+    pub master: Option<String>,
+    pub allow_insecure_http: bool,
+    pub request_timeout: Option<Duration>,
+    /// `--config`: the profiles to simulate with.
+    pub config: Option<PathBuf>,
+    /// `--lenient`: invalid objects in cluster files are warnings, not errors.
+    pub lenient: bool,
+}
+
+/// `--add`, `--remove-node`, `--cordon`: the what-if changes applied to the cluster read.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WhatIf {
+    pub add: Vec<PathBuf>,
+    pub remove_nodes: Vec<String>,
+    pub cordon: Vec<String>,
+}
+
+/// `simulate`'s options.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SimulateOptions {
+    pub source: ClusterSource,
+    pub what_if: WhatIf,
+    pub output: OutputFormat,
+    /// `--top N`: scored nodes (and node names per reason) shown per pod; 0 shows all.
+    pub top: usize,
+    /// `--summary`: a footer with placements by reason and per-node use.
+    pub summary: bool,
+    pub seed: Option<u64>,
+}
+
+/// `capacity`'s options.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CapacityOptions {
+    pub source: ClusterSource,
+    pub what_if: WhatIf,
+    /// `--pod FILE`: the pod to copy.
+    pub pod: PathBuf,
+    /// `--max N`: stop after this many copies.
+    pub max: Option<usize>,
+    pub output: OutputFormat,
+    pub seed: Option<u64>,
+}
+
+/// `--top` when not given.
+pub const DEFAULT_TOP: usize = 5;
 
 /// Everything the scheduler needs from the command line.
 #[derive(Debug, Clone, PartialEq)]
@@ -181,6 +241,8 @@ enum Cmd {
     Run,
     CheckConfig,
     Simulate,
+    Snapshot,
+    Capacity,
     Explain,
     Status,
 }
@@ -191,13 +253,17 @@ impl Cmd {
             Cmd::Run => "",
             Cmd::CheckConfig => "check-config",
             Cmd::Simulate => "simulate",
+            Cmd::Snapshot => "snapshot",
+            Cmd::Capacity => "capacity",
             Cmd::Explain => "explain",
             Cmd::Status => "status",
         }
     }
 
     fn from_word(word: &str) -> Option<Cmd> {
-        [Cmd::CheckConfig, Cmd::Simulate, Cmd::Explain, Cmd::Status].into_iter().find(|c| c.name() == word)
+        [Cmd::CheckConfig, Cmd::Simulate, Cmd::Snapshot, Cmd::Capacity, Cmd::Explain, Cmd::Status]
+            .into_iter()
+            .find(|c| c.name() == word)
     }
 
     fn bit(self) -> u8 {
@@ -205,6 +271,8 @@ impl Cmd {
             Cmd::Run => RUN,
             Cmd::CheckConfig => CHECK,
             Cmd::Simulate => SIM,
+            Cmd::Snapshot => SNAPSHOT,
+            Cmd::Capacity => CAPACITY,
             Cmd::Explain => EXPLAIN,
             Cmd::Status => STATUS,
         }
@@ -216,6 +284,10 @@ const CHECK: u8 = 2;
 const SIM: u8 = 4;
 const EXPLAIN: u8 = 8;
 const STATUS: u8 = 16;
+const SNAPSHOT: u8 = 32;
+const CAPACITY: u8 = 64;
+/// The commands that read a cluster to ask what-if questions.
+const WHAT_IF: u8 = SIM | SNAPSHOT | CAPACITY;
 
 /// Whether a flag takes a value or is a boolean (`--flag`, `--flag=false`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,14 +324,22 @@ const LE_CMDS: u8 = RUN | CHECK;
 
 /// Every flag, in help order.
 const FLAGS: &[Flag] = &[
-    flag("config", Kind::Value("path"), RUN | CHECK | SIM | EXPLAIN | STATUS, MISC, "The path to the KubeSchedulerConfiguration file."),
-    flag("master", Kind::Value("url"), RUN | EXPLAIN | STATUS, MISC, "The address of the Kubernetes API server (overrides any value in kubeconfig)."),
-    flag("cluster", Kind::Value("path"), SIM, MISC, "Cluster file (nodes and pods) to simulate scheduling on."),
-    flag("output", Kind::Value("table|json"), SIM | EXPLAIN | STATUS, MISC, "Output format. (default table)"),
-    flag("seed", Kind::Value("n"), SIM, MISC, "Seed of the tie-breaking random choice, for reproducible simulations."),
+    flag("config", Kind::Value("path"), RUN | CHECK | SIM | CAPACITY | EXPLAIN | STATUS, MISC, "The path to the KubeSchedulerConfiguration file."),
+    flag("master", Kind::Value("url"), RUN | WHAT_IF | EXPLAIN | STATUS, MISC, "The address of the Kubernetes API server (overrides any value in kubeconfig)."),
+    flag("cluster", Kind::Value("path"), SIM | CAPACITY, MISC, "Cluster file (nodes, pods, ...: a List or multi-document YAML, or JSON) to simulate on; without it the cluster is read (read-only) from the API server."),
+    flag("output", Kind::Value("table|json|placements"), SIM | CAPACITY | EXPLAIN | STATUS, MISC, "Output format; placements (simulate only) prints one NAMESPACE/NAME NODE line per pod. (default table)"),
+    flag("top", Kind::Value("n"), SIM, MISC, "Scored nodes (and node names per filter reason) shown per pod; 0 shows all. (default 5)"),
+    flag("summary", B, SIM, MISC, "End with a summary: pods placed, not placed by reason, and each node's use after placement."),
+    flag("add", Kind::Value("path"), SIM | CAPACITY, MISC, "Also simulate the objects of this file (pods, nodes, ...; repeatable)."),
+    flag("remove-node", Kind::Value("names"), SIM | CAPACITY, MISC, "Simulate without these nodes (comma-separated, repeatable): their pods are scheduled again."),
+    flag("cordon", Kind::Value("names"), SIM | CAPACITY, MISC, "Simulate with these nodes cordoned (comma-separated, repeatable)."),
+    flag("lenient", B, SIM | CAPACITY, MISC, "Warn about invalid objects of cluster files instead of refusing them."),
+    flag("pod", Kind::Value("path"), CAPACITY, MISC, "The pod to place copies of (YAML or JSON)."),
+    flag("max", Kind::Value("n"), CAPACITY, MISC, "Stop after this many copies. (default 10000)"),
+    flag("seed", Kind::Value("n"), SIM | CAPACITY, MISC, "Seed of the tie-breaking random choice, for reproducible simulations."),
     flag("namespace", Kind::Value("name"), EXPLAIN, MISC, "Namespace of the named pods (-n). (default \"default\")"),
     flag("all-pending", B, EXPLAIN, MISC, "Explain every pending pod this scheduler serves."),
-    flag("request-timeout", Kind::Value("string"), EXPLAIN | STATUS, MISC, "The length of time to wait before giving up on a single server request, as kubectl's: a number of seconds or a duration (1s, 2m); 0 waits forever. Connections time out after 10s or this, whichever is shorter. (default \"0\")"),
+    flag("request-timeout", Kind::Value("string"), WHAT_IF | EXPLAIN | STATUS, MISC, "The length of time to wait before giving up on a single server request, as kubectl's: a number of seconds or a duration (1s, 2m); 0 waits forever. Connections time out after 10s or this, whichever is shorter. (default \"0\")"),
     flag("bind-address", Kind::Value("ip"), RUN, SERVING, "The IP address on which to listen for the --secure-port port. (default 0.0.0.0)"),
     flag("secure-port", Kind::Value("port"), RUN, SERVING, "The port on which to serve HTTPS with authentication and authorization; 0 disables it. (default 10259)"),
     flag("tls-cert-file", Kind::Value("path"), RUN, SERVING, "File containing the x509 certificate for HTTPS; a self-signed one is generated when unset."),
@@ -275,7 +355,7 @@ const FLAGS: &[Flag] = &[
     flag("authorization-webhook-cache-unauthorized-ttl", Kind::Value("duration"), RUN, AUTHZ, "The duration to cache 'unauthorized' responses from the webhook authorizer. (default 10s)"),
     flag("authorization-always-allow-paths", Kind::Value("paths"), RUN, AUTHZ, "Comma-separated HTTP paths served without authorization. (default \"/healthz,/readyz,/livez\")"),
     flag("write-config-to", Kind::Value("string"), RUN, MISC, "If set, write the configuration values to this file and exit."),
-    flag("kubeconfig", Kind::Value("path"), RUN | CHECK | EXPLAIN | STATUS, MISC, "Path to a kubeconfig with authorization and master location (with --config, used only when the file leaves clientConnection.kubeconfig empty)."),
+    flag("kubeconfig", Kind::Value("path"), RUN | CHECK | WHAT_IF | EXPLAIN | STATUS, MISC, "Path to a kubeconfig with authorization and master location (with --config, used only when the file leaves clientConnection.kubeconfig empty)."),
     flag("kube-api-qps", Kind::Value("qps"), LE_CMDS, DEPRECATED, "QPS to use while talking with the API server (ignored when --config is set)."),
     flag("kube-api-burst", Kind::Value("n"), LE_CMDS, DEPRECATED, "Burst to use while talking with the API server (ignored when --config is set)."),
     flag("kube-api-content-type", Kind::Value("type"), LE_CMDS, DEPRECATED, "Content type of requests sent to the API server (ignored when --config is set)."),
@@ -300,11 +380,11 @@ const FLAGS: &[Flag] = &[
     flag("allow-metric-labels-manifest", Kind::Value("string"), RUN, METRICS, "The path to the manifest file that contains the allow-list mapping. The format of the file is the same as the flag --allow-metric-labels. Note that the flag --allow-metric-labels will override the manifest file."),
     flag("pod-max-in-unschedulable-pods-duration", Kind::Value("duration"), LE_CMDS, DEPRECATED, "DEPRECATED: the maximum time a pod can stay in unschedulablePods. If a pod stays in unschedulablePods for longer than this value, the pod will be moved from unschedulablePods to backoffQ or activeQ. (default 5m0s)"),
     flag("logging-format", Kind::Value("format"), RUN, LOGS, "Log format; only \"text\" is supported. (default \"text\")"),
-    flag("allow-insecure-http", B, RUN | EXPLAIN | STATUS, OURS, "Permit http:// API servers (credentials would travel in clear text)."),
+    flag("allow-insecure-http", B, RUN | WHAT_IF | EXPLAIN | STATUS, OURS, "Permit http:// API servers (credentials would travel in clear text)."),
     flag("known-scheduler-names", Kind::Value("names"), RUN, OURS, "Comma-separated scheduler names served by other schedulers."),
     flag("warn-unserved-scheduler-names", B, RUN, OURS, "Also record a NoSchedulerForName Warning event on pods whose scheduler name nobody serves."),
     flag("version", B, RUN, MISC, "Print version information and quit."),
-    flag("help", B, RUN | CHECK | SIM | EXPLAIN | STATUS, MISC, "Show this help (-h)."),
+    flag("help", B, RUN | CHECK | WHAT_IF | EXPLAIN | STATUS, MISC, "Show this help (-h)."),
     flag("algorithm-provider", Kind::Value("name"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
     flag("policy-config-file", Kind::Value("path"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
     flag("policy-configmap", Kind::Value("name"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
@@ -458,7 +538,8 @@ fn parse_output(v: &str) -> Result<OutputFormat, UsageError> {
     match v {
         "table" | "text" => Ok(OutputFormat::Table),
         "json" => Ok(OutputFormat::Json),
-        _ => Err(UsageError::new(format!("invalid argument {v:?} for --output: expected table or json"))),
+        "placements" => Ok(OutputFormat::Placements),
+        _ => Err(UsageError::new(format!("invalid argument {v:?} for --output: expected table, json or placements"))),
     }
 }
 
@@ -475,6 +556,12 @@ struct Acc {
     request_timeout: Option<Duration>,
     positionals: Vec<String>,
     version: bool,
+    top: Option<usize>,
+    summary: bool,
+    lenient: bool,
+    what_if: WhatIf,
+    pod: Option<PathBuf>,
+    max: Option<usize>,
 }
 
 impl Acc {
@@ -507,6 +594,14 @@ impl Acc {
             "cluster" => self.cluster = path(),
             "output" => self.output = parse_output(v)?,
             "seed" => self.seed = Some(parse_num(name, v, "a non-negative integer")?),
+            "top" => self.top = Some(parse_num(name, v, "a non-negative integer")?),
+            "summary" => self.summary = parse_bool(name, v)?,
+            "lenient" => self.lenient = parse_bool(name, v)?,
+            "add" => self.what_if.add.push(PathBuf::from(v)),
+            "remove-node" => self.what_if.remove_nodes.extend(comma_list(v)),
+            "cordon" => self.what_if.cordon.extend(comma_list(v)),
+            "pod" => self.pod = path(),
+            "max" => self.max = Some(parse_num(name, v, "a non-negative integer")?),
             "namespace" => self.namespace = text(),
             "all-pending" => self.all_pending = parse_bool(name, v)?,
             "request-timeout" => self.request_timeout = Some(parse_request_timeout(v)?),
@@ -601,9 +696,28 @@ impl Acc {
         }
     }
 
+    /// The cluster source of a what-if command.
+    fn source(&mut self, kubeconfig: Option<PathBuf>) -> ClusterSource {
+        ClusterSource {
+            cluster: self.cluster.take(),
+            kubeconfig,
+            master: self.run.master.take(),
+            allow_insecure_http: self.run.allow_insecure_http,
+            request_timeout: self.request_timeout,
+            config: self.run.config.take(),
+            lenient: self.lenient,
+        }
+    }
+
     fn finish(mut self, cmd: Cmd) -> Result<Command, UsageError> {
         if self.version {
             return Ok(Command::Version);
+        }
+        if self.output == OutputFormat::Placements && cmd != Cmd::Simulate {
+            return Err(UsageError::new(format!("--output placements is for simulate, not {}", cmd.name())));
+        }
+        if self.cluster.is_some() && self.run.overrides.kubeconfig.is_some() {
+            return Err(UsageError::new("give --cluster FILE or --kubeconfig, not both"));
         }
         self.run.overrides.config_file_given = self.run.config.is_some();
         let mut warnings = std::mem::take(&mut self.run.warnings);
@@ -616,12 +730,33 @@ impl Acc {
                 Command::Run(self.run)
             }
             Cmd::CheckConfig => Command::CheckConfig { config: self.run.config, overrides: self.run.overrides, warnings },
-            Cmd::Simulate => Command::Simulate {
-                config: self.run.config,
-                cluster: self.cluster.ok_or_else(|| UsageError::new("simulate needs --cluster FILE"))?,
-                output: self.output,
-                seed: self.seed,
-            },
+            Cmd::Simulate => {
+                if self.top.is_some() && self.output == OutputFormat::Placements {
+                    return Err(UsageError::new("--top has no effect with --output placements"));
+                }
+                Command::Simulate(SimulateOptions {
+                    source: self.source(kubeconfig),
+                    what_if: self.what_if,
+                    output: self.output,
+                    top: self.top.unwrap_or(DEFAULT_TOP),
+                    summary: self.summary,
+                    seed: self.seed,
+                })
+            }
+            Cmd::Snapshot => Command::Snapshot { source: self.source(kubeconfig) },
+            Cmd::Capacity => {
+                if self.output == OutputFormat::Placements {
+                    return Err(UsageError::new("capacity prints table or json"));
+                }
+                Command::Capacity(CapacityOptions {
+                    pod: self.pod.clone().ok_or_else(|| UsageError::new("capacity needs --pod FILE"))?,
+                    source: self.source(kubeconfig),
+                    what_if: self.what_if,
+                    max: self.max,
+                    output: self.output,
+                    seed: self.seed,
+                })
+            }
             Cmd::Explain => {
                 if self.positionals.is_empty() && !self.all_pending {
                     return Err(UsageError::new("explain needs pod names or --all-pending"));
@@ -669,11 +804,16 @@ fn help(cmd: Cmd) -> String {
             "edgesched: a small kube-scheduler-compatible scheduler.\n\nUsage:\n  edgesched [flags]                           run the scheduler\n  \
              edgesched check-config [--config FILE]      validate a configuration and print it as v1\n  \
              edgesched simulate --cluster FILE [flags]   schedule a cluster file offline\n  \
+             edgesched simulate [--kubeconfig F] [flags] what-if on a live cluster (read-only)\n  \
+             edgesched snapshot [--kubeconfig F]         write a live cluster as a cluster file\n  \
+             edgesched capacity --pod FILE [flags]       how many more copies of a pod fit\n  \
              edgesched explain [flags] POD...            explain why pods are pending\n  \
              edgesched status [flags]                    show a running scheduler's state\n"
         }
         Cmd::CheckConfig => "Usage:\n  edgesched check-config [--config FILE] [flags]\n\nLoads, defaults and validates the configuration (with the flag overrides the scheduler would apply) and prints it as kubescheduler.config.k8s.io/v1.\n",
-        Cmd::Simulate => "Usage:\n  edgesched simulate --cluster FILE [--config FILE] [flags]\n\nSchedules the pending pods of a cluster file without an API server and reports where each would go.\n",
+        Cmd::Simulate => "Usage:\n  edgesched simulate --cluster FILE [--config FILE] [flags]\n  edgesched simulate [--kubeconfig FILE] [--add FILE]... [--remove-node NAME]... [--cordon NAME]... [flags]\n\nSchedules the pending pods of a cluster file, or of a live cluster read once (read-only), plus added objects, and reports where each would go.\n",
+        Cmd::Snapshot => "Usage:\n  edgesched snapshot [--kubeconfig FILE] > cluster.yaml\n\nReads (read-only) what scheduling needs from the API server and writes it as a cluster file that simulate --cluster reads back.\n",
+        Cmd::Capacity => "Usage:\n  edgesched capacity --pod FILE [--cluster FILE | --kubeconfig FILE] [--max N] [flags]\n\nPlaces copies of the pod one by one with the configured profile until one does not fit, and reports how many fit, where, and what stopped the next one.\n",
         Cmd::Explain => "Usage:\n  edgesched explain [flags] POD...\n  edgesched explain --all-pending [flags]\n\nExplains, node by node, why pods are pending.\n",
         Cmd::Status => "Usage:\n  edgesched status [flags]\n\nShows the leader, health and profiles of the scheduler running in the cluster.\n",
     });
@@ -1042,10 +1182,65 @@ mod tests {
         );
         assert_eq!(
             parse(args(&["simulate", "--cluster", "c.yaml", "--output=json", "--seed=7"])).unwrap(),
-            Command::Simulate { config: None, cluster: PathBuf::from("c.yaml"), output: OutputFormat::Json, seed: Some(7) }
+            Command::Simulate(SimulateOptions {
+                source: ClusterSource { cluster: Some(PathBuf::from("c.yaml")), ..Default::default() },
+                output: OutputFormat::Json,
+                top: DEFAULT_TOP,
+                seed: Some(7),
+                ..Default::default()
+            })
         );
-        assert_eq!(usage(&["simulate"]), "simulate needs --cluster FILE");
-        assert!(usage(&["simulate", "--cluster=c", "--output=yaml"]).contains("expected table or json"));
+        assert_eq!(
+            parse(args(&[
+                "simulate",
+                "--kubeconfig=/k",
+                "--add",
+                "a.yaml",
+                "--add=b.yaml",
+                "--remove-node=n1,n2",
+                "--cordon",
+                "n3",
+                "--output=placements",
+                "--summary",
+                "--lenient"
+            ]))
+            .unwrap(),
+            Command::Simulate(SimulateOptions {
+                source: ClusterSource { kubeconfig: Some(PathBuf::from("/k")), lenient: true, ..Default::default() },
+                what_if: WhatIf {
+                    add: vec![PathBuf::from("a.yaml"), PathBuf::from("b.yaml")],
+                    remove_nodes: vec!["n1".into(), "n2".into()],
+                    cordon: vec!["n3".into()],
+                },
+                output: OutputFormat::Placements,
+                top: DEFAULT_TOP,
+                summary: true,
+                seed: None,
+            })
+        );
+        assert_eq!(usage(&["simulate", "--cluster=c", "--kubeconfig=k"]), "give --cluster FILE or --kubeconfig, not both");
+        assert_eq!(usage(&["simulate", "--output=placements", "--top=3"]), "--top has no effect with --output placements");
+        assert!(usage(&["simulate", "--cluster=c", "--output=yaml"]).contains("expected table, json or placements"));
+        assert_eq!(
+            usage(&["explain", "--all-pending", "--output=placements"]),
+            "--output placements is for simulate, not explain"
+        );
+        assert_eq!(usage(&["capacity"]), "capacity needs --pod FILE");
+        assert_eq!(
+            parse(args(&["capacity", "--pod=p.yaml", "--cluster=c.yaml", "--max=3", "--output=json"])).unwrap(),
+            Command::Capacity(CapacityOptions {
+                source: ClusterSource { cluster: Some(PathBuf::from("c.yaml")), ..Default::default() },
+                pod: PathBuf::from("p.yaml"),
+                max: Some(3),
+                output: OutputFormat::Json,
+                ..Default::default()
+            })
+        );
+        assert_eq!(
+            parse(args(&["snapshot", "--kubeconfig=/k"])).unwrap(),
+            Command::Snapshot { source: ClusterSource { kubeconfig: Some(PathBuf::from("/k")), ..Default::default() } }
+        );
+        assert!(usage(&["snapshot", "--cluster=c"]).starts_with("unknown flag for snapshot: --cluster"));
         assert_eq!(
             parse(args(&["explain", "-n", "apps", "web-0", "web-1", "--kubeconfig=/k"])).unwrap(),
             Command::Explain {

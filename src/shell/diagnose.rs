@@ -127,11 +127,24 @@ fn prepare(
             c
         }
     };
+    let client = connect(&cfg, kubeconfig_path, master, allow_http, request_timeout)?;
+    Ok((cfg, client))
+}
+
+/// A command's API client: `--kubeconfig`, else the configuration's, else in-cluster; `--master`
+/// overrides the server.
+pub fn connect(
+    cfg: &SchedulerConfig,
+    kubeconfig_path: Option<&std::path::Path>,
+    master: Option<&str>,
+    allow_http: bool,
+    request_timeout: Option<std::time::Duration>,
+) -> Result<Client, DiagnoseError> {
     let from_cfg = (!cfg.client_connection.kubeconfig.is_empty()).then(|| PathBuf::from(&cfg.client_connection.kubeconfig));
     let path = kubeconfig_path.map(PathBuf::from).or(from_cfg);
     let rest = build_config(path.as_deref(), master, allow_http).map_err(DiagnoseError::Kubeconfig)?;
     let client = Client::new(&rest, &client_options(request_timeout)).map_err(DiagnoseError::Client)?;
-    Ok((cfg, client))
+    Ok(client)
 }
 
 /// A command's client fails fast, as kubectl's: connections time out after 10 s (or the
@@ -396,7 +409,7 @@ pub fn explain_cmd(args: &ExplainArgs) -> i32 {
                         println!("{}", serde_json::to_string(e).unwrap_or_default());
                     }
                 }
-                OutputFormat::Table => print!("{}", render_explanations(&list)),
+                OutputFormat::Table | OutputFormat::Placements => print!("{}", render_explanations(&list)),
             }
             0
         }
@@ -562,7 +575,9 @@ pub fn status_cmd(args: &StatusArgs) -> i32 {
         Ok(r) => {
             match args.output {
                 OutputFormat::Json => println!("{}", serde_json::to_string(&r).unwrap_or_default()),
-                OutputFormat::Table => print!("{}", render_status(&r, cfg.leader_election.leader_elect)),
+                OutputFormat::Table | OutputFormat::Placements => {
+                    print!("{}", render_status(&r, cfg.leader_election.leader_elect))
+                }
             }
             0
         }

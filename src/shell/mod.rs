@@ -4,8 +4,10 @@
 //! live scheduler. The shell drives [`crate::core`]; the core never calls back into it.
 
 pub mod api_workers;
+pub mod capacity;
 pub mod cli;
 pub mod clock;
+pub mod cluster_file;
 pub mod diagnose;
 pub mod event_recorder;
 pub mod informers;
@@ -18,4 +20,7 @@ pub mod run;
 pub mod sdnotify;
 pub mod serving;
 pub mod signals;
+pub mod snapshot;
+pub mod what_if;
+pub mod what_if_setup;
 pub mod worker_pool;

@@ -349,6 +349,12 @@ pub fn accesses(cfg: &SchedulerConfig, usage: &Usage) -> Vec<Access> {
     out
 }
 
+/// What the read-only what-if commands (`simulate --kubeconfig`, `capacity --kubeconfig`,
+/// `snapshot`) need: `list` of every kind a snapshot holds, nothing else.
+pub fn what_if_accesses() -> Vec<Access> {
+    crate::core::watched::snapshot_kinds().map(|k| kind_access(k, "list", "")).collect()
+}
+
 /// The access a list or watch of a watched kind needs.
 pub fn kind_access(kind: &crate::core::watched::WatchedKind, verb: &str, lease_namespace: &str) -> Access {
     let ns = if kind.scope == Scope::LeaseNamespace { lease_namespace } else { "" };

@@ -228,6 +228,11 @@ impl Scheduler {
         self.leading
     }
 
+    /// The API object of a pending pod of ours (what a binding or status patch changes).
+    pub fn pending_pod(&self, key: &str) -> Option<&api::Pod> {
+        self.pending.get(key).map(|p| &**p)
+    }
+
     /// Take the effects produced so far.
     pub fn take_effects(&mut self) -> Vec<Effect> {
         std::mem::take(&mut self.effects)

@@ -1,0 +1,85 @@
+//! The capacity planner (`edgesched capacity`): how many more copies of a pod fit, where, and
+//! what stops the next one — kubernetes-sigs/cluster-capacity's question, answered with
+//! edgesched's own filters, scores and the configured profile.
+//!
+//! Copies are queued one at a time after the cluster's own pending pods have been placed (they
+//! are ahead in the queue), each placement applied before the next copy, until a copy does not
+//! fit or `max` copies are placed. Preemption does not evict anything: a copy that would only fit
+//! by preempting does not fit.
+
+use super::report::{Detail, PodDecision};
+use super::stream::Simulation;
+use crate::core::api;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The planner's answer.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct CapacityReport {
+    /// Copies that fit.
+    pub count: usize,
+    /// Node → copies placed there.
+    pub per_node: BTreeMap<String, usize>,
+    /// Why the next copy does not fit (the FitError text), or that `max` was reached.
+    pub stopped_by: String,
+}
+
+/// The `n`th copy of `template`: a pending pod of `scheduler_name`, named `NAME-n`.
+pub fn copy_of(template: &api::Pod, scheduler_name: &str, n: usize) -> api::Pod {
+    let mut p = template.clone();
+    let base = if template.metadata.name.is_empty() { "pod" } else { template.metadata.name.as_str() };
+    p.metadata.name = format!("{base}-{n}");
+    if p.metadata.namespace.is_empty() {
+        p.metadata.namespace = "default".into();
+    }
+    p.metadata.uid = format!("capacity-{n}");
+    p.metadata.creation_timestamp = None;
+    p.metadata.deletion_timestamp = None;
+    p.spec.node_name.clear();
+    p.spec.scheduler_name = scheduler_name.to_string();
+    p.spec.scheduling_gates.clear();
+    p.status = api::PodStatus::default();
+    p
+}
+
+/// The text when `max` copies fit.
+pub fn max_reached(max: usize) -> String {
+    format!("the limit of {max} copies (--max) was reached")
+}
+
+/// Place copies of `template` until one does not fit or `max` fit. The cluster's pending pods
+/// are scheduled first.
+pub fn plan(sim: &mut Simulation, template: &api::Pod, scheduler_name: &str, max: usize) -> CapacityReport {
+    sim.set_evictions(false);
+    let detail = Detail { scores: false, reasons: true, top: 0 };
+    let _ = sim.run::<std::convert::Infallible>(&detail, &mut |_| Ok(()));
+    let mut report = CapacityReport { count: 0, per_node: BTreeMap::new(), stopped_by: max_reached(max) };
+    for n in 1..=max {
+        let copy = copy_of(template, scheduler_name, n);
+        let key = format!("{}/{}", copy.metadata.namespace, copy.metadata.name);
+        sim.enqueue(Box::new(copy));
+        let mut mine: Option<PodDecision> = None;
+        let _ = sim.run::<std::convert::Infallible>(&detail, &mut |d| {
+            if d.pod == key {
+                mine = Some(d);
+            }
+            Ok(())
+        });
+        match mine {
+            Some(PodDecision { node: Some(node), .. }) => {
+                report.count += 1;
+                *report.per_node.entry(node).or_default() += 1;
+            }
+            Some(d) => {
+                report.stopped_by = d.message;
+                return report;
+            }
+            None => {
+                report.stopped_by = format!("{key} was not scheduled (scheduling gates, or a pod being deleted)");
+                return report;
+            }
+        }
+    }
+    report
+}

@@ -1,0 +1,317 @@
+//! Offline what-if scheduling (`edgesched simulate`, `edgesched capacity`) and the shared
+//! explanation model used by `edgesched explain`.
+//!
+//! A cluster file (a Kubernetes `List` as `kubectl get nodes,pods,priorityclasses -A -o yaml`
+//! writes it, JSON or YAML, or a multi-document YAML stream) is decoded object by object
+//! ([`decode`]), checked ([`validate`]) and fed to the very same [`Scheduler`] the live binary
+//! runs ([`stream::Simulation`]). Pending pods of our profiles are scheduled one by one in queue
+//! order, each placement applied before the next, and each decision is written as soon as it is
+//! final ([`report`]).
+
+pub mod capacity;
+pub mod decode;
+pub mod report;
+pub mod stream;
+pub mod synthetic;
+pub mod validate;
+
+use crate::core::api;
+use crate::core::config::SchedulerConfig;
+use crate::core::framework::plugins::PluginContext;
+use crate::core::framework::{Framework, ScheduleOutcome};
+use crate::core::metrics::Metrics;
+use crate::core::rng::Rng;
+use crate::core::scheduler::{Attempt, BindOutcome, Input, Scheduler, Settings};
+use crate::core::watched::{Change, KindChange, Watched};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+/// Objects of a cluster snapshot.
+#[derive(Debug, Default, Clone)]
+pub struct Cluster {
+    pub nodes: Vec<api::Node>,
+    pub pods: Vec<api::Pod>,
+    pub priority_classes: Vec<api::PriorityClass>,
+    pub pvcs: Vec<api::PersistentVolumeClaim>,
+    pub pvs: Vec<api::PersistentVolume>,
+    pub storage_classes: Vec<api::StorageClass>,
+    pub csi_nodes: Vec<api::CsiNode>,
+    pub pdbs: Vec<api::PodDisruptionBudget>,
+    pub namespaces: Vec<api::Namespace>,
+    pub services: Vec<api::Service>,
+    pub replication_controllers: Vec<api::ReplicationController>,
+    pub replica_sets: Vec<api::ReplicaSet>,
+    pub stateful_sets: Vec<api::StatefulSet>,
+    /// Kinds present in the file that the simulation does not use (reported, not fatal).
+    pub ignored_kinds: BTreeMap<String, usize>,
+}
+
+/// A problem with the cluster file or the configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimError(pub String);
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SimError {}
+
+impl Cluster {
+    /// Keep a decoded object (an `Added` change; anything else is ignored).
+    pub fn push(&mut self, change: KindChange) {
+        match change {
+            KindChange::Node(Change::Added(o)) => self.nodes.push(*o),
+            KindChange::Pod(Change::Added(o)) => self.pods.push(*o),
+            KindChange::PriorityClass(Change::Added(o)) => self.priority_classes.push(*o),
+            KindChange::PersistentVolumeClaim(Change::Added(o)) => self.pvcs.push(*o),
+            KindChange::PersistentVolume(Change::Added(o)) => self.pvs.push(*o),
+            KindChange::StorageClass(Change::Added(o)) => self.storage_classes.push(*o),
+            KindChange::CsiNode(Change::Added(o)) => self.csi_nodes.push(*o),
+            KindChange::PodDisruptionBudget(Change::Added(o)) => self.pdbs.push(*o),
+            KindChange::Namespace(Change::Added(o)) => self.namespaces.push(*o),
+            KindChange::Service(Change::Added(o)) => self.services.push(*o),
+            KindChange::ReplicationController(Change::Added(o)) => self.replication_controllers.push(*o),
+            KindChange::ReplicaSet(Change::Added(o)) => self.replica_sets.push(*o),
+            KindChange::StatefulSet(Change::Added(o)) => self.stateful_sets.push(*o),
+            _ => {}
+        }
+    }
+
+    /// Every object as an `Added` change, kind by kind (priority classes first, pods last): the
+    /// order a simulation is fed from memory.
+    pub fn changes(&self) -> Vec<KindChange> {
+        fn added<T: Watched + Clone>(items: &[T]) -> impl Iterator<Item = KindChange> + '_ {
+            items.iter().map(|o| T::wrap(Change::Added(Box::new(o.clone()))))
+        }
+        let mut out = Vec::new();
+        out.extend(added(&self.priority_classes));
+        out.extend(added(&self.nodes));
+        out.extend(added(&self.pvcs));
+        out.extend(added(&self.pvs));
+        out.extend(added(&self.storage_classes));
+        out.extend(added(&self.csi_nodes));
+        out.extend(added(&self.pdbs));
+        out.extend(added(&self.namespaces));
+        out.extend(added(&self.services));
+        out.extend(added(&self.replication_controllers));
+        out.extend(added(&self.replica_sets));
+        out.extend(added(&self.stateful_sets));
+        out.extend(added(&self.pods));
+        out
+    }
+}
+
+/// One complete list of kind `T`, as an informer delivers it.
+fn feed_list<T: Watched>(sched: &mut Scheduler, items: Vec<T>, now: Instant) {
+    sched.handle(Input::watch::<T>(Change::ListBegin), now);
+    sched.handle(Input::watch(Change::ListPage(items)), now);
+    sched.handle(Input::watch::<T>(Change::ListDone), now);
+}
+
+/// Everything of a cluster file but the pods, listed as the informers would.
+fn feed_cluster(sched: &mut Scheduler, c: &Cluster, now: Instant) {
+    feed_list(sched, c.priority_classes.clone(), now);
+    feed_list(sched, c.nodes.clone(), now);
+    feed_list(sched, c.pvcs.clone(), now);
+    feed_list(sched, c.pvs.clone(), now);
+    feed_list(sched, c.storage_classes.clone(), now);
+    feed_list(sched, c.csi_nodes.clone(), now);
+    feed_list(sched, c.pdbs.clone(), now);
+    feed_list(sched, c.namespaces.clone(), now);
+    feed_list(sched, c.services.clone(), now);
+    feed_list(sched, c.replication_controllers.clone(), now);
+    feed_list(sched, c.replica_sets.clone(), now);
+    feed_list(sched, c.stateful_sets.clone(), now);
+}
+
+/// Scores of one node in a decision.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct NodeScore {
+    pub total: i64,
+    pub plugins: BTreeMap<String, i64>,
+}
+
+/// One explained decision.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    pub pod: String,
+    pub scheduler_name: String,
+    pub node: Option<String>,
+    pub evaluated_nodes: usize,
+    pub feasible_nodes: usize,
+    /// Node → why it was filtered out.
+    pub filtered: BTreeMap<String, String>,
+    /// Node → scores (only when more than one node was feasible).
+    pub scores: BTreeMap<String, NodeScore>,
+    pub message: String,
+    /// Pods that would be preempted to make room (`namespace/name`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub victims: Vec<String>,
+    /// Node nominated by preemption, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nominated_node: Option<String>,
+    /// Set when the pod was not considered (another scheduler's pod).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+/// Build the frameworks of a configuration.
+pub fn frameworks(cfg: &SchedulerConfig) -> Result<Vec<Framework>, SimError> {
+    let ctx = PluginContext::default();
+    cfg.profiles.iter().map(|p| Framework::new(p, &ctx).map_err(|e| SimError(e.to_string()))).collect()
+}
+
+/// Convert a cycle outcome into a decision.
+pub fn decision_from(pod: &str, scheduler_name: &str, outcome: &ScheduleOutcome) -> Decision {
+    let v = report::Verdict::of(pod, outcome);
+    Decision {
+        pod: pod.into(),
+        scheduler_name: scheduler_name.into(),
+        node: v.node,
+        evaluated_nodes: v.evaluated_nodes,
+        feasible_nodes: v.feasible_nodes,
+        filtered: v.diagnosis.node_to_status.iter().map(|(node, status)| (node.to_string(), status.message())).collect(),
+        scores: v
+            .scores
+            .iter()
+            .map(|s| (s.node.to_string(), NodeScore { total: s.total, plugins: report::plugin_scores(s) }))
+            .collect(),
+        message: v.message,
+        victims: v.victims,
+        nominated_node: v.nominated_node,
+        skipped: None,
+    }
+}
+
+/// A readable report with the same facts.
+pub fn render_table(decisions: &[Decision]) -> String {
+    let mut out = String::new();
+    for d in decisions {
+        if let Some(why) = &d.skipped {
+            let _ = writeln!(out, "POD {}  (schedulerName {})\n  skipped: {why}\n", d.pod, d.scheduler_name);
+            continue;
+        }
+        let verdict = match &d.node {
+            Some(n) => format!("-> {n}"),
+            None => "-> unschedulable".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "POD {}  (schedulerName {})  {verdict}  evaluated={} feasible={}",
+            d.pod, d.scheduler_name, d.evaluated_nodes, d.feasible_nodes
+        );
+        if !d.scores.is_empty() {
+            let plugins: Vec<&String> = d.scores.values().next().map(|s| s.plugins.keys().collect()).unwrap_or_default();
+            let mut rows: Vec<(&String, &NodeScore)> = d.scores.iter().collect();
+            rows.sort_by(|a, b| b.1.total.cmp(&a.1.total).then(a.0.cmp(b.0)));
+            let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(4).max(4);
+            let _ = write!(out, "  {:<width$}  {:>6}", "NODE", "TOTAL");
+            for p in &plugins {
+                let _ = write!(out, "  {p}");
+            }
+            out.push('\n');
+            for (node, s) in rows {
+                let mark = if d.node.as_deref() == Some(node.as_str()) { "*" } else { " " };
+                let _ = write!(out, "{mark} {node:<width$}  {:>6}", s.total);
+                for p in &plugins {
+                    let v = s.plugins.get(*p).copied().unwrap_or(0);
+                    let _ = write!(out, "  {v:>w$}", w = p.len());
+                }
+                out.push('\n');
+            }
+        }
+        for (node, reason) in &d.filtered {
+            let _ = writeln!(out, "  x {node}: {reason}");
+        }
+        if let Some(n) = &d.nominated_node {
+            let _ = writeln!(out, "  nominated node: {n}");
+        }
+        for v in &d.victims {
+            let _ = writeln!(out, "  would preempt: {v}");
+        }
+        let _ = writeln!(out, "  {}\n", d.message);
+    }
+    out
+}
+
+/// Evaluate `targets` (`namespace/name`) one at a time against the cluster as it is, without
+/// applying any placement: what the scheduler would decide for each right now. Shares the cycle
+/// with the live scheduler and [`simulate`].
+pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String], seed: u64) -> Result<Vec<Decision>, SimError> {
+    let profiles = frameworks(cfg)?;
+    let settings = Settings {
+        percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
+        pod_initial_backoff: Duration::from_secs(1),
+        pod_max_backoff: Duration::from_secs(1),
+        ..Default::default()
+    };
+    let mut now = Instant::now();
+    let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);
+    feed_cluster(&mut sched, cluster, now);
+    let assigned: Vec<Box<api::Pod>> = cluster
+        .pods
+        .iter()
+        .filter(|p| !p.spec.node_name.is_empty() && !matches!(p.status.phase.as_str(), "Succeeded" | "Failed"))
+        .cloned()
+        .map(Box::new)
+        .collect();
+    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListBegin), now);
+    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListPage(assigned)), now);
+    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListDone), now);
+    sched.handle(Input::Leading(true), now);
+    let mut out = Vec::new();
+    for key in targets {
+        let Some(pod) = cluster.pods.iter().find(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name) == *key) else {
+            continue;
+        };
+        let scheduler_name =
+            if pod.spec.scheduler_name.is_empty() { "default-scheduler".to_string() } else { pod.spec.scheduler_name.clone() };
+        now += Duration::from_millis(1);
+        // A gated pod never reaches a cycle: report the gate instead.
+        if !pod.spec.scheduling_gates.is_empty() {
+            let gates: Vec<&str> = pod.spec.scheduling_gates.iter().map(|g| g.name.as_str()).collect();
+            let mut d = decision_from(
+                key,
+                &scheduler_name,
+                &ScheduleOutcome::Error { message: String::new(), diagnosis: Default::default() },
+            );
+            d.message = crate::core::texts::scheduling_gates::waiting_for_gates(&gates);
+            out.push(d);
+            continue;
+        }
+        sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(Box::new(pod.clone()))), now);
+        let result = sched.schedule_one(now, true);
+        // Undo: forget any assumption and drop the pod from the queue.
+        let _ = sched.take_effects();
+        let key_arc: crate::core::model::PodKey = std::sync::Arc::from(key.as_str());
+        sched.handle(
+            Input::BindDone(BindOutcome {
+                key: key_arc,
+                node: "".into(),
+                result: Err(crate::core::scheduler::BindFailure::Conflict("explain".into())),
+            }),
+            now,
+        );
+        sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(pod.clone()))), now);
+        let _ = sched.take_effects();
+        match result {
+            Some((_, Some(outcome))) => out.push(decision_from(key, &scheduler_name, &outcome)),
+            Some((Attempt::Unschedulable { message, .. }, None)) | Some((Attempt::Error { message, .. }, None)) => {
+                let mut d = decision_from(
+                    key,
+                    &scheduler_name,
+                    &ScheduleOutcome::Error { message: message.clone(), diagnosis: Default::default() },
+                );
+                d.message = message;
+                out.push(d);
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,380 @@
+//! The streaming what-if engine behind `simulate` (and `capacity`).
+//!
+//! Objects arrive one at a time, in file (or list) order, and go straight into the same
+//! [`Scheduler`] the live binary runs, as the pages of one initial list per kind; nothing of the
+//! file is kept beyond what the scheduler itself keeps (its node table and the pending pods it
+//! must place). Decisions are handed out as they are made: a placed pod's at once, an unplaced
+//! pod's when no later event can change it (at the end; a pod that fails first and is placed
+//! after a preemption or another pod's move reports only the placement).
+//!
+//! The order of kinds does not change the answer: pending pods wait until every object is read
+//! and are then queued in creation order, and a bound pod that arrives before its node (or before
+//! the PriorityClass its priority comes from) waits too, so a file with its objects in any order
+//! gives the decisions the same objects fed kind by kind would (a test checks it). The order of
+//! the nodes among themselves is kept: it is the node table's order, as an API server's list
+//! gives it, which the rotating node sample and equal scores follow.
+
+use super::report::{Detail, NodeUse, PodDecision};
+use super::{frameworks, validate, SimError};
+use crate::core::api::{self, Object};
+use crate::core::config::SchedulerConfig;
+use crate::core::metrics::Metrics;
+use crate::core::rng::Rng;
+use crate::core::scheduler::{Attempt, BindOutcome, Effect, Input, Scheduler, Settings};
+use crate::core::watched::{self, Change, KindChange, KindId, KindVisitor, Watched, KINDS};
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+/// An object the cluster file must not contain as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    /// `Kind namespace/name`.
+    pub object: String,
+    /// Each problem, `field: Invalid value: …`.
+    pub problems: Vec<String>,
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.object, self.problems.join("; "))
+    }
+}
+
+/// The what-if changes to the cluster read: nodes removed (their pods are scheduled again, as
+/// after a drain) and nodes cordoned (`spec.unschedulable`).
+#[derive(Debug, Clone, Default)]
+pub struct Edits {
+    remove: HashSet<String>,
+    cordon: HashSet<String>,
+    /// Names of edited nodes met in the cluster.
+    met: HashSet<String>,
+}
+
+impl Edits {
+    pub fn new(remove: &[String], cordon: &[String]) -> Edits {
+        Edits { remove: remove.iter().cloned().collect(), cordon: cordon.iter().cloned().collect(), met: HashSet::new() }
+    }
+
+    /// Apply to a node; false when the node is removed.
+    fn node(&mut self, n: &mut api::Node) -> bool {
+        let name = &n.metadata.name;
+        if self.remove.contains(name) || self.cordon.contains(name) {
+            self.met.insert(name.clone());
+        }
+        if self.cordon.contains(name) {
+            n.spec.unschedulable = true;
+        }
+        !self.remove.contains(name)
+    }
+
+    /// A pod bound to a removed node is pending again.
+    fn pod(&self, p: &mut api::Pod) {
+        if !p.spec.node_name.is_empty() && self.remove.contains(&p.spec.node_name) {
+            p.spec.node_name.clear();
+            p.status.nominated_node_name.clear();
+            p.status.phase = "Pending".into();
+            p.status.conditions.clear();
+        }
+    }
+}
+
+/// A simulation being fed and run.
+#[allow(clippy::vec_box)] // the pods go to the scheduler in the boxes its inputs carry: no copy
+pub struct Simulation {
+    sched: Scheduler,
+    now: Instant,
+    served: Vec<String>,
+    /// Served pending pods, queued when loading ends.
+    pending: Vec<Box<api::Pod>>,
+    /// Bound pods that arrived before their node or PriorityClass.
+    deferred: Vec<Box<api::Pod>>,
+    /// Every object seen, by kind and key (duplicates are errors).
+    seen: HashSet<(KindId, String)>,
+    /// Scheduler names of the queued pods.
+    scheduler_names: HashMap<String, String>,
+    /// Unplaced decisions that a later attempt may still replace, in first-attempt order.
+    held: HashMap<String, PodDecision>,
+    held_order: Vec<String>,
+    loaded: bool,
+    edits: Edits,
+    /// Whether preemption's evictions happen (capacity asks what fits without evicting).
+    evict: bool,
+}
+
+/// Begins (or ends) the initial list of a kind.
+struct ListMark(bool);
+
+impl KindVisitor for ListMark {
+    type Output = KindChange;
+    fn visit<T>(&mut self) -> KindChange
+    where
+        T: Watched + serde::de::DeserializeOwned + Send + 'static,
+    {
+        T::wrap(if self.0 { Change::ListBegin } else { Change::ListDone })
+    }
+}
+
+fn scheduler_name(p: &api::Pod) -> &str {
+    if p.spec.scheduler_name.is_empty() {
+        "default-scheduler"
+    } else {
+        &p.spec.scheduler_name
+    }
+}
+
+fn is_terminal(p: &api::Pod) -> bool {
+    matches!(p.status.phase.as_str(), "Succeeded" | "Failed")
+}
+
+impl Simulation {
+    /// A scheduler with `cfg`'s profiles, every kind's initial list begun. `seed` fixes
+    /// tie-breaks; `now` is the simulation's start (time only advances by fixed steps after).
+    pub fn new(cfg: &SchedulerConfig, seed: u64, now: Instant) -> Result<Simulation, SimError> {
+        let profiles = frameworks(cfg)?;
+        let settings = Settings {
+            percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
+            pod_initial_backoff: Duration::from_secs(cfg.pod_initial_backoff_seconds.max(0) as u64),
+            pod_max_backoff: Duration::from_secs(cfg.pod_max_backoff_seconds.max(0) as u64),
+            ..Default::default()
+        };
+        let served = profiles.iter().map(|p| p.scheduler_name.clone()).collect();
+        let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);
+        for k in KINDS {
+            sched.handle(Input::Watch(watched::visit(k.id, &mut ListMark(true))), now);
+        }
+        Ok(Simulation {
+            sched,
+            now,
+            served,
+            pending: Vec::new(),
+            deferred: Vec::new(),
+            seen: HashSet::new(),
+            scheduler_names: HashMap::new(),
+            held: HashMap::new(),
+            held_order: Vec::new(),
+            loaded: false,
+            edits: Edits::default(),
+            evict: true,
+        })
+    }
+
+    /// Check an object before [`Simulation::add`]: its fields, and that no object of its kind
+    /// and name came before. Records the object as seen.
+    pub fn check(&mut self, change: &KindChange) -> Result<(), Invalid> {
+        let kind = watched::kind(change.id()).kind;
+        let key = change.object().map(|o| o.key()).unwrap_or_default();
+        let mut problems = validate::problems(change);
+        if !key.is_empty() && !self.seen.insert((change.id(), key.clone())) {
+            problems.push(format!("metadata.name: Duplicate value: {key:?}: another {kind} has this name"));
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Invalid { object: format!("{kind} {key}"), problems })
+        }
+    }
+
+    /// Whether preemption may evict pods (default true, as the scheduler does).
+    pub fn set_evictions(&mut self, evict: bool) {
+        self.evict = evict;
+    }
+
+    /// Apply these changes to the objects fed from now on.
+    pub fn set_edits(&mut self, edits: Edits) {
+        self.edits = edits;
+    }
+
+    /// Nodes named by the edits that the cluster does not have, sorted.
+    pub fn unknown_edited_nodes(&self) -> Vec<String> {
+        let mut out: Vec<String> =
+            self.edits.remove.iter().chain(self.edits.cordon.iter()).filter(|n| !self.edits.met.contains(*n)).cloned().collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Feed one object. Returns the decision of a pending pod no profile serves (it is only
+    /// reported).
+    pub fn add(&mut self, change: KindChange) -> Option<PodDecision> {
+        match change {
+            KindChange::Pod(Change::Added(mut p)) => {
+                self.edits.pod(&mut p);
+                return self.add_pod(p);
+            }
+            KindChange::Node(Change::Added(mut n)) => {
+                if self.edits.node(&mut n) {
+                    self.seen.insert((KindId::Node, n.metadata.name.clone()));
+                    self.feed(KindChange::Node(Change::ListPage(vec![n])));
+                }
+            }
+            other => self.feed(other.into_list_page()),
+        }
+        None
+    }
+
+    fn feed(&mut self, change: KindChange) {
+        self.sched.handle(Input::Watch(change), self.now);
+    }
+
+    fn add_pod(&mut self, p: Box<api::Pod>) -> Option<PodDecision> {
+        if is_terminal(&p) {
+            return None;
+        }
+        if !p.spec.node_name.is_empty() {
+            let node_known = self.seen.contains(&(KindId::Node, p.spec.node_name.clone()));
+            let class_pending = p.spec.priority.is_none() && !p.spec.priority_class_name.is_empty();
+            if node_known && !class_pending {
+                self.feed(KindChange::Pod(Change::ListPage(vec![p])));
+            } else {
+                self.deferred.push(p);
+            }
+            return None;
+        }
+        let name = scheduler_name(&p);
+        if self.served.iter().any(|s| s == name) {
+            self.pending.push(p);
+            return None;
+        }
+        let mut d = PodDecision::empty(&p.key(), name);
+        d.skipped = Some(format!("schedulerName {name:?} is not served by this configuration"));
+        Some(d)
+    }
+
+    /// Every object is in: end the initial lists and queue the pending pods in creation order.
+    pub fn finish_loading(&mut self) {
+        if self.loaded {
+            return;
+        }
+        self.loaded = true;
+        let deferred = std::mem::take(&mut self.deferred);
+        if !deferred.is_empty() {
+            self.feed(KindChange::Pod(Change::ListPage(deferred)));
+        }
+        for k in KINDS {
+            self.sched.handle(Input::Watch(watched::visit(k.id, &mut ListMark(false))), self.now);
+        }
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.sort_by_key(|p| {
+            p.metadata.creation_timestamp.as_deref().and_then(crate::core::timefmt::parse_rfc3339).unwrap_or((0, 0))
+        });
+        for p in pending {
+            self.now += Duration::from_micros(1);
+            self.scheduler_names.insert(p.key(), scheduler_name(&p).to_string());
+            self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(p)), self.now);
+        }
+        self.sched.handle(Input::Leading(true), self.now);
+    }
+
+    /// How many pods are waiting to be scheduled.
+    pub fn queued(&self) -> usize {
+        self.scheduler_names.len()
+    }
+
+    /// Queue one more pending pod after loading (capacity's next copy).
+    pub fn enqueue(&mut self, pod: Box<api::Pod>) {
+        self.finish_loading();
+        self.now += Duration::from_micros(1);
+        self.scheduler_names.insert(pod.key(), scheduler_name(&pod).to_string());
+        self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(pod)), self.now);
+    }
+
+    /// Schedule every queued pod, handing each final decision to `emit` as soon as it is final.
+    /// Each pod may be retried when a placement or eviction wakes it (bounded, as the queue's
+    /// backoff does not advance in a simulation).
+    pub fn run<E>(&mut self, detail: &Detail, emit: &mut dyn FnMut(PodDecision) -> Result<(), E>) -> Result<(), E> {
+        self.finish_loading();
+        let budget = self.scheduler_names.len().saturating_mul(4).saturating_add(16);
+        for _ in 0..budget {
+            self.now += Duration::from_millis(1);
+            let Some((attempt, outcome)) = self.sched.schedule_one(self.now, detail.scores) else { break };
+            let key = match &attempt {
+                Attempt::Scheduled { pod, .. }
+                | Attempt::Unschedulable { pod, .. }
+                | Attempt::Error { pod, .. }
+                | Attempt::Skipped { pod } => pod.to_string(),
+            };
+            let name = self.scheduler_names.get(&key).cloned().unwrap_or_default();
+            let decision = match (&attempt, &outcome) {
+                (_, Some(o)) => Some(PodDecision::from_outcome(&key, &name, o, detail)),
+                (Attempt::Unschedulable { message, .. } | Attempt::Error { message, .. }, None) => {
+                    let mut d = PodDecision::empty(&key, &name);
+                    d.message = message.clone();
+                    Some(d)
+                }
+                _ => None,
+            };
+            self.apply_effects();
+            let Some(mut decision) = decision else { continue };
+            // Keep preemption victims recorded by an earlier attempt of the same pod.
+            let was_held = match self.held.remove(&key) {
+                Some(prev) => {
+                    if decision.victims.is_empty() {
+                        decision.victims = prev.victims;
+                    }
+                    true
+                }
+                None => false,
+            };
+            if decision.node.is_some() {
+                // A placed pod is never unplaced again: its entry in held_order is skipped at the end.
+                self.scheduler_names.remove(&key);
+                emit(decision)?;
+            } else {
+                if !was_held {
+                    self.held_order.push(key.clone());
+                }
+                self.held.insert(key, decision);
+            }
+        }
+        for key in std::mem::take(&mut self.held_order) {
+            if let Some(d) = self.held.remove(&key) {
+                self.scheduler_names.remove(&key);
+                emit(d)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What the API server and the kubelet would do with the scheduler's effects.
+    fn apply_effects(&mut self) {
+        let now = self.now;
+        for effect in self.sched.take_effects() {
+            match effect {
+                Effect::Bind(b) => {
+                    if let Some(p) = self.sched.pending_pod(&b.pod.key) {
+                        let mut p = p.clone();
+                        p.spec.node_name = b.node.to_string();
+                        self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(Box::new(p))), now);
+                    }
+                    self.sched.handle(Input::BindDone(BindOutcome { key: b.pod.key.clone(), node: b.node, result: Ok(()) }), now);
+                }
+                Effect::Evict { .. } if !self.evict => {}
+                Effect::Evict { namespace, name, .. } => {
+                    let mut gone = api::Pod::default();
+                    gone.metadata.namespace = namespace;
+                    gone.metadata.name = name;
+                    self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(gone))), now);
+                }
+                Effect::PatchStatus(patch) => {
+                    let key = format!("{}/{}", patch.namespace, patch.name);
+                    if let (Some(p), Some(n)) = (self.sched.pending_pod(&key), patch.nominated_node_name) {
+                        let mut p = p.clone();
+                        p.status.nominated_node_name = n;
+                        self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(Box::new(p))), now);
+                    }
+                }
+                Effect::Event(_) => {}
+            }
+        }
+    }
+
+    /// Every node's use now (after the placements so far).
+    pub fn node_use(&self) -> Vec<NodeUse> {
+        NodeUse::of(self.sched.cache())
+    }
+
+    /// The scheduler (for callers that look at the node table).
+    pub fn scheduler(&self) -> &Scheduler {
+        &self.sched
+    }
+}
