@@ -21,7 +21,7 @@ use crate::core::api::{self, Object};
 // ---------------------------------------------------------------------------------------------
 
 /// A change observed by a list+watch loop.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Change<T> {
     /// A full relist starts; objects not seen before `ListDone` are gone afterwards.
     ListBegin,
@@ -103,7 +103,7 @@ pub enum KindSync {
 }
 
 /// An API type the scheduler mirrors: its row of the kind table and its [`KindChange`] variant.
-pub trait Watched: Object + Sized {
+pub trait Watched: Object + Sized + Clone {
     const ID: KindId;
     /// Wrap a change of this type for the core.
     fn wrap(change: Change<Box<Self>>) -> KindChange;
@@ -130,7 +130,7 @@ macro_rules! watched_kinds {
         })*
 
         /// A change of one watched kind (objects boxed, so that inputs stay small in the channel).
-        #[derive(Debug)]
+        #[derive(Debug, Clone)]
         pub enum KindChange {
             $($id(Change<Box<$ty>>),)*
         }
@@ -154,6 +154,22 @@ macro_rules! watched_kinds {
             pub fn object(&self) -> Option<&dyn Object> {
                 match self {
                     $(KindChange::$id(Change::Added(o) | Change::Modified(o) | Change::Deleted(o)) => Some(&**o),)*
+                    _ => None,
+                }
+            }
+
+            /// Whether this change adds an object.
+            pub fn is_added(&self) -> bool {
+                match self {
+                    $(KindChange::$id(c) => matches!(c, Change::Added(_)),)*
+                }
+            }
+
+            /// The object of an `Added` change, if it is of type `T` (cluster snapshots keep their
+            /// objects as changes and read them back typed).
+            pub fn added<T: Watched + 'static>(&self) -> Option<&T> {
+                match self {
+                    $(KindChange::$id(Change::Added(o)) => (&**o as &dyn std::any::Any).downcast_ref::<T>(),)*
                     _ => None,
                 }
             }

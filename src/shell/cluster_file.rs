@@ -195,8 +195,9 @@ impl<R: BufRead> Read for OneDocument<'_, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::api;
     use crate::core::simulate::decode::Origin;
-    use crate::core::watched::KindChange;
+    use crate::core::watched::{KindChange, KindId};
 
     fn kinds(text: &str) -> Result<(Vec<String>, BTreeMap<String, usize>), SimError> {
         let mut seen = Vec::new();
@@ -263,11 +264,12 @@ mod tests {
             Ok(())
         })
         .expect("reads");
-        assert_eq!(c.namespaces.len(), 1);
-        assert_eq!(c.services[0].spec.selector.as_ref().map(|s| s.len()), Some(1));
-        assert_eq!(c.replication_controllers.len(), 1);
-        assert_eq!(c.replica_sets.len(), 1);
-        assert_eq!(c.stateful_sets[0].spec.selector.as_ref().map(|s| s.match_expressions.len()), Some(1));
+        assert_eq!(c.count(KindId::Namespace), 1);
+        assert_eq!(c.of::<api::Service>().next().and_then(|s| s.spec.selector.as_ref()).map(|s| s.len()), Some(1));
+        assert_eq!(c.count(KindId::ReplicationController), 1);
+        assert_eq!(c.count(KindId::ReplicaSet), 1);
+        let ss = c.of::<api::StatefulSet>().next().expect("a StatefulSet");
+        assert_eq!(ss.spec.selector.as_ref().map(|s| s.match_expressions.len()), Some(1));
         assert!(ignored.is_empty());
         assert_eq!(c.changes().len(), 5);
     }

@@ -12,6 +12,7 @@ use crate::core::logging::Line;
 use crate::core::served_names::{schedulers_from_leases, Schedulers, Served};
 use crate::core::simulate::{self, Cluster, Decision, SimError};
 use crate::shell::cli::OutputFormat;
+use crate::shell::cluster_reader::{self, ReadError};
 use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::client::{Client, ClientInitError, ClientOptions};
 use crate::shell::kube::config_source::build_config;
@@ -197,24 +198,20 @@ pub fn list_all<T: serde::de::DeserializeOwned + crate::core::api::Object>(
     }
 }
 
-/// Read the cluster state scheduling needs.
+/// Read the cluster state scheduling needs: every cluster-state kind of the watched-kinds table.
 pub fn fetch_cluster(client: &Client) -> Result<Cluster, DiagnoseError> {
-    Ok(Cluster {
-        nodes: list_all(client, "/api/v1/nodes", None)?,
-        pods: list_all(client, "/api/v1/pods", Some("status.phase!=Succeeded,status.phase!=Failed"))?,
-        priority_classes: list_all(client, "/apis/scheduling.k8s.io/v1/priorityclasses", None).unwrap_or_default(),
-        pvcs: list_all(client, "/api/v1/persistentvolumeclaims", None).unwrap_or_default(),
-        pvs: list_all(client, "/api/v1/persistentvolumes", None).unwrap_or_default(),
-        storage_classes: list_all(client, "/apis/storage.k8s.io/v1/storageclasses", None).unwrap_or_default(),
-        csi_nodes: list_all(client, "/apis/storage.k8s.io/v1/csinodes", None).unwrap_or_default(),
-        pdbs: list_all(client, "/apis/policy/v1/poddisruptionbudgets", None).unwrap_or_default(),
-        namespaces: list_all(client, "/api/v1/namespaces", None).unwrap_or_default(),
-        services: list_all(client, "/api/v1/services", None).unwrap_or_default(),
-        replication_controllers: list_all(client, "/api/v1/replicationcontrollers", None).unwrap_or_default(),
-        replica_sets: list_all(client, "/apis/apps/v1/replicasets", None).unwrap_or_default(),
-        stateful_sets: list_all(client, "/apis/apps/v1/statefulsets", None).unwrap_or_default(),
-        ignored_kinds: BTreeMap::new(),
+    let mut cluster = Cluster::default();
+    cluster_reader::for_each_object(client, &mut |change| {
+        cluster.push(change);
+        true
     })
+    .map_err(|e| match e {
+        ReadError::Forbidden { path, rule, source, .. } => {
+            DiagnoseError::Api { what: format!("{path} (the identity needs {rule})"), source: *source }
+        }
+        ReadError::Api { path, source, .. } => DiagnoseError::Api { what: path, source: *source },
+    })?;
+    Ok(cluster)
 }
 
 /// Running schedulers as far as we can see them.
@@ -287,7 +284,7 @@ pub fn explain(
     let mut ours_targets = Vec::new();
     let mut out = Vec::new();
     for key in targets {
-        let Some(pod) = cluster.pods.iter().find(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name) == *key) else {
+        let Some(pod) = cluster.pods().find(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name) == *key) else {
             return Err(DiagnoseError::PodNotFound(key.clone()));
         };
         let name =
@@ -367,8 +364,7 @@ fn select_targets(args: &ExplainArgs, cluster: &Cluster) -> Result<Vec<String>, 
     let ns_default = args.namespace.clone().unwrap_or_else(|| "default".into());
     if args.all_pending {
         let mut v: Vec<String> = cluster
-            .pods
-            .iter()
+            .pods()
             .filter(|p| p.spec.node_name.is_empty())
             .filter(|p| args.namespace.as_ref().is_none_or(|ns| *ns == p.metadata.namespace))
             .map(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name))

@@ -8,6 +8,7 @@ pub mod capacity;
 pub mod cli;
 pub mod clock;
 pub mod cluster_file;
+pub mod cluster_reader;
 pub mod diagnose;
 pub mod event_recorder;
 pub mod informers;

@@ -12,80 +12,29 @@ use crate::core::config::SchedulerConfig;
 use crate::core::simulate::report::PodDecision;
 use crate::core::simulate::stream::Simulation;
 use crate::core::simulate::SimError;
-use crate::core::watched::{self, snapshot_kinds, Change, KindChange, KindVisitor, Need, Watched, WatchedKind};
+use crate::core::watched::{self, KindChange};
 use crate::shell::cli::ClusterSource;
+use crate::shell::cluster_reader;
 use crate::shell::diagnose::connect;
 use crate::shell::kube::client::Client;
-use crate::shell::kube::query::ListParams;
 use crate::shell::what_if_setup::{load_config, WhatIfError};
 use std::io::Write;
 
-/// Page size of the lists (client-go's reflector default).
-const PAGE: u32 = 500;
-
-/// Lists one kind and hands each object over as an `Added` change.
-struct ListKind<'a> {
-    client: &'a Client,
-    row: &'static WatchedKind,
-    each: &'a mut dyn FnMut(KindChange) -> Result<(), WhatIfError>,
-}
-
-impl KindVisitor for ListKind<'_> {
-    type Output = Result<(), WhatIfError>;
-
-    fn visit<T>(&mut self) -> Self::Output
-    where
-        T: Watched + serde::de::DeserializeOwned + Send + 'static,
-    {
-        let path = self.row.path("");
-        let mut token: Option<String> = None;
-        loop {
-            let params = ListParams {
-                limit: Some(PAGE),
-                continue_token: token.take(),
-                field_selector: self.row.field_selector.map(str::to_string),
-                ..Default::default()
-            };
-            let page = match self.client.list::<T>(&path, &params) {
-                Ok(p) => p,
-                Err(e) if e.is_forbidden() => {
-                    let rule = crate::shell::permissions::kind_access(self.row, "list", "").rule();
-                    if let Need::Optional { feature } = self.row.need {
-                        eprintln!(
-                            "warning: cannot list {} (forbidden); going on without it: no {feature}",
-                            self.row.qualified_resource()
-                        );
-                        return Ok(());
-                    }
-                    return Err(WhatIfError::Runtime(format!(
-                        "listing {} ({path}) is forbidden: the identity needs {rule} (see the README's Permissions): {e}",
-                        self.row.qualified_resource()
-                    )));
-                }
-                Err(e) => {
-                    return Err(WhatIfError::Runtime(format!("the API server {}: listing {path}: {e}", self.client.server())))
-                }
-            };
-            for u in page.undecodable {
-                eprintln!("warning: {path}: skipping {}, which cannot be decoded: {}", u.key(), u.error);
-            }
-            for item in page.items {
-                (self.each)(T::wrap(Change::Added(Box::new(item))))?;
-            }
-            if page.metadata.continue_token.is_empty() {
-                return Ok(());
-            }
-            token = Some(page.metadata.continue_token);
-        }
-    }
-}
-
 /// Every object of the snapshot kinds, in table order.
 pub fn for_each_object(client: &Client, each: &mut dyn FnMut(KindChange) -> Result<(), WhatIfError>) -> Result<(), WhatIfError> {
-    for row in snapshot_kinds() {
-        watched::visit(row.id, &mut ListKind { client, row, each: &mut *each })?;
+    let mut failed = None;
+    let listed = cluster_reader::for_each_object(client, &mut |change| match each(change) {
+        Ok(()) => true,
+        Err(e) => {
+            failed = Some(e);
+            false
+        }
+    });
+    match (failed, listed) {
+        (Some(e), _) => Err(e),
+        (None, Err(e)) => Err(WhatIfError::Runtime(e.to_string())),
+        (None, Ok(())) => Ok(()),
     }
-    Ok(())
 }
 
 fn client(cfg: &SchedulerConfig, source: &ClusterSource) -> Result<Client, WhatIfError> {
@@ -152,6 +101,7 @@ pub fn snapshot_cmd(source: &ClusterSource) -> Result<(), WhatIfError> {
 mod tests {
     use super::*;
     use crate::core::api;
+    use crate::core::watched::{snapshot_kinds, Change};
 
     #[test]
     fn snapshots_every_kind_but_leases() {

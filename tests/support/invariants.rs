@@ -37,6 +37,21 @@ pub fn successful_binding_posts(requests: &[RequestRecord]) -> HashMap<PodKey, u
     out
 }
 
+/// The request log once every binding POST that has arrived is in it: the server commits a
+/// binding before it answers and logs the request after answering, so a test that saw the pod
+/// bound may otherwise read the log a moment before its binding request is there.
+pub fn settled_requests(server: &TestApiServer) -> Vec<RequestRecord> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let requests = server.requests();
+        let logged = requests.iter().filter(|r| binding_target(r).is_some()).count();
+        if logged >= server.requests_received("POST", "/binding") || std::time::Instant::now() >= deadline {
+            return requests;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// Binding POSTs answered 409 Conflict (the scheduler lost the pod to someone else).
 pub fn conflicting_binding_posts(requests: &[RequestRecord]) -> usize {
     requests.iter().filter(|r| r.code == 409 && binding_target(r).is_some()).count()
@@ -46,7 +61,7 @@ pub fn conflicting_binding_posts(requests: &[RequestRecord]) -> usize {
 /// (HTTP or competing test binds); `foreign` are the pods the test itself bound, which must have
 /// no successful binding POST, every other one exactly one.
 pub fn assert_each_bound_exactly_once(server: &TestApiServer, ns: &str, names: &[String], foreign: &[String]) {
-    let posts = successful_binding_posts(&server.requests());
+    let posts = successful_binding_posts(&settled_requests(server));
     let mut problems = Vec::new();
     for name in names {
         let key = (ns.to_string(), name.clone());

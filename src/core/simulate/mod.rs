@@ -22,28 +22,18 @@ use crate::core::framework::{Framework, ScheduleOutcome};
 use crate::core::metrics::Metrics;
 use crate::core::rng::Rng;
 use crate::core::scheduler::{Attempt, BindOutcome, Input, Scheduler, Settings};
-use crate::core::watched::{Change, KindChange, Watched};
+use crate::core::watched::{self, snapshot_kinds, Change, KindChange, KindId, KindVisitor, Watched};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-/// Objects of a cluster snapshot.
+/// Objects of a cluster snapshot, kept per watched kind (the rows of the kind table), so a kind
+/// added to the table is carried by cluster files, snapshots and `explain` without code here.
 #[derive(Debug, Default, Clone)]
 pub struct Cluster {
-    pub nodes: Vec<api::Node>,
-    pub pods: Vec<api::Pod>,
-    pub priority_classes: Vec<api::PriorityClass>,
-    pub pvcs: Vec<api::PersistentVolumeClaim>,
-    pub pvs: Vec<api::PersistentVolume>,
-    pub storage_classes: Vec<api::StorageClass>,
-    pub csi_nodes: Vec<api::CsiNode>,
-    pub pdbs: Vec<api::PodDisruptionBudget>,
-    pub namespaces: Vec<api::Namespace>,
-    pub services: Vec<api::Service>,
-    pub replication_controllers: Vec<api::ReplicationController>,
-    pub replica_sets: Vec<api::ReplicaSet>,
-    pub stateful_sets: Vec<api::StatefulSet>,
+    /// Every object, as the `Added` change that brought it, by kind.
+    objects: BTreeMap<KindId, Vec<KindChange>>,
     /// Kinds present in the file that the simulation does not use (reported, not fatal).
     pub ignored_kinds: BTreeMap<String, usize>,
 }
@@ -63,69 +53,64 @@ impl std::error::Error for SimError {}
 impl Cluster {
     /// Keep a decoded object (an `Added` change; anything else is ignored).
     pub fn push(&mut self, change: KindChange) {
-        match change {
-            KindChange::Node(Change::Added(o)) => self.nodes.push(*o),
-            KindChange::Pod(Change::Added(o)) => self.pods.push(*o),
-            KindChange::PriorityClass(Change::Added(o)) => self.priority_classes.push(*o),
-            KindChange::PersistentVolumeClaim(Change::Added(o)) => self.pvcs.push(*o),
-            KindChange::PersistentVolume(Change::Added(o)) => self.pvs.push(*o),
-            KindChange::StorageClass(Change::Added(o)) => self.storage_classes.push(*o),
-            KindChange::CsiNode(Change::Added(o)) => self.csi_nodes.push(*o),
-            KindChange::PodDisruptionBudget(Change::Added(o)) => self.pdbs.push(*o),
-            KindChange::Namespace(Change::Added(o)) => self.namespaces.push(*o),
-            KindChange::Service(Change::Added(o)) => self.services.push(*o),
-            KindChange::ReplicationController(Change::Added(o)) => self.replication_controllers.push(*o),
-            KindChange::ReplicaSet(Change::Added(o)) => self.replica_sets.push(*o),
-            KindChange::StatefulSet(Change::Added(o)) => self.stateful_sets.push(*o),
-            _ => {}
+        if change.is_added() {
+            self.objects.entry(change.id()).or_default().push(change);
         }
     }
 
-    /// Every object as an `Added` change, kind by kind (priority classes first, pods last): the
-    /// order a simulation is fed from memory.
+    /// The objects of kind `T`, in the order they were added.
+    pub fn of<T: Watched + 'static>(&self) -> impl Iterator<Item = &T> {
+        self.objects.get(&T::ID).into_iter().flatten().filter_map(KindChange::added::<T>)
+    }
+
+    /// The pods.
+    pub fn pods(&self) -> impl Iterator<Item = &api::Pod> {
+        self.of::<api::Pod>()
+    }
+
+    /// How many objects of kind `id` there are.
+    pub fn count(&self, id: KindId) -> usize {
+        self.objects.get(&id).map_or(0, Vec::len)
+    }
+
+    /// Every object as an `Added` change, kind by kind in table order with pods last: the order a
+    /// simulation is fed from memory.
     pub fn changes(&self) -> Vec<KindChange> {
-        fn added<T: Watched + Clone>(items: &[T]) -> impl Iterator<Item = KindChange> + '_ {
-            items.iter().map(|o| T::wrap(Change::Added(Box::new(o.clone()))))
-        }
         let mut out = Vec::new();
-        out.extend(added(&self.priority_classes));
-        out.extend(added(&self.nodes));
-        out.extend(added(&self.pvcs));
-        out.extend(added(&self.pvs));
-        out.extend(added(&self.storage_classes));
-        out.extend(added(&self.csi_nodes));
-        out.extend(added(&self.pdbs));
-        out.extend(added(&self.namespaces));
-        out.extend(added(&self.services));
-        out.extend(added(&self.replication_controllers));
-        out.extend(added(&self.replica_sets));
-        out.extend(added(&self.stateful_sets));
-        out.extend(added(&self.pods));
+        for row in snapshot_kinds().filter(|k| k.id != KindId::Pod) {
+            out.extend(self.objects.get(&row.id).into_iter().flatten().cloned());
+        }
+        out.extend(self.objects.get(&KindId::Pod).into_iter().flatten().cloned());
         out
     }
 }
 
-/// One complete list of kind `T`, as an informer delivers it.
-fn feed_list<T: Watched>(sched: &mut Scheduler, items: Vec<T>, now: Instant) {
-    sched.handle(Input::watch::<T>(Change::ListBegin), now);
-    sched.handle(Input::watch(Change::ListPage(items)), now);
-    sched.handle(Input::watch::<T>(Change::ListDone), now);
+/// Lists every cluster-state kind but pods into the scheduler, complete lists as an informer
+/// delivers them (a kind without objects is listed empty, and so synced).
+struct FeedKind<'a> {
+    sched: &'a mut Scheduler,
+    cluster: &'a Cluster,
+    now: Instant,
 }
 
-/// Everything of a cluster file but the pods, listed as the informers would.
+impl KindVisitor for FeedKind<'_> {
+    type Output = ();
+    fn visit<T>(&mut self)
+    where
+        T: Watched + serde::de::DeserializeOwned + Send + 'static,
+    {
+        let items: Vec<Box<T>> = self.cluster.of::<T>().cloned().map(Box::new).collect();
+        self.sched.handle(Input::watch_boxed::<T>(Change::ListBegin), self.now);
+        self.sched.handle(Input::watch_boxed::<T>(Change::ListPage(items)), self.now);
+        self.sched.handle(Input::watch_boxed::<T>(Change::ListDone), self.now);
+    }
+}
+
+/// Everything of a cluster but the pods, listed as the informers would.
 fn feed_cluster(sched: &mut Scheduler, c: &Cluster, now: Instant) {
-    feed_list(sched, c.priority_classes.clone(), now);
-    feed_list(sched, c.nodes.clone(), now);
-    feed_list(sched, c.pvcs.clone(), now);
-    feed_list(sched, c.pvs.clone(), now);
-    feed_list(sched, c.storage_classes.clone(), now);
-    feed_list(sched, c.csi_nodes.clone(), now);
-    feed_list(sched, c.pdbs.clone(), now);
-    feed_list(sched, c.namespaces.clone(), now);
-    feed_list(sched, c.services.clone(), now);
-    feed_list(sched, c.replication_controllers.clone(), now);
-    feed_list(sched, c.replica_sets.clone(), now);
-    feed_list(sched, c.stateful_sets.clone(), now);
+    for row in snapshot_kinds().filter(|k| k.id != KindId::Pod) {
+        watched::visit(row.id, &mut FeedKind { sched: &mut *sched, cluster: c, now });
+    }
 }
 
 /// Scores of one node in a decision.
@@ -254,8 +239,7 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);
     feed_cluster(&mut sched, cluster, now);
     let assigned: Vec<Box<api::Pod>> = cluster
-        .pods
-        .iter()
+        .pods()
         .filter(|p| !p.spec.node_name.is_empty() && !matches!(p.status.phase.as_str(), "Succeeded" | "Failed"))
         .cloned()
         .map(Box::new)
@@ -266,7 +250,7 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
     sched.handle(Input::Leading(true), now);
     let mut out = Vec::new();
     for key in targets {
-        let Some(pod) = cluster.pods.iter().find(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name) == *key) else {
+        let Some(pod) = cluster.pods().find(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name) == *key) else {
             continue;
         };
         let scheduler_name =

@@ -189,8 +189,13 @@ fn dispatch(shared: &Shared, req: &Request, target: &Target, who: &Identity) -> 
             shared.inspect.binding_attempt(&key.ns, &key.name);
             let body = parse_body(req)?;
             let when = clock::rfc3339(now);
-            let node = shared.write(|s| binding::bind(s, &key.ns, &key.name, &body, &when))?;
-            shared.inspect.binding_success(&key.ns, &key.name, &node);
+            // Counted while the store is still locked, so that whoever sees the pod bound also
+            // sees its binding counted.
+            shared.write(|s| {
+                let node = binding::bind(s, &key.ns, &key.name, &body, &when)?;
+                shared.inspect.binding_success(&key.ns, &key.name, &node);
+                Ok(node)
+            })?;
             Ok((201, binding::created()))
         }
         ("PUT", Some(key)) => {
