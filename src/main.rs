@@ -153,7 +153,14 @@ fn simulate_cmd(path: Option<&Path>, cluster: &Path, output: OutputFormat, seed:
         eprintln!("note: ignoring {n} {kind} object(s)");
     }
     let seed = seed.unwrap_or_else(|| edgesched::core::rng::Rng::from_os().next_u64());
-    match simulate::simulate(&cfg, &cluster, seed) {
+    let transport = match edgesched::shell::extender_client::transport_for(&cfg) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    match simulate::simulate(&cfg, &cluster, seed, transport) {
         Ok(decisions) => {
             match output {
                 OutputFormat::Json => print!("{}", simulate::render_json(&decisions)),

@@ -9,6 +9,7 @@
 
 use crate::core::api;
 use crate::core::config::SchedulerConfig;
+use crate::core::extender::{ExtenderNote, ExtenderSet, ExtenderTransport};
 use crate::core::framework::plugins::PluginContext;
 use crate::core::framework::{Framework, ScheduleOutcome};
 use crate::core::metrics::Metrics;
@@ -19,6 +20,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Objects of a cluster snapshot.
@@ -180,12 +182,23 @@ pub struct Decision {
     /// Set when the pod was not considered (another scheduler's pod).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// What each extender said (filter, prioritize, preempt), in call order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extenders: Vec<ExtenderNote>,
 }
 
-/// Build the frameworks of a configuration.
+/// Build the frameworks of a configuration (NodeResourcesFit ignoring the resources extenders
+/// take over, as the live scheduler's).
 pub fn frameworks(cfg: &SchedulerConfig) -> Result<Vec<Framework>, SimError> {
     let ctx = PluginContext::default();
-    cfg.profiles.iter().map(|p| Framework::new(p, &ctx).map_err(|e| SimError(e.to_string()))).collect()
+    let mut profiles = cfg.profiles.clone();
+    crate::core::extender::apply_ignored_resources(&cfg.extenders, &mut profiles);
+    profiles.iter().map(|p| Framework::new(p, &ctx).map_err(|e| SimError(e.to_string()))).collect()
+}
+
+/// The extenders a simulation consults, through `transport` (none without one).
+fn extender_set(cfg: &SchedulerConfig, transport: Option<Arc<dyn ExtenderTransport>>) -> Option<ExtenderSet> {
+    transport.and_then(|t| ExtenderSet::new(&cfg.extenders, t))
 }
 
 /// Convert a cycle outcome into a decision.
@@ -202,6 +215,7 @@ pub fn decision_from(pod: &str, scheduler_name: &str, outcome: &ScheduleOutcome)
         victims: Vec::new(),
         nominated_node: None,
         skipped: None,
+        extenders: Vec::new(),
     };
     let diagnosis = match outcome {
         ScheduleOutcome::Scheduled { result, diagnosis, scores, .. } => {
@@ -233,12 +247,21 @@ pub fn decision_from(pod: &str, scheduler_name: &str, outcome: &ScheduleOutcome)
     for (node, status) in &diagnosis.node_to_status {
         d.filtered.insert(node.to_string(), status.message());
     }
+    d.extenders = diagnosis.extender_notes.clone();
     d
 }
 
 /// Run the simulation: every pending pod of our profiles is scheduled in queue order with
 /// placements applied. `seed` fixes tie-breaks.
-pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<Vec<Decision>, SimError> {
+///
+/// `extenders` reaches the configured extenders (filter, prioritize, preempt are called; binds
+/// are simulated, never delegated); `None` leaves them out.
+pub fn simulate(
+    cfg: &SchedulerConfig,
+    cluster: &Cluster,
+    seed: u64,
+    extenders: Option<Arc<dyn ExtenderTransport>>,
+) -> Result<Vec<Decision>, SimError> {
     let profiles = frameworks(cfg)?;
     let settings = Settings {
         percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
@@ -250,6 +273,7 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
     let t0 = Instant::now();
     let mut now = t0;
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);
+    sched.set_extenders(extender_set(cfg, extenders));
 
     feed_cluster(&mut sched, cluster, now);
 
@@ -285,6 +309,7 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
                         victims: Vec::new(),
                         nominated_node: None,
                         skipped: Some(format!("schedulerName {name:?} is not served by this configuration")),
+                        extenders: Vec::new(),
                     },
                 );
             }
@@ -436,6 +461,9 @@ pub fn render_table(decisions: &[Decision]) -> String {
         for (node, reason) in &d.filtered {
             let _ = writeln!(out, "  x {node}: {reason}");
         }
+        for e in &d.extenders {
+            let _ = writeln!(out, "  extender {} {}: {}", e.extender, e.call, describe_note(e));
+        }
         if let Some(n) = &d.nominated_node {
             let _ = writeln!(out, "  nominated node: {n}");
         }
@@ -447,10 +475,35 @@ pub fn render_table(decisions: &[Decision]) -> String {
     out
 }
 
+/// One line of what an extender said.
+fn describe_note(e: &ExtenderNote) -> String {
+    if let Some(err) = &e.error {
+        return if e.ignored { format!("error (ignored): {err}") } else { format!("error: {err}") };
+    }
+    let mut parts = Vec::new();
+    if e.call != "prioritize" {
+        parts.push(format!("kept [{}]", e.kept.join(" ")));
+    }
+    for (node, why) in &e.failed {
+        parts.push(format!("{node}: {why}"));
+    }
+    if !e.scores.is_empty() {
+        let scores: Vec<String> = e.scores.iter().map(|(n, s)| format!("{n}={s}")).collect();
+        parts.push(format!("scores {}", scores.join(" ")));
+    }
+    parts.join("; ")
+}
+
 /// Evaluate `targets` (`namespace/name`) one at a time against the cluster as it is, without
 /// applying any placement: what the scheduler would decide for each right now. Shares the cycle
 /// with the live scheduler and [`simulate`].
-pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String], seed: u64) -> Result<Vec<Decision>, SimError> {
+pub fn explain_pods(
+    cfg: &SchedulerConfig,
+    cluster: &Cluster,
+    targets: &[String],
+    seed: u64,
+    extenders: Option<Arc<dyn ExtenderTransport>>,
+) -> Result<Vec<Decision>, SimError> {
     let profiles = frameworks(cfg)?;
     let settings = Settings {
         percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
@@ -460,6 +513,7 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
     };
     let mut now = Instant::now();
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);
+    sched.set_extenders(extender_set(cfg, extenders));
     feed_cluster(&mut sched, cluster, now);
     let assigned: Vec<Box<api::Pod>> = cluster
         .pods

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod clock;
 pub mod diagnose;
 pub mod event_recorder;
+pub mod extender_client;
 pub mod informers;
 pub mod kube;
 pub mod leader_election;

@@ -69,6 +69,9 @@ fn body(cfg: &SchedulerConfig) -> Value {
     if cfg.delay_cache_until_active {
         m.insert("delayCacheUntilActive".into(), json!(true));
     }
+    if !cfg.extenders.is_empty() {
+        m.insert("extenders".into(), serde_json::to_value(&cfg.extenders).unwrap_or(Value::Null));
+    }
     Value::Object(m)
 }
 

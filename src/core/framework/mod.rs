@@ -100,6 +100,15 @@ pub trait FilterRunner {
     fn add_pod(&self, states: &mut [PluginState], pod: &PodInfo, added: &crate::core::cache::AssignedPod, node: &NodeInfo);
     /// Run every Filter plugin against a (possibly modified) node.
     fn run_filters(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, states: &[PluginState]) -> Result<(), Rejection>;
+    /// Let the extenders that support preemption narrow the candidates (`callExtenders`); the
+    /// error is a non-ignorable extender's failure.
+    fn call_extenders(
+        &self,
+        _cache: &Cache,
+        candidates: Vec<plugins::default_preemption::Candidate>,
+    ) -> Result<Vec<plugins::default_preemption::Candidate>, String> {
+        Ok(candidates)
+    }
 }
 
 /// A scheduling plugin. Every method has a neutral default, so a plugin implements only the

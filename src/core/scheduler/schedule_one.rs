@@ -7,7 +7,7 @@ use super::effects::{Attempt, BindRequest, Effect, StatusPatch};
 use super::input::{BindFailure, BindOutcome};
 use super::state::{Scheduler, GAUGE_PERIOD, PLUGIN_SAMPLE_EVERY, POD_SPEC};
 use crate::core::events;
-use crate::core::framework::cycle::CycleParams;
+use crate::core::framework::cycle::{CycleExtenders, CycleParams};
 use crate::core::framework::instrument::CycleRecorder;
 use crate::core::framework::{EventMask, ScheduleOutcome};
 use crate::core::logging::Line;
@@ -73,11 +73,23 @@ impl Scheduler {
             self.fail(fw_index, &qp, Requeue::Rejected { plugins: vec![POD_SPEC] }, REASON_UNSCHEDULABLE, &message, None, now);
             return Some((Attempt::Unschedulable { pod: key, message }, None));
         }
+        // Extenders receive the pod as the API server sent it (the last version seen while pending).
+        let fallback;
+        let pod_object: &crate::core::api::Pod = match self.pending.get(&key) {
+            Some(p) => p,
+            None => {
+                fallback = minimal_pod(&pod);
+                &fallback
+            }
+        };
+        let extenders = self.extenders.as_ref().map(|set| CycleExtenders::new(set, pod_object));
+        let bind_target = self.extenders.as_ref().and_then(|set| set.bind_target(pod_object));
         let mut params = CycleParams {
             next_start_node_index: &mut self.next_start_node_index,
             percentage_of_nodes_to_score: self.percentage_of_nodes_to_score,
             rng: &mut self.rng,
             explain,
+            extenders,
         };
         let fw = &self.profiles[fw_index];
         let sample = self.cycles % PLUGIN_SAMPLE_EVERY == 0;
@@ -111,6 +123,7 @@ impl Scheduler {
                     initial_attempt: qp.initial_attempt,
                     cycle_start: now,
                     flushed: qp.flushed,
+                    extender_binder: bind_target.clone(),
                 }));
                 Attempt::Scheduled { pod: key, node: result.node.clone() }
             }
@@ -219,4 +232,14 @@ impl Scheduler {
             }
         }
     }
+}
+
+/// The identity of a pod whose API object is not at hand (extenders still learn which pod).
+fn minimal_pod(pod: &PodInfo) -> crate::core::api::Pod {
+    let mut p = crate::core::api::Pod::default();
+    p.metadata.name = pod.name.to_string();
+    p.metadata.namespace = pod.namespace.to_string();
+    p.metadata.uid = pod.uid.to_string();
+    p.spec.scheduler_name = pod.scheduler_name.to_string();
+    p
 }

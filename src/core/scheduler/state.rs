@@ -94,6 +94,8 @@ pub(super) const POD_SPEC: &str = "PodSpec";
 /// `unserved.rs`.
 pub struct Scheduler {
     pub(super) profiles: Vec<Framework>,
+    /// The configured HTTP extenders (see [`Scheduler::set_extenders`]).
+    pub(super) extenders: Option<crate::core::extender::ExtenderSet>,
     pub(super) cache: Cache,
     pub(super) queue: SchedulingQueue,
     pub(super) priority_classes: PriorityClasses,
@@ -136,6 +138,7 @@ impl Scheduler {
         }
         Scheduler {
             profiles,
+            extenders: None,
             cache: Cache::new(),
             queue: SchedulingQueue::new(settings.pod_initial_backoff, settings.pod_max_backoff, now),
             priority_classes: PriorityClasses::default(),
@@ -157,6 +160,11 @@ impl Scheduler {
             ticker: None,
             cycles: 0,
         }
+    }
+
+    /// Consult these HTTP extenders in every cycle (their calls go through the set's transport).
+    pub fn set_extenders(&mut self, extenders: Option<crate::core::extender::ExtenderSet>) {
+        self.extenders = extenders;
     }
 
     /// Time cycles and event handling with `ticker` (the live scheduler's metrics).

@@ -400,10 +400,41 @@ pub mod preemption {
     pub const NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
     /// `SelectVictimsOnNode`: no pod of lower priority on the node.
     pub const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
+    /// `Preempt`: the extenders left no candidate node.
+    pub const NO_CANDIDATE: &str = "no candidate node for preemption";
 
     /// `dryRunPreemption`: the pod fits without evicting anyone (should not happen).
     pub fn no_victim_on_node(node: &str) -> String {
         format!("expected at least one victim pod on node {}", q(node))
+    }
+}
+
+/// Errors about HTTP extenders (pkg/scheduler/extender.go; the node lookup of
+/// pkg/scheduler/backend/cache/snapshot.go). They surface as `SchedulerError` messages.
+pub mod extender {
+    use super::q;
+
+    /// `HTTPExtender.send`: the extender answered with another status than 200.
+    pub fn http_status(verb: &str, url: &str, code: u16) -> String {
+        format!("failed {verb} with extender at URL {url}, code {code}")
+    }
+
+    /// `HTTPExtender.Filter`: the extender kept a node it was not offered.
+    pub fn unknown_filtered_node(extender: &str, node: &str) -> String {
+        format!("extender {} claims a filtered node {} which is not found in the input node list", q(extender), q(node))
+    }
+
+    /// `Snapshot.Get` (via `convertToVictims`): the extender named a node the scheduler does not know.
+    pub fn node_info_not_found(node: &str) -> String {
+        format!("nodeinfo not found for node name {}", q(node))
+    }
+
+    /// `convertPodUIDToPod`: the extender named a victim that is not on that node (Go prints the
+    /// `*MetaPod` as `&{UID}`).
+    pub fn victim_not_on_node(extender: &str, uid: &str, node: &str) -> String {
+        format!(
+            "extender: {extender} claims to preempt pod (UID: &{{{uid}}}) on node: {node}, but the pod is not found on that node"
+        )
     }
 }
 
@@ -524,6 +555,8 @@ const NODE_AFFINITY_GO: &str = "pkg/scheduler/framework/plugins/nodeaffinity/nod
 const DRA_GO: &str = "pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go";
 const DEFAULT_PREEMPTION_GO: &str = "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go";
 const PREEMPTION_GO: &str = "pkg/scheduler/framework/preemption/preemption.go";
+const EXTENDER_GO: &str = "pkg/scheduler/extender.go";
+const SNAPSHOT_GO: &str = "pkg/scheduler/backend/cache/snapshot.go";
 const CORE_V1_TYPES_GO: &str = "staging/src/k8s.io/api/core/v1/types.go";
 const API_ERRORS_GO: &str = "staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go";
 const LEASELOCK_GO: &str = "staging/src/k8s.io/client-go/tools/leaderelection/resourcelock/leaselock.go";
@@ -609,7 +642,13 @@ pub const ROWS: &[Row] = &[
     up("preemption_terminating_victim", PostFilter, preemption::NOT_ELIGIBLE_TERMINATING, DEFAULT_PREEMPTION_GO, "PodEligibleToPreemptOthers"),
     up("preemption_not_helpful", PostFilter, preemption::NOT_HELPFUL, PREEMPTION_GO, "Preempt"),
     up("preemption_no_victims", PostFilter, preemption::NO_VICTIMS, DEFAULT_PREEMPTION_GO, "SelectVictimsOnNode"),
-    up("preemption_no_victim_on_node", PostFilter, "expected at least one victim pod on node {node:?}", PREEMPTION_GO, "dryRunPreemption"),
+    up("preemption_no_victim_on_node", PostFilter, "expected at least one victim pod on node {node:?}", PREEMPTION_GO, "dryRunPreemption, callExtenders"),
+    // Extenders.
+    up("preemption_no_candidate", PostFilter, preemption::NO_CANDIDATE, PREEMPTION_GO, "Evaluator.Preempt"),
+    up("extender_http_status", Framework, "failed {verb} with extender at URL {url}, code {code}", EXTENDER_GO, "HTTPExtender.send"),
+    up("extender_unknown_filtered_node", Framework, "extender {extender:?} claims a filtered node {node:?} which is not found in the input node list", EXTENDER_GO, "HTTPExtender.Filter"),
+    up("extender_node_info_not_found", Framework, "nodeinfo not found for node name {node:?}", SNAPSHOT_GO, "Snapshot.Get"),
+    up("extender_victim_not_on_node", Framework, "extender: {url} claims to preempt pod (UID: &{{uid}}) on node: {node}, but the pod is not found on that node", EXTENDER_GO, "convertPodUIDToPod"),
     // Events.
     up("event_type_normal", EventType, events::TYPE_NORMAL, CORE_V1_TYPES_GO, "EventTypeNormal"),
     up("event_type_warning", EventType, events::TYPE_WARNING, CORE_V1_TYPES_GO, "EventTypeWarning"),
