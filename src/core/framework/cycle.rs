@@ -615,6 +615,7 @@ impl Framework {
         ScheduleOutcome::Unschedulable { num_all_nodes, diagnosis, post_filter: post, message }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn prioritize(
         &self,
         cache: &Cache,
