@@ -138,3 +138,42 @@ fn extender_filters_prioritizes_and_binds() {
     );
     assert!(node_of(&server, "nowhere").is_none());
 }
+
+#[test]
+fn https_extender_with_ca_and_client_certificate() {
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("4").build());
+    server.create(NODES, node("n2").cpu("4").build());
+    let ca = support::certs::TestCa::new();
+    let serving = ca.issue_server_cert();
+    let client = ca.issue_client_cert("edgesched-extender-client", &[]);
+    let clients = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let ext = TestExtender::start_https(&ca, &serving, clients.clone(), |verb, args| match verb {
+        "filter" => {
+            let keep: Vec<String> = offered(args).into_iter().filter(|n| n == "n2").collect();
+            (200, json!({ "NodeNames": keep }).to_string())
+        }
+        _ => (404, String::new()),
+    });
+    let dir = support::tempdir("extender-tls");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    };
+    let (ca_file, cert_file, key_file) =
+        (write("ca.pem", ca.ca_pem()), write("client.pem", &client.cert_pem), write("client-key.pem", &client.key_pem));
+    let extra = format!(
+        "extenders:\n- urlPrefix: https://127.0.0.1:{}/\n  filterVerb: filter\n  nodeCacheCapable: true\n  enableHTTPS: true\n  httpTimeout: 10s\n  tlsConfig:\n    caFile: {ca_file}\n    certFile: {cert_file}\n    keyFile: {key_file}\n",
+        ext.port
+    );
+    let es = Launch { extra_config: extra, ..Default::default() }.start(&server);
+    es.wait_for_log("Caches are synced", T).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    server.create(PODS, pod("default", "tls").scheduler("edgesched").cpu("100m").build());
+    wait_until(T, "tls bound", || node_of(&server, "tls").is_some()).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    assert_eq!(node_of(&server, "tls").as_deref(), Some("n2"), "{}", es.logs());
+    let mut asked = offered(&ext.calls("filter")[0]);
+    asked.sort();
+    assert_eq!(asked, vec!["n1".to_string(), "n2".to_string()], "nodeCacheCapable: node names");
+    assert_eq!(clients.lock().map(|c| c.first().cloned()).ok().flatten().as_deref(), Some("edgesched-extender-client"));
+}

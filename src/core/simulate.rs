@@ -612,4 +612,42 @@ mod tests {
         assert_eq!(c.stateful_sets[0].spec.selector.as_ref().map(|s| s.match_expressions.len()), Some(1));
         assert!(c.ignored_kinds.is_empty());
     }
+
+    /// Answers like an extender that keeps only `n2` and scores it 7.
+    struct KeepN2;
+
+    impl ExtenderTransport for KeepN2 {
+        fn post(&self, _index: usize, verb: &str, _body: &[u8]) -> Result<Vec<u8>, String> {
+            let reply = match verb {
+                "filter" => r#"{"NodeNames":["n2"],"FailedNodes":{"n1":"not on n1"}}"#,
+                "prioritize" => r#"[{"Host":"n2","Score":7}]"#,
+                _ => return Err(format!("unexpected {verb}")),
+            };
+            Ok(reply.as_bytes().to_vec())
+        }
+    }
+
+    #[test]
+    fn simulate_and_explain_show_what_each_extender_said() {
+        let cfg_text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nextenders:\n- urlPrefix: http://ext\n  filterVerb: filter\n  nodeCacheCapable: true\n";
+        let cfg = crate::core::config::load_str(cfg_text, "c.yaml").expect("config").config;
+        let cluster = parse_cluster(
+            "kind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '2', pods: '10'}}\n---\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: '2', pods: '10'}}\n---\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c}]}\n",
+            "c.yaml",
+        )
+        .expect("cluster");
+        let transport: Arc<dyn ExtenderTransport> = Arc::new(KeepN2);
+        let d = simulate(&cfg, &cluster, 1, Some(transport.clone())).expect("simulate");
+        assert_eq!(d[0].node.as_deref(), Some("n2"));
+        assert_eq!(d[0].extenders.len(), 1);
+        assert_eq!(d[0].extenders[0].kept, vec!["n2".to_string()]);
+        assert_eq!(d[0].filtered.get("n1").map(String::as_str), Some("not on n1"));
+        let table = render_table(&d);
+        assert!(table.contains("  extender http://ext filter: kept [n2]; n1: not on n1\n"), "{table}");
+        assert!(render_json(&d).contains(r#""extenders":[{"extender":"http://ext","call":"filter","kept":["n2"]"#));
+        let e = explain_pods(&cfg, &cluster, &["default/p".to_string()], 1, Some(transport)).expect("explain");
+        assert_eq!(e[0].extenders, d[0].extenders);
+        // Without a transport the extenders are left out.
+        assert!(simulate(&cfg, &cluster, 1, None).expect("simulate")[0].extenders.is_empty());
+    }
 }

@@ -164,3 +164,35 @@ pub fn transport_for(
     }
     Ok(Some(std::sync::Arc::new(HttpExtenders::new(&cfg.extenders)?)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ext(url: &str, tls: Option<ExtenderTls>, https: bool) -> Extender {
+        Extender { url_prefix: url.into(), enable_https: https, tls_config: tls, ..Default::default() }
+    }
+
+    #[test]
+    fn tls_settings_are_checked_when_the_client_is_built() {
+        // enableHTTPS without a CA: verification is skipped (upstream sets Insecure).
+        assert!(HttpExtenders::new(&[ext("https://127.0.0.1:1", None, true)]).is_ok());
+        let bad = ExtenderTls { ca_data: "%%%".into(), ..Default::default() };
+        let e = HttpExtenders::new(&[ext("https://x", Some(bad), true)]).err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some("extender https://x: tlsConfig.caData is not valid base64"));
+        let missing = ExtenderTls { ca_file: "/nonexistent/ca.pem".into(), ..Default::default() };
+        let e = HttpExtenders::new(&[ext("https://x", Some(missing), true)]).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.starts_with("extender https://x: tlsConfig.caFile \"/nonexistent/ca.pem\": "), "{e}");
+        let other_name = ExtenderTls { insecure: true, server_name: "other".into(), ..Default::default() };
+        assert!(HttpExtenders::new(&[ext("https://x", Some(other_name), true)]).is_err(), "serverName must equal the host");
+    }
+
+    #[test]
+    fn refused_connections_are_errors_naming_the_url() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(1);
+        let t = HttpExtenders::new(&[ext(&format!("http://127.0.0.1:{port}/"), None, false)]).expect("client");
+        let e = t.post(0, "filter", b"{}").unwrap_err();
+        assert!(e.starts_with(&format!("Post \"http://127.0.0.1:{port}/filter\": ")), "{e}");
+        assert_eq!(t.post(3, "filter", b"{}").unwrap_err(), "no extender #3");
+    }
+}
