@@ -110,6 +110,7 @@ fn run(fw: &Framework, set: &ExtenderSet, nodes: &[NodeBuilder], pod: PodBuilder
         rng: &mut rng,
         explain: true,
         extenders: Some(CycleExtenders::new(set, &api_pod)),
+        waiting: None,
     };
     fw.schedule(&cache, &pod.info(), &mut params)
 }

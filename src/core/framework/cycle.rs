@@ -6,6 +6,8 @@
 use super::instrument::{point, status_label, CycleRecorder, Rec, SKIP};
 use super::plugins::default_preemption::Candidate;
 use super::status::{fit_error_message, Code, Diagnosis, Rejection};
+use super::waiting::{WaitingAction, WaitingHandle, WaitingPods, MAX_PERMIT_WAIT};
+use super::PermitOutcome;
 use super::{Framework, PluginState, PostFilterResult, PreFilterOutcome, PreScoreOutcome, MAX_NODE_SCORE, MIN_NODE_SCORE};
 use crate::core::cache::{AssignedPod, Cache, NodeId, NodeInfo};
 use crate::core::extender::{ExtenderNote, ExtenderSet, EXTENDER_NAME};
@@ -31,6 +33,8 @@ pub struct CycleParams<'a> {
     pub explain: bool,
     /// The configured extenders and the pod as they receive it (`None` without extenders).
     pub extenders: Option<CycleExtenders<'a>>,
+    /// Pods waiting at Permit, shown to Permit and PostFilter plugins (`None`: nobody waits).
+    pub waiting: Option<&'a WaitingPods>,
 }
 
 /// What a cycle needs to consult the extenders (see [`crate::core::extender`]).
@@ -87,6 +91,8 @@ pub enum ScheduleOutcome {
         diagnosis: Diagnosis,
         /// Filled when `explain` is set and more than one node was feasible.
         scores: Vec<NodeScores>,
+        /// Permit plugins that asked the pod to wait, and for how long (empty: bind now).
+        permit_wait: Vec<(&'static str, std::time::Duration)>,
     },
     /// No node fits. `message` is the FitError text (events and the PodScheduled condition).
     Unschedulable { num_all_nodes: usize, diagnosis: Diagnosis, post_filter: PostFilterResult, message: String },
@@ -368,7 +374,7 @@ impl Framework {
                     };
                     if passed {
                         let result = ScheduleResult { node: node.node.name.clone(), evaluated_nodes: 1, feasible_nodes: 1 };
-                        return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), rec);
+                        return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), params.waiting, rec);
                     }
                 }
             }
@@ -441,7 +447,7 @@ impl Framework {
         let evaluated = feasible.len() + diagnosis.node_to_status.len();
         if feasible.len() == 1 {
             let result = ScheduleResult { node: feasible[0].node.name.clone(), evaluated_nodes: evaluated, feasible_nodes: 1 };
-            return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), rec);
+            return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), params.waiting, rec);
         }
 
         let mut scores = match self.prioritize(cache, pod, &feasible, &mut cs, params.explain, params.extenders.is_some(), rec) {
@@ -463,7 +469,7 @@ impl Framework {
             evaluated_nodes: evaluated,
             feasible_nodes: feasible.len(),
         };
-        self.reserve_on(cache, pod, &cs, result, diagnosis, scores.explained, rec)
+        self.reserve_on(cache, pod, &cs, result, diagnosis, scores.explained, params.waiting, rec)
     }
 
     /// Reserve on the chosen node: collect the PreBind actions; a rejection turns the attempt
@@ -477,6 +483,7 @@ impl Framework {
         result: ScheduleResult,
         diagnosis: Diagnosis,
         scores: Vec<NodeScores>,
+        waiting: Option<&WaitingPods>,
         rec: Rec<'_>,
     ) -> ScheduleOutcome {
         let start = rec.start();
@@ -487,7 +494,79 @@ impl Framework {
             ScheduleOutcome::Error { .. } => status_label(Some(Code::Error)),
         };
         rec.point(point::RESERVE, status, start);
-        outcome
+        match outcome {
+            ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, .. } if !self.permit.is_empty() => {
+                let start = rec.start();
+                let outcome = self.permit(cache, pod, cs, result, pre_bind, diagnosis, scores, waiting, rec);
+                let status = match &outcome {
+                    ScheduleOutcome::Scheduled { permit_wait, .. } if !permit_wait.is_empty() => point::WAIT,
+                    ScheduleOutcome::Scheduled { .. } => status_label(None),
+                    ScheduleOutcome::Unschedulable { .. } => status_label(Some(Code::Unschedulable)),
+                    ScheduleOutcome::Error { .. } => status_label(Some(Code::Error)),
+                };
+                rec.point(point::PERMIT, status, start);
+                outcome
+            }
+            other => other,
+        }
+    }
+
+    /// RunPermitPlugins: a rejection makes the attempt a FitError on the chosen node, an error a
+    /// SchedulerError; plugins asking to wait (each capped at 15 minutes) hold the pod.
+    #[allow(clippy::too_many_arguments)]
+    fn permit(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        cs: &CycleState,
+        result: ScheduleResult,
+        pre_bind: Vec<super::PreBindAction>,
+        mut diagnosis: Diagnosis,
+        scores: Vec<NodeScores>,
+        waiting: Option<&WaitingPods>,
+        rec: Rec<'_>,
+    ) -> ScheduleOutcome {
+        let mut permit_wait = Vec::new();
+        let Some(node) = cache.node_by_name(&result.node) else {
+            return ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, permit_wait };
+        };
+        let mut handle = WaitingHandle::new(waiting);
+        for &i in &self.permit {
+            let pl = &self.plugins[i];
+            let outcome = rec.plugin(
+                i,
+                pl.name(),
+                point::PERMIT,
+                || pl.permit(cache, pod, node, &cs.states[i], &mut handle),
+                |o| match o {
+                    PermitOutcome::Reject(r) => status_label(Some(r.code)),
+                    PermitOutcome::Wait(_) => point::WAIT,
+                    PermitOutcome::Allow => status_label(None),
+                },
+            );
+            diagnosis.waiting_actions.extend(handle.take_actions());
+            match outcome {
+                PermitOutcome::Allow => {}
+                PermitOutcome::Wait(d) => permit_wait.push((pl.name(), d.min(MAX_PERMIT_WAIT))),
+                PermitOutcome::Reject(r) if r.code == Code::Error => {
+                    return ScheduleOutcome::Error { message: texts::permit_plugin_error(pl.name(), &r.message()), diagnosis };
+                }
+                PermitOutcome::Reject(r) => {
+                    let mut d =
+                        Diagnosis { waiting_actions: std::mem::take(&mut diagnosis.waiting_actions), ..Default::default() };
+                    d.add_plugin(pl.name());
+                    d.node_to_status.insert(result.node.clone(), r.with_plugin(pl.name()));
+                    let message = fit_error_message(1, &d);
+                    return ScheduleOutcome::Unschedulable {
+                        num_all_nodes: 1,
+                        diagnosis: d,
+                        post_filter: PostFilterResult::default(),
+                        message,
+                    };
+                }
+            }
+        }
+        ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, permit_wait }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -536,7 +615,7 @@ impl Framework {
                 }
             }
         }
-        ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores }
+        ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, permit_wait: Vec::new() }
     }
 
     fn fit_error(
@@ -559,6 +638,8 @@ impl Framework {
                 rec,
                 extenders: params.extenders.as_ref(),
                 notes: std::cell::RefCell::new(Vec::new()),
+                waiting: params.waiting,
+                waiting_actions: std::cell::RefCell::new(Vec::new()),
             };
             let mut reasons: Vec<std::borrow::Cow<'static, str>> = Vec::new();
             let mut rejector: &'static str = "";
@@ -608,6 +689,7 @@ impl Framework {
                 },
             };
             diagnosis.extender_notes.append(&mut runner.notes.borrow_mut());
+            diagnosis.waiting_actions.append(&mut runner.waiting_actions.borrow_mut());
             diagnosis.post_filter_msg = post.rejection.as_ref().map(|r| r.message()).unwrap_or_default();
             rec.point(point::POST_FILTER, status_label(post.rejection.as_ref().map(|r| r.code)), start);
         }
@@ -747,6 +829,9 @@ struct Runner<'a> {
     extenders: Option<&'a CycleExtenders<'a>>,
     /// What the extenders said during preemption (appended to the diagnosis afterwards).
     notes: std::cell::RefCell<Vec<ExtenderNote>>,
+    waiting: Option<&'a WaitingPods>,
+    /// Waiting pods PostFilter plugins rejected (appended to the diagnosis afterwards).
+    waiting_actions: std::cell::RefCell<Vec<WaitingAction>>,
 }
 
 impl super::FilterRunner for Runner<'_> {
@@ -768,6 +853,14 @@ impl super::FilterRunner for Runner<'_> {
 
     fn run_filters(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, states: &[PluginState]) -> Result<(), Rejection> {
         self.fw.filter_node(cache, pod, node, states, self.skip, self.rec)
+    }
+
+    fn waiting_pods(&self) -> Vec<super::waiting::WaitingPod> {
+        self.waiting.map(|w| w.iter().cloned().collect()).unwrap_or_default()
+    }
+
+    fn reject_waiting_pod(&self, pod: &crate::core::model::PodKey, plugin: &'static str, message: String) {
+        self.waiting_actions.borrow_mut().push(WaitingAction::Reject { pod: pod.clone(), plugin, message });
     }
 
     fn call_extenders(&self, cache: &Cache, candidates: Vec<Candidate>) -> Result<Vec<Candidate>, String> {

@@ -15,6 +15,7 @@ pub mod effects;
 mod failure;
 mod handlers;
 pub mod input;
+mod permit;
 mod schedule_one;
 mod state;
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use super::effects::{Attempt, BindRequest, Effect, StatusPatch};
 use super::input::{BindFailure, BindOutcome};
-use super::state::{Scheduler, GAUGE_PERIOD, PLUGIN_SAMPLE_EVERY, POD_SPEC};
+use super::state::{Deferred, Scheduler, GAUGE_PERIOD, PLUGIN_SAMPLE_EVERY, POD_SPEC};
 use crate::core::events;
 use crate::core::framework::cycle::{CycleExtenders, CycleParams};
 use crate::core::framework::instrument::CycleRecorder;
@@ -29,11 +29,15 @@ impl Scheduler {
 
     /// When the loop should wake up without new input (backoff expiry, leftover flush).
     pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
-        self.queue.next_wakeup(now)
+        match (self.queue.next_wakeup(now), self.waiting.next_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Run periodic maintenance: queue flushes and the unserved-name check.
     pub fn tick(&mut self, now: Instant, wall: SystemTime) {
+        self.expire_waiting(now);
         self.queue.flush(now);
         self.record_queue_moves();
         if self.caches_synced() {
@@ -48,6 +52,7 @@ impl Scheduler {
         if !self.leading || !self.caches_synced() {
             return None;
         }
+        self.expire_waiting(now);
         self.cache.prepare();
         let qp = self.queue.pop(now)?;
         let pod = qp.pod.clone();
@@ -90,6 +95,7 @@ impl Scheduler {
             rng: &mut self.rng,
             explain,
             extenders,
+            waiting: Some(&self.waiting),
         };
         let fw = &self.profiles[fw_index];
         let sample = self.cycles % PLUGIN_SAMPLE_EVERY == 0;
@@ -106,13 +112,13 @@ impl Scheduler {
         }
         drop(recorder);
         let attempt = match &outcome {
-            ScheduleOutcome::Scheduled { result, pre_bind, .. } => {
+            ScheduleOutcome::Scheduled { result, pre_bind, permit_wait, .. } => {
                 self.cache.assume_pod(&pod, &result.node);
                 self.cache.nominations_mut().clear(&key);
                 if !pre_bind.is_empty() {
                     self.cache.storage_mut().assume_actions(&key, pre_bind);
                 }
-                self.effects.push(Effect::Bind(BindRequest {
+                let bind = BindRequest {
                     pod: pod.clone(),
                     node: result.node.clone(),
                     pre_bind: pre_bind.clone(),
@@ -124,7 +130,12 @@ impl Scheduler {
                     cycle_start: now,
                     flushed: qp.flushed,
                     extender_binder: bind_target.clone(),
-                }));
+                };
+                if permit_wait.is_empty() {
+                    self.effects.push(Effect::Bind(bind));
+                } else {
+                    self.hold(Deferred { bind, fw_index, qp: qp.clone() }, permit_wait, now);
+                }
                 Attempt::Scheduled { pod: key, node: result.node.clone() }
             }
             ScheduleOutcome::Unschedulable { message, diagnosis, post_filter, .. } => {
@@ -198,6 +209,12 @@ impl Scheduler {
                 Attempt::Error { pod: key, message: message.clone() }
             }
         };
+        let actions = match &outcome {
+            ScheduleOutcome::Scheduled { diagnosis, .. }
+            | ScheduleOutcome::Unschedulable { diagnosis, .. }
+            | ScheduleOutcome::Error { diagnosis, .. } => diagnosis.waiting_actions.clone(),
+        };
+        self.apply_waiting_actions(actions, now);
         self.record_queue_moves();
         self.update_gauges_throttled(now);
         Some((attempt, Some(outcome)))

@@ -156,6 +156,17 @@ pub mod framework {
         format!("running Reserve plugin {}: {err}", q(plugin))
     }
 
+    /// RunPermitPlugins: a Permit plugin returned an error.
+    pub fn permit_plugin_error(plugin: &str, err: &str) -> String {
+        format!("running Permit plugin {}: {err}", q(plugin))
+    }
+
+    /// newWaitingPod (waiting_pods_map.go): a plugin's wait ran out; `wait` as Go prints a
+    /// `time.Duration`.
+    pub fn permit_timeout(wait: &str, plugin: &str) -> String {
+        format!("rejected due to timeout after waiting {wait} at plugin {plugin}")
+    }
+
     /// RunPreBindPlugins: a PreBind plugin returned an error.
     pub fn prebind_plugin_error(plugin: &str, err: &str) -> String {
         format!("running PreBind plugin {}: {err}", q(plugin))
@@ -555,6 +566,7 @@ const NODE_AFFINITY_GO: &str = "pkg/scheduler/framework/plugins/nodeaffinity/nod
 const DRA_GO: &str = "pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go";
 const DEFAULT_PREEMPTION_GO: &str = "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go";
 const PREEMPTION_GO: &str = "pkg/scheduler/framework/preemption/preemption.go";
+const WAITING_PODS_GO: &str = "pkg/scheduler/framework/runtime/waiting_pods_map.go";
 const EXTENDER_GO: &str = "pkg/scheduler/extender.go";
 const SNAPSHOT_GO: &str = "pkg/scheduler/backend/cache/snapshot.go";
 const CORE_V1_TYPES_GO: &str = "staging/src/k8s.io/api/core/v1/types.go";
@@ -587,6 +599,8 @@ pub const ROWS: &[Row] = &[
     up("score_plugin_error", Framework, "running Score plugins: plugin {plugin:?} failed with: {err}", FRAMEWORK_GO, "RunScorePlugins"),
     up("invalid_score", Framework, "applying score defaultWeights on Score plugins: plugin {plugin:?} returns an invalid score {score}, it should in the range of [0, 100] after normalizing", FRAMEWORK_GO, "RunScorePlugins"),
     up("reserve_plugin_error", Framework, "running Reserve plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunReservePluginsReserve"),
+    up("permit_plugin_error", Framework, "running Permit plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunPermitPlugins"),
+    up("permit_timeout", FilterReason, "rejected due to timeout after waiting {wait} at plugin {plugin}", WAITING_PODS_GO, "newWaitingPod"),
     up("prebind_plugin_error", Framework, "running PreBind plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunPreBindPlugins"),
     up("bind_plugin_error", Framework, "running Bind plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunBindPlugins"),
     up("note_truncation", EventNote, "{first 1020 bytes of the message} ...", SCHEDULE_ONE_GO, "truncateMessage"),

@@ -74,6 +74,7 @@ fn schedule_in(fw: &Framework, cache: &Cache, pod: &PodInfo) -> ScheduleOutcome 
         rng: &mut rng,
         explain: false,
         extenders: None,
+        waiting: None,
     };
     fw.schedule(cache, pod, &mut params)
 }
@@ -1750,4 +1751,20 @@ fn extender_victim_not_on_node() {
 #[test]
 fn preemption_no_candidate() {
     assert_eq!(super::preemption::NO_CANDIDATE, "no candidate node for preemption");
+}
+
+// Permit texts; the timeout is produced through the scheduler core in
+// `core/scheduler/tests.rs` (`a_waiting_pod_is_rejected_when_its_wait_runs_out`).
+
+#[test]
+fn permit_plugin_error() {
+    assert_eq!(super::framework::permit_plugin_error("Coscheduling", "boom"), "running Permit plugin \"Coscheduling\": boom");
+}
+
+#[test]
+fn permit_timeout() {
+    assert_eq!(
+        super::framework::permit_timeout("10s", "Coscheduling"),
+        "rejected due to timeout after waiting 10s at plugin Coscheduling"
+    );
 }

@@ -348,6 +348,7 @@ pub fn schedule_with(
         rng: &mut rng,
         explain: true,
         extenders: None,
+        waiting: None,
     };
     fw.schedule(&cache, &pod.info(), &mut params)
 }

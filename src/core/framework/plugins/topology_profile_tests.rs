@@ -133,6 +133,7 @@ fn throughput_5000_nodes() {
                 rng: &mut rng,
                 explain: false,
                 extenders: None,
+                waiting: None,
             };
             if let ScheduleOutcome::Scheduled { result, .. } = fw.schedule(&cache, &p, &mut params) {
                 cache.assume_pod(&p, &result.node);

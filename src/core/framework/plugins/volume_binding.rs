@@ -701,6 +701,7 @@ mod tests {
             rng: &mut rng,
             explain: false,
             extenders: None,
+            waiting: None,
         };
         fw.schedule(cache, pod, &mut params)
     }
