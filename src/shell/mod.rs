@@ -4,6 +4,7 @@
 //! live scheduler. The shell drives [`crate::core`]; the core never calls back into it.
 
 pub mod api_workers;
+pub mod app;
 pub mod cli;
 pub mod clock;
 pub mod diagnose;

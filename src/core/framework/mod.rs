@@ -11,6 +11,7 @@ pub mod cycle;
 pub mod instrument;
 pub mod plugins;
 pub mod profile;
+pub mod registry;
 pub mod status;
 pub mod waiting;
 
