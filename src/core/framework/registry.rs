@@ -114,3 +114,93 @@ pub fn install(registry: Registry) -> Result<(), Registry> {
 pub fn installed() -> &'static Registry {
     INSTALLED.get_or_init(Registry::default)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::framework::plugins::PluginContext;
+    use crate::core::framework::{Framework, Points};
+
+    #[derive(Debug, Default, serde::Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+    struct Args {
+        threshold: u32,
+    }
+
+    /// Rejects nodes once the threshold is reached (only the args matter here).
+    struct Probe(u32);
+
+    impl Plugin for Probe {
+        fn name(&self) -> &'static str {
+            "Probe"
+        }
+        fn filter(
+            &self,
+            _: &crate::core::cache::Cache,
+            _: &crate::core::model::PodInfo,
+            node: &crate::core::cache::NodeInfo,
+            _: &crate::core::framework::PluginState,
+        ) -> Result<(), crate::core::framework::Rejection> {
+            if node.pods.len() as u32 >= self.0 {
+                return Err(crate::core::framework::Rejection::unschedulable("too many pods"));
+            }
+            Ok(())
+        }
+        fn points(&self) -> Points {
+            Points { filter: true, ..Default::default() }
+        }
+    }
+
+    fn registry() -> Registry {
+        let mut r = Registry::default();
+        r.register_with_args(
+            "Probe",
+            |a: Args| if a.threshold > 10 { Err("threshold above 10".into()) } else { Ok(Probe(a.threshold)) },
+        )
+        .expect("register");
+        r
+    }
+
+    #[test]
+    fn names_must_be_new() {
+        let mut r = registry();
+        let probe: Factory = Arc::new(|_| Ok(Arc::new(Probe(0)) as Arc<dyn Plugin>));
+        assert_eq!(r.register("Probe", probe.clone()), Err(RegistryError::Duplicate("Probe".into())));
+        assert_eq!(
+            r.register("NodeAffinity", probe).map_err(|e| e.to_string()),
+            Err("plugin \"NodeAffinity\" is an in-tree plugin; choose another name".into())
+        );
+        assert_eq!(r.names(), vec!["Probe"]);
+    }
+
+    #[test]
+    fn profiles_build_registered_plugins_with_their_args() {
+        let ctx = PluginContext { registry: registry() };
+        let build = |args: &str| {
+            let yaml = format!(
+                "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: s\n  plugins:\n    multiPoint:\n      enabled:\n      - name: Probe\n  pluginConfig:\n  - name: Probe\n    args: {args}\n"
+            );
+            let cfg = crate::core::config::load_str(&yaml, "c.yaml").expect("config").config;
+            Framework::new(&cfg.profiles[0], &ctx).map(|fw| fw.plugin_names().contains(&"Probe"))
+        };
+        assert_eq!(build("{threshold: 3}"), Ok(true));
+        assert_eq!(
+            build("{threshold: 30}").map_err(|e| e.to_string()),
+            Err("profile \"s\": plugin \"Probe\": threshold above 10".into())
+        );
+        let e = build("{treshold: 3}").map_err(|e| e.to_string()).unwrap_err();
+        assert!(e.starts_with("profile \"s\": plugin \"Probe\": decoding args: unknown field `treshold`"), "{e}");
+        // Without the registry the plugin does not exist.
+        let cfg = crate::core::config::load_str(
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: s\n  plugins:\n    filter:\n      enabled:\n      - name: Probe\n",
+            "c.yaml",
+        )
+        .expect("config")
+        .config;
+        let empty = PluginContext { registry: Registry::default() };
+        assert_eq!(
+            Framework::new(&cfg.profiles[0], &empty).map(|_| ()).map_err(|e| e.to_string()),
+            Err("profile \"s\": plugin \"Probe\" does not exist".into())
+        );
+    }
+}
