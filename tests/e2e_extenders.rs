@@ -177,3 +177,37 @@ fn https_extender_with_ca_and_client_certificate() {
     assert_eq!(asked, vec!["n1".to_string(), "n2".to_string()], "nodeCacheCapable: node names");
     assert_eq!(clients.lock().map(|c| c.first().cloned()).ok().flatten().as_deref(), Some("edgesched-extender-client"));
 }
+
+#[test]
+fn a_preempting_extender_narrows_the_candidates() {
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("1").build());
+    server.create(NODES, node("n2").cpu("1").build());
+    // Alone, DefaultPreemption would choose n1: its victim started last.
+    for (name, node_name, started) in [("low-1", "n1", "2026-01-02T00:00:00Z"), ("low-2", "n2", "2026-01-01T00:00:00Z")] {
+        server.create(PODS, pod("default", name).scheduler("edgesched").cpu("1").priority(1).node_name(node_name).build());
+        server.patch_merge(&format!("{PODS}/{name}/status"), json!({"status": {"phase": "Running", "startTime": started}}));
+    }
+    // The extender keeps only n2's victims (by UID, as nodeCacheCapable extenders answer).
+    let ext = TestExtender::start(|verb, args| match verb {
+        "preempt" => {
+            let victims = &args["NodeNameToMetaVictims"]["n2"];
+            (200, json!({ "NodeNameToMetaVictims": { "n2": victims } }).to_string())
+        }
+        _ => (404, String::new()),
+    });
+    let extra = format!("extenders:\n- urlPrefix: {}\n  preemptVerb: preempt\n  nodeCacheCapable: true\n", ext.url());
+    let es = Launch { extra_config: extra, ..Default::default() }.start(&server);
+    es.wait_for_log("Caches are synced", T).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    server.create(PODS, pod("default", "high").scheduler("edgesched").cpu("1").priority(1000).build());
+    wait_until(T, "low-2 evicted", || server.get(&format!("{PODS}/low-2")).is_none())
+        .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    wait_until(T, "high bound", || node_of(&server, "high").is_some()).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    assert_eq!(node_of(&server, "high").as_deref(), Some("n2"));
+    assert!(server.get(&format!("{PODS}/low-1")).is_some(), "the extender's choice, not DefaultPreemption's");
+    let asked = ext.calls("preempt");
+    let mut offered: Vec<&String> = asked[0]["NodeNameToMetaVictims"].as_object().map(|m| m.keys().collect()).unwrap_or_default();
+    offered.sort();
+    assert_eq!(offered, vec!["n1", "n2"], "both candidates were offered");
+    assert_eq!(asked[0]["NodeNameToVictims"], Value::Null);
+}

@@ -105,6 +105,18 @@ fn post(transport: &dyn ExtenderTransport, e: &ExtenderEntry, verb: &str, body: 
     transport.post(e.index, verb, &bytes)
 }
 
+/// Record a failed call in `notes`; `true` when the extender is ignorable and is to be skipped
+/// (logged with upstream's `skipping` message), `false` when its error stops the caller.
+fn failed(e: &ExtenderEntry, mut n: ExtenderNote, err: &str, notes: &mut Vec<ExtenderNote>, skipping: &str) -> bool {
+    n.error = Some(err.to_string());
+    n.ignored = e.config.ignorable;
+    notes.push(n);
+    if e.config.ignorable {
+        log::info!("\"{skipping}\" extender=\"{}\" err=\"{}\"", e.name(), err);
+    }
+    e.config.ignorable
+}
+
 fn note(e: &ExtenderEntry, call: &'static str) -> ExtenderNote {
     ExtenderNote { extender: e.name().to_string(), call, ..Default::default() }
 }
@@ -132,15 +144,7 @@ impl ExtenderSet {
             let mut n = note(e, "filter");
             match self.filter_one(e, pod_doc, &current) {
                 Err(err) => {
-                    n.error = Some(err.clone());
-                    n.ignored = e.config.ignorable;
-                    notes.push(n);
-                    if e.config.ignorable {
-                        log::info!(
-                            "\"Skipping extender as it returned error and has ignorable flag set\" extender=\"{}\" err=\"{}\"",
-                            e.name(),
-                            err
-                        );
+                    if failed(e, n, &err, notes, "Skipping extender as it returned error and has ignorable flag set") {
                         continue;
                     }
                     return Err(err);
@@ -266,15 +270,7 @@ impl ExtenderSet {
             let result = self.preempt_one(cache, e, pod_doc, &victims);
             let mut result = match result {
                 Err(err) => {
-                    n.error = Some(err.clone());
-                    n.ignored = e.config.ignorable;
-                    notes.push(n);
-                    if e.config.ignorable {
-                        log::info!(
-                            "\"Skipped extender as it returned error and has ignorable flag set\" extender=\"{}\" err=\"{}\"",
-                            e.name(),
-                            err
-                        );
+                    if failed(e, n, &err, notes, "Skipped extender as it returned error and has ignorable flag set") {
                         continue;
                     }
                     return Err(err);
