@@ -440,3 +440,13 @@ fn extenders_in_every_version() {
         assert_round_trip(&cfg);
     }
 }
+
+#[test]
+fn extender_tls_material_is_not_dumped() {
+    let cfg = load(&format!("{V1}extenders:\n- urlPrefix: https://x\n  tlsConfig:\n    keyData: c2VjcmV0\n    certData: Y2VydA==\n    caFile: /etc/ca.pem\n"))
+        .expect("loads")
+        .config;
+    let dump = edgesched::core::config::to_yaml(&cfg);
+    assert!(!dump.contains("c2VjcmV0") && !dump.contains("Y2VydA=="), "{dump}");
+    assert!(dump.contains("keyData: <redacted>") && dump.contains("caFile: /etc/ca.pem"), "{dump}");
+}

@@ -51,9 +51,8 @@ pub enum BindDecision {
 /// name, UID, labels, taints, `unschedulable`, allocatable resources and images — what the
 /// scheduler keeps of a node.
 pub fn node_document(n: &NodeSpecInfo) -> Value {
-    let mut labels: Vec<(&str, &str)> = n.labels.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    labels.sort_unstable();
-    let labels: serde_json::Map<String, Value> = labels.into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+    // The map keeps its keys sorted.
+    let labels: serde_json::Map<String, Value> = n.labels.iter().map(|(k, v)| (k.as_str().to_string(), json!(v))).collect();
     let taints: Vec<Value> =
         n.taints.iter().map(|t| json!({ "key": &*t.key, "value": &*t.value, "effect": &*t.effect_raw })).collect();
     let a = &n.allocatable;
@@ -65,11 +64,8 @@ pub fn node_document(n: &NodeSpecInfo) -> Value {
     for (name, v) in &a.scalars {
         allocatable.insert(name.as_str().to_string(), json!(v.to_string()));
     }
-    let mut images: BTreeMap<i64, Vec<&str>> = BTreeMap::new();
-    for (name, size) in &n.images {
-        images.entry(*size).or_default().push(name.as_str());
-    }
-    let images: Vec<Value> = images.into_iter().map(|(size, names)| json!({ "names": names, "sizeBytes": size })).collect();
+    // One entry per image name (the table keeps names, not which names share an image).
+    let images: Vec<Value> = n.images.iter().map(|(name, size)| json!({ "names": [name.as_str()], "sizeBytes": size })).collect();
     let mut spec = serde_json::Map::new();
     if n.unschedulable {
         spec.insert("unschedulable".into(), json!(true));
@@ -163,7 +159,8 @@ impl ExtenderSet {
                         }
                     }
                     n.kept = kept.iter().map(|&p| current[p].node.name.to_string()).collect();
-                    n.failed = failed.into_iter().chain(unresolvable).collect();
+                    n.failed = failed;
+                    n.failed.extend(unresolvable);
                     notes.push(n);
                     verdict.kept = kept.into_iter().map(|p| verdict.kept[p]).collect();
                 }
@@ -260,8 +257,10 @@ impl ExtenderSet {
         if candidates.is_empty() {
             return Ok(candidates);
         }
-        let mut victims: BTreeMap<Box<str>, (Vec<Arc<AssignedPod>>, usize)> =
-            candidates.into_iter().map(|c| (c.node, (c.victims, c.pdb_violations))).collect();
+        let mut victims: BTreeMap<Box<str>, (Vec<Arc<AssignedPod>>, usize)> = BTreeMap::new();
+        for c in candidates {
+            victims.insert(c.node, (c.victims, c.pdb_violations));
+        }
         for e in &self.entries {
             if e.config.preempt_verb.is_empty() || !e.is_interested(pod) {
                 continue;

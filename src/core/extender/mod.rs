@@ -89,17 +89,14 @@ impl ExtenderSet {
         if extenders.is_empty() {
             return None;
         }
-        let mut entries: Vec<ExtenderEntry> = extenders
-            .iter()
-            .enumerate()
-            .map(|(index, config)| ExtenderEntry {
-                index,
-                config: config.clone(),
-                managed: config.managed_resources.iter().map(|r| r.name.clone()).collect(),
-            })
-            .collect();
-        // A stable sort keeps the configured order within each group.
-        entries.sort_by_key(|e| e.config.ignorable);
+        let all = extenders.iter().enumerate().map(|(index, config)| ExtenderEntry {
+            index,
+            config: config.clone(),
+            managed: config.managed_resources.iter().map(|r| r.name.clone()).collect(),
+        });
+        // Each group keeps the configured order.
+        let (mut entries, ignorable): (Vec<ExtenderEntry>, Vec<ExtenderEntry>) = all.partition(|e| !e.config.ignorable);
+        entries.extend(ignorable);
         Some(ExtenderSet { entries, transport })
     }
 

@@ -117,7 +117,11 @@ fn array<'a>(v: &'a Value, what: &str, at: &str) -> Result<&'a Vec<Value>, Strin
 fn string_map(v: Option<&Value>, what: &str, at: &str) -> Result<BTreeMap<String, String>, String> {
     let Some(v) = v else { return Ok(BTreeMap::new()) };
     let obj = v.as_object().ok_or_else(|| decode_error(what, format!("{at}: expected an object, got {}", kind(v))))?;
-    obj.iter().map(|(k, v)| Ok((k.clone(), string(Some(v).filter(|v| !v.is_null()), what, &format!("{at}.{k}"))?))).collect()
+    let mut out = BTreeMap::new();
+    for (k, v) in obj {
+        out.insert(k.clone(), string(Some(v).filter(|v| !v.is_null()), what, &format!("{at}.{k}"))?);
+    }
+    Ok(out)
 }
 
 fn parse(body: &[u8], what: &str) -> Result<Value, String> {
