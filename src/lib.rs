@@ -10,7 +10,10 @@
 //!   the informers feeding the core, the API workers that bind and write, leader election, the
 //!   health/metrics server, the command line and the `run` wiring.
 //!
-//! The binary in `main.rs` only parses the command line and calls into the shell.
+//! - [`plugin`]: the stable surface for out-of-tree plugins and custom builds.
+//!
+//! The binary in `main.rs` only calls the command line in [`shell::app`].
 
 pub mod core;
+pub mod plugin;
 pub mod shell;

@@ -299,7 +299,12 @@ fn upstream_validation_table() {
             "profiles:\n- schedulerName: me\n  plugins:\n    queueSort:\n      enabled:\n      - name: PrioritySort\n  pluginConfig:\n  - name: PrioritySort\n    args: {a: 1}\n- schedulerName: other\n  plugins:\n    queueSort:\n      enabled:\n      - name: PrioritySort\n  pluginConfig:\n  - name: PrioritySort\n    args: {a: 2}\n",
             "s.yaml: profiles[1].pluginConfig.args: Invalid value: \"PrioritySort\": queueSort must be the same for all profiles",
         ),
-        ("extenders:\n- urlPrefix: http://x\n  weight: 1\n", "s.yaml: extenders: extenders are not supported (1 configured); remove them to use this scheduler"),
+        // validation_test.go: extenders.
+        ("extenders:\n- urlPrefix: http://x\n  prioritizeVerb: p\n  weight: -2\n", "s.yaml: extenders[0].weight: Invalid value: -2: must have a positive weight applied to it"),
+        ("extenders:\n- urlPrefix: http://x\n  bindVerb: b\n- urlPrefix: http://y\n  bindVerb: b\n", "s.yaml: extenders: Invalid value: found 2 extenders implementing bind: only one extender can implement bind"),
+        ("extenders:\n- urlPrefix: http://x\n  managedResources:\n  - name: cpu\n", "s.yaml: extenders[0].managedResources[0].name: Invalid value: cpu: is an invalid extended resource name"),
+        ("extenders:\n- urlPrefix: http://x\n  managedResources:\n  - name: example.com/gpu\n  - name: example.com/gpu\n", "s.yaml: extenders[0].managedResources[1].name: Invalid value: example.com/gpu: duplicate extender managed resource name"),
+        ("extenders:\n- urlPrefix: http://x\n  weigth: 1\n", "s.yaml: extenders[0].weigth: unknown field"),
     ];
     for (body, want) in cases {
         let got = err(&format!("{V1}{body}"));
@@ -414,4 +419,34 @@ fn deep_nesting_is_an_error_not_a_crash() {
         .stack_size(2 * 1024 * 1024)
         .spawn(move || load_str(&at_limit, "s").map(|l| to_yaml(&l.config)));
     assert!(h.unwrap().join().unwrap().is_ok());
+}
+
+#[test]
+fn extenders_in_every_version() {
+    // The Extender block is the same in v1, v1beta3, v1beta2 and v1beta1; it survives the dump.
+    for version in ["v1", "v1beta3", "v1beta2", "v1beta1"] {
+        let text = format!(
+            "apiVersion: kubescheduler.config.k8s.io/{version}\nkind: KubeSchedulerConfiguration\nextenders:\n- urlPrefix: https://ext:8888/scheduler\n  filterVerb: filter\n  prioritizeVerb: prioritize\n  weight: 3\n  bindVerb: bind\n  preemptVerb: preempt\n  enableHTTPS: true\n  httpTimeout: 2s\n  nodeCacheCapable: true\n  ignorable: true\n  tlsConfig:\n    insecure: true\n  managedResources:\n  - name: example.com/gpu\n    ignoredByScheduler: true\n"
+        );
+        let cfg = load(&text).unwrap_or_else(|e| panic!("{version}: {e}")).config;
+        assert_eq!(cfg.extenders.len(), 1, "{version}");
+        let e = &cfg.extenders[0];
+        assert_eq!(
+            (e.weight, e.http_timeout.0, e.ignorable, e.node_cache_capable),
+            (3, std::time::Duration::from_secs(2), true, true)
+        );
+        assert_eq!(e.managed_resources[0].name, "example.com/gpu");
+        assert!(e.tls_config.as_ref().is_some_and(|t| t.insecure));
+        assert_round_trip(&cfg);
+    }
+}
+
+#[test]
+fn extender_tls_material_is_not_dumped() {
+    let cfg = load(&format!("{V1}extenders:\n- urlPrefix: https://x\n  tlsConfig:\n    keyData: c2VjcmV0\n    certData: Y2VydA==\n    caFile: /etc/ca.pem\n"))
+        .expect("loads")
+        .config;
+    let dump = edgesched::core::config::to_yaml(&cfg);
+    assert!(!dump.contains("c2VjcmV0") && !dump.contains("Y2VydA=="), "{dump}");
+    assert!(dump.contains("keyData: <redacted>") && dump.contains("caFile: /etc/ca.pem"), "{dump}");
 }

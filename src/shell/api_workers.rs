@@ -13,6 +13,7 @@
 
 use crate::core::conditions;
 use crate::core::events;
+use crate::core::extender::calls::BindDecision;
 use crate::core::framework::plugins::default_binder::binding_for;
 use crate::core::framework::plugins::names;
 use crate::core::framework::PreBindAction;
@@ -72,6 +73,8 @@ pub struct WorkerContext {
     pub clock: Arc<dyn Clock + Send + Sync>,
     /// Raised at shutdown: waits end early.
     pub stop: Arc<AtomicBool>,
+    /// The extenders' HTTP clients, for pods an extender binds.
+    pub extenders: Option<Arc<dyn crate::core::extender::ExtenderTransport>>,
 }
 
 /// Start the API workers: one thread at first, more while jobs wait (up to `max`), idle ones
@@ -258,6 +261,19 @@ fn observe_point(ctx: &WorkerContext, point: &str, ok: bool, profile: &str, star
     ctx.metrics.observe(m::EXTENSION_POINT_DURATION, &[point, status, profile], secs);
 }
 
+/// `sched.bind`: an interested binding extender first (`extendersBinding`), the DefaultBinder
+/// otherwise or after an ignorable extender failed.
+fn bind_delegated(ctx: &WorkerContext, req: &BindRequest) -> Result<(), BindFailure> {
+    if let (Some(target), Some(transport)) = (&req.extender_binder, &ctx.extenders) {
+        match crate::core::extender::calls::bind(&**transport, target, &req.pod, &req.node) {
+            BindDecision::Bound => return Ok(()),
+            BindDecision::Failed(err) => return Err(BindFailure::Other(err)),
+            BindDecision::FallBack(_) => {}
+        }
+    }
+    bind(&ctx.client, &req.pod, &req.node, &ctx.denials)
+}
+
 fn run_bind(ctx: &WorkerContext, req: BindRequest) {
     let pod = &req.pod;
     // The binding cycle runs on its own goroutine upstream (scheduler_goroutines{operation="binding"}).
@@ -268,7 +284,7 @@ fn run_bind(ctx: &WorkerContext, req: BindRequest) {
     let result = match pre_bound {
         Ok(()) => {
             let start = ctx.clock.now();
-            let bound = bind(&ctx.client, pod, &req.node, &ctx.denials);
+            let bound = bind_delegated(ctx, &req);
             observe_point(ctx, instrument::point::BIND, bound.is_ok(), &req.profile, start);
             bound
         }

@@ -1,13 +1,11 @@
 //! `edgesched capacity`: reads the pod and the cluster, asks the core planner, prints the answer.
 
 use crate::core::simulate::capacity::{plan, CapacityReport};
-use crate::core::simulate::stream::Simulation;
 use crate::core::watched::{Change, KindChange};
 use crate::shell::cli::{CapacityOptions, OutputFormat};
 use crate::shell::cluster_file;
 use crate::shell::what_if::{load, load_config, WhatIfError};
 use std::fmt::Write as _;
-use std::time::Instant;
 
 /// `--max` when not given.
 pub const DEFAULT_MAX: usize = 10_000;
@@ -67,7 +65,7 @@ pub fn capacity_cmd(opts: &CapacityOptions) -> Result<(), WhatIfError> {
         eprintln!("note: the pod's schedulerName {requested:?} is not a profile of the configuration; using profile {profile:?}");
     }
     let seed = opts.seed.unwrap_or_else(|| crate::core::rng::Rng::from_os().next_u64());
-    let mut sim = Simulation::new(&cfg, seed, Instant::now())?;
+    let mut sim = crate::shell::what_if_setup::new_simulation(&cfg, seed)?;
     load(&mut sim, &cfg, &opts.source, &opts.what_if, &mut |_| Ok(()))?;
     let report = plan(&mut sim, &template, &profile, opts.max.unwrap_or(DEFAULT_MAX));
     let ns = if template.metadata.namespace.is_empty() { "default" } else { template.metadata.namespace.as_str() };

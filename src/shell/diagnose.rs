@@ -327,7 +327,9 @@ pub fn explain(
             hint,
         });
     }
-    let decisions = simulate::explain_pods(cfg, cluster, &ours_targets, seed).map_err(DiagnoseError::Simulate)?;
+    let transport = crate::shell::extender_client::transport_for(cfg)
+        .map_err(|e| DiagnoseError::Simulate(simulate::SimError(e.to_string())))?;
+    let decisions = simulate::explain_pods(cfg, cluster, &ours_targets, seed, transport).map_err(DiagnoseError::Simulate)?;
     for d in decisions {
         if let Some(e) = out.iter_mut().find(|e| e.pod == d.pod) {
             e.decision = Some(d);

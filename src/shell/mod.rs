@@ -4,6 +4,7 @@
 //! live scheduler. The shell drives [`crate::core`]; the core never calls back into it.
 
 pub mod api_workers;
+pub mod app;
 pub mod capacity;
 pub mod cli;
 pub mod clock;
@@ -11,6 +12,7 @@ pub mod cluster_file;
 pub mod cluster_reader;
 pub mod diagnose;
 pub mod event_recorder;
+pub mod extender_client;
 pub mod informers;
 pub mod kube;
 pub mod leader_election;

@@ -10,6 +10,7 @@
 //! ```
 
 use crate::core::config::SchedulerConfig;
+use crate::core::extender::{ExtenderSet, ExtenderTransport};
 use crate::core::framework::plugins::PluginContext;
 use crate::core::framework::{Framework, ProfileError};
 use crate::core::lease::{Elector, Timing};
@@ -93,6 +94,8 @@ pub enum RunError {
     LeadershipLost(LeadershipLost),
     /// Every source of input (watches, leader election) stopped.
     InputsClosed,
+    /// An extender's HTTP client could not be built (its TLS material).
+    Extender(crate::shell::extender_client::ExtenderClientError),
 }
 
 impl std::fmt::Display for RunError {
@@ -106,6 +109,7 @@ impl std::fmt::Display for RunError {
             RunError::Watcher(e) => e.fmt(f),
             RunError::LeadershipLost(e) => e.fmt(f),
             RunError::InputsClosed => f.write_str("all watches stopped"),
+            RunError::Extender(e) => e.fmt(f),
         }
     }
 }
@@ -446,7 +450,8 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     .unwrap_or(informers::OPTIONAL_FORBIDDEN_RETRY);
     info!("{}", Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin));
 
-    let mut sched = build_scheduler(cfg, &s, &metrics)?;
+    let extenders = extender_transport(cfg)?;
+    let mut sched = build_scheduler(cfg, &s, &metrics, extenders.clone())?;
     let (tx, rx) = sync_channel::<Input>(INPUT_QUEUE);
     let stop = Arc::new(AtomicBool::new(false));
     let denials = Arc::new(Denials::default());
@@ -477,6 +482,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
             denials: denials.clone(),
             clock: Arc::new(SystemClock),
             stop: stop.clone(),
+            extenders,
         },
     )
     .map_err(|source| RunError::Thread { name: "API worker", source })?;
@@ -514,11 +520,29 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     main_loop(&mut sched, &rx, &parts, &election)
 }
 
+/// The HTTP clients of the configured extenders (`None` without extenders).
+fn extender_transport(cfg: &SchedulerConfig) -> Result<Option<Arc<dyn ExtenderTransport>>, RunError> {
+    if cfg.extenders.is_empty() {
+        return Ok(None);
+    }
+    for e in &cfg.extenders {
+        info!("{}", Line::new("Creating extender").s("extender", &e.url_prefix));
+    }
+    crate::shell::extender_client::transport_for(cfg).map_err(RunError::Extender)
+}
+
 /// The profiles and the scheduler core.
-fn build_scheduler(cfg: &SchedulerConfig, s: &RunSettings, metrics: &Metrics) -> Result<Scheduler, RunError> {
+fn build_scheduler(
+    cfg: &SchedulerConfig,
+    s: &RunSettings,
+    metrics: &Metrics,
+    extenders: Option<Arc<dyn ExtenderTransport>>,
+) -> Result<Scheduler, RunError> {
     let ctx = PluginContext::default();
+    let mut profile_configs = cfg.profiles.clone();
+    crate::core::extender::apply_ignored_resources(&cfg.extenders, &mut profile_configs);
     let profiles: Vec<Framework> =
-        cfg.profiles.iter().map(|p| Framework::new(p, &ctx)).collect::<Result<_, _>>().map_err(RunError::Profile)?;
+        profile_configs.iter().map(|p| Framework::new(p, &ctx)).collect::<Result<_, _>>().map_err(RunError::Profile)?;
     for p in &profiles {
         info!("{}", Line::new("Profile ready").s("schedulerName", &p.scheduler_name).s("plugins", p.plugin_names().join(",")));
     }
@@ -530,6 +554,7 @@ fn build_scheduler(cfg: &SchedulerConfig, s: &RunSettings, metrics: &Metrics) ->
         warn_unserved_scheduler_names: s.warn_unserved_scheduler_names,
     };
     let mut sched = Scheduler::new(profiles, &settings, metrics.clone(), Rng::from_os(), Instant::now());
+    sched.set_extenders(extenders.and_then(|t| ExtenderSet::new(&cfg.extenders, t)));
     sched.set_ticker(Box::new(SystemClock));
     if let Some(d) = s.pod_max_in_unschedulable {
         sched.set_max_in_unschedulable(d);

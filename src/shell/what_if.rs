@@ -16,7 +16,6 @@ use crate::shell::cluster_file;
 pub use crate::shell::what_if_setup::{exit_with, load_config, WhatIfError};
 use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
 
 /// The sink that checks each object and feeds it to the simulation; decisions about pods no
 /// profile serves are written at once.
@@ -84,7 +83,7 @@ pub fn load(
 pub fn simulate_cmd(opts: &SimulateOptions) -> Result<(), WhatIfError> {
     let cfg = load_config(opts.source.config.as_deref())?;
     let seed = opts.seed.unwrap_or_else(|| crate::core::rng::Rng::from_os().next_u64());
-    let mut sim = Simulation::new(&cfg, seed, Instant::now())?;
+    let mut sim = crate::shell::what_if_setup::new_simulation(&cfg, seed)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let mut summary = Summary::default();
@@ -124,6 +123,7 @@ mod tests {
     use super::*;
     use crate::core::simulate::synthetic::{self, Shape};
     use crate::core::simulate::Cluster;
+    use std::time::Instant;
 
     fn config() -> SchedulerConfig {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/config.yaml");
@@ -211,5 +211,63 @@ mod tests {
             }
             same(&streamed(&cfg, &synthetic::cluster_yaml(&mixed)), &expected, &format!("seed {seed}, shuffled"));
         }
+    }
+
+    /// Answers like an extender that keeps only `n2` and scores it 7.
+    struct KeepN2;
+
+    impl crate::core::extender::ExtenderTransport for KeepN2 {
+        fn post(&self, _index: usize, verb: &str, _body: &[u8]) -> Result<Vec<u8>, String> {
+            let reply = match verb {
+                "filter" => r#"{"NodeNames":["n2"],"FailedNodes":{"n1":"not on n1"}}"#,
+                "prioritize" => r#"[{"Host":"n2","Score":7}]"#,
+                _ => return Err(format!("unexpected {verb}")),
+            };
+            Ok(reply.as_bytes().to_vec())
+        }
+    }
+
+    #[test]
+    fn simulate_and_explain_show_what_each_extender_said() {
+        use crate::core::extender::ExtenderTransport;
+        use std::sync::Arc;
+        let cfg_text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nextenders:\n- urlPrefix: http://ext\n  filterVerb: filter\n  nodeCacheCapable: true\n";
+        let cfg = crate::core::config::load_str(cfg_text, "c.yaml").expect("config").config;
+        let text = "kind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '2', pods: '10'}}\n---\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: '2', pods: '10'}}\n---\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c}]}\n";
+        let mut cluster = Cluster::default();
+        cluster_file::read(text.as_bytes(), "c.yaml", &mut |_, c| {
+            cluster.push(c);
+            Ok(())
+        })
+        .expect("reads");
+        let transport: Arc<dyn ExtenderTransport> = Arc::new(KeepN2);
+        let decide = |transport: Option<Arc<dyn ExtenderTransport>>| {
+            let mut sim = Simulation::new(&cfg, 1, Instant::now()).expect("sim");
+            sim.set_extenders(&cfg, transport);
+            for change in cluster.changes() {
+                assert!(sim.add(change).is_none());
+            }
+            let mut out = Vec::new();
+            sim.run::<()>(&Detail::explained(0), &mut |d| {
+                out.push(d);
+                Ok(())
+            })
+            .expect("runs");
+            out
+        };
+        let d = decide(Some(transport.clone()));
+        assert_eq!(d[0].node.as_deref(), Some("n2"));
+        assert_eq!(d[0].extenders.len(), 1);
+        assert_eq!(d[0].extenders[0].kept, vec!["n2".to_string()]);
+        assert!(d[0].filtered.iter().any(|g| g.reason == "not on n1" && g.nodes == ["n1"]), "{:?}", d[0].filtered);
+        let table = d[0].table_block();
+        assert!(table.contains("  extender http://ext filter: kept [n2]; n1: not on n1\n"), "{table}");
+        assert!(d[0].json_line().contains(r#""extenders":[{"extender":"http://ext","call":"filter","kept":["n2"]"#));
+        let e =
+            crate::core::simulate::explain_pods(&cfg, &cluster, &["default/p".to_string()], 1, Some(transport)).expect("explain");
+        assert_eq!(e[0].extenders, d[0].extenders);
+        assert!(crate::core::simulate::render_table(&e).contains("  extender http://ext filter: kept [n2]; n1: not on n1\n"));
+        // Without a transport the extenders are left out.
+        assert!(decide(None)[0].extenders.is_empty());
     }
 }

@@ -2,8 +2,10 @@
 //! cluster: their error type and exit statuses, and the configuration they simulate with.
 
 use crate::core::config::{self, Overrides, SchedulerConfig};
+use crate::core::simulate::stream::Simulation;
 use crate::core::simulate::SimError;
 use std::path::Path;
+use std::time::Instant;
 
 /// Why a what-if command stopped, and its exit status.
 #[derive(Debug)]
@@ -64,4 +66,12 @@ pub fn load_config(path: Option<&Path>) -> Result<SchedulerConfig, WhatIfError> 
         eprintln!("warning: {w}");
     }
     Ok(cfg)
+}
+/// A simulation with `cfg`'s profiles that consults `cfg`'s extenders over HTTP (their filter,
+/// prioritize and preempt answers are part of what the scheduler would decide).
+pub fn new_simulation(cfg: &SchedulerConfig, seed: u64) -> Result<Simulation, WhatIfError> {
+    let mut sim = Simulation::new(cfg, seed, Instant::now())?;
+    let transport = crate::shell::extender_client::transport_for(cfg).map_err(|e| WhatIfError::Input(e.to_string()))?;
+    sim.set_extenders(cfg, transport);
+    Ok(sim)
 }

@@ -6,6 +6,7 @@
 pub mod apiserver;
 pub mod certs;
 pub mod deploy;
+pub mod extender;
 pub mod https;
 pub mod invariants;
 pub mod objects;

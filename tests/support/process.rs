@@ -58,7 +58,19 @@ impl Edgesched {
     /// Start the binary with these arguments and extra environment variables; `dir` (its files)
     /// lives as long as the process handle.
     pub fn spawn_with_env(args: &[String], env: &[(String, String)], dir: TempDir, secure_port: u16) -> Edgesched {
-        let mut child = command()
+        Edgesched::spawn_program(command(), args, env, dir, secure_port)
+    }
+
+    /// Start `program` (the binary under test, or a custom build such as an example) with these
+    /// arguments and extra environment variables.
+    pub fn spawn_program(
+        mut program: Command,
+        args: &[String],
+        env: &[(String, String)],
+        dir: TempDir,
+        secure_port: u16,
+    ) -> Edgesched {
+        let mut child = program
             .args(args)
             .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::null())
@@ -165,6 +177,8 @@ pub struct Launch {
     pub auth: KubeAuth,
     /// Extra environment variables (e.g. `EDGESCHED_WATCH_IDLE_TIMEOUT`).
     pub env: Vec<(String, String)>,
+    /// Run this binary instead of edgesched (a custom build with extra plugins).
+    pub program: Option<PathBuf>,
 }
 
 impl Default for Launch {
@@ -179,6 +193,7 @@ impl Default for Launch {
             secure_port: None,
             auth: KubeAuth::ClientCert { user: "system:kube-scheduler".into() },
             env: Vec::new(),
+            program: None,
         }
     }
 }
@@ -216,6 +231,9 @@ impl Launch {
             "--v=2".to_string(),
         ];
         args.extend(self.extra_args);
-        Edgesched::spawn_with_env(&args, &self.env, dir, port)
+        match &self.program {
+            Some(p) => Edgesched::spawn_program(Command::new(p), &args, &self.env, dir, port),
+            None => Edgesched::spawn_with_env(&args, &self.env, dir, port),
+        }
     }
 }

@@ -5,7 +5,7 @@
 use super::args::default_args;
 use super::plugins::enabled_names;
 use super::types::*;
-use super::wire::{WireClientConnection, WireConfig, WireLeaderElection};
+use super::wire::{WireClientConnection, WireConfig, WireExtender, WireLeaderElection};
 
 /// `config.DefaultInsecureSchedulerPort`, the port a bare IP in v1beta1/v1beta2
 /// `healthzBindAddress`/`metricsBindAddress` gets.
@@ -27,6 +27,42 @@ pub fn top_level(wire: &WireConfig) -> SchedulerConfig {
         pod_max_backoff_seconds: wire.pod_max_backoff_seconds.unwrap_or(10),
         profiles: Vec::new(),
         delay_cache_until_active: wire.delay_cache_until_active.unwrap_or(false),
+        extenders: wire.extenders.iter().flatten().map(extender).collect(),
+    }
+}
+
+/// An extender as written; upstream defaults none of its fields.
+fn extender(w: &WireExtender) -> Extender {
+    Extender {
+        url_prefix: w.url_prefix.clone().unwrap_or_default(),
+        filter_verb: w.filter_verb.clone().unwrap_or_default(),
+        preempt_verb: w.preempt_verb.clone().unwrap_or_default(),
+        prioritize_verb: w.prioritize_verb.clone().unwrap_or_default(),
+        weight: w.weight.unwrap_or(0),
+        bind_verb: w.bind_verb.clone().unwrap_or_default(),
+        enable_https: w.enable_https.unwrap_or(false),
+        tls_config: w.tls_config.as_ref().map(|t| ExtenderTls {
+            insecure: t.insecure.unwrap_or(false),
+            server_name: t.server_name.clone().unwrap_or_default(),
+            cert_file: t.cert_file.clone().unwrap_or_default(),
+            key_file: t.key_file.clone().unwrap_or_default(),
+            ca_file: t.ca_file.clone().unwrap_or_default(),
+            cert_data: t.cert_data.clone().unwrap_or_default(),
+            key_data: t.key_data.clone().unwrap_or_default(),
+            ca_data: t.ca_data.clone().unwrap_or_default(),
+        }),
+        http_timeout: w.http_timeout.unwrap_or(GoDuration(std::time::Duration::ZERO)),
+        node_cache_capable: w.node_cache_capable.unwrap_or(false),
+        managed_resources: w
+            .managed_resources
+            .iter()
+            .flatten()
+            .map(|r| ExtenderManagedResource {
+                name: r.name.clone().unwrap_or_default(),
+                ignored_by_scheduler: r.ignored_by_scheduler.unwrap_or(false),
+            })
+            .collect(),
+        ignorable: w.ignorable.unwrap_or(false),
     }
 }
 

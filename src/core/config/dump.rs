@@ -69,6 +69,58 @@ fn body(cfg: &SchedulerConfig) -> Value {
     if cfg.delay_cache_until_active {
         m.insert("delayCacheUntilActive".into(), json!(true));
     }
+    if !cfg.extenders.is_empty() {
+        m.insert("extenders".into(), Value::Array(cfg.extenders.iter().map(extender).collect()));
+    }
+    Value::Object(m)
+}
+
+/// What the dump shows instead of TLS material.
+const REDACTED: &str = "<redacted>";
+
+/// One extender with upstream's field names; empty optional fields are left out.
+fn extender(e: &Extender) -> Value {
+    let text = |m: &mut Map<String, Value>, k: &str, v: &str| {
+        if !v.is_empty() {
+            m.insert(k.into(), Value::from(v));
+        }
+    };
+    let mut m = Map::new();
+    m.insert("urlPrefix".into(), Value::from(e.url_prefix.as_str()));
+    text(&mut m, "filterVerb", &e.filter_verb);
+    text(&mut m, "preemptVerb", &e.preempt_verb);
+    text(&mut m, "prioritizeVerb", &e.prioritize_verb);
+    text(&mut m, "bindVerb", &e.bind_verb);
+    m.insert("weight".into(), Value::from(e.weight));
+    m.insert("enableHTTPS".into(), Value::Bool(e.enable_https));
+    m.insert("httpTimeout".into(), Value::from(e.http_timeout.to_string()));
+    m.insert("nodeCacheCapable".into(), Value::Bool(e.node_cache_capable));
+    m.insert("ignorable".into(), Value::Bool(e.ignorable));
+    if !e.managed_resources.is_empty() {
+        let mut resources = Vec::new();
+        for r in &e.managed_resources {
+            let mut rm = Map::new();
+            rm.insert("name".into(), Value::from(r.name.as_str()));
+            rm.insert("ignoredByScheduler".into(), Value::Bool(r.ignored_by_scheduler));
+            resources.push(Value::Object(rm));
+        }
+        m.insert("managedResources".into(), Value::Array(resources));
+    }
+    if let Some(t) = &e.tls_config {
+        let mut tls = Map::new();
+        tls.insert("insecure".into(), Value::Bool(t.insecure));
+        text(&mut tls, "serverName", &t.server_name);
+        text(&mut tls, "certFile", &t.cert_file);
+        text(&mut tls, "keyFile", &t.key_file);
+        text(&mut tls, "caFile", &t.ca_file);
+        // The dump is logged and served (/configz): key and certificate material never is.
+        for (k, v) in [("certData", &t.cert_data), ("keyData", &t.key_data), ("caData", &t.ca_data)] {
+            if !v.is_empty() {
+                tls.insert(k.into(), Value::from(REDACTED));
+            }
+        }
+        m.insert("tlsConfig".into(), Value::Object(tls));
+    }
     Value::Object(m)
 }
 

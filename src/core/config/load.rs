@@ -172,12 +172,6 @@ fn with_indentation_hint(p: Problem) -> Problem {
 pub fn convert(version: Version, wire: &WireConfig, root: &Node, warnings: &mut Vec<String>) -> (SchedulerConfig, Vec<Problem>) {
     let mut problems = Vec::new();
     let mut cfg = defaults::top_level(wire);
-    if let Some(ext) = wire.extenders.as_ref().filter(|e| !e.is_empty()) {
-        problems.push(Problem::at(
-            "extenders",
-            format!("extenders are not supported ({} configured); remove them to use this scheduler", ext.len()),
-        ));
-    }
     let empty = [WireProfile::default()];
     let wire_profiles = match wire.profiles.as_deref() {
         Some(p) if !p.is_empty() => p,

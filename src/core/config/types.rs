@@ -30,6 +30,80 @@ pub struct SchedulerConfig {
     pub profiles: Vec<Profile>,
     #[serde(default)]
     pub delay_cache_until_active: bool,
+    /// HTTP extenders, in the order they are called (`extenders`; see [`crate::core::extender`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extenders: Vec<Extender>,
+}
+
+/// `Extender` (pkg/scheduler/apis/config/types.go): an HTTP webhook consulted after the plugins'
+/// Filter and Score, for preemption and, when `bindVerb` is set, for binding. The same in every
+/// configuration version. Nothing is defaulted here: a zero `httpTimeout` means 5 s when the
+/// client is built, as upstream's `NewHTTPExtender`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Extender {
+    pub url_prefix: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub filter_verb: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub preempt_verb: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prioritize_verb: String,
+    /// Multiplies the extender's 0–10 scores (must be positive when `prioritizeVerb` is set).
+    #[serde(default)]
+    pub weight: i64,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub bind_verb: String,
+    #[serde(default, rename = "enableHTTPS")]
+    pub enable_https: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_config: Option<ExtenderTls>,
+    /// Zero means the 5 s default.
+    #[serde(default = "zero_duration")]
+    pub http_timeout: GoDuration,
+    #[serde(default)]
+    pub node_cache_capable: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub managed_resources: Vec<ExtenderManagedResource>,
+    #[serde(default)]
+    pub ignorable: bool,
+}
+
+fn zero_duration() -> GoDuration {
+    GoDuration(std::time::Duration::ZERO)
+}
+
+/// `ExtenderTLSConfig`; the `*Data` fields are base64 on the wire and kept so here (decoded
+/// where the client is built).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtenderTls {
+    #[serde(default)]
+    pub insecure: bool,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub server_name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cert_file: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub key_file: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ca_file: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cert_data: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub key_data: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ca_data: String,
+}
+
+/// `ExtenderManagedResource`: an extended resource the extender manages; pods requesting one
+/// are the ones it is "interested" in. `ignoredByScheduler` makes NodeResourcesFit skip it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtenderManagedResource {
+    pub name: String,
+    #[serde(default)]
+    pub ignored_by_scheduler: bool,
 }
 
 /// `componentbaseconfig.LeaderElectionConfiguration`; durations in seconds on the wire as Go
@@ -85,7 +159,7 @@ impl Default for ClientConnection {
 }
 
 /// A duration as Go's `time.Duration` marshals it in component configs (`"15s"`, `"1m30s"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct GoDuration(pub std::time::Duration);
 
 impl GoDuration {

@@ -27,6 +27,7 @@ pub fn validate_config(cfg: &SchedulerConfig, with_args: bool) -> Vec<Problem> {
     errs.extend(validate_bind_address("healthzBindAddress", &cfg.healthz_bind_address));
     errs.extend(validate_bind_address("metricsBindAddress", &cfg.metrics_bind_address));
     errs.extend(validate_profiles(&cfg.profiles, with_args));
+    errs.extend(validate_extenders(&cfg.extenders));
     errs.extend(validate_percentage("percentageOfNodesToScore", Some(cfg.percentage_of_nodes_to_score)));
     if cfg.pod_initial_backoff_seconds <= 0 {
         errs.push(invalid("podInitialBackoffSeconds", cfg.pod_initial_backoff_seconds, "must be greater than 0"));
@@ -36,6 +37,47 @@ pub fn validate_config(cfg: &SchedulerConfig, with_args: bool) -> Vec<Problem> {
             "podMaxBackoffSeconds",
             cfg.pod_max_backoff_seconds,
             "must be greater than or equal to PodInitialBackoffSeconds",
+        ));
+    }
+    errs
+}
+
+/// `validateExtenders` (validation.go): a prioritizer needs a positive weight, managed resources
+/// must be valid, unique extended resource names, and at most one extender may bind.
+pub fn validate_extenders(extenders: &[Extender]) -> Vec<Problem> {
+    let mut errs = Vec::new();
+    let mut binders = 0usize;
+    let mut seen: HashSet<&str> = HashSet::new();
+    for (i, e) in extenders.iter().enumerate() {
+        let path = format!("extenders[{i}]");
+        if !e.prioritize_verb.is_empty() && e.weight <= 0 {
+            errs.push(invalid(&format!("{path}.weight"), e.weight, "must have a positive weight applied to it"));
+        }
+        if !e.bind_verb.is_empty() {
+            binders += 1;
+        }
+        for (j, r) in e.managed_resources.iter().enumerate() {
+            let rpath = format!("{path}.managedResources[{j}].name");
+            let name_errs = qualified_name_errors(&r.name);
+            if name_errs.is_empty() {
+                if !crate::core::model::is_extended_resource_name(&r.name) {
+                    errs.push(invalid(&rpath, &r.name, "is an invalid extended resource name"));
+                }
+            } else {
+                for m in name_errs {
+                    errs.push(invalid(&rpath, &r.name, &m));
+                }
+            }
+            if !seen.insert(r.name.as_str()) {
+                errs.push(invalid(&rpath, &r.name, "duplicate extender managed resource name"));
+            }
+        }
+    }
+    if binders > 1 {
+        errs.push(invalid(
+            "extenders",
+            format!("found {binders} extenders implementing bind"),
+            "only one extender can implement bind",
         ));
     }
     errs

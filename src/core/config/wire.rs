@@ -123,10 +123,9 @@ pub struct WirePluginConfig {
     pub args: Option<IgnoredAny>,
 }
 
-/// `Extender`: decoded strictly so that typos are reported, then refused as unsupported.
+/// `Extender` (the same in every version).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[allow(dead_code)] // decoded only so that typos are reported; extenders are refused
 pub struct WireExtender {
     pub url_prefix: Option<String>,
     pub filter_verb: Option<String>,
@@ -146,7 +145,6 @@ pub struct WireExtender {
 /// `ExtenderTLSConfig`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[allow(dead_code)] // decoded only so that typos are reported; extenders are refused
 pub struct WireExtenderTls {
     pub insecure: Option<bool>,
     pub server_name: Option<String>,
@@ -161,7 +159,6 @@ pub struct WireExtenderTls {
 /// `ExtenderManagedResource`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[allow(dead_code)] // decoded only so that typos are reported; extenders are refused
 pub struct WireManagedResource {
     pub name: Option<String>,
     pub ignored_by_scheduler: Option<bool>,

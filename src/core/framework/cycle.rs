@@ -4,9 +4,13 @@
 //! `numFeasibleNodesToFind`, `prioritizeNodes`).
 
 use super::instrument::{point, status_label, CycleRecorder, Rec, SKIP};
+use super::plugins::default_preemption::Candidate;
 use super::status::{fit_error_message, Code, Diagnosis, Rejection};
+use super::waiting::{WaitingAction, WaitingHandle, WaitingPods, MAX_PERMIT_WAIT};
+use super::PermitOutcome;
 use super::{Framework, PluginState, PostFilterResult, PreFilterOutcome, PreScoreOutcome, MAX_NODE_SCORE, MIN_NODE_SCORE};
 use crate::core::cache::{AssignedPod, Cache, NodeId, NodeInfo};
+use crate::core::extender::{ExtenderNote, ExtenderSet, EXTENDER_NAME};
 use crate::core::model::PodInfo;
 use crate::core::rng::Rng;
 use crate::core::texts::framework as texts;
@@ -27,6 +31,37 @@ pub struct CycleParams<'a> {
     pub rng: &'a mut Rng,
     /// Keep every plugin's score for every node (for `simulate`/`explain`).
     pub explain: bool,
+    /// The configured extenders and the pod as they receive it (`None` without extenders).
+    pub extenders: Option<CycleExtenders<'a>>,
+    /// Pods waiting at Permit, shown to Permit and PostFilter plugins (`None`: nobody waits).
+    pub waiting: Option<&'a WaitingPods>,
+}
+
+/// What a cycle needs to consult the extenders (see [`crate::core::extender`]).
+pub struct CycleExtenders<'a> {
+    pub set: &'a ExtenderSet,
+    pub pod: &'a crate::core::api::Pod,
+    /// The pod's JSON document, built once per cycle.
+    pub doc: serde_json::Value,
+}
+
+impl<'a> CycleExtenders<'a> {
+    pub fn new(set: &'a ExtenderSet, pod: &'a crate::core::api::Pod) -> CycleExtenders<'a> {
+        CycleExtenders { set, pod, doc: crate::core::extender::calls::pod_document(pod) }
+    }
+
+    /// `findNodesThatPassExtenders` over `feasible`, recording the extenders' verdicts in the
+    /// diagnosis; a pod some extender narrowed counts [`EXTENDER_NAME`] among its rejectors.
+    fn filter<'n>(&self, feasible: Vec<&'n NodeInfo>, diagnosis: &mut Diagnosis) -> Result<Vec<&'n NodeInfo>, String> {
+        let verdict = self.set.filter(self.pod, &self.doc, &feasible, &mut diagnosis.extender_notes)?;
+        for (node, r) in verdict.statuses {
+            diagnosis.node_to_status.insert(node, r);
+        }
+        if verdict.kept.len() != feasible.len() {
+            diagnosis.add_plugin(EXTENDER_NAME);
+        }
+        Ok(verdict.kept.iter().map(|&i| feasible[i]).collect())
+    }
 }
 
 /// A successful placement.
@@ -56,6 +91,8 @@ pub enum ScheduleOutcome {
         diagnosis: Diagnosis,
         /// Filled when `explain` is set and more than one node was feasible.
         scores: Vec<NodeScores>,
+        /// Permit plugins that asked the pod to wait, and for how long (empty: bind now).
+        permit_wait: Vec<(&'static str, std::time::Duration)>,
     },
     /// No node fits. `message` is the FitError text (events and the PodScheduled condition).
     Unschedulable { num_all_nodes: usize, diagnosis: Diagnosis, post_filter: PostFilterResult, message: String },
@@ -325,8 +362,20 @@ impl Framework {
         if !pod.nominated_node_name.is_empty() {
             if let Some(node) = cache.node_by_name(&pod.nominated_node_name) {
                 if self.filter_node(cache, pod, node, &cs.states, &cs.skip_filter, rec).is_ok() {
-                    let result = ScheduleResult { node: node.node.name.clone(), evaluated_nodes: 1, feasible_nodes: 1 };
-                    return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), rec);
+                    // evaluateNominatedNode: the extenders have their say on the nominated node too.
+                    let passed = match &params.extenders {
+                        None => true,
+                        Some(x) => {
+                            let mut d = Diagnosis::default();
+                            let kept = x.filter(vec![node], &mut d);
+                            diagnosis.extender_notes.append(&mut d.extender_notes);
+                            kept.is_ok_and(|k| !k.is_empty())
+                        }
+                    };
+                    if passed {
+                        let result = ScheduleResult { node: node.node.name.clone(), evaluated_nodes: 1, feasible_nodes: 1 };
+                        return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), params.waiting, rec);
+                    }
                 }
             }
         }
@@ -345,12 +394,13 @@ impl Framework {
             }
         };
 
-        let has_scoring = !self.score.is_empty();
+        let ext_set = params.extenders.as_ref().map(|x| x.set);
+        let has_scoring = !self.score.is_empty() || ext_set.is_some_and(ExtenderSet::has_prioritizers);
         let mut num_to_find = num_feasible_nodes_to_find(
             self.percentage_of_nodes_to_score.unwrap_or(params.percentage_of_nodes_to_score),
             nodes.len(),
         );
-        if !has_scoring {
+        if !has_scoring && !ext_set.is_some_and(ExtenderSet::has_filters) {
             num_to_find = 1;
         }
         let mut feasible: Vec<&NodeInfo> = Vec::with_capacity(num_to_find.min(nodes.len()));
@@ -385,26 +435,41 @@ impl Framework {
         if let Some(message) = error {
             return ScheduleOutcome::Error { message, diagnosis };
         }
+        if let Some(x) = &params.extenders {
+            feasible = match x.filter(feasible, &mut diagnosis) {
+                Ok(kept) => kept,
+                Err(message) => return ScheduleOutcome::Error { message, diagnosis },
+            };
+        }
         if feasible.is_empty() {
             return self.fit_error(cache, pod, diagnosis, &cs, params, rec);
         }
         let evaluated = feasible.len() + diagnosis.node_to_status.len();
         if feasible.len() == 1 {
             let result = ScheduleResult { node: feasible[0].node.name.clone(), evaluated_nodes: evaluated, feasible_nodes: 1 };
-            return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), rec);
+            return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), params.waiting, rec);
         }
 
-        let scores = match self.prioritize(cache, pod, &feasible, &mut cs, params.explain, rec) {
+        let mut scores = match self.prioritize(cache, pod, &feasible, &mut cs, params.explain, params.extenders.is_some(), rec) {
             Ok(s) => s,
             Err(message) => return ScheduleOutcome::Error { message, diagnosis },
         };
+        if let Some(x) = &params.extenders {
+            let extra = x.set.prioritize(x.pod, &x.doc, &feasible, &mut diagnosis.extender_notes);
+            for (k, add) in extra.into_iter().enumerate() {
+                scores.totals[k] = scores.totals[k].saturating_add(add);
+                if let Some(e) = scores.explained.get_mut(k) {
+                    e.total = e.total.saturating_add(add);
+                }
+            }
+        }
         let chosen = select_host(&scores.totals, params.rng);
         let result = ScheduleResult {
             node: feasible[chosen].node.name.clone(),
             evaluated_nodes: evaluated,
             feasible_nodes: feasible.len(),
         };
-        self.reserve_on(cache, pod, &cs, result, diagnosis, scores.explained, rec)
+        self.reserve_on(cache, pod, &cs, result, diagnosis, scores.explained, params.waiting, rec)
     }
 
     /// Reserve on the chosen node: collect the PreBind actions; a rejection turns the attempt
@@ -418,6 +483,7 @@ impl Framework {
         result: ScheduleResult,
         diagnosis: Diagnosis,
         scores: Vec<NodeScores>,
+        waiting: Option<&WaitingPods>,
         rec: Rec<'_>,
     ) -> ScheduleOutcome {
         let start = rec.start();
@@ -428,7 +494,79 @@ impl Framework {
             ScheduleOutcome::Error { .. } => status_label(Some(Code::Error)),
         };
         rec.point(point::RESERVE, status, start);
-        outcome
+        match outcome {
+            ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, .. } if !self.permit.is_empty() => {
+                let start = rec.start();
+                let outcome = self.permit(cache, pod, cs, result, pre_bind, diagnosis, scores, waiting, rec);
+                let status = match &outcome {
+                    ScheduleOutcome::Scheduled { permit_wait, .. } if !permit_wait.is_empty() => point::WAIT,
+                    ScheduleOutcome::Scheduled { .. } => status_label(None),
+                    ScheduleOutcome::Unschedulable { .. } => status_label(Some(Code::Unschedulable)),
+                    ScheduleOutcome::Error { .. } => status_label(Some(Code::Error)),
+                };
+                rec.point(point::PERMIT, status, start);
+                outcome
+            }
+            other => other,
+        }
+    }
+
+    /// RunPermitPlugins: a rejection makes the attempt a FitError on the chosen node, an error a
+    /// SchedulerError; plugins asking to wait (each capped at 15 minutes) hold the pod.
+    #[allow(clippy::too_many_arguments)]
+    fn permit(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        cs: &CycleState,
+        result: ScheduleResult,
+        pre_bind: Vec<super::PreBindAction>,
+        mut diagnosis: Diagnosis,
+        scores: Vec<NodeScores>,
+        waiting: Option<&WaitingPods>,
+        rec: Rec<'_>,
+    ) -> ScheduleOutcome {
+        let mut permit_wait = Vec::new();
+        let Some(node) = cache.node_by_name(&result.node) else {
+            return ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, permit_wait };
+        };
+        let mut handle = WaitingHandle::new(waiting);
+        for &i in &self.permit {
+            let pl = &self.plugins[i];
+            let outcome = rec.plugin(
+                i,
+                pl.name(),
+                point::PERMIT,
+                || pl.permit(cache, pod, node, &cs.states[i], &mut handle),
+                |o| match o {
+                    PermitOutcome::Reject(r) => status_label(Some(r.code)),
+                    PermitOutcome::Wait(_) => point::WAIT,
+                    PermitOutcome::Allow => status_label(None),
+                },
+            );
+            diagnosis.waiting_actions.extend(handle.take_actions());
+            match outcome {
+                PermitOutcome::Allow => {}
+                PermitOutcome::Wait(d) => permit_wait.push((pl.name(), d.min(MAX_PERMIT_WAIT))),
+                PermitOutcome::Reject(r) if r.code == Code::Error => {
+                    return ScheduleOutcome::Error { message: texts::permit_plugin_error(pl.name(), &r.message()), diagnosis };
+                }
+                PermitOutcome::Reject(r) => {
+                    let mut d =
+                        Diagnosis { waiting_actions: std::mem::take(&mut diagnosis.waiting_actions), ..Default::default() };
+                    d.add_plugin(pl.name());
+                    d.node_to_status.insert(result.node.clone(), r.with_plugin(pl.name()));
+                    let message = fit_error_message(1, &d);
+                    return ScheduleOutcome::Unschedulable {
+                        num_all_nodes: 1,
+                        diagnosis: d,
+                        post_filter: PostFilterResult::default(),
+                        message,
+                    };
+                }
+            }
+        }
+        ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, permit_wait }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -477,7 +615,7 @@ impl Framework {
                 }
             }
         }
-        ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores }
+        ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, permit_wait: Vec::new() }
     }
 
     fn fit_error(
@@ -493,7 +631,16 @@ impl Framework {
         let mut post = PostFilterResult::default();
         if self.has_post_filter() {
             let start = rec.start();
-            let runner = Runner { fw: self, states: &cs.states, skip: &cs.skip_filter, rec };
+            let runner = Runner {
+                fw: self,
+                states: &cs.states,
+                skip: &cs.skip_filter,
+                rec,
+                extenders: params.extenders.as_ref(),
+                notes: std::cell::RefCell::new(Vec::new()),
+                waiting: params.waiting,
+                waiting_actions: std::cell::RefCell::new(Vec::new()),
+            };
             let mut reasons: Vec<std::borrow::Cow<'static, str>> = Vec::new();
             let mut rejector: &'static str = "";
             let mut chosen: Option<PostFilterResult> = None;
@@ -541,6 +688,8 @@ impl Framework {
                     ..Default::default()
                 },
             };
+            diagnosis.extender_notes.append(&mut runner.notes.borrow_mut());
+            diagnosis.waiting_actions.append(&mut runner.waiting_actions.borrow_mut());
             diagnosis.post_filter_msg = post.rejection.as_ref().map(|r| r.message()).unwrap_or_default();
             rec.point(point::POST_FILTER, status_label(post.rejection.as_ref().map(|r| r.code)), start);
         }
@@ -548,6 +697,7 @@ impl Framework {
         ScheduleOutcome::Unschedulable { num_all_nodes, diagnosis, post_filter: post, message }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn prioritize(
         &self,
         cache: &Cache,
@@ -555,9 +705,11 @@ impl Framework {
         nodes: &[&NodeInfo],
         cs: &mut CycleState,
         explain: bool,
+        has_extenders: bool,
         rec: Rec<'_>,
     ) -> Result<Scores, String> {
-        if self.score.is_empty() {
+        // Without score plugins and extenders every node scores 1 (prioritizeNodes).
+        if self.score.is_empty() && !has_extenders {
             return Ok(Scores { totals: vec![1; nodes.len()], explained: Vec::new() });
         }
         let start = rec.start();
@@ -674,6 +826,12 @@ struct Runner<'a> {
     states: &'a [PluginState],
     skip: &'a [bool],
     rec: Rec<'a>,
+    extenders: Option<&'a CycleExtenders<'a>>,
+    /// What the extenders said during preemption (appended to the diagnosis afterwards).
+    notes: std::cell::RefCell<Vec<ExtenderNote>>,
+    waiting: Option<&'a WaitingPods>,
+    /// Waiting pods PostFilter plugins rejected (appended to the diagnosis afterwards).
+    waiting_actions: std::cell::RefCell<Vec<WaitingAction>>,
 }
 
 impl super::FilterRunner for Runner<'_> {
@@ -695,6 +853,21 @@ impl super::FilterRunner for Runner<'_> {
 
     fn run_filters(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, states: &[PluginState]) -> Result<(), Rejection> {
         self.fw.filter_node(cache, pod, node, states, self.skip, self.rec)
+    }
+
+    fn waiting_pods(&self) -> Vec<super::waiting::WaitingPod> {
+        self.waiting.map(|w| w.iter().cloned().collect()).unwrap_or_default()
+    }
+
+    fn reject_waiting_pod(&self, pod: &crate::core::model::PodKey, plugin: &'static str, message: String) {
+        self.waiting_actions.borrow_mut().push(WaitingAction::Reject { pod: pod.clone(), plugin, message });
+    }
+
+    fn call_extenders(&self, cache: &Cache, candidates: Vec<Candidate>) -> Result<Vec<Candidate>, String> {
+        match self.extenders {
+            None => Ok(candidates),
+            Some(x) => x.set.preempt(cache, x.pod, &x.doc, candidates, &mut self.notes.borrow_mut()),
+        }
     }
 }
 

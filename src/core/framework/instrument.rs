@@ -28,6 +28,9 @@ pub mod point {
     pub const SCORE: &str = "Score";
     pub const NORMALIZE: &str = "ScoreExtensionNormalize";
     pub const RESERVE: &str = "Reserve";
+    pub const PERMIT: &str = "Permit";
+    /// Status label of a Permit plugin that asked the pod to wait (`fwk.Wait`).
+    pub const WAIT: &str = "Wait";
     pub const PRE_BIND: &str = "PreBind";
     pub const BIND: &str = "Bind";
 }

@@ -11,7 +11,9 @@ pub mod cycle;
 pub mod instrument;
 pub mod plugins;
 pub mod profile;
+pub mod registry;
 pub mod status;
+pub mod waiting;
 
 pub use cluster_events::EventMask;
 pub use cycle::{NodeScores, ScheduleOutcome, ScheduleResult};
@@ -44,6 +46,16 @@ pub enum PreFilterOutcome {
     /// Only these nodes can possibly fit (e.g. `metadata.name In` node affinity).
     Nodes(Vec<Box<str>>),
     /// The pod cannot be scheduled anywhere.
+    Reject(Rejection),
+}
+
+/// What a Permit plugin decided for a pod about to be bound (`Success`, `Wait`, rejection).
+#[derive(Debug)]
+pub enum PermitOutcome {
+    Allow,
+    /// Hold the pod (assumed on its node) until this plugin allows it, another plugin rejects
+    /// it, or this long has passed (capped at 15 minutes), which rejects it.
+    Wait(std::time::Duration),
     Reject(Rejection),
 }
 
@@ -100,6 +112,21 @@ pub trait FilterRunner {
     fn add_pod(&self, states: &mut [PluginState], pod: &PodInfo, added: &crate::core::cache::AssignedPod, node: &NodeInfo);
     /// Run every Filter plugin against a (possibly modified) node.
     fn run_filters(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, states: &[PluginState]) -> Result<(), Rejection>;
+    /// The pods waiting at Permit (coscheduling PostFilters reject a failed group's waiting pods).
+    fn waiting_pods(&self) -> Vec<waiting::WaitingPod> {
+        Vec::new()
+    }
+    /// Reject a pod waiting at Permit; applied after the cycle.
+    fn reject_waiting_pod(&self, _pod: &crate::core::model::PodKey, _plugin: &'static str, _message: String) {}
+    /// Let the extenders that support preemption narrow the candidates (`callExtenders`); the
+    /// error is a non-ignorable extender's failure.
+    fn call_extenders(
+        &self,
+        _cache: &Cache,
+        candidates: Vec<plugins::default_preemption::Candidate>,
+    ) -> Result<Vec<plugins::default_preemption::Candidate>, String> {
+        Ok(candidates)
+    }
 }
 
 /// A scheduling plugin. Every method has a neutral default, so a plugin implements only the
@@ -180,5 +207,18 @@ pub trait Plugin: Send + Sync {
         _state: &PluginState,
     ) -> Result<Vec<PreBindAction>, Rejection> {
         Ok(Vec::new())
+    }
+
+    /// Permit: allow the pod to be bound to `node`, make it wait, or reject it. `waiting` shows
+    /// the pods already waiting and lets the plugin allow or reject them.
+    fn permit(
+        &self,
+        _cache: &Cache,
+        _pod: &PodInfo,
+        _node: &NodeInfo,
+        _state: &PluginState,
+        _waiting: &mut waiting::WaitingHandle<'_>,
+    ) -> PermitOutcome {
+        PermitOutcome::Allow
     }
 }

@@ -61,6 +61,10 @@ pub struct Diagnosis {
     pub unschedulable_plugins: Vec<&'static str>,
     pub pre_filter_msg: String,
     pub post_filter_msg: String,
+    /// What each extender said during the cycle (for `simulate` and `explain`).
+    pub extender_notes: Vec<crate::core::extender::ExtenderNote>,
+    /// Decisions plugins took about pods waiting at Permit, applied by the scheduler core.
+    pub waiting_actions: Vec<super::waiting::WaitingAction>,
 }
 
 impl Diagnosis {

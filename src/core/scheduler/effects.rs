@@ -22,6 +22,8 @@ pub struct BindRequest {
     pub cycle_start: Instant,
     /// The pod reached activeQ through the leftover flush (`scheduler_pod_scheduled_after_flush_total`).
     pub flushed: bool,
+    /// The extender that binds this pod instead of the DefaultBinder (`extendersBinding`).
+    pub extender_binder: Option<crate::core::extender::BindTarget>,
 }
 
 /// The PodScheduled condition (and nominated node) to write to a pod's status.

@@ -169,6 +169,7 @@ impl Scheduler {
 
     pub(super) fn on_pod_gone(&mut self, key: &str, now: Instant) {
         self.foreign.remove(key);
+        self.drop_waiting(key);
         self.cache.nominations_mut().clear(key);
         if self.pending.remove(key).is_some() {
             self.queue.delete(key);

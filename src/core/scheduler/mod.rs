@@ -6,7 +6,7 @@
 //! (pkg/scheduler/eventhandlers.go), scheduling cycle and failure handling (schedule_one.go), and
 //! never performs I/O itself, so the live loop, `simulate` and the tests drive the same code.
 //!
-//! - [`input`]: what it reacts to ([`Input`], [`Change`], the watched kinds' types);
+//! - [`input`]: what it reacts to ([`Input`], [`Change`](crate::core::watched::Change), the watched kinds' types);
 //! - [`effects`]: what it asks for ([`Effect`]) and what an attempt did ([`Attempt`]);
 //! - `state.rs`: what it owns; `handlers.rs`: watch changes; `schedule_one.rs`: the cycle and
 //!   bind results; `failure.rs`: failed attempts; `unserved.rs`: names nobody serves.
@@ -15,6 +15,7 @@ pub mod effects;
 mod failure;
 mod handlers;
 pub mod input;
+mod permit;
 mod schedule_one;
 mod state;
 #[cfg(test)]

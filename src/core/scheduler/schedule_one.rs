@@ -5,9 +5,9 @@
 
 use super::effects::{Attempt, BindRequest, Effect, StatusPatch};
 use super::input::{BindFailure, BindOutcome};
-use super::state::{Scheduler, GAUGE_PERIOD, PLUGIN_SAMPLE_EVERY, POD_SPEC};
+use super::state::{Deferred, Scheduler, GAUGE_PERIOD, PLUGIN_SAMPLE_EVERY, POD_SPEC};
 use crate::core::events;
-use crate::core::framework::cycle::CycleParams;
+use crate::core::framework::cycle::{CycleExtenders, CycleParams};
 use crate::core::framework::instrument::CycleRecorder;
 use crate::core::framework::{EventMask, ScheduleOutcome};
 use crate::core::logging::Line;
@@ -29,11 +29,15 @@ impl Scheduler {
 
     /// When the loop should wake up without new input (backoff expiry, leftover flush).
     pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
-        self.queue.next_wakeup(now)
+        match (self.queue.next_wakeup(now), self.waiting.next_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Run periodic maintenance: queue flushes and the unserved-name check.
     pub fn tick(&mut self, now: Instant, wall: SystemTime) {
+        self.expire_waiting(now);
         self.queue.flush(now);
         self.record_queue_moves();
         if self.caches_synced() {
@@ -48,6 +52,7 @@ impl Scheduler {
         if !self.leading || !self.caches_synced() {
             return None;
         }
+        self.expire_waiting(now);
         self.cache.prepare();
         let qp = self.queue.pop(now)?;
         let pod = qp.pod.clone();
@@ -73,11 +78,24 @@ impl Scheduler {
             self.fail(fw_index, &qp, Requeue::Rejected { plugins: vec![POD_SPEC] }, REASON_UNSCHEDULABLE, &message, None, now);
             return Some((Attempt::Unschedulable { pod: key, message }, None));
         }
+        // Extenders receive the pod as the API server sent it (the last version seen while pending).
+        let fallback;
+        let pod_object: &crate::core::api::Pod = match self.pending.get(&key) {
+            Some(p) => p,
+            None => {
+                fallback = minimal_pod(&pod);
+                &fallback
+            }
+        };
+        let extenders = self.extenders.as_ref().map(|set| CycleExtenders::new(set, pod_object));
+        let bind_target = self.extenders.as_ref().and_then(|set| set.bind_target(pod_object));
         let mut params = CycleParams {
             next_start_node_index: &mut self.next_start_node_index,
             percentage_of_nodes_to_score: self.percentage_of_nodes_to_score,
             rng: &mut self.rng,
             explain,
+            extenders,
+            waiting: Some(&self.waiting),
         };
         let fw = &self.profiles[fw_index];
         let sample = self.cycles % PLUGIN_SAMPLE_EVERY == 0;
@@ -94,13 +112,13 @@ impl Scheduler {
         }
         drop(recorder);
         let attempt = match &outcome {
-            ScheduleOutcome::Scheduled { result, pre_bind, .. } => {
+            ScheduleOutcome::Scheduled { result, pre_bind, permit_wait, .. } => {
                 self.cache.assume_pod(&pod, &result.node);
                 self.cache.nominations_mut().clear(&key);
                 if !pre_bind.is_empty() {
                     self.cache.storage_mut().assume_actions(&key, pre_bind);
                 }
-                self.effects.push(Effect::Bind(BindRequest {
+                let bind = BindRequest {
                     pod: pod.clone(),
                     node: result.node.clone(),
                     pre_bind: pre_bind.clone(),
@@ -111,7 +129,13 @@ impl Scheduler {
                     initial_attempt: qp.initial_attempt,
                     cycle_start: now,
                     flushed: qp.flushed,
-                }));
+                    extender_binder: bind_target.clone(),
+                };
+                if permit_wait.is_empty() {
+                    self.effects.push(Effect::Bind(bind));
+                } else {
+                    self.hold(Deferred { bind, fw_index, qp: qp.clone() }, permit_wait, now);
+                }
                 Attempt::Scheduled { pod: key, node: result.node.clone() }
             }
             ScheduleOutcome::Unschedulable { message, diagnosis, post_filter, .. } => {
@@ -185,6 +209,12 @@ impl Scheduler {
                 Attempt::Error { pod: key, message: message.clone() }
             }
         };
+        let actions = match &outcome {
+            ScheduleOutcome::Scheduled { diagnosis, .. }
+            | ScheduleOutcome::Unschedulable { diagnosis, .. }
+            | ScheduleOutcome::Error { diagnosis, .. } => diagnosis.waiting_actions.clone(),
+        };
+        self.apply_waiting_actions(actions, now);
         self.record_queue_moves();
         self.update_gauges_throttled(now);
         Some((attempt, Some(outcome)))
@@ -219,4 +249,14 @@ impl Scheduler {
             }
         }
     }
+}
+
+/// The identity of a pod whose API object is not at hand (extenders still learn which pod).
+fn minimal_pod(pod: &PodInfo) -> crate::core::api::Pod {
+    let mut p = crate::core::api::Pod::default();
+    p.metadata.name = pod.name.to_string();
+    p.metadata.namespace = pod.namespace.to_string();
+    p.metadata.uid = pod.uid.to_string();
+    p.spec.scheduler_name = pod.scheduler_name.to_string();
+    p
 }

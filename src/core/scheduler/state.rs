@@ -89,11 +89,23 @@ pub(super) const GAUGE_PERIOD: Duration = Duration::from_millis(100);
 /// Rejector name used for pods whose spec we cannot read; only their own update can help.
 pub(super) const POD_SPEC: &str = "PodSpec";
 
+/// A pod held at Permit: its binding, its profile and its queue entry (for a rejection).
+pub(super) struct Deferred {
+    pub(super) bind: super::effects::BindRequest,
+    pub(super) fw_index: usize,
+    pub(super) qp: crate::core::queue::QueuedPod,
+}
+
 /// The scheduler core. Its methods live in the files of this module by concern: watch changes
 /// in `handlers.rs`, the cycle in `schedule_one.rs`, failures in `failure.rs`, unserved names in
 /// `unserved.rs`.
 pub struct Scheduler {
     pub(super) profiles: Vec<Framework>,
+    /// Pods assumed on a node but held at Permit, and what binding each waits to start.
+    pub(super) waiting: crate::core::framework::waiting::WaitingPods,
+    pub(super) deferred: HashMap<PodKey, Deferred>,
+    /// The configured HTTP extenders (see [`Scheduler::set_extenders`]).
+    pub(super) extenders: Option<crate::core::extender::ExtenderSet>,
     pub(super) cache: Cache,
     pub(super) queue: SchedulingQueue,
     pub(super) priority_classes: PriorityClasses,
@@ -136,6 +148,9 @@ impl Scheduler {
         }
         Scheduler {
             profiles,
+            extenders: None,
+            waiting: Default::default(),
+            deferred: HashMap::new(),
             cache: Cache::new(),
             queue: SchedulingQueue::new(settings.pod_initial_backoff, settings.pod_max_backoff, now),
             priority_classes: PriorityClasses::default(),
@@ -157,6 +172,11 @@ impl Scheduler {
             ticker: None,
             cycles: 0,
         }
+    }
+
+    /// Consult these HTTP extenders in every cycle (their calls go through the set's transport).
+    pub fn set_extenders(&mut self, extenders: Option<crate::core::extender::ExtenderSet>) {
+        self.extenders = extenders;
     }
 
     /// Time cycles and event handling with `ticker` (the live scheduler's metrics).

@@ -507,3 +507,121 @@ fn objects_a_relist_cannot_decode_keep_their_state_and_pending_pods_of_ours_are_
     h.cycles();
     assert!(h.effects().contains(&"bind default/odd -> n1".to_string()));
 }
+
+/// A Permit plugin that holds pods labelled `group` until two of them are there, like a tiny
+/// gang; pods labelled `deny` are rejected.
+struct WaitForTwo;
+
+impl crate::core::framework::Plugin for WaitForTwo {
+    fn name(&self) -> &'static str {
+        "WaitForTwo"
+    }
+    fn points(&self) -> crate::core::framework::Points {
+        crate::core::framework::Points { permit: true, ..Default::default() }
+    }
+    fn permit(
+        &self,
+        _cache: &crate::core::cache::Cache,
+        pod: &crate::core::model::PodInfo,
+        _node: &crate::core::cache::NodeInfo,
+        _state: &crate::core::framework::PluginState,
+        waiting: &mut crate::core::framework::waiting::WaitingHandle<'_>,
+    ) -> crate::core::framework::PermitOutcome {
+        use crate::core::framework::{PermitOutcome, Rejection};
+        if pod.labels.get_str("deny").is_some() {
+            return PermitOutcome::Reject(Rejection::unschedulable("denied by WaitForTwo"));
+        }
+        if pod.labels.get_str("group").is_none() {
+            return PermitOutcome::Allow;
+        }
+        let others: Vec<crate::core::model::PodKey> =
+            waiting.iter().filter(|w| w.pod.labels.get_str("group").is_some()).map(|w| w.pod.key.clone()).collect();
+        if others.is_empty() {
+            return PermitOutcome::Wait(Duration::from_secs(10));
+        }
+        for k in others {
+            waiting.allow(&k, "WaitForTwo");
+        }
+        PermitOutcome::Allow
+    }
+}
+
+fn permit_harness() -> Harness {
+    let mut h = harness(&["edgesched"]);
+    let fw = &mut h.s.profiles[0];
+    fw.plugins.push(std::sync::Arc::new(WaitForTwo));
+    fw.permit.push(fw.plugins.len() - 1);
+    h
+}
+
+fn grouped(name: &str) -> PodBuilder {
+    pod(name, "100m").labels(&[("group", "g")])
+}
+
+#[test]
+fn permit_holds_a_pod_until_another_plugin_call_allows_it() {
+    // RunPermitPlugins / WaitOnPermit: the first pod waits (assumed, not bound); the second
+    // one's Permit allows it and both are bound.
+    let mut h = permit_harness();
+    h.start(&[node("n1", "4")], &[]);
+    h.feed(Change::Added(grouped("a").pod.clone()));
+    h.cycles();
+    assert!(h.effects().iter().all(|e| !e.starts_with("bind")), "the first pod waits");
+    assert_eq!(h.s.waiting_pods().len(), 1);
+    assert_eq!(h.s.cache.node_by_name("n1").map(|n| n.pods.len()), Some(1), "it stays assumed on its node");
+    h.now += Duration::from_millis(300);
+    h.feed(Change::Added(grouped("b").pod.clone()));
+    h.cycles();
+    let binds: Vec<String> = h.effects().into_iter().filter(|e| e.starts_with("bind")).collect();
+    assert_eq!(binds, vec!["bind default/b -> n1".to_string(), "bind default/a -> n1".to_string()]);
+    assert!(h.s.waiting_pods().is_empty());
+    assert_eq!(h.s.metrics.histogram_count(crate::core::metrics::names::PERMIT_WAIT_DURATION, &["Success"]), 1);
+}
+
+#[test]
+fn a_waiting_pod_is_rejected_when_its_wait_runs_out() {
+    let mut h = permit_harness();
+    h.start(&[node("n1", "4")], &[]);
+    h.feed(Change::Added(grouped("a").pod.clone()));
+    h.cycles();
+    h.effects();
+    assert_eq!(h.s.next_wakeup(h.now), Some(h.now + Duration::from_secs(10)));
+    h.advance(Duration::from_secs(11));
+    let effects = h.effects();
+    assert!(
+        effects.iter().any(|e| e.ends_with(
+            "FailedScheduling default/a by edgesched: 0/1 nodes are available: 1 rejected due to timeout after waiting 10s at plugin WaitForTwo."
+        )),
+        "{effects:#?}"
+    );
+    assert!(h.s.waiting_pods().is_empty());
+    assert_eq!(h.s.cache.node_by_name("n1").map(|n| n.pods.len()), Some(0), "the assumption is forgotten");
+    assert_eq!(h.s.metrics.histogram_count(crate::core::metrics::names::PERMIT_WAIT_DURATION, &["Unschedulable"]), 1);
+}
+
+#[test]
+fn a_permit_rejection_is_a_fit_error_on_the_chosen_node() {
+    let mut h = permit_harness();
+    h.start(&[node("n1", "4")], &[]);
+    h.feed(Change::Added(pod("d", "100m").labels(&[("deny", "yes")]).pod.clone()));
+    let attempts = h.cycles();
+    assert!(
+        matches!(&attempts[0], Attempt::Unschedulable { message, .. } if message == "0/1 nodes are available: 1 denied by WaitForTwo."),
+        "{attempts:?}"
+    );
+    assert_eq!(h.s.cache.node_by_name("n1").map(|n| n.pods.len()), Some(0));
+}
+
+#[test]
+fn a_waiting_pod_that_is_deleted_is_dropped() {
+    let mut h = permit_harness();
+    h.start(&[node("n1", "4")], &[]);
+    let a = grouped("a");
+    h.feed(Change::Added(a.pod.clone()));
+    h.cycles();
+    h.feed(Change::Deleted(a.pod.clone()));
+    assert!(h.s.waiting_pods().is_empty());
+    assert_eq!(h.s.cache.node_by_name("n1").map(|n| n.pods.len()), Some(0));
+    h.advance(Duration::from_secs(11));
+    assert!(h.effects().iter().all(|e| !e.contains("FailedScheduling")));
+}

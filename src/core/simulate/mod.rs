@@ -17,6 +17,7 @@ pub mod validate;
 
 use crate::core::api;
 use crate::core::config::SchedulerConfig;
+use crate::core::extender::{ExtenderNote, ExtenderSet, ExtenderTransport};
 use crate::core::framework::plugins::PluginContext;
 use crate::core::framework::{Framework, ScheduleOutcome};
 use crate::core::metrics::Metrics;
@@ -26,6 +27,7 @@ use crate::core::watched::{self, snapshot_kinds, Change, KindChange, KindId, Kin
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Objects of a cluster snapshot, kept per watched kind (the rows of the kind table), so a kind
@@ -143,12 +145,24 @@ pub struct Decision {
     /// Set when the pod was not considered (another scheduler's pod).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// What each extender said (filter, prioritize, preempt), in call order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extenders: Vec<ExtenderNote>,
 }
 
-/// Build the frameworks of a configuration.
+/// Build the frameworks of a configuration (NodeResourcesFit ignoring the resources extenders
+/// take over, as the live scheduler's).
 pub fn frameworks(cfg: &SchedulerConfig) -> Result<Vec<Framework>, SimError> {
     let ctx = PluginContext::default();
-    cfg.profiles.iter().map(|p| Framework::new(p, &ctx).map_err(|e| SimError(e.to_string()))).collect()
+    let mut profiles = cfg.profiles.clone();
+    crate::core::extender::apply_ignored_resources(&cfg.extenders, &mut profiles);
+    profiles.iter().map(|p| Framework::new(p, &ctx).map_err(|e| SimError(e.to_string()))).collect()
+}
+
+/// The extenders a simulation consults, through `transport` (none without one: binds are
+/// always simulated, never delegated).
+pub fn extender_set(cfg: &SchedulerConfig, transport: Option<Arc<dyn ExtenderTransport>>) -> Option<ExtenderSet> {
+    transport.and_then(|t| ExtenderSet::new(&cfg.extenders, t))
 }
 
 /// Convert a cycle outcome into a decision.
@@ -170,6 +184,7 @@ pub fn decision_from(pod: &str, scheduler_name: &str, outcome: &ScheduleOutcome)
         victims: v.victims,
         nominated_node: v.nominated_node,
         skipped: None,
+        extenders: v.diagnosis.extender_notes.clone(),
     }
 }
 
@@ -213,6 +228,9 @@ pub fn render_table(decisions: &[Decision]) -> String {
         for (node, reason) in &d.filtered {
             let _ = writeln!(out, "  x {node}: {reason}");
         }
+        for e in &d.extenders {
+            let _ = writeln!(out, "{}", report::extender_line(e));
+        }
         if let Some(n) = &d.nominated_node {
             let _ = writeln!(out, "  nominated node: {n}");
         }
@@ -227,7 +245,16 @@ pub fn render_table(decisions: &[Decision]) -> String {
 /// Evaluate `targets` (`namespace/name`) one at a time against the cluster as it is, without
 /// applying any placement: what the scheduler would decide for each right now. Shares the cycle
 /// with the live scheduler and [`simulate`].
-pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String], seed: u64) -> Result<Vec<Decision>, SimError> {
+///
+/// `extenders` reaches the configured extenders (filter, prioritize and preempt are called);
+/// `None` leaves them out.
+pub fn explain_pods(
+    cfg: &SchedulerConfig,
+    cluster: &Cluster,
+    targets: &[String],
+    seed: u64,
+    extenders: Option<Arc<dyn ExtenderTransport>>,
+) -> Result<Vec<Decision>, SimError> {
     let profiles = frameworks(cfg)?;
     let settings = Settings {
         percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
@@ -237,6 +264,7 @@ pub fn explain_pods(cfg: &SchedulerConfig, cluster: &Cluster, targets: &[String]
     };
     let mut now = Instant::now();
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);
+    sched.set_extenders(extender_set(cfg, extenders));
     feed_cluster(&mut sched, cluster, now);
     let assigned: Vec<Box<api::Pod>> = cluster
         .pods()

@@ -7,6 +7,7 @@
 //! ([`Detail`]), so a run that prints only placements does not compute scores at all.
 
 use crate::core::cache::Cache;
+use crate::core::extender::ExtenderNote;
 use crate::core::framework::cycle::NodeScores;
 use crate::core::framework::status::Diagnosis;
 use crate::core::framework::ScheduleOutcome;
@@ -86,6 +87,9 @@ pub struct PodDecision {
     /// Set when the pod was not considered (another scheduler's pod).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// What each extender said (filter, prioritize, preempt), in call order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extenders: Vec<ExtenderNote>,
 }
 
 impl PodDecision {
@@ -103,6 +107,7 @@ impl PodDecision {
             victims: Vec::new(),
             nominated_node: None,
             skipped: None,
+            extenders: Vec::new(),
         }
     }
 
@@ -127,6 +132,7 @@ impl PodDecision {
             victims: v.victims,
             nominated_node: v.nominated_node,
             skipped: None,
+            extenders: v.diagnosis.extender_notes.clone(),
         }
     }
 
@@ -187,6 +193,9 @@ impl PodDecision {
             let more = if g.count > g.nodes.len() { format!(", … {} more", g.count - g.nodes.len()) } else { String::new() };
             let _ = writeln!(out, "  x {} node(s): {}: {}{more}", g.count, g.reason, g.nodes.join(", "));
         }
+        for e in &self.extenders {
+            let _ = writeln!(out, "{}", extender_line(e));
+        }
         if let Some(n) = &self.nominated_node {
             let _ = writeln!(out, "  nominated node: {n}");
         }
@@ -201,6 +210,31 @@ impl PodDecision {
 /// Each plugin's score of a node, by plugin name.
 pub fn plugin_scores(s: &NodeScores) -> BTreeMap<String, i64> {
     s.plugins.iter().map(|(n, v)| (n.to_string(), *v)).collect()
+}
+
+/// One line of what an extender said, as the table outputs print it.
+pub fn extender_line(e: &ExtenderNote) -> String {
+    let said = if let Some(err) = &e.error {
+        if e.ignored {
+            format!("error (ignored): {err}")
+        } else {
+            format!("error: {err}")
+        }
+    } else {
+        let mut parts = Vec::new();
+        if e.call != "prioritize" {
+            parts.push(format!("kept [{}]", e.kept.join(" ")));
+        }
+        for (node, why) in &e.failed {
+            parts.push(format!("{node}: {why}"));
+        }
+        if !e.scores.is_empty() {
+            let scores: Vec<String> = e.scores.iter().map(|(n, s)| format!("{n}={s}")).collect();
+            parts.push(format!("scores {}", scores.join(" ")));
+        }
+        parts.join("; ")
+    };
+    format!("  extender {} {}: {said}", e.extender, e.call)
 }
 
 /// What every explanation of a cycle reads from its outcome (`simulate`'s decisions and

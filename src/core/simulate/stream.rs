@@ -18,6 +18,7 @@ use super::report::{Detail, NodeUse, PodDecision};
 use super::{frameworks, validate, SimError};
 use crate::core::api::{self, Object};
 use crate::core::config::SchedulerConfig;
+use crate::core::extender::ExtenderTransport;
 use crate::core::metrics::Metrics;
 use crate::core::rng::Rng;
 use crate::core::scheduler::{Attempt, BindOutcome, Effect, Input, Scheduler, Settings};
@@ -156,6 +157,12 @@ impl Simulation {
             edits: Edits::default(),
             evict: true,
         })
+    }
+
+    /// Consult the configured extenders through `transport` (filter, prioritize and preempt are
+    /// called; binds are simulated, never delegated). Without this they are left out.
+    pub fn set_extenders(&mut self, cfg: &SchedulerConfig, transport: Option<std::sync::Arc<dyn ExtenderTransport>>) {
+        self.sched.set_extenders(super::extender_set(cfg, transport));
     }
 
     /// Check an object before [`Simulation::add`]: its fields, and that no object of its kind

@@ -156,6 +156,17 @@ pub mod framework {
         format!("running Reserve plugin {}: {err}", q(plugin))
     }
 
+    /// RunPermitPlugins: a Permit plugin returned an error.
+    pub fn permit_plugin_error(plugin: &str, err: &str) -> String {
+        format!("running Permit plugin {}: {err}", q(plugin))
+    }
+
+    /// newWaitingPod (waiting_pods_map.go): a plugin's wait ran out; `wait` as Go prints a
+    /// `time.Duration`.
+    pub fn permit_timeout(wait: &str, plugin: &str) -> String {
+        format!("rejected due to timeout after waiting {wait} at plugin {plugin}")
+    }
+
     /// RunPreBindPlugins: a PreBind plugin returned an error.
     pub fn prebind_plugin_error(plugin: &str, err: &str) -> String {
         format!("running PreBind plugin {}: {err}", q(plugin))
@@ -400,10 +411,41 @@ pub mod preemption {
     pub const NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
     /// `SelectVictimsOnNode`: no pod of lower priority on the node.
     pub const NO_VICTIMS: &str = "No preemption victims found for incoming pod";
+    /// `Preempt`: the extenders left no candidate node.
+    pub const NO_CANDIDATE: &str = "no candidate node for preemption";
 
     /// `dryRunPreemption`: the pod fits without evicting anyone (should not happen).
     pub fn no_victim_on_node(node: &str) -> String {
         format!("expected at least one victim pod on node {}", q(node))
+    }
+}
+
+/// Errors about HTTP extenders (pkg/scheduler/extender.go; the node lookup of
+/// pkg/scheduler/backend/cache/snapshot.go). They surface as `SchedulerError` messages.
+pub mod extender {
+    use super::q;
+
+    /// `HTTPExtender.send`: the extender answered with another status than 200.
+    pub fn http_status(verb: &str, url: &str, code: u16) -> String {
+        format!("failed {verb} with extender at URL {url}, code {code}")
+    }
+
+    /// `HTTPExtender.Filter`: the extender kept a node it was not offered.
+    pub fn unknown_filtered_node(extender: &str, node: &str) -> String {
+        format!("extender {} claims a filtered node {} which is not found in the input node list", q(extender), q(node))
+    }
+
+    /// `Snapshot.Get` (via `convertToVictims`): the extender named a node the scheduler does not know.
+    pub fn node_info_not_found(node: &str) -> String {
+        format!("nodeinfo not found for node name {}", q(node))
+    }
+
+    /// `convertPodUIDToPod`: the extender named a victim that is not on that node (Go prints the
+    /// `*MetaPod` as `&{UID}`).
+    pub fn victim_not_on_node(extender: &str, uid: &str, node: &str) -> String {
+        format!(
+            "extender: {extender} claims to preempt pod (UID: &{{{uid}}}) on node: {node}, but the pod is not found on that node"
+        )
     }
 }
 
@@ -524,6 +566,9 @@ const NODE_AFFINITY_GO: &str = "pkg/scheduler/framework/plugins/nodeaffinity/nod
 const DRA_GO: &str = "pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go";
 const DEFAULT_PREEMPTION_GO: &str = "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go";
 const PREEMPTION_GO: &str = "pkg/scheduler/framework/preemption/preemption.go";
+const WAITING_PODS_GO: &str = "pkg/scheduler/framework/runtime/waiting_pods_map.go";
+const EXTENDER_GO: &str = "pkg/scheduler/extender.go";
+const SNAPSHOT_GO: &str = "pkg/scheduler/backend/cache/snapshot.go";
 const CORE_V1_TYPES_GO: &str = "staging/src/k8s.io/api/core/v1/types.go";
 const API_ERRORS_GO: &str = "staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go";
 const LEASELOCK_GO: &str = "staging/src/k8s.io/client-go/tools/leaderelection/resourcelock/leaselock.go";
@@ -554,6 +599,8 @@ pub const ROWS: &[Row] = &[
     up("score_plugin_error", Framework, "running Score plugins: plugin {plugin:?} failed with: {err}", FRAMEWORK_GO, "RunScorePlugins"),
     up("invalid_score", Framework, "applying score defaultWeights on Score plugins: plugin {plugin:?} returns an invalid score {score}, it should in the range of [0, 100] after normalizing", FRAMEWORK_GO, "RunScorePlugins"),
     up("reserve_plugin_error", Framework, "running Reserve plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunReservePluginsReserve"),
+    up("permit_plugin_error", Framework, "running Permit plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunPermitPlugins"),
+    up("permit_timeout", FilterReason, "rejected due to timeout after waiting {wait} at plugin {plugin}", WAITING_PODS_GO, "newWaitingPod"),
     up("prebind_plugin_error", Framework, "running PreBind plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunPreBindPlugins"),
     up("bind_plugin_error", Framework, "running Bind plugin {plugin:?}: {err}", FRAMEWORK_GO, "RunBindPlugins"),
     up("note_truncation", EventNote, "{first 1020 bytes of the message} ...", SCHEDULE_ONE_GO, "truncateMessage"),
@@ -609,7 +656,13 @@ pub const ROWS: &[Row] = &[
     up("preemption_terminating_victim", PostFilter, preemption::NOT_ELIGIBLE_TERMINATING, DEFAULT_PREEMPTION_GO, "PodEligibleToPreemptOthers"),
     up("preemption_not_helpful", PostFilter, preemption::NOT_HELPFUL, PREEMPTION_GO, "Preempt"),
     up("preemption_no_victims", PostFilter, preemption::NO_VICTIMS, DEFAULT_PREEMPTION_GO, "SelectVictimsOnNode"),
-    up("preemption_no_victim_on_node", PostFilter, "expected at least one victim pod on node {node:?}", PREEMPTION_GO, "dryRunPreemption"),
+    up("preemption_no_victim_on_node", PostFilter, "expected at least one victim pod on node {node:?}", PREEMPTION_GO, "dryRunPreemption, callExtenders"),
+    // Extenders.
+    up("preemption_no_candidate", PostFilter, preemption::NO_CANDIDATE, PREEMPTION_GO, "Evaluator.Preempt"),
+    up("extender_http_status", Framework, "failed {verb} with extender at URL {url}, code {code}", EXTENDER_GO, "HTTPExtender.send"),
+    up("extender_unknown_filtered_node", Framework, "extender {extender:?} claims a filtered node {node:?} which is not found in the input node list", EXTENDER_GO, "HTTPExtender.Filter"),
+    up("extender_node_info_not_found", Framework, "nodeinfo not found for node name {node:?}", SNAPSHOT_GO, "Snapshot.Get"),
+    up("extender_victim_not_on_node", Framework, "extender: {url} claims to preempt pod (UID: &{{uid}}) on node: {node}, but the pod is not found on that node", EXTENDER_GO, "convertPodUIDToPod"),
     // Events.
     up("event_type_normal", EventType, events::TYPE_NORMAL, CORE_V1_TYPES_GO, "EventTypeNormal"),
     up("event_type_warning", EventType, events::TYPE_WARNING, CORE_V1_TYPES_GO, "EventTypeWarning"),

@@ -68,8 +68,14 @@ fn profile(plugins: &[&str]) -> Framework {
 /// One cycle of `pod` over `cache` (seeded, every node scored).
 fn schedule_in(fw: &Framework, cache: &Cache, pod: &PodInfo) -> ScheduleOutcome {
     let (mut start, mut rng) = (0usize, Rng::seeded(7));
-    let mut params =
-        CycleParams { next_start_node_index: &mut start, percentage_of_nodes_to_score: 0, rng: &mut rng, explain: false };
+    let mut params = CycleParams {
+        next_start_node_index: &mut start,
+        percentage_of_nodes_to_score: 0,
+        rng: &mut rng,
+        explain: false,
+        extenders: None,
+        waiting: None,
+    };
     fw.schedule(cache, pod, &mut params)
 }
 
@@ -1707,4 +1713,58 @@ fn no_text_is_written_inline_outside_the_table() {
         }
     }
     assert!(found.is_empty(), "texts written inline instead of taken from core::texts:\n{}", found.join("\n"));
+}
+
+// Extender texts. The code paths that produce them (a fake extender answering the cycle, the
+// preemption call and the bind) are exercised in `core/extender/tests.rs`; here each builder is
+// compared with upstream's format string.
+
+#[test]
+fn extender_http_status() {
+    assert_eq!(
+        super::extender::http_status("filter", "http://127.0.0.1:1/filter", 500),
+        "failed filter with extender at URL http://127.0.0.1:1/filter, code 500"
+    );
+}
+
+#[test]
+fn extender_unknown_filtered_node() {
+    assert_eq!(
+        super::extender::unknown_filtered_node("http://x", "ghost"),
+        "extender \"http://x\" claims a filtered node \"ghost\" which is not found in the input node list"
+    );
+}
+
+#[test]
+fn extender_node_info_not_found() {
+    assert_eq!(super::extender::node_info_not_found("nodeX"), "nodeinfo not found for node name \"nodeX\"");
+}
+
+#[test]
+fn extender_victim_not_on_node() {
+    assert_eq!(
+        super::extender::victim_not_on_node("http://x", "uid2", "node1"),
+        "extender: http://x claims to preempt pod (UID: &{uid2}) on node: node1, but the pod is not found on that node"
+    );
+}
+
+#[test]
+fn preemption_no_candidate() {
+    assert_eq!(super::preemption::NO_CANDIDATE, "no candidate node for preemption");
+}
+
+// Permit texts; the timeout is produced through the scheduler core in
+// `core/scheduler/tests.rs` (`a_waiting_pod_is_rejected_when_its_wait_runs_out`).
+
+#[test]
+fn permit_plugin_error() {
+    assert_eq!(super::framework::permit_plugin_error("Coscheduling", "boom"), "running Permit plugin \"Coscheduling\": boom");
+}
+
+#[test]
+fn permit_timeout() {
+    assert_eq!(
+        super::framework::permit_timeout("10s", "Coscheduling"),
+        "rejected due to timeout after waiting 10s at plugin Coscheduling"
+    );
 }

@@ -300,7 +300,7 @@ fn parse_kubeconfig(path: &Path, text: &str) -> Result<KubeconfigFile, Kubeconfi
 // ---------------------------------------------------------------------------------------------
 
 /// Read a kubeconfig and resolve `context` (or its `current-context`) into a [`RestConfig`].
-/// Does not judge the server URL's scheme; [`build_config`] does.
+/// Does not judge the server URL's scheme; [`build_config`](crate::shell::kube::config_source::build_config) does.
 pub fn load_kubeconfig(path: &Path, context: Option<&str>) -> Result<RestConfig, KubeconfigError> {
     let read_error = |source| KubeconfigError::Read { path: path.to_path_buf(), source };
     // Size first: a kubeconfig pointed at a huge file (or /dev/zero) must not be read whole.

@@ -30,7 +30,7 @@ mod selectors;
 mod server;
 mod status;
 mod store;
-mod tls;
+pub mod tls;
 mod verbs;
 mod watch;
 mod wire;

@@ -21,7 +21,7 @@ pub struct DefaultPreemption {
 }
 
 use crate::core::texts::preemption::{
-    self as texts, NOT_ELIGIBLE_POLICY_NEVER, NOT_ELIGIBLE_TERMINATING, NOT_HELPFUL, NO_VICTIMS,
+    self as texts, NOT_ELIGIBLE_POLICY_NEVER, NOT_ELIGIBLE_TERMINATING, NOT_HELPFUL, NO_CANDIDATE, NO_VICTIMS,
 };
 
 /// Victims on one node and how many of them violate a PodDisruptionBudget.
@@ -248,9 +248,27 @@ impl Plugin for DefaultPreemption {
             // Candidates without PDB violations come first, as upstream's two lists.
             candidates.sort_by_key(|c| c.pdb_violations > 0);
         }
-        let Some(best) = pick_one(&candidates) else {
+        if candidates.is_empty() {
             statuses.absent_nodes_status = Some(Rejection::unresolvable(NOT_HELPFUL));
             return reject(fit_error_message(num_all, &statuses), true);
+        }
+        // 4) The extenders that support preemption may narrow the candidates (callExtenders).
+        let mut candidates = match runner.call_extenders(cache, candidates) {
+            Ok(c) => c,
+            Err(e) => {
+                return PostFilterResult {
+                    nominated_node: None,
+                    victims: Vec::new(),
+                    rejection: Some(Rejection::error(texts::prefixed(&e))),
+                }
+            }
+        };
+        let Some(best) = pick_one(&candidates) else {
+            return PostFilterResult {
+                nominated_node: None,
+                victims: Vec::new(),
+                rejection: Some(Rejection::unschedulable(texts::prefixed(NO_CANDIDATE))),
+            };
         };
         let c = candidates.swap_remove(best);
         PostFilterResult { nominated_node: Some(c.node), victims: c.victims, rejection: None }

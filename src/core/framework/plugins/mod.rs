@@ -54,13 +54,39 @@ pub mod names {
     pub const VOLUME_ZONE: &str = "VolumeZone";
 }
 
-/// Context shared by plugin constructors (feature switches that are not per-plugin args).
-#[derive(Debug, Clone, Default)]
-pub struct PluginContext {}
+/// Context shared by plugin constructors: the out-of-tree plugins of this process.
+#[derive(Debug, Clone)]
+pub struct PluginContext {
+    pub registry: super::registry::Registry,
+}
+
+impl Default for PluginContext {
+    /// The installed out-of-tree plugins (none in the shipped binary).
+    fn default() -> Self {
+        PluginContext { registry: super::registry::installed().clone() }
+    }
+}
 
 /// Instantiate a plugin by name. `Ok(None)` means no plugin of that name exists.
 pub fn new_plugin(name: &str, args: Option<&PluginArgs>, ctx: &PluginContext) -> Result<Option<Arc<dyn Plugin>>, String> {
-    let _ = ctx;
+    if let Some(p) = new_in_tree(name, args)? {
+        return Ok(Some(p));
+    }
+    let Some(factory) = ctx.registry.get(name) else { return Ok(None) };
+    let raw = match args {
+        None => None,
+        Some(PluginArgs::Other(v)) => Some(v),
+        Some(other) => return Err(format!("unexpected args {}", args_kind(other))),
+    };
+    factory(raw).map(Some)
+}
+
+/// Whether this build has a plugin of that name (out-of-tree plugins may not reuse it).
+pub fn is_in_tree(name: &str) -> bool {
+    matches!(new_in_tree(name, None), Ok(Some(_)))
+}
+
+fn new_in_tree(name: &str, args: Option<&PluginArgs>) -> Result<Option<Arc<dyn Plugin>>, String> {
     let p: Arc<dyn Plugin> = match name {
         names::PRIORITY_SORT => Arc::new(priority_sort::PrioritySort),
         names::DEFAULT_BINDER => Arc::new(default_binder::DefaultBinder),

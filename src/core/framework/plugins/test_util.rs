@@ -342,8 +342,14 @@ pub fn schedule_with(
     use crate::core::framework::cycle::CycleParams;
     let cache = cache_with(nodes, existing);
     let (mut start, mut rng) = (0usize, crate::core::rng::Rng::seeded(7));
-    let mut params =
-        CycleParams { next_start_node_index: &mut start, percentage_of_nodes_to_score: 0, rng: &mut rng, explain: true };
+    let mut params = CycleParams {
+        next_start_node_index: &mut start,
+        percentage_of_nodes_to_score: 0,
+        rng: &mut rng,
+        explain: true,
+        extenders: None,
+        waiting: None,
+    };
     fw.schedule(&cache, &pod.info(), &mut params)
 }
 

@@ -127,8 +127,14 @@ fn throughput_5000_nodes() {
         let t0 = Instant::now();
         for i in 0..n {
             let p = make(PodBuilder::new(&format!("p{k}-{i}")).container(&[("cpu", "10m")])).info();
-            let mut params =
-                CycleParams { next_start_node_index: &mut start, percentage_of_nodes_to_score: 0, rng: &mut rng, explain: false };
+            let mut params = CycleParams {
+                next_start_node_index: &mut start,
+                percentage_of_nodes_to_score: 0,
+                rng: &mut rng,
+                explain: false,
+                extenders: None,
+                waiting: None,
+            };
             if let ScheduleOutcome::Scheduled { result, .. } = fw.schedule(&cache, &p, &mut params) {
                 cache.assume_pod(&p, &result.node);
                 cache.prepare();

@@ -695,8 +695,14 @@ mod tests {
     fn schedule(fw: &Framework, cache: &Cache, pod: &PodInfo, seed: u64) -> ScheduleOutcome {
         let mut next = 0;
         let mut rng = Rng::seeded(seed);
-        let mut params =
-            CycleParams { next_start_node_index: &mut next, percentage_of_nodes_to_score: 0, rng: &mut rng, explain: false };
+        let mut params = CycleParams {
+            next_start_node_index: &mut next,
+            percentage_of_nodes_to_score: 0,
+            rng: &mut rng,
+            explain: false,
+            extenders: None,
+            waiting: None,
+        };
         fw.schedule(cache, pod, &mut params)
     }
 

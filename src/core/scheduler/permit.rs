@@ -1,0 +1,100 @@
+//! Pods held at Permit (upstream: `RunPermitPlugins` in the scheduling cycle, `WaitOnPermit` at
+//! the start of the binding cycle, `handleBindingCycleError` on rejection — schedule_one.go).
+//!
+//! A pod a Permit plugin asked to wait stays assumed on its node; its binding is deferred here
+//! until every waiting plugin allowed it (then the Bind effect leaves), or until a plugin
+//! rejects it or a wait runs out (then it is forgotten on the node, other pods get the room back,
+//! and it is requeued as unschedulable by that plugin).
+
+use super::state::{Deferred, Scheduler};
+use super::Effect;
+use crate::core::framework::status::fit_error_message;
+use crate::core::framework::waiting::WaitingAction;
+use crate::core::framework::{Diagnosis, EventMask, Rejection};
+use crate::core::logging::Line;
+use crate::core::metrics::names as m;
+use crate::core::model::PodKey;
+use crate::core::queue::Requeue;
+use crate::core::texts::conditions::REASON_UNSCHEDULABLE;
+use log::info;
+use std::time::Instant;
+
+/// `scheduler_permit_wait_duration_seconds{result}` labels (`fwk.Code.String()`).
+const RESULT_SUCCESS: &str = "Success";
+const RESULT_UNSCHEDULABLE: &str = "Unschedulable";
+
+impl Scheduler {
+    /// Hold a pod that passed the cycle until its waiting plugins allow it.
+    pub(super) fn hold(&mut self, d: Deferred, waits: &[(&'static str, std::time::Duration)], now: Instant) {
+        let key = d.bind.pod.key.clone();
+        info!("{}", Line::new("One or more plugins asked to wait and no plugin rejected pod").s("pod", &*key));
+        self.waiting.add(d.bind.pod.clone(), d.bind.node.clone(), waits, now);
+        self.deferred.insert(key, d);
+    }
+
+    /// Apply what plugins decided about waiting pods during a cycle.
+    pub(super) fn apply_waiting_actions(&mut self, actions: Vec<WaitingAction>, now: Instant) {
+        for a in actions {
+            match a {
+                WaitingAction::Allow { pod, plugin } => {
+                    if let Some(wp) = self.waiting.allow(&pod, plugin) {
+                        self.release(&pod, wp.since, now);
+                    }
+                }
+                WaitingAction::Reject { pod, plugin, message } => {
+                    if let Some(wp) = self.waiting.remove(&pod) {
+                        self.reject_waiting(&pod, plugin, &message, wp.since, now);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reject the pods whose wait ran out (`rejected due to timeout after waiting 10s at plugin X`).
+    pub(super) fn expire_waiting(&mut self, now: Instant) {
+        for (wp, plugin, wait) in self.waiting.expired(now) {
+            let message =
+                crate::core::texts::framework::permit_timeout(&crate::core::config::GoDuration(wait).to_string(), plugin);
+            self.reject_waiting(&wp.pod.key.clone(), plugin, &message, wp.since, now);
+        }
+    }
+
+    /// Every plugin allowed the pod: bind it.
+    fn release(&mut self, key: &PodKey, since: Instant, now: Instant) {
+        let Some(d) = self.deferred.remove(key) else { return };
+        self.metrics.observe(m::PERMIT_WAIT_DURATION, &[RESULT_SUCCESS], now.saturating_duration_since(since).as_secs_f64());
+        self.effects.push(Effect::Bind(d.bind));
+    }
+
+    /// A plugin rejected the waiting pod: forget it on its node and requeue it.
+    fn reject_waiting(&mut self, key: &PodKey, plugin: &'static str, message: &str, since: Instant, now: Instant) {
+        let Some(d) = self.deferred.remove(key) else { return };
+        self.metrics.observe(
+            m::PERMIT_WAIT_DURATION,
+            &[RESULT_UNSCHEDULABLE],
+            now.saturating_duration_since(since).as_secs_f64(),
+        );
+        info!("{}", Line::new("Pod rejected while waiting on permit").s("pod", &**key).s("status", message));
+        self.cache.storage_mut().forget_assumed_for_pod(key);
+        if self.cache.forget_pod(key) {
+            self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
+        }
+        let mut diagnosis = Diagnosis::default();
+        diagnosis.add_plugin(plugin);
+        diagnosis.node_to_status.insert(d.bind.node.clone(), Rejection::unschedulable(message.to_string()).with_plugin(plugin));
+        let fit = fit_error_message(1, &diagnosis);
+        self.fail(d.fw_index, &d.qp, Requeue::Rejected { plugins: vec![plugin] }, REASON_UNSCHEDULABLE, &fit, None, now);
+    }
+
+    /// A waiting pod was deleted: drop it (its assumption goes with the pod).
+    pub(super) fn drop_waiting(&mut self, key: &str) {
+        if self.waiting.remove(key).is_some() {
+            self.deferred.remove(key);
+        }
+    }
+
+    /// The pods waiting at Permit (for tests and `status`).
+    pub fn waiting_pods(&self) -> &crate::core::framework::waiting::WaitingPods {
+        &self.waiting
+    }
+}
