@@ -10,7 +10,7 @@ use edgesched::shell::kube::kubeconfig;
 use edgesched::shell::logging;
 use edgesched::shell::serving;
 use edgesched::{core::simulate, shell::run, shell::signals};
-use log::{error, info, warn};
+use log::{error, warn};
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
@@ -18,7 +18,9 @@ const EXIT_RUNTIME: i32 = 1;
 const EXIT_USAGE: i32 = 2;
 
 fn main() {
-    std::process::exit(real_main());
+    let code = real_main();
+    logging::flush();
+    std::process::exit(code);
 }
 
 fn real_main() -> i32 {
@@ -53,7 +55,7 @@ fn real_main() -> i32 {
             request_timeout,
         } => {
             // Warnings (e.g. a list the user may not read) go to stderr like the scheduler's own.
-            logging::init(0);
+            logging::init(&logging::Options::default());
             edgesched::shell::diagnose::explain_cmd(&edgesched::shell::diagnose::ExplainArgs {
                 kubeconfig,
                 config,
@@ -67,7 +69,7 @@ fn real_main() -> i32 {
             })
         }
         Command::Status { kubeconfig, config, master, output, allow_insecure_http, request_timeout } => {
-            logging::init(0);
+            logging::init(&logging::Options::default());
             edgesched::shell::diagnose::status_cmd(&edgesched::shell::diagnose::StatusArgs {
                 kubeconfig,
                 config,
@@ -220,12 +222,27 @@ fn metrics_registry(opts: &RunOptions) -> Result<Metrics, String> {
 }
 
 fn run_cmd(opts: RunOptions) -> i32 {
-    logging::init(u32::from(opts.verbosity));
+    logging::init(&opts.logging);
     signals::install();
     for w in &opts.warnings {
         warn!("{w}");
     }
-    info!("{}", Line::new("Starting edgesched").s("version", env!("CARGO_PKG_VERSION")));
+    // component-base cliflag.PrintFlags: every flag at V(1), before anything else.
+    for (name, value) in &opts.flag_values {
+        edgesched::core::logging::v(1, || {
+            let mut quoted = String::new();
+            edgesched::core::logging::text::go_quote(value, &mut quoted);
+            Line::new(format!("FLAG: --{name}={quoted}"))
+        });
+    }
+    // cmd/kube-scheduler/app/server.go runCommand.
+    Line::new("Starting Kubernetes Scheduler").s("version", concat!("edgesched-", env!("CARGO_PKG_VERSION"))).info();
+    edgesched::core::logging::v(1, || {
+        Line::new("Golang settings")
+            .s("GOGC", std::env::var("GOGC").unwrap_or_default())
+            .s("GOMAXPROCS", std::env::var("GOMAXPROCS").unwrap_or_default())
+            .s("GOTRACEBACK", std::env::var("GOTRACEBACK").unwrap_or_default())
+    });
     let (cfg, warnings) = match load_config(opts.config.as_deref(), &opts.overrides) {
         Ok(c) => c,
         Err(e) => {
@@ -237,9 +254,7 @@ fn run_cmd(opts: RunOptions) -> i32 {
     for w in &warnings {
         warn!("{w}");
     }
-    if opts.verbosity >= 2 {
-        info!("Using component config:\n{}", config::to_yaml(&cfg));
-    }
+    edgesched::core::logging::v(2, || Line::new("Using component config").s("config", config::to_yaml(&cfg)));
     if let Err(e) = simulate::frameworks(&cfg) {
         error!("{e}");
         eprintln!("error: {e}");
@@ -249,11 +264,11 @@ fn run_cmd(opts: RunOptions) -> i32 {
         // WriteConfigFile, then exit 0, as kube-scheduler does.
         return match std::fs::write(path, config::to_yaml(&cfg)) {
             Ok(()) => {
-                info!("{}", Line::new("Wrote configuration").s("file", path.display()));
+                Line::new("Wrote configuration").s("file", path.display()).info();
                 0
             }
             Err(e) => {
-                error!("{}", Line::new("Failed to write the configuration").s("file", path.display()).s("err", &e));
+                Line::new("Failed to write the configuration").s("file", path.display()).s("err", &e).error();
                 EXIT_RUNTIME
             }
         };

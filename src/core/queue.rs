@@ -14,6 +14,7 @@
 //! Pure: every method takes `now`. The scheduler thread owns the queue; no locks inside.
 
 use crate::core::framework::plugins::priority_sort;
+use crate::core::logging::{self, Line};
 use crate::core::model::{PodInfo, PodKey};
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
@@ -181,6 +182,28 @@ pub struct SchedulingQueue {
     incoming: Vec<(&'static str, &'static str)>,
 }
 
+/// `scheduling_queue.go`'s "Pod moved to an internal scheduling queue": V(3) after a failed
+/// attempt (with the rejecting plugins), V(5) for every other move. Queue names as upstream's
+/// constants (`Active`, `Backoff`, `Unschedulable`; gated pods wait in unschedulablePods).
+fn log_move(q: &QueuedPod, loc: Location, event: &'static str) {
+    let queue = match loc {
+        Location::Active => "Active",
+        Location::Backoff | Location::ErrorBackoff => "Backoff",
+        Location::Unschedulable | Location::Gated => "Unschedulable",
+        Location::InFlight => return,
+    };
+    let failed = event == event::SCHEDULE_ATTEMPT_FAILURE;
+    logging::v(if failed { 3 } else { 5 }, || {
+        let line =
+            Line::new("Pod moved to an internal scheduling queue").o("pod", &q.pod.key).s("event", event).s("queue", queue);
+        if failed {
+            line.l("unschedulable plugins", q.rejectors.iter())
+        } else {
+            line
+        }
+    });
+}
+
 impl SchedulingQueue {
     pub fn new(initial_backoff: Duration, max_backoff: Duration, now: Instant) -> SchedulingQueue {
         SchedulingQueue {
@@ -271,6 +294,7 @@ impl SchedulingQueue {
             };
             if let Some(queue) = queue {
                 self.incoming.push((queue, event));
+                log_move(&q, loc, event);
             }
         }
         // InitialAttemptTimestamp: the first time the pod enters activeQ (the SLI's start).

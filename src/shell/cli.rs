@@ -8,6 +8,7 @@
 
 use crate::core::config::{parse_go_duration, GoDuration, Overrides};
 use crate::core::metrics::options::{self as metric_options, MetricsOptions};
+use crate::shell::logging::{Format as LogFormat, Options as LogOptions};
 use lexopt::Arg;
 use std::ffi::OsString;
 use std::fmt;
@@ -88,10 +89,11 @@ pub struct RunOptions {
     pub authorization_always_allow_paths: Vec<String>,
     /// Do not read the extension-apiserver-authentication ConfigMap.
     pub authentication_skip_lookup: bool,
-    /// `--v`: klog-style verbosity.
-    pub verbosity: u8,
-    /// `--logging-format` (only `text`).
-    pub logging_format: String,
+    /// `--v`, `--logging-format`, `--log-*-split-stream`, `--log-*-info-buffer-size`, `--log-flush-frequency`.
+    pub logging: LogOptions,
+    /// Every flag of the command with its value (given or default), sorted: the `FLAG:` lines
+    /// kube-scheduler logs at V(1) (component-base `cliflag.PrintFlags`).
+    pub flag_values: Vec<(String, String)>,
     /// Permit `http://` API servers (plain HTTP exposes tokens; off by default).
     pub allow_insecure_http: bool,
     /// Scheduler names served by other schedulers, so their pods are not reported as unserved.
@@ -136,8 +138,8 @@ impl Default for RunOptions {
             authorization_kubeconfig: None,
             authorization_always_allow_paths: vec!["/healthz".into(), "/readyz".into(), "/livez".into()],
             authentication_skip_lookup: false,
-            verbosity: 0,
-            logging_format: "text".into(),
+            logging: LogOptions::default(),
+            flag_values: Vec::new(),
             allow_insecure_http: false,
             known_scheduler_names: Vec::new(),
             warn_unserved_scheduler_names: false,
@@ -293,13 +295,18 @@ const FLAGS: &[Flag] = &[
     flag("leader-elect-resource-lock", Kind::Value("type"), LE_CMDS, LE, "Lock object type; only \"leases\" is supported. (default \"leases\")"),
     flag("leader-elect-resource-name", Kind::Value("name"), LE_CMDS, LE, "Name of the Lease. (default \"kube-scheduler\")"),
     flag("leader-elect-resource-namespace", Kind::Value("ns"), LE_CMDS, LE, "Namespace of the Lease. (default \"kube-system\")"),
-    flag("v", Kind::Value("n"), RUN, LOGS, "Log verbosity (-v): 0-2 info, 3-4 debug, 5+ trace."),
+    flag("v", Kind::Value("Level"), RUN, LOGS, "number for the log level verbosity (-v); lines are logged at kube-scheduler's levels (2: binds and failures, 3: attempts and cluster events, 4: updates, 5: queue moves)."),
     flag("disabled-metrics", Kind::Value("strings"), RUN, METRICS, "This flag provides an escape hatch for misbehaving metrics. You must provide the fully qualified metric name in order to disable it. Disclaimer: disabling metrics is higher in precedence than showing hidden metrics."),
     flag("show-hidden-metrics-for-version", Kind::Value("string"), RUN, METRICS, "The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, other values will not be allowed. The format is <major>.<minor>, e.g.: '1.16'."),
     flag("allow-metric-labels", Kind::Value("stringToString"), RUN, METRICS, "The map from metric-label to value allow-list of this label. The key's format is <MetricName>,<LabelName>. The value's format is <allowed_value>,<allowed_value>...e.g. metric1,label1='v1,v2,v3', metric1,label2='v1,v2,v3' metric2,label1='v1,v2,v3'. (default [])"),
     flag("allow-metric-labels-manifest", Kind::Value("string"), RUN, METRICS, "The path to the manifest file that contains the allow-list mapping. The format of the file is the same as the flag --allow-metric-labels. Note that the flag --allow-metric-labels will override the manifest file."),
     flag("pod-max-in-unschedulable-pods-duration", Kind::Value("duration"), LE_CMDS, DEPRECATED, "DEPRECATED: the maximum time a pod can stay in unschedulablePods. If a pod stays in unschedulablePods for longer than this value, the pod will be moved from unschedulablePods to backoffQ or activeQ. (default 5m0s)"),
-    flag("logging-format", Kind::Value("format"), RUN, LOGS, "Log format; only \"text\" is supported. (default \"text\")"),
+    flag("logging-format", Kind::Value("string"), RUN, LOGS, "Sets the log format. Permitted formats: \"json\", \"text\". (default \"text\")"),
+    flag("log-flush-frequency", Kind::Value("duration"), RUN, LOGS, "Maximum number of seconds between log flushes (of a buffered --log-*-info-buffer-size stream). (default 5s)"),
+    flag("log-json-split-stream", B, RUN, LOGS, "[Alpha] In JSON format, write error messages to stderr and info messages to stdout. The default is to write a single stream to stderr."),
+    flag("log-json-info-buffer-size", Kind::Value("quantity"), RUN, LOGS, "[Alpha] In JSON format with split output streams, the info messages can be buffered for a while to increase performance. The default value of zero bytes disables buffering. The size can be specified as number of bytes (512), multiples of 1000 (1K), multiples of 1024 (2Ki), or powers of those (3M, 4G, 5Mi, 6Gi)."),
+    flag("log-text-split-stream", B, RUN, LOGS, "[Alpha] In text format, write error messages to stderr and info messages to stdout. The default is to write a single stream to stderr."),
+    flag("log-text-info-buffer-size", Kind::Value("quantity"), RUN, LOGS, "[Alpha] In text format with split output streams, the info messages can be buffered for a while to increase performance. The default value of zero bytes disables buffering."),
     flag("allow-insecure-http", B, RUN | EXPLAIN | STATUS, OURS, "Permit http:// API servers (credentials would travel in clear text)."),
     flag("known-scheduler-names", Kind::Value("names"), RUN, OURS, "Comma-separated scheduler names served by other schedulers."),
     flag("warn-unserved-scheduler-names", B, RUN, OURS, "Also record a NoSchedulerForName Warning event on pods whose scheduler name nobody serves."),
@@ -317,7 +324,6 @@ const FLAGS: &[Flag] = &[
     flag("log-dir", Kind::Value("path"), RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
     flag("log-file", Kind::Value("path"), RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
     flag("log-file-max-size", Kind::Value("mb"), RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
-    flag("log-flush-frequency", Kind::Value("duration"), RUN, IGNORED, "Logs are written unbuffered."),
     flag("skip-headers", B, RUN, IGNORED, "klog flag removed in v1.26."),
     flag("skip-log-headers", B, RUN, IGNORED, "klog flag removed in v1.26."),
     flag("stderrthreshold", Kind::Value("level"), RUN, IGNORED, "klog flag removed in v1.26."),
@@ -339,10 +345,6 @@ const FLAGS: &[Flag] = &[
     flag("authentication-tolerate-lookup-failure", B, RUN, IGNORED, "The extension-apiserver-authentication ConfigMap is not read."),
     flag("emulated-version", Kind::Value("strings"), RUN, IGNORED, "edgesched behaves as kube-scheduler v1.35 only."),
     flag("min-compatibility-version", Kind::Value("strings"), RUN, IGNORED, "edgesched behaves as kube-scheduler v1.35 only."),
-    flag("log-text-info-buffer-size", Kind::Value("quantity"), RUN, IGNORED, "Logs are written unbuffered."),
-    flag("log-text-split-stream", B, RUN, IGNORED, "Logs go to stderr in one stream."),
-    flag("log-json-info-buffer-size", Kind::Value("quantity"), RUN, IGNORED, "Logs are written unbuffered."),
-    flag("log-json-split-stream", B, RUN, IGNORED, "Logs go to stderr in one stream."),
     flag("log-backtrace-at", Kind::Value("traceLocation"), RUN, IGNORED, "klog flag removed in v1.26."),
 ];
 
@@ -475,6 +477,10 @@ struct Acc {
     request_timeout: Option<Duration>,
     positionals: Vec<String>,
     version: bool,
+    /// (split stream, info buffer size) for JSON and for text; the format chosen picks one.
+    log_streams: [(bool, u64); 2],
+    /// Flags as given, in order (for the `FLAG:` dump).
+    given: Vec<(&'static str, String)>,
 }
 
 impl Acc {
@@ -542,9 +548,17 @@ impl Acc {
             "leader-elect-resource-namespace" => o.leader_elect_resource_namespace = text(),
             "port" => self.run.port = Some(parse_num(name, v, "a port number 0-65535")?),
             "address" => self.run.insecure_address = Some(parse_ip(name, v)?),
-            "v" => self.run.verbosity = parse_num(name, v, "a verbosity level 0-255")?,
-            "logging-format" if v == "text" => self.run.logging_format = v.to_string(),
-            "logging-format" => return Err(UsageError::new(format!("--logging-format={v} is not supported: only \"text\" is"))),
+            "v" => self.run.logging.verbosity = parse_num(name, v, "a verbosity level 0-255")?,
+            "logging-format" => {
+                self.run.logging.format = LogFormat::parse(v).ok_or_else(|| {
+                    UsageError::new(format!("format: Unsupported value: {v:?}: supported values: \"json\", \"text\""))
+                })?
+            }
+            "log-flush-frequency" => self.run.logging.flush_frequency = parse_duration(name, v)?.0,
+            "log-json-split-stream" => self.log_streams[0].0 = parse_bool(name, v)?,
+            "log-text-split-stream" => self.log_streams[1].0 = parse_bool(name, v)?,
+            "log-json-info-buffer-size" => self.log_streams[0].1 = parse_buffer_size(name, v)?,
+            "log-text-info-buffer-size" => self.log_streams[1].1 = parse_buffer_size(name, v)?,
             "allow-insecure-http" => self.run.allow_insecure_http = parse_bool(name, v)?,
             "known-scheduler-names" => self.run.known_scheduler_names = comma_list(v),
             "disabled-metrics" => self.run.metrics.disabled.extend(comma_list(v)),
@@ -567,6 +581,7 @@ impl Acc {
             }
             _ => {}
         }
+        self.given.push((f.name, v.to_string()));
         self.note(f, v);
         Ok(())
     }
@@ -612,6 +627,10 @@ impl Acc {
         Ok(match cmd {
             Cmd::Run => {
                 self.run.secure_port = self.secure_port.unwrap_or(10259);
+                let (split, buffer) = self.log_streams[usize::from(self.run.logging.format == LogFormat::Text)];
+                self.run.logging.split_stream = split;
+                self.run.logging.info_buffer_size = buffer;
+                self.run.flag_values = flag_values(Cmd::Run, &self.given);
                 self.run.warnings = warnings;
                 Command::Run(self.run)
             }
@@ -648,6 +667,83 @@ impl Acc {
             },
         })
     }
+}
+
+/// A `resource.QuantityValue` of bytes (`512`, `1K`, `2Ki`).
+fn parse_buffer_size(name: &str, v: &str) -> Result<u64, UsageError> {
+    crate::core::quantity::Quantity::parse(v)
+        .ok()
+        .and_then(|q| u64::try_from(q.value()).ok())
+        .ok_or_else(|| UsageError::new(format!("invalid argument {v:?} for --{name}: expected a non-negative quantity of bytes")))
+}
+
+/// Upstream defaults of flags whose zero value is not the default (pflag's `Value.String()`).
+const DEFAULTS: &[(&str, &str)] = &[
+    ("address", "0.0.0.0"),
+    ("authentication-token-webhook-cache-ttl", "10s"),
+    ("authorization-always-allow-paths", "[/healthz,/readyz,/livez]"),
+    ("authorization-webhook-cache-authorized-ttl", "10s"),
+    ("authorization-webhook-cache-unauthorized-ttl", "10s"),
+    ("bind-address", "0.0.0.0"),
+    ("contention-profiling", "true"),
+    ("kube-api-burst", "100"),
+    ("kube-api-content-type", "application/vnd.kubernetes.protobuf"),
+    ("kube-api-qps", "50"),
+    ("leader-elect", "true"),
+    ("leader-elect-lease-duration", "15s"),
+    ("leader-elect-renew-deadline", "10s"),
+    ("leader-elect-resource-lock", "leases"),
+    ("leader-elect-resource-name", "kube-scheduler"),
+    ("leader-elect-resource-namespace", "kube-system"),
+    ("leader-elect-retry-period", "2s"),
+    ("lock-object-name", "kube-scheduler"),
+    ("lock-object-namespace", "kube-system"),
+    ("log-flush-frequency", "5s"),
+    ("log-json-info-buffer-size", "0"),
+    ("log-text-info-buffer-size", "0"),
+    ("logging-format", "text"),
+    ("pod-max-in-unschedulable-pods-duration", "5m0s"),
+    ("profiling", "true"),
+    ("requestheader-extra-headers-prefix", "[x-remote-extra-]"),
+    ("requestheader-group-headers", "[x-remote-group]"),
+    ("requestheader-username-headers", "[x-remote-user]"),
+    ("secure-port", "10259"),
+    ("v", "0"),
+];
+
+/// Every flag of `cmd` with the value pflag would print: the last one given (lists as
+/// `[a,b]`, booleans as `true`/`false`), else the default. Sorted by name, as `VisitAll` visits.
+fn flag_values(cmd: Cmd, given: &[(&'static str, String)]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = FLAGS
+        .iter()
+        .filter(|f| f.cmds & cmd.bit() != 0)
+        .map(|f| {
+            let value = match given.iter().rev().find(|(n, _)| *n == f.name) {
+                Some((_, v)) if f.kind == Kind::Bool => {
+                    parse_bool(f.name, v).map(|b| b.to_string()).unwrap_or_else(|_| v.clone())
+                }
+                Some((_, v)) if matches!(f.kind, Kind::Value("strings" | "paths" | "names" | "headers" | "prefixes")) => {
+                    format!("[{}]", comma_list(v).join(","))
+                }
+                Some((_, v)) => v.clone(),
+                None => match DEFAULTS.iter().find(|(n, _)| *n == f.name) {
+                    Some((_, d)) => d.to_string(),
+                    None if f.kind == Kind::Bool => "false".into(),
+                    None if matches!(
+                        f.kind,
+                        Kind::Value("strings" | "paths" | "names" | "headers" | "prefixes" | "stringToString")
+                    ) =>
+                    {
+                        "[]".into()
+                    }
+                    None => String::new(),
+                },
+            };
+            (f.name.to_string(), value)
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 fn parse_ip(name: &str, v: &str) -> Result<String, UsageError> {
@@ -739,7 +835,16 @@ mod tests {
     #[test]
     fn defaults() {
         let o = run(&[]);
-        assert_eq!(o, RunOptions::default());
+        assert_eq!(RunOptions { flag_values: Vec::new(), ..o.clone() }, RunOptions::default());
+        // The FLAG: dump lists every flag of the command once, sorted, with pflag's defaults.
+        let names: Vec<&str> = o.flag_values.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+        assert!(o.flag_values.contains(&("leader-elect".into(), "true".into())));
+        assert!(o.flag_values.contains(&("v".into(), "0".into())));
+        let given = run(&["--v=4", "--disabled-metrics=a, b", "--leader-elect=f"]).flag_values;
+        assert!(given.contains(&("v".into(), "4".into())));
+        assert!(given.contains(&("disabled-metrics".into(), "[a,b]".into())));
+        assert!(given.contains(&("leader-elect".into(), "false".into())));
         assert_eq!(o.secure_port, 10259);
         assert_eq!(o.bind_address, "0.0.0.0");
         assert_eq!(o.authorization_always_allow_paths, ["/healthz", "/readyz", "/livez"]);
@@ -824,18 +929,19 @@ mod tests {
         assert_eq!(o.authorization_always_allow_paths, ["/healthz", "/metrics"]);
         assert_eq!(o.known_scheduler_names, ["a", "b"]);
         assert!(o.warnings.is_empty(), "{:?}", o.warnings);
-        assert!(usage(&["--logging-format=json"]).contains("not supported"));
+        assert!(usage(&["--logging-format=xml"]).contains("Unsupported value: \"xml\""));
+        assert_eq!(run(&["--logging-format", "json"]).logging.format, LogFormat::Json);
         assert!(usage(&["--bind-address=localhost"]).contains("expected an IP address"));
         assert!(usage(&["--secure-port=70000"]).contains("expected a port number"));
     }
 
     #[test]
     fn verbosity() {
-        assert_eq!(run(&["--v=2"]).verbosity, 2);
-        assert_eq!(run(&["--v", "4"]).verbosity, 4);
-        assert_eq!(run(&["-v", "3"]).verbosity, 3);
-        assert_eq!(run(&["-v5"]).verbosity, 5);
-        assert_eq!(run(&["-v=6"]).verbosity, 6);
+        assert_eq!(run(&["--v=2"]).logging.verbosity, 2);
+        assert_eq!(run(&["--v", "4"]).logging.verbosity, 4);
+        assert_eq!(run(&["-v", "3"]).logging.verbosity, 3);
+        assert_eq!(run(&["-v5"]).logging.verbosity, 5);
+        assert_eq!(run(&["-v=6"]).logging.verbosity, 6);
         assert!(usage(&["--v=x"]).contains("verbosity"));
     }
 

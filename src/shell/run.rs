@@ -27,7 +27,6 @@ use crate::shell::kube::kubeconfig::RestConfig;
 use crate::shell::leader_election::{self, ElectionContext, ElectionStatus, LeadershipLost};
 use crate::shell::permissions::{Denials, Usage};
 use crate::shell::serving::{self, auth, AllowPaths, Authorizer, FnCheck, HealthState, ServeError};
-use log::{error, info, warn};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -358,12 +357,10 @@ fn start_election(
     }
     let le = &cfg.leader_election;
     let identity = format!("{}_{}", s.hostname, uuid_v4());
-    info!(
-        "{}",
-        Line::new("Leader election enabled")
-            .s("identity", &identity)
-            .s("lease", format!("{}/{}", le.resource_namespace, le.resource_name))
-    );
+    Line::new("Leader election enabled")
+        .s("identity", &identity)
+        .s("lease", format!("{}/{}", le.resource_namespace, le.resource_name))
+        .info();
     let timing =
         Timing { lease_duration: le.lease_duration.0, renew_deadline: le.renew_deadline.0, retry_period: le.retry_period.0 };
     // Its own client, as client-go's `resourcelock.NewFromKubeconfig`: every request bounded by
@@ -436,7 +433,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     let idle_override = informers::parse_watch_idle_timeout(std::env::var(informers::WATCH_IDLE_TIMEOUT_ENV).ok().as_deref())
         .map_err(RunError::Environment)?;
     if let Some(idle) = idle_override {
-        info!("{}", Line::new("Watch idle timeout overridden").s("timeout", format!("{idle:?}")));
+        Line::new("Watch idle timeout overridden").s("timeout", format!("{idle:?}")).info();
     }
     let optional_retry = informers::parse_seconds_env(
         informers::FORBIDDEN_RETRY_ENV,
@@ -444,7 +441,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     )
     .map_err(RunError::Environment)?
     .unwrap_or(informers::OPTIONAL_FORBIDDEN_RETRY);
-    info!("{}", Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin));
+    Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin).info();
 
     let mut sched = build_scheduler(cfg, &s, &metrics)?;
     let (tx, rx) = sync_channel::<Input>(INPUT_QUEUE);
@@ -520,7 +517,7 @@ fn build_scheduler(cfg: &SchedulerConfig, s: &RunSettings, metrics: &Metrics) ->
     let profiles: Vec<Framework> =
         cfg.profiles.iter().map(|p| Framework::new(p, &ctx)).collect::<Result<_, _>>().map_err(RunError::Profile)?;
     for p in &profiles {
-        info!("{}", Line::new("Profile ready").s("schedulerName", &p.scheduler_name).s("plugins", p.plugin_names().join(",")));
+        Line::new("Profile ready").s("schedulerName", &p.scheduler_name).s("plugins", p.plugin_names().join(",")).info();
     }
     let settings = Settings {
         percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
@@ -566,7 +563,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
             return Err(RunError::LeadershipLost(reason));
         }
         if crate::shell::signals::terminating() && shutdown_deadline.is_none() {
-            info!("{}", Line::new("Received termination signal; stopping scheduling, finishing in-flight binds"));
+            Line::new("Received termination signal; stopping scheduling, finishing in-flight binds").info();
             p.health.state.shutting_down.store(true, Ordering::SeqCst);
             sched.handle(Input::Leading(false), Instant::now());
             shutdown_deadline = Some(Instant::now() + SHUTDOWN_BIND_GRACE);
@@ -575,7 +572,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
         if let Some(deadline) = shutdown_deadline {
             if p.workers.pending() == 0 || Instant::now() >= deadline {
                 if p.workers.pending() > 0 {
-                    warn!("{}", Line::new("Exiting with binds still in flight").n("count", p.workers.pending()));
+                    Line::new("Exiting with binds still in flight").n("count", p.workers.pending()).warning();
                 }
                 election.stop.store(true, Ordering::SeqCst);
                 crate::shell::clock::wait_for(&SystemClock, Duration::from_millis(500), || {
@@ -585,7 +582,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
                 // events of the binds just finished, and whatever else is queued.
                 p.recorder.flush(p.flush_budget);
                 p.stop.store(true, Ordering::SeqCst);
-                info!("{}", Line::new("Shutdown complete"));
+                Line::new("Shutdown complete").info();
                 return Ok(());
             }
         }
@@ -606,10 +603,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
                 was_synced = true;
                 p.health.synced.store(true, Ordering::SeqCst);
                 crate::shell::sdnotify::notify("READY=1");
-                info!(
-                    "{}",
-                    Line::new("Caches are synced").n("nodes", sched.cache().num_nodes()).n("pods", sched.cache().num_pods())
-                );
+                Line::new("Caches are synced").n("nodes", sched.cache().num_nodes()).n("pods", sched.cache().num_pods()).info();
             } else if let Ok(mut w) = p.health.waiting_for.lock() {
                 let names: Vec<&str> =
                     sched.kinds_not_synced().iter().map(|id| crate::core::watched::kind(*id).resource).collect();
@@ -646,7 +640,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
             Ok(input) => sched.handle(input, Instant::now()),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
-                error!("{}", Line::new("All event sources stopped"));
+                Line::new("All event sources stopped").error();
                 return Err(RunError::InputsClosed);
             }
         }
@@ -669,8 +663,8 @@ fn dispatch(sched: &mut Scheduler, workers: &api_workers::Workers, recorder: &ev
             Effect::Bind(b) => workers.submit(Job::Bind(b)),
             Effect::PatchStatus(p) => workers.submit(Job::PatchStatus(p)),
             Effect::Event(e) => recorder.record(e),
-            Effect::Evict { namespace, name, uid, preemptor_uid, node, profile } => {
-                workers.submit(Job::Evict { namespace, name, uid, preemptor_uid, node, profile })
+            Effect::Evict { namespace, name, uid, preemptor_uid, preemptor, node, profile } => {
+                workers.submit(Job::Evict { namespace, name, uid, preemptor_uid, preemptor, node, profile })
             }
         }
     }

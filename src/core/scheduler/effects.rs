@@ -48,6 +48,8 @@ pub enum Effect {
         name: String,
         uid: String,
         preemptor_uid: String,
+        /// `namespace/name` of the preemptor (for the log line).
+        preemptor: String,
         node: String,
         profile: String,
     },

@@ -164,7 +164,7 @@ impl<R: Reviewer> Delegating<R> {
                 Ok((Some(user), digest)) => Ok((user, digest)),
                 Ok((None, _)) => Err("failure"),
                 Err(e) => {
-                    log::warn!("{}", crate::core::logging::Line::new("Unable to authenticate the request").s("err", e));
+                    crate::core::logging::Line::new("Unable to authenticate the request").s("err", e).warning();
                     Err("error")
                 }
             },
@@ -208,7 +208,7 @@ impl<R: Reviewer> Authorizer for Delegating<R> {
                 Err(forbidden())
             }
             Err(e) => {
-                log::warn!("{}", crate::core::logging::Line::new("Authorization error").s("user", &user.username).s("err", e));
+                crate::core::logging::Line::new("Authorization error").s("user", &user.username).s("err", e).warning();
                 self.record(m::AUTHORIZATION_ATTEMPTS, m::AUTHORIZATION_DURATION, "error", now);
                 Err(forbidden())
             }

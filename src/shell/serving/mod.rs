@@ -266,11 +266,9 @@ pub fn spawn(
     limits: ServeLimits,
 ) -> io::Result<std::thread::JoinHandle<()>> {
     let secure = listener.tls.is_some();
-    info!(
-        "{}",
-        crate::core::logging::Line::new(if secure { "Serving securely" } else { "Serving insecurely" })
-            .s("address", listener.addr)
-    );
+    crate::core::logging::Line::new(if secure { "Serving securely" } else { "Serving insecurely" })
+        .s("address", listener.addr)
+        .info();
     let active = Arc::new(AtomicUsize::new(0));
     std::thread::Builder::new().name(format!("serve-{}", listener.addr.port())).spawn(move || {
         for conn in listener.inner.incoming() {
@@ -490,7 +488,7 @@ pub fn cert_dir_pair(dir: &std::path::Path, hostname: &str) -> Result<(std::path
             .map_err(|e| file_error(&key, e))?;
         f.write_all(pair.key_pem().as_bytes()).map_err(|e| file_error(&key, e))?;
     }
-    info!("{}", crate::core::logging::Line::new("Generated self-signed cert").s("cert", cert.display()).s("key", key.display()));
+    crate::core::logging::Line::new("Generated self-signed cert").s("cert", cert.display()).s("key", key.display()).info();
     Ok((cert, key))
 }
 
