@@ -8,6 +8,7 @@ pub mod certs;
 pub mod deploy;
 pub mod https;
 pub mod invariants;
+pub mod klog_text;
 pub mod objects;
 pub mod process;
 pub mod promparse;

@@ -11,8 +11,8 @@
 //!
 //! ```text
 //! "msg" key=<
-//! 	line 1
-//! 	line 2
+//! <TAB>line 1
+//! <TAB>line 2
 //!  >
 //! ```
 //!
