@@ -325,6 +325,13 @@ fn run_cmd(opts: RunOptions) -> i32 {
     for w in lease_warnings(&cfg) {
         warn!("{w}");
     }
+    let client_auth = match serving::client_cert::ClientAuth::load(opts.client_ca_file.as_deref(), &opts.requestheader) {
+        Ok(a) => a.map(std::sync::Arc::new),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let (tls_policy, tls_warnings) = match serving::tls_policy(opts.tls_min_version.as_deref(), &opts.tls_cipher_suites) {
         Ok(p) => p,
         Err(e) => {
@@ -368,6 +375,7 @@ fn run_cmd(opts: RunOptions) -> i32 {
         metrics,
         pod_max_in_unschedulable: opts.pod_max_in_unschedulable.map(|d| d.0),
         tls_policy,
+        client_auth,
         cert_dir: opts.cert_dir.clone(),
         cache_ttls,
         config: cfg,

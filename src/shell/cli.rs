@@ -9,6 +9,7 @@
 use crate::core::config::{parse_go_duration, GoDuration, Overrides};
 use crate::core::metrics::options::{self as metric_options, MetricsOptions};
 use crate::shell::logging::{Format as LogFormat, Options as LogOptions};
+use crate::shell::serving::client_cert::RequestHeaderOptions;
 use lexopt::Arg;
 use std::ffi::OsString;
 use std::fmt;
@@ -112,6 +113,10 @@ pub struct RunOptions {
     pub tls_min_version: Option<String>,
     /// `--tls-cipher-suites`.
     pub tls_cipher_suites: Vec<String>,
+    /// `--client-ca-file`: client certificates signed by it authenticate (CN user, O groups).
+    pub client_ca_file: Option<PathBuf>,
+    /// `--requestheader-*`: front-proxy authentication.
+    pub requestheader: RequestHeaderOptions,
     /// `--cert-dir`: where a generated serving certificate is kept.
     pub cert_dir: Option<PathBuf>,
     /// `--write-config-to`: write the effective configuration there and exit.
@@ -149,6 +154,8 @@ impl Default for RunOptions {
             pod_max_in_unschedulable: None,
             tls_min_version: None,
             tls_cipher_suites: Vec::new(),
+            client_ca_file: None,
+            requestheader: RequestHeaderOptions::upstream_defaults(),
             cert_dir: None,
             write_config_to: None,
             cache_ttls: [None; 3],
@@ -272,6 +279,13 @@ const FLAGS: &[Flag] = &[
     flag("authentication-kubeconfig", Kind::Value("path"), RUN, AUTHN, "kubeconfig pointing at the API server that performs TokenReviews."),
     flag("authentication-token-webhook-cache-ttl", Kind::Value("duration"), RUN, AUTHN, "The duration to cache responses from the webhook token authenticator. (default 10s)"),
     flag("authentication-skip-lookup", B, RUN, AUTHN, "Do not look up missing authentication configuration from the cluster."),
+    flag("client-ca-file", Kind::Value("string"), RUN, AUTHN, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate."),
+    flag("requestheader-client-ca-file", Kind::Value("string"), RUN, AUTHN, "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests."),
+    flag("requestheader-allowed-names", Kind::Value("strings"), RUN, AUTHN, "List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed."),
+    flag("requestheader-extra-headers-prefix", Kind::Value("strings"), RUN, AUTHN, "List of request header prefixes to inspect. X-Remote-Extra- is suggested. (default [x-remote-extra-])"),
+    flag("requestheader-group-headers", Kind::Value("strings"), RUN, AUTHN, "List of request headers to inspect for groups. X-Remote-Group is suggested. (default [x-remote-group])"),
+    flag("requestheader-username-headers", Kind::Value("strings"), RUN, AUTHN, "List of request headers to inspect for usernames. X-Remote-User is common. (default [x-remote-user])"),
+    flag("requestheader-uid-headers", Kind::Value("strings"), RUN, AUTHN, "List of request headers to inspect for UIDs. X-Remote-Uid is suggested."),
     flag("authorization-kubeconfig", Kind::Value("path"), RUN, AUTHZ, "kubeconfig pointing at the API server that performs SubjectAccessReviews."),
     flag("authorization-webhook-cache-authorized-ttl", Kind::Value("duration"), RUN, AUTHZ, "The duration to cache 'authorized' responses from the webhook authorizer. (default 10s)"),
     flag("authorization-webhook-cache-unauthorized-ttl", Kind::Value("duration"), RUN, AUTHZ, "The duration to cache 'unauthorized' responses from the webhook authorizer. (default 10s)"),
@@ -329,13 +343,6 @@ const FLAGS: &[Flag] = &[
     flag("stderrthreshold", Kind::Value("level"), RUN, IGNORED, "klog flag removed in v1.26."),
     flag("one-output", B, RUN, IGNORED, "klog flag removed in v1.26."),
     flag("vmodule", Kind::Value("pattern"), RUN, IGNORED, "Per-module verbosity is not supported."),
-    flag("client-ca-file", Kind::Value("path"), RUN, IGNORED, "Client-certificate authentication is not supported."),
-    flag("requestheader-client-ca-file", Kind::Value("path"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("requestheader-allowed-names", Kind::Value("names"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("requestheader-extra-headers-prefix", Kind::Value("prefixes"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("requestheader-group-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("requestheader-username-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("requestheader-uid-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
     flag("permit-port-sharing", B, RUN, IGNORED, "SO_REUSEPORT is not set; one process per port."),
     flag("permit-address-sharing", B, RUN, IGNORED, "SO_REUSEADDR is always set on the listeners."),
     flag("tls-sni-cert-key", Kind::Value("string"), RUN, IGNORED, "Per-name serving certificates are not supported; --tls-cert-file serves every name."),
@@ -523,6 +530,13 @@ impl Acc {
             "cert-dir" => self.run.cert_dir = (!v.is_empty()).then(|| PathBuf::from(v)),
             "tls-min-version" => self.run.tls_min_version = (!v.is_empty()).then(|| v.to_string()),
             "tls-cipher-suites" => self.run.tls_cipher_suites = comma_list(v),
+            "client-ca-file" => self.run.client_ca_file = (!v.is_empty()).then(|| PathBuf::from(v)),
+            "requestheader-client-ca-file" => self.run.requestheader.client_ca_file = (!v.is_empty()).then(|| PathBuf::from(v)),
+            "requestheader-allowed-names" => self.run.requestheader.allowed_names = comma_list(v),
+            "requestheader-extra-headers-prefix" => self.run.requestheader.extra_headers_prefix = comma_list(v),
+            "requestheader-group-headers" => self.run.requestheader.group_headers = comma_list(v),
+            "requestheader-username-headers" => self.run.requestheader.username_headers = comma_list(v),
+            "requestheader-uid-headers" => self.run.requestheader.uid_headers = comma_list(v),
             "write-config-to" => self.run.write_config_to = (!v.is_empty()).then(|| PathBuf::from(v)),
             "authorization-webhook-cache-authorized-ttl" => self.run.cache_ttls[0] = Some(parse_duration(name, v)?),
             "authorization-webhook-cache-unauthorized-ttl" => self.run.cache_ttls[1] = Some(parse_duration(name, v)?),
@@ -1032,7 +1046,10 @@ mod tests {
         assert_eq!(o.overrides.contention_profiling, Some(true));
         assert_eq!(o.overrides.lock_object_name.as_deref(), Some("lock"));
         assert_eq!(o.overrides.lock_object_namespace.as_deref(), Some("ns"));
-        assert_eq!(o.warnings.len(), 22, "{:#?}", o.warnings);
+        assert_eq!(o.warnings.len(), 16, "{:#?}", o.warnings);
+        assert_eq!(o.client_ca_file.as_deref(), Some(std::path::Path::new("/ca")));
+        assert_eq!(o.requestheader.allowed_names, ["front-proxy-client"]);
+        assert_eq!(o.requestheader.username_headers, ["X-Remote-User"]);
         assert!(o
             .warnings
             .iter()

@@ -65,6 +65,8 @@ pub struct RunSettings {
     pub pod_max_in_unschedulable: Option<Duration>,
     /// `--tls-min-version`, `--tls-cipher-suites`.
     pub tls_policy: serving::TlsPolicy,
+    /// `--client-ca-file` and `--requestheader-*`, loaded.
+    pub client_auth: Option<Arc<serving::client_cert::ClientAuth>>,
     /// `--cert-dir` (used when no `--tls-cert-file` is given).
     pub cert_dir: Option<PathBuf>,
     /// How long review answers are cached.
@@ -207,12 +209,13 @@ impl auth::Reviewer for ApiReviewer {
                 .as_array()
                 .map(|g| g.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
                 .unwrap_or_default(),
+            extra: serde_json::from_value(user["extra"].clone()).unwrap_or_default(),
         }))
     }
 
     fn access_review(&self, user: &auth::UserInfo, verb: &str, path: &str) -> Result<bool, String> {
         let body = serde_json::json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
-            "spec": {"user": user.username, "uid": user.uid, "groups": user.groups,
+            "spec": {"user": user.username, "uid": user.uid, "groups": user.groups, "extra": user.extra,
                      "nonResourceAttributes": {"path": path, "verb": verb}}});
         let resp = self.review(
             &self.authz,
@@ -311,8 +314,11 @@ fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) ->
             Some((c, k)) => (Some(c.as_path()), Some(k.as_path())),
             None => (s.tls_cert_file.as_deref(), s.tls_key_file.as_deref()),
         };
-        let tls = serving::tls_config(cert, key, &s.hostname, &s.tls_policy).map_err(RunError::Serving)?;
-        let listener = serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls)).map_err(RunError::Serving)?;
+        let tls =
+            serving::tls_config(cert, key, &s.hostname, &s.tls_policy, s.client_auth.as_deref()).map_err(RunError::Serving)?;
+        let listener = serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls))
+            .map_err(RunError::Serving)?
+            .with_client_auth(s.client_auth.clone());
         let side_client = |rest: &Option<RestConfig>, connection: &'static str| match rest {
             Some(r) => {
                 Client::new(r, &client_options(cfg, &health.metrics)).map_err(|source| RunError::Client { connection, source })

@@ -8,6 +8,7 @@
 //! and authorises (SubjectAccessReview), as kube-scheduler's delegated auth does.
 
 pub mod auth;
+pub mod client_cert;
 pub mod http;
 pub mod identity;
 pub mod selfsigned;
@@ -218,6 +219,16 @@ pub struct Listener {
     pub addr: SocketAddr,
     inner: TcpListener,
     tls: Option<Arc<rustls::ServerConfig>>,
+    client_auth: Option<Arc<client_cert::ClientAuth>>,
+}
+
+impl Listener {
+    /// Identify clients by their certificates (the TLS configuration must ask for them:
+    /// [`tls_config`] with the same [`client_cert::ClientAuth`]).
+    pub fn with_client_auth(mut self, client_auth: Option<Arc<client_cert::ClientAuth>>) -> Listener {
+        self.client_auth = client_auth;
+        self
+    }
 }
 
 /// Why serving could not start. Each variant names what the operator has to fix: the address,
@@ -254,7 +265,7 @@ impl std::error::Error for ServeError {}
 pub fn bind(addr: SocketAddr, tls: Option<Arc<rustls::ServerConfig>>) -> Result<Listener, ServeError> {
     let inner = TcpListener::bind(addr).map_err(|source| ServeError::Listen { addr, source })?;
     let addr = inner.local_addr().map_err(|source| ServeError::Listen { addr, source })?;
-    Ok(Listener { addr, inner, tls })
+    Ok(Listener { addr, inner, tls, client_auth: None })
 }
 
 /// Serve a listener on its own accept thread until the process exits.
@@ -290,7 +301,9 @@ pub fn spawn(
             active.fetch_add(1, Ordering::SeqCst);
             let (state, authz, allow, active, tls) =
                 (state.clone(), authz.clone(), allow.clone(), active.clone(), listener.tls.clone());
+            let client_auth = listener.client_auth.clone();
             let spawned = std::thread::Builder::new().name("serve-conn".into()).spawn(move || {
+                let tls = tls.map(|cfg| (cfg, client_auth));
                 let _ = handle_connection(stream, tls, &state, &*authz, &allow, &limits);
                 active.fetch_sub(1, Ordering::SeqCst);
             });
@@ -303,7 +316,7 @@ pub fn spawn(
 
 fn handle_connection(
     stream: TcpStream,
-    tls: Option<Arc<rustls::ServerConfig>>,
+    tls: Option<(Arc<rustls::ServerConfig>, Option<Arc<client_cert::ClientAuth>>)>,
     state: &HealthState,
     authz: &dyn Authorizer,
     allow: &AllowPaths,
@@ -314,14 +327,21 @@ fn handle_connection(
     let _ = stream.set_nodelay(true);
     let deadline = Rc::new(Cell::new(Instant::now() + limits.request_timeout));
     let stream = DeadlineStream { inner: stream, deadline: deadline.clone(), read_timeout: limits.read_timeout };
-    let handler = |req: &Request| {
-        let resp = route(state, authz, allow, req);
+    let handler = |req: &Request, peer: Option<&client_cert::Peer>| {
+        let resp = match peer {
+            Some(peer) => {
+                let mut req = req.clone();
+                req.client_cert = peer.identify(&req.headers);
+                route(state, authz, allow, &req)
+            }
+            None => route(state, authz, allow, req),
+        };
         // The next request on this keep-alive connection gets a fresh allowance.
         deadline.set(Instant::now() + limits.request_timeout);
         resp
     };
     match tls {
-        Some(cfg) => {
+        Some((cfg, client_auth)) => {
             if plain_http_on_tls_port(&stream.inner) {
                 // Go's net/http answer to plain HTTP on a TLS listener, byte for byte.
                 let mut raw = &stream.inner;
@@ -330,14 +350,23 @@ fn handle_connection(
             }
             let conn = rustls::ServerConnection::new(cfg).map_err(|e| io::Error::other(e.to_string()))?;
             let mut s = rustls::StreamOwned::new(conn, stream);
-            http::serve_connection(&mut s, &limits.http, handler)?;
+            let peer = match &client_auth {
+                Some(auth) => {
+                    while s.conn.is_handshaking() {
+                        s.conn.complete_io(&mut s.sock)?;
+                    }
+                    Some(auth.peer(s.conn.peer_certificates()))
+                }
+                None => None,
+            };
+            http::serve_connection(&mut s, &limits.http, |req| handler(req, peer.as_ref()))?;
             s.conn.send_close_notify();
             let _ = s.flush();
             Ok(())
         }
         None => {
             let mut s = stream;
-            http::serve_connection(&mut s, &limits.http, handler)
+            http::serve_connection(&mut s, &limits.http, |req| handler(req, None))
         }
     }
 }
@@ -498,6 +527,7 @@ pub fn tls_config(
     key_file: Option<&std::path::Path>,
     hostname: &str,
     policy: &TlsPolicy,
+    client_auth: Option<&client_cert::ClientAuth>,
 ) -> Result<Arc<rustls::ServerConfig>, ServeError> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -542,12 +572,14 @@ pub fn tls_config(
     }
     let versions: &[&rustls::SupportedProtocolVersion] =
         if policy.tls13_only { &[&rustls::version::TLS13] } else { &[&rustls::version::TLS13, &rustls::version::TLS12] };
-    let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
+    let builder = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
         .with_protocol_versions(versions)
-        .map_err(ServeError::Tls)?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
         .map_err(ServeError::Tls)?;
+    let builder = match client_auth {
+        Some(auth) => builder.with_client_cert_verifier(auth.handshake_verifier()),
+        None => builder.with_no_client_auth(),
+    };
+    let cfg = builder.with_single_cert(certs, key).map_err(ServeError::Tls)?;
     Ok(Arc::new(cfg))
 }
 
@@ -563,7 +595,7 @@ mod tests {
             headers: vec![],
             body: vec![],
             close: false,
-            client_user: None,
+            client_cert: Default::default(),
         }
     }
 
