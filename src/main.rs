@@ -376,6 +376,7 @@ fn run_cmd(opts: RunOptions) -> i32 {
         pod_max_in_unschedulable: opts.pod_max_in_unschedulable.map(|d| d.0),
         tls_policy,
         client_auth,
+        feature_gates: opts.feature_gates.clone(),
         cert_dir: opts.cert_dir.clone(),
         cache_ttls,
         config: cfg,

@@ -7,6 +7,7 @@ pub mod cache;
 pub mod conditions;
 pub mod config;
 pub mod events;
+pub mod features;
 pub mod framework;
 pub mod fxhash;
 pub mod gojson;

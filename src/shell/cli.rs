@@ -113,6 +113,8 @@ pub struct RunOptions {
     pub tls_min_version: Option<String>,
     /// `--tls-cipher-suites`.
     pub tls_cipher_suites: Vec<String>,
+    /// `--feature-gates`.
+    pub feature_gates: crate::core::features::FeatureGates,
     /// `--client-ca-file`: client certificates signed by it authenticate (CN user, O groups).
     pub client_ca_file: Option<PathBuf>,
     /// `--requestheader-*`: front-proxy authentication.
@@ -154,6 +156,7 @@ impl Default for RunOptions {
             pod_max_in_unschedulable: None,
             tls_min_version: None,
             tls_cipher_suites: Vec::new(),
+            feature_gates: Default::default(),
             client_ca_file: None,
             requestheader: RequestHeaderOptions::upstream_defaults(),
             cert_dir: None,
@@ -331,7 +334,7 @@ const FLAGS: &[Flag] = &[
     flag("policy-configmap", Kind::Value("name"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
     flag("policy-configmap-namespace", Kind::Value("ns"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
     flag("use-legacy-policy-config", B, RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
-    flag("feature-gates", Kind::Value("gates"), RUN, IGNORED, "Feature gates are not supported; the built-in defaults apply."),
+    flag("feature-gates", Kind::Value("mapStringBool"), RUN, MISC, "A set of key=value pairs that describe feature gates for alpha/experimental features, checked against kube-scheduler v1.35's gates (unknown names and locked gates are errors). SchedulerPopFromBackoffQ and LoggingAlphaOptions change what edgesched does; others set away from their default are accepted with a warning that they have no effect."),
     flag("add-dir-header", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
     flag("alsologtostderr", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
     flag("logtostderr", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
@@ -530,6 +533,11 @@ impl Acc {
             "cert-dir" => self.run.cert_dir = (!v.is_empty()).then(|| PathBuf::from(v)),
             "tls-min-version" => self.run.tls_min_version = (!v.is_empty()).then(|| v.to_string()),
             "tls-cipher-suites" => self.run.tls_cipher_suites = comma_list(v),
+            "feature-gates" => self
+                .run
+                .feature_gates
+                .set_from(v)
+                .map_err(|e| UsageError::new(format!("invalid argument {v:?} for \"--feature-gates\" flag: {e}")))?,
             "client-ca-file" => self.run.client_ca_file = (!v.is_empty()).then(|| PathBuf::from(v)),
             "requestheader-client-ca-file" => self.run.requestheader.client_ca_file = (!v.is_empty()).then(|| PathBuf::from(v)),
             "requestheader-allowed-names" => self.run.requestheader.allowed_names = comma_list(v),
@@ -642,6 +650,27 @@ impl Acc {
             Cmd::Run => {
                 self.run.secure_port = self.secure_port.unwrap_or(10259);
                 let (split, buffer) = self.log_streams[usize::from(self.run.logging.format == LogFormat::Text)];
+                // component-base logs/api/v1 validateFormatOptions: both are alpha options.
+                let json = self.run.logging.format == LogFormat::Json;
+                let field = |f: &str| format!("options.{}.{f}", if json { "json" } else { "text" });
+                if !self.run.feature_gates.enabled("LoggingAlphaOptions") {
+                    if split {
+                        return Err(UsageError::new(format!(
+                            "{}: Forbidden: Feature LoggingAlphaOptions is disabled",
+                            field("splitStream")
+                        )));
+                    }
+                    if buffer != 0 {
+                        return Err(UsageError::new(format!(
+                            "{}: Forbidden: Feature LoggingAlphaOptions is disabled",
+                            field("infoBufferSize")
+                        )));
+                    }
+                }
+                let idle = self.run.feature_gates.without_effect();
+                if !idle.is_empty() {
+                    warnings.push(format!("feature gates without effect in edgesched: {}", idle.join(", ")));
+                }
                 self.run.logging.split_stream = split;
                 self.run.logging.info_buffer_size = buffer;
                 self.run.flag_values = flag_values(Cmd::Run, &self.given);
@@ -1027,7 +1056,7 @@ mod tests {
             "--alsologtostderr=true",
             "--profiling=false",
             "--contention-profiling",
-            "--feature-gates=A=true,B=false",
+            "--feature-gates=SchedulerPopFromBackoffQ=false,DRADeviceTaints=true",
             "--requestheader-client-ca-file=/ca",
             "--requestheader-allowed-names=front-proxy-client",
             "--requestheader-extra-headers-prefix=X-Remote-Extra-",
@@ -1050,10 +1079,14 @@ mod tests {
         assert_eq!(o.client_ca_file.as_deref(), Some(std::path::Path::new("/ca")));
         assert_eq!(o.requestheader.allowed_names, ["front-proxy-client"]);
         assert_eq!(o.requestheader.username_headers, ["X-Remote-User"]);
-        assert!(o
-            .warnings
-            .iter()
-            .any(|w| w == "flag --feature-gates is ignored: Feature gates are not supported; the built-in defaults apply."));
+        assert!(o.warnings.iter().any(|w| w == "feature gates without effect in edgesched: DRADeviceTaints"));
+        assert!(!o.feature_gates.enabled("SchedulerPopFromBackoffQ"));
+        assert!(usage(&["--feature-gates=Foo=true"]).contains("unrecognized feature gate: Foo"));
+        assert!(usage(&["--log-json-split-stream", "--logging-format=json"])
+            .contains("options.json.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled"));
+        let o = run(&["--feature-gates=LoggingAlphaOptions=true", "--log-text-split-stream", "--log-text-info-buffer-size=1Ki"]);
+        assert!(o.logging.split_stream);
+        assert_eq!(o.logging.info_buffer_size, 1024);
         assert!(usage(&["--logtostderr=maybe"]).contains("expected true or false"));
     }
 

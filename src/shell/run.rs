@@ -65,6 +65,8 @@ pub struct RunSettings {
     pub pod_max_in_unschedulable: Option<Duration>,
     /// `--tls-min-version`, `--tls-cipher-suites`.
     pub tls_policy: serving::TlsPolicy,
+    /// `--feature-gates`.
+    pub feature_gates: crate::core::features::FeatureGates,
     /// `--client-ca-file` and `--requestheader-*`, loaded.
     pub client_auth: Option<Arc<serving::client_cert::ClientAuth>>,
     /// `--cert-dir` (used when no `--tls-cert-file` is given).
@@ -434,6 +436,11 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     let cfg = &s.config;
     let metrics = s.metrics.clone();
     metrics.set_build_info(env!("CARGO_PKG_VERSION"), &crate::shell::kube::client::platform());
+    // component-base featuregate: one sample per gate, 1 when enabled.
+    for gate in crate::core::features::GATES {
+        let on = if s.feature_gates.enabled(gate.name) { 1.0 } else { 0.0 };
+        metrics.set(m::FEATURE_ENABLED, &[gate.name, gate.stage.label()], on);
+    }
     let client = Client::new(&s.rest, &client_options(cfg, &metrics))
         .map_err(|source| RunError::Client { connection: "API server", source })?;
     let idle_override = informers::parse_watch_idle_timeout(std::env::var(informers::WATCH_IDLE_TIMEOUT_ENV).ok().as_deref())
@@ -537,6 +544,7 @@ fn build_scheduler(cfg: &SchedulerConfig, s: &RunSettings, metrics: &Metrics) ->
     if let Some(d) = s.pod_max_in_unschedulable {
         sched.set_max_in_unschedulable(d);
     }
+    sched.set_pop_from_backoff(s.feature_gates.enabled("SchedulerPopFromBackoffQ"));
     Ok(sched)
 }
 
