@@ -377,6 +377,7 @@ fn run_cmd(opts: RunOptions) -> i32 {
         tls_policy,
         client_auth,
         feature_gates: opts.feature_gates.clone(),
+        sni_cert_keys: opts.sni_cert_keys.clone(),
         cert_dir: opts.cert_dir.clone(),
         cache_ttls,
         config: cfg,

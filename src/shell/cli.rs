@@ -115,6 +115,8 @@ pub struct RunOptions {
     pub tls_cipher_suites: Vec<String>,
     /// `--feature-gates`.
     pub feature_gates: crate::core::features::FeatureGates,
+    /// `--tls-sni-cert-key`, in order.
+    pub sni_cert_keys: Vec<crate::shell::serving::sni::NamedCertKey>,
     /// `--client-ca-file`: client certificates signed by it authenticate (CN user, O groups).
     pub client_ca_file: Option<PathBuf>,
     /// `--requestheader-*`: front-proxy authentication.
@@ -157,6 +159,7 @@ impl Default for RunOptions {
             tls_min_version: None,
             tls_cipher_suites: Vec::new(),
             feature_gates: Default::default(),
+            sni_cert_keys: Vec::new(),
             client_ca_file: None,
             requestheader: RequestHeaderOptions::upstream_defaults(),
             cert_dir: None,
@@ -278,6 +281,7 @@ const FLAGS: &[Flag] = &[
     flag("tls-private-key-file", Kind::Value("path"), RUN, SERVING, "File containing the x509 private key matching --tls-cert-file."),
     flag("cert-dir", Kind::Value("string"), RUN, SERVING, "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored."),
     flag("tls-min-version", Kind::Value("string"), RUN, SERVING, "Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13 (TLS 1.2 is the lowest edgesched speaks)."),
+    flag("tls-sni-cert-key", Kind::Value("namedCertKey"), RUN, SERVING, "A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns which are fully qualified domain names, possibly with prefixed wildcard segments. If no domain patterns are provided, the names of the certificate are extracted. Non-wildcard matches trump over wildcard matches, explicit domain patterns trump over extracted names. For multiple key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: \"example.crt,example.key\" or \"foo.crt,foo.key:*.foo.com,foo.com\". (default [])"),
     flag("tls-cipher-suites", Kind::Value("strings"), RUN, SERVING, "Comma-separated list of cipher suites for the server (Go names; TLS 1.3 suites are always on, as in Go). If omitted, rustls' safe defaults are used."),
     flag("authentication-kubeconfig", Kind::Value("path"), RUN, AUTHN, "kubeconfig pointing at the API server that performs TokenReviews."),
     flag("authentication-token-webhook-cache-ttl", Kind::Value("duration"), RUN, AUTHN, "The duration to cache responses from the webhook token authenticator. (default 10s)"),
@@ -348,7 +352,6 @@ const FLAGS: &[Flag] = &[
     flag("vmodule", Kind::Value("pattern"), RUN, IGNORED, "Per-module verbosity is not supported."),
     flag("permit-port-sharing", B, RUN, IGNORED, "SO_REUSEPORT is not set; one process per port."),
     flag("permit-address-sharing", B, RUN, IGNORED, "SO_REUSEADDR is always set on the listeners."),
-    flag("tls-sni-cert-key", Kind::Value("string"), RUN, IGNORED, "Per-name serving certificates are not supported; --tls-cert-file serves every name."),
     flag("tls-curve-preferences", Kind::Value("int32Slice"), RUN, IGNORED, "Go curve IDs do not apply; rustls' key-exchange groups are used."),
     flag("http2-max-streams-per-connection", Kind::Value("int"), RUN, IGNORED, "The secure port speaks HTTP/1.1 only."),
     flag("disable-http2-serving", B, RUN, IGNORED, "The secure port speaks HTTP/1.1 only (HTTP/2 is always off)."),
@@ -538,6 +541,10 @@ impl Acc {
                 .feature_gates
                 .set_from(v)
                 .map_err(|e| UsageError::new(format!("invalid argument {v:?} for \"--feature-gates\" flag: {e}")))?,
+            "tls-sni-cert-key" => self.run.sni_cert_keys.push(
+                crate::shell::serving::sni::parse(v)
+                    .map_err(|e| UsageError::new(format!("invalid argument {v:?} for \"--tls-sni-cert-key\" flag: {e}")))?,
+            ),
             "client-ca-file" => self.run.client_ca_file = (!v.is_empty()).then(|| PathBuf::from(v)),
             "requestheader-client-ca-file" => self.run.requestheader.client_ca_file = (!v.is_empty()).then(|| PathBuf::from(v)),
             "requestheader-allowed-names" => self.run.requestheader.allowed_names = comma_list(v),
@@ -751,6 +758,7 @@ const DEFAULTS: &[(&str, &str)] = &[
     ("requestheader-group-headers", "[x-remote-group]"),
     ("requestheader-username-headers", "[x-remote-user]"),
     ("secure-port", "10259"),
+    ("tls-sni-cert-key", "[]"),
     ("v", "0"),
 ];
 

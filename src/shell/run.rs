@@ -65,6 +65,8 @@ pub struct RunSettings {
     pub pod_max_in_unschedulable: Option<Duration>,
     /// `--tls-min-version`, `--tls-cipher-suites`.
     pub tls_policy: serving::TlsPolicy,
+    /// `--tls-sni-cert-key`.
+    pub sni_cert_keys: Vec<serving::sni::NamedCertKey>,
     /// `--feature-gates`.
     pub feature_gates: crate::core::features::FeatureGates,
     /// `--client-ca-file` and `--requestheader-*`, loaded.
@@ -316,8 +318,8 @@ fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) ->
             Some((c, k)) => (Some(c.as_path()), Some(k.as_path())),
             None => (s.tls_cert_file.as_deref(), s.tls_key_file.as_deref()),
         };
-        let tls =
-            serving::tls_config(cert, key, &s.hostname, &s.tls_policy, s.client_auth.as_deref()).map_err(RunError::Serving)?;
+        let tls = serving::tls_config(cert, key, &s.hostname, &s.tls_policy, s.client_auth.as_deref(), &s.sni_cert_keys)
+            .map_err(RunError::Serving)?;
         let listener = serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls))
             .map_err(RunError::Serving)?
             .with_client_auth(s.client_auth.clone());

@@ -18,6 +18,7 @@
 //! neither CA signed, so such a client sees a TLS alert instead of a 401.
 
 use super::identity::UserInfo;
+use super::x509::subject;
 use super::ServeError;
 use rustls::pki_types::{CertificateDer, UnixTime};
 use rustls::server::danger::ClientCertVerifier;
@@ -246,62 +247,6 @@ fn authenticated(
     UserInfo { username, uid, groups, extra }
 }
 
-/// The subject fields the authenticators read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Subject {
-    common_name: String,
-    organizations: Vec<String>,
-}
-
-/// One DER element: (tag, contents, rest).
-fn der(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
-    let (&tag, rest) = input.split_first()?;
-    let (&first, rest) = rest.split_first()?;
-    let (len, rest) = if first < 0x80 {
-        (usize::from(first), rest)
-    } else {
-        let n = usize::from(first & 0x7f);
-        if n == 0 || n > 4 || rest.len() < n {
-            return None;
-        }
-        let len = rest[..n].iter().fold(0usize, |acc, b| (acc << 8) | usize::from(*b));
-        (len, &rest[n..])
-    };
-    (rest.len() >= len).then(|| (tag, &rest[..len], &rest[len..]))
-}
-
-/// The subject's CN and O values of a DER certificate (RFC 5280: Certificate → TBSCertificate →
-/// [version], serialNumber, signature, issuer, validity, subject).
-fn subject(cert: &[u8]) -> Option<Subject> {
-    let (_, certificate, _) = der(cert)?;
-    let (_, mut tbs, _) = der(certificate)?;
-    if tbs.first() == Some(&0xa0) {
-        tbs = der(tbs)?.2;
-    }
-    for _ in 0..4 {
-        tbs = der(tbs)?.2; // serial, signature, issuer, validity
-    }
-    let (_, mut name, _) = der(tbs)?;
-    let mut s = Subject { common_name: String::new(), organizations: Vec::new() };
-    while !name.is_empty() {
-        let (_, mut set, rest) = der(name)?;
-        name = rest;
-        while !set.is_empty() {
-            let (_, atv, rest) = der(set)?;
-            set = rest;
-            let (_, oid, value) = der(atv)?;
-            let (_, text, _) = der(value)?;
-            let text = String::from_utf8_lossy(text).into_owned();
-            match oid {
-                [0x55, 0x04, 0x03] => s.common_name = text,
-                [0x55, 0x04, 0x0a] => s.organizations.push(text),
-                _ => {}
-            }
-        }
-    }
-    Some(s)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,18 +278,5 @@ mod tests {
         assert!(u.extra.contains_key("alpha/beta"));
         let opts = RequestHeaderOptions { username_headers: vec!["X-First".into(), "X-Second".into()], ..opts };
         assert_eq!(from_headers(&opts, &h(&[("X-First", ""), ("X-Second", "bob")])).map(|u| u.username), Some("bob".into()));
-    }
-
-    #[test]
-    fn subjects_are_read_from_der() {
-        let mut params = rcgen::CertificateParams::new(vec!["x".to_string()]).expect("params");
-        params.distinguished_name.push(rcgen::DnType::CommonName, "system:kube-scheduler");
-        params.distinguished_name.push(rcgen::DnType::OrganizationName, "system:masters");
-        let key = rcgen::KeyPair::generate().expect("key");
-        let cert = params.self_signed(&key).expect("cert");
-        let s = subject(cert.der()).expect("subject");
-        assert_eq!(s.common_name, "system:kube-scheduler");
-        assert_eq!(s.organizations, ["system:masters"]);
-        assert_eq!(subject(b"\x30\x03\x02\x01"), None);
     }
 }
