@@ -1261,4 +1261,49 @@ mod tests {
         }
         assert!(text.lines().all(|l| l.len() < 200));
     }
+
+    /// The README's "Command line" section is checked against [`FLAGS`]: every flag it names
+    /// exists, every implemented flag of the scheduler is documented there, and a default the
+    /// flags table states is the one `--v=1`'s `FLAG:` dump prints.
+    #[test]
+    fn the_readme_flags_table_matches_the_declarations() {
+        let readme = include_str!("../../README.md");
+        let start = readme.find("\n## Command line\n").expect("README has a Command line section");
+        let section = &readme[start + 1..];
+        let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+        let mut named = std::collections::BTreeSet::new();
+        for (i, _) in section.match_indices("--") {
+            let name: String =
+                section[i + 2..].chars().take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-').collect();
+            // `--flag=value` and `--bool-flag` are the syntax explained in prose.
+            if !name.is_empty() && !name.ends_with('-') && name != "flag" && name != "bool-flag" {
+                named.insert(name);
+            }
+        }
+        for name in &named {
+            assert!(find_flag(name).is_some(), "README names --{name}, which is not a flag");
+        }
+        for f in FLAGS.iter().filter(|f| f.cmds & RUN != 0 && f.group != IGNORED && f.name != "help" && f.name != "version") {
+            let documented = named.contains(f.name)
+                || (f.name.starts_with("requestheader-") && named.contains("requestheader-client-ca-file"))
+                || (f.name.starts_with("log-") && named.contains("log-json-split-stream"));
+            assert!(documented, "--{} is not in the README's Command line section", f.name);
+        }
+        // Rows `| `--flag ...` | `default` | ...`: the default is pflag's.
+        let defaults = flag_values(Cmd::Run, &[]);
+        for row in section.lines().filter(|l| l.starts_with("| `--")) {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let (Some(flag_cell), Some(default_cell)) = (cells.get(1), cells.get(2)) else { continue };
+            let flags: Vec<&str> = flag_cell.split(", ").collect();
+            let Some(value) = default_cell.strip_prefix('`').and_then(|d| d.strip_suffix('`')) else { continue };
+            if flags.len() != 1 || value.contains('`') {
+                continue;
+            }
+            let name = flags[0].trim_matches('`').trim_start_matches("--").split([' ', '=']).next().unwrap_or_default();
+            if let Some((_, v)) = defaults.iter().find(|(n, _)| n == name) {
+                let v = v.trim_start_matches('[').trim_end_matches(']');
+                assert_eq!(v, value, "README's default of --{name}");
+            }
+        }
+    }
 }
