@@ -359,8 +359,8 @@ pub fn simulate(cfg: &SchedulerConfig, cluster: &Cluster, seed: u64) -> Result<V
                     }
                     sched.handle(Input::BindDone(BindOutcome { key: b.pod.key.clone(), node: b.node, result: Ok(()) }), now);
                 }
-                Effect::Evict { namespace, name, .. } => {
-                    if let Some(p) = all_pods.remove(&format!("{namespace}/{name}")) {
+                Effect::Evict(e) => {
+                    if let Some(p) = all_pods.remove(&format!("{}/{}", e.namespace, e.name)) {
                         sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(p))), now);
                     }
                 }

@@ -37,15 +37,7 @@ use std::time::{Duration, Instant, SystemTime};
 pub enum Job {
     Bind(BindRequest),
     PatchStatus(StatusPatch),
-    Evict {
-        namespace: String,
-        name: String,
-        uid: String,
-        preemptor_uid: String,
-        preemptor: String,
-        node: String,
-        profile: String,
-    },
+    Evict(crate::core::scheduler::effects::Eviction),
 }
 
 /// Handle to the worker pool.
@@ -102,9 +94,9 @@ fn run_job(ctx: &WorkerContext, job: Job) {
                 Line::new("Error updating pod").s("pod", format!("{}/{}", p.namespace, p.name)).s("err", e).warning();
             }
         }
-        Job::Evict { namespace, name, uid, preemptor_uid, preemptor, node, profile } => {
-            let victim = Victim { namespace: &namespace, name: &name, uid: &uid };
-            if let Err(e) = evict(ctx, &victim, &preemptor_uid, &preemptor, &node, &profile) {
+        Job::Evict(ev) => {
+            let (namespace, name) = (&ev.namespace, &ev.name);
+            if let Err(e) = evict(ctx, &ev) {
                 // preemption.go prepareCandidate.
                 Line::new("Preempted pod").s("err", e).o("pod", &format!("{namespace}/{name}")).error();
             }
@@ -347,24 +339,11 @@ pub fn patch_status(client: &Client, p: &StatusPatch, wall: SystemTime) -> Resul
     client.patch::<serde_json::Value>(&path, PatchType::StrategicMerge, &status_patch_body(p, wall)).map(|_| ())
 }
 
-/// The pod being preempted.
-struct Victim<'a> {
-    namespace: &'a str,
-    name: &'a str,
-    uid: &'a str,
-}
-
 /// Preempt a victim as upstream's `PreemptPod`: add the `DisruptionTarget` condition, delete with
 /// a UID precondition, and record a `Preempted` event on the victim.
-fn evict(
-    ctx: &WorkerContext,
-    victim: &Victim<'_>,
-    preemptor_uid: &str,
-    preemptor_key: &str,
-    node: &str,
-    profile: &str,
-) -> Result<(), ApiError> {
-    let Victim { namespace, name, uid } = *victim;
+fn evict(ctx: &WorkerContext, ev: &crate::core::scheduler::effects::Eviction) -> Result<(), ApiError> {
+    let (namespace, name, uid, preemptor_uid) = (&ev.namespace, &ev.name, &ev.uid, &ev.preemptor_uid);
+    let (preemptor_key, node, profile) = (&ev.preemptor, &ev.node, &ev.profile);
     let wall = ctx.clock.wall();
     let c = conditions::disruption_target(profile);
     let cond = serde_json::json!({"status": {"conditions": [{

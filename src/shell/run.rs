@@ -679,9 +679,7 @@ fn dispatch(sched: &mut Scheduler, workers: &api_workers::Workers, recorder: &ev
             Effect::Bind(b) => workers.submit(Job::Bind(b)),
             Effect::PatchStatus(p) => workers.submit(Job::PatchStatus(p)),
             Effect::Event(e) => recorder.record(e),
-            Effect::Evict { namespace, name, uid, preemptor_uid, preemptor, node, profile } => {
-                workers.submit(Job::Evict { namespace, name, uid, preemptor_uid, preemptor, node, profile })
-            }
+            Effect::Evict(eviction) => workers.submit(Job::Evict(eviction)),
         }
     }
 }

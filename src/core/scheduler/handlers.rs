@@ -184,7 +184,11 @@ impl Scheduler {
         for w in &spec.warnings {
             Line::new("Ignoring unreadable node resource").s("node", &*spec.name).s("problem", w).warning();
         }
+        let (name, zone) = (spec.name.clone(), zone_key(&spec.labels));
         let change = self.cache.upsert_node(spec);
+        if change.added {
+            logging::v(2, || Line::new("Added node in listed group to NodeTree").o("node", &name).s("zone", &zone));
+        }
         let mask = node_change_mask(&change);
         if mask != EventMask::NONE {
             self.move_pods(mask, now);
@@ -268,6 +272,18 @@ const DELETE: usize = 2;
 
 /// Run one change's handling, timed into `scheduler_event_handling_duration_seconds` when the
 /// scheduler has a clock and the change is one of upstream's events.
+/// `utilnode.GetZoneKey`: the node tree's zone of a node (`region:\x00:zone`, empty without
+/// either label), as `backend/cache/node_tree.go` logs it.
+fn zone_key(labels: &crate::core::model::Labels) -> String {
+    let get = |keys: [&str; 2]| keys.iter().find_map(|k| labels.get_str(k)).unwrap_or_default().to_string();
+    let zone = get(["topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone"]);
+    let region = get(["topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region"]);
+    if zone.is_empty() && region.is_empty() {
+        return String::new();
+    }
+    format!("{region}:\x00:{zone}")
+}
+
 /// The informer event handlers' lines (`pkg/scheduler/eventhandlers.go`, v1.35): adds and
 /// deletes at V(3), updates at V(4), for nodes, unscheduled and scheduled pods.
 fn log_event(label: Option<&'static str>, key: &str) {
@@ -398,7 +414,11 @@ impl Keep for api::Node {
         s.on_node_upsert(&node, now);
     }
     fn remove(s: &mut Scheduler, name: &str, listing: bool, now: Instant) {
-        s.cache.remove_node(name);
+        let zone = s.cache.node_by_name(name).map(|n| zone_key(&n.node.labels));
+        if s.cache.remove_node(name) {
+            let zone = zone.unwrap_or_default();
+            logging::v(2, || Line::new("Removed node in listed group from NodeTree").o("node", name).s("zone", &zone));
+        }
         if !listing {
             s.move_pods(EventMask::NODE_DELETE, now);
         }

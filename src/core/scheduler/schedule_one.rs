@@ -3,7 +3,7 @@
 //! to bind — or record why it fits nowhere and act on preemption's nomination. Binding results
 //! come back here too.
 
-use super::effects::{Attempt, BindRequest, Effect, StatusPatch};
+use super::effects::{Attempt, BindRequest, Effect, Eviction, StatusPatch};
 use super::input::{BindFailure, BindOutcome};
 use super::state::{Scheduler, GAUGE_PERIOD, PLUGIN_SAMPLE_EVERY, POD_SPEC};
 use crate::core::events;
@@ -146,7 +146,7 @@ impl Scheduler {
                         self.metrics.observe(m::PREEMPTION_VICTIMS, &[], victims.len() as f64);
                         self.cache.nominations_mut().nominate(pod.clone(), node);
                         for v in &victims {
-                            self.effects.push(Effect::Evict {
+                            self.effects.push(Effect::Evict(Eviction {
                                 namespace: v.namespace.to_string(),
                                 name: v.key.split_once('/').map(|(_, n)| n.to_string()).unwrap_or_default(),
                                 uid: v.uid.to_string(),
@@ -154,7 +154,7 @@ impl Scheduler {
                                 preemptor: key.to_string(),
                                 node: node.to_string(),
                                 profile: profile.clone(),
-                            });
+                            }));
                         }
                         // Lower-priority pods nominated to this node may no longer fit there.
                         let lower: Vec<Arc<PodInfo>> = self
