@@ -73,15 +73,20 @@ fn text_logs_at_v4_carry_the_cycle_at_upstream_levels() {
 }
 
 #[test]
-fn text_logs_at_v2_leave_out_v3() {
+fn text_logs_at_v2_leave_out_v3_except_where_vmodule_raises_it() {
     let (_server, es) = run(
-        &[],
+        &["--vmodule=queue=5"],
         r#""Successfully bound pod to node" pod="default/fits" node="n1""#,
         r#""Unable to schedule pod; no fit; waiting" pod="default/big""#,
     );
     let logs = es.logs();
     entries(&logs);
     assert!(!logs.contains("Attempting to schedule pod"), "V(3) at --v=2");
+    // queue.rs at V(5) through --vmodule, as klog matches file names.
+    assert!(
+        logs.contains(r#""Pod moved to an internal scheduling queue" pod="default/fits" event="UnschedulablePodAdd""#),
+        "{logs}"
+    );
     assert!(logs.contains(r#""FLAG: --v=\"2\"""#), "the V(1) flag dump at --v=2");
 }
 

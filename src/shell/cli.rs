@@ -323,6 +323,7 @@ const FLAGS: &[Flag] = &[
     flag("allow-metric-labels-manifest", Kind::Value("string"), RUN, METRICS, "The path to the manifest file that contains the allow-list mapping. The format of the file is the same as the flag --allow-metric-labels. Note that the flag --allow-metric-labels will override the manifest file."),
     flag("pod-max-in-unschedulable-pods-duration", Kind::Value("duration"), LE_CMDS, DEPRECATED, "DEPRECATED: the maximum time a pod can stay in unschedulablePods. If a pod stays in unschedulablePods for longer than this value, the pod will be moved from unschedulablePods to backoffQ or activeQ. (default 5m0s)"),
     flag("logging-format", Kind::Value("string"), RUN, LOGS, "Sets the log format. Permitted formats: \"json\", \"text\". (default \"text\")"),
+    flag("vmodule", Kind::Value("pattern=N,..."), RUN, LOGS, "comma-separated list of pattern=N settings for file-filtered logging (only works for text log format); patterns match source file names without .rs (schedule_one=4)."),
     flag("log-flush-frequency", Kind::Value("duration"), RUN, LOGS, "Maximum number of seconds between log flushes (of a buffered --log-*-info-buffer-size stream). (default 5s)"),
     flag("log-json-split-stream", B, RUN, LOGS, "[Alpha] In JSON format, write error messages to stderr and info messages to stdout. The default is to write a single stream to stderr."),
     flag("log-json-info-buffer-size", Kind::Value("quantity"), RUN, LOGS, "[Alpha] In JSON format with split output streams, the info messages can be buffered for a while to increase performance. The default value of zero bytes disables buffering. The size can be specified as number of bytes (512), multiples of 1000 (1K), multiples of 1024 (2Ki), or powers of those (3M, 4G, 5Mi, 6Gi)."),
@@ -349,7 +350,6 @@ const FLAGS: &[Flag] = &[
     flag("skip-log-headers", B, RUN, IGNORED, "klog flag removed in v1.26."),
     flag("stderrthreshold", Kind::Value("level"), RUN, IGNORED, "klog flag removed in v1.26."),
     flag("one-output", B, RUN, IGNORED, "klog flag removed in v1.26."),
-    flag("vmodule", Kind::Value("pattern"), RUN, IGNORED, "Per-module verbosity is not supported."),
     flag("permit-port-sharing", B, RUN, IGNORED, "SO_REUSEPORT is not set; one process per port."),
     flag("permit-address-sharing", B, RUN, IGNORED, "SO_REUSEADDR is always set on the listeners."),
     flag("tls-curve-preferences", Kind::Value("int32Slice"), RUN, IGNORED, "Go curve IDs do not apply; rustls' key-exchange groups are used."),
@@ -583,6 +583,10 @@ impl Acc {
                     UsageError::new(format!("format: Unsupported value: {v:?}: supported values: \"json\", \"text\""))
                 })?
             }
+            "vmodule" => {
+                self.run.logging.vmodule = crate::core::logging::parse_vmodule(v)
+                    .map_err(|e| UsageError::new(format!("invalid argument {v:?} for \"--vmodule\" flag: {e}")))?
+            }
             "log-flush-frequency" => self.run.logging.flush_frequency = parse_duration(name, v)?.0,
             "log-json-split-stream" => self.log_streams[0].0 = parse_bool(name, v)?,
             "log-text-split-stream" => self.log_streams[1].0 = parse_bool(name, v)?,
@@ -673,6 +677,9 @@ impl Acc {
                             field("infoBufferSize")
                         )));
                     }
+                }
+                if !self.run.logging.vmodule.is_empty() && json {
+                    return Err(UsageError::new("vmodule: Forbidden: Only supported for text log format"));
                 }
                 let idle = self.run.feature_gates.without_effect();
                 if !idle.is_empty() {

@@ -46,6 +46,8 @@ pub struct Options {
     pub info_buffer_size: u64,
     /// How often buffered output is flushed (`--log-flush-frequency`, default 5s).
     pub flush_frequency: Duration,
+    /// `--vmodule` (text format only, as upstream validates).
+    pub vmodule: Vec<(String, u8)>,
 }
 
 impl Default for Options {
@@ -56,6 +58,7 @@ impl Default for Options {
             split_stream: false,
             info_buffer_size: 0,
             flush_frequency: Duration::from_secs(5),
+            vmodule: Vec::new(),
         }
     }
 }
@@ -131,6 +134,9 @@ pub fn init(opts: &Options) {
         w
     });
     logging::install(Box::new(Shared(Arc::clone(writer))), opts.verbosity);
+    if !opts.vmodule.is_empty() {
+        logging::install_vmodule(opts.vmodule.clone());
+    }
     if log::set_boxed_logger(Box::new(Bridge)).is_ok() {
         log::set_max_level(log::LevelFilter::Trace);
     }

@@ -128,11 +128,69 @@ pub trait Sink: Send + Sync {
 
 static SINK: OnceLock<Box<dyn Sink>> = OnceLock::new();
 static VERBOSITY: AtomicU8 = AtomicU8::new(0);
+static VMODULE: OnceLock<Vec<(String, u8)>> = OnceLock::new();
 
 /// Install the sink and the `--v` threshold; a second call only changes the threshold.
 pub fn install(sink: Box<dyn Sink>, verbosity: u8) {
     VERBOSITY.store(verbosity, Ordering::Relaxed);
     let _ = SINK.set(sink);
+}
+
+/// `--vmodule` settings (`pattern=N`), installed once.
+pub fn install_vmodule(settings: Vec<(String, u8)>) {
+    let _ = VMODULE.set(settings);
+}
+
+/// Parse `--vmodule` (klog's `moduleSpec.Set`): comma-separated `pattern=N`.
+pub fn parse_vmodule(spec: &str) -> Result<Vec<(String, u8)>, String> {
+    let mut out = Vec::new();
+    for pat in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((pattern, level)) = pat.split_once('=') else {
+            return Err("syntax error: expect comma-separated list of filename=N".into());
+        };
+        if pattern.is_empty() {
+            return Err("syntax error: expect comma-separated list of filename=N".into());
+        }
+        let level: u8 = level.parse().map_err(|_| "syntax error: expect comma-separated list of filename=N".to_string())?;
+        out.push((pattern.to_string(), level));
+    }
+    Ok(out)
+}
+
+/// Whether `--vmodule` enables `level` for the source file `file` (klog: the pattern is
+/// matched with `filepath.Match` against the file's base name without extension, or against
+/// the whole path without extension when it contains a `/`; the first matching pattern decides).
+fn vmodule_enables(level: u8, file: &str) -> bool {
+    let Some(settings) = VMODULE.get() else { return false };
+    let path = file.strip_suffix(".rs").unwrap_or(file);
+    let base = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    settings
+        .iter()
+        .find(|(pattern, _)| glob(pattern, if pattern.contains('/') { path } else { base }))
+        .is_some_and(|(_, v)| level <= *v)
+}
+
+/// `filepath.Match` for `*` and `?` (no character classes).
+fn glob(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    let (mut pi, mut ni, mut star, mut mark) = (0, 0, None, 0);
+    while ni < n.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) && p[pi] != '*' {
+            pi += 1;
+            ni += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ni;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ni = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
 }
 
 /// Whether `V(level)` lines are printed (`logger.V(level).Enabled()`).
@@ -143,8 +201,9 @@ pub fn enabled(level: u8) -> bool {
 /// `logger.V(level).Info(...)`: the line is built only when the level is enabled.
 #[track_caller]
 pub fn v(level: u8, build: impl FnOnce() -> Line) {
-    if enabled(level) {
-        emit(Severity::Info, level, &build(), std::panic::Location::caller());
+    let at = std::panic::Location::caller();
+    if enabled(level) || vmodule_enables(level, at.file()) {
+        emit(Severity::Info, level, &build(), at);
     }
 }
 
@@ -211,6 +270,19 @@ mod tests {
             l.to_string(),
             r#""Successfully bound pod to node" pod="apache/web-1" node="n1" evaluatedNodes=4 feasibleNodes=4"#
         );
+    }
+
+    /// klog's `TestVmodule*` cases: globs on the file's base name.
+    #[test]
+    fn vmodule_specs_and_globs() {
+        assert_eq!(parse_vmodule("queue=5,schedule_*=3"), Ok(vec![("queue".into(), 5), ("schedule_*".into(), 3)]));
+        assert!(parse_vmodule("queue").is_err());
+        assert!(parse_vmodule("queue=x").is_err());
+        assert!(parse_vmodule("=1").is_err());
+        assert!(glob("schedule_*", "schedule_one"));
+        assert!(glob("q?eue", "queue"));
+        assert!(!glob("queue", "queues"));
+        assert!(glob("*", ""));
     }
 
     #[test]
