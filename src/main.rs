@@ -378,6 +378,7 @@ fn run_cmd(opts: RunOptions) -> i32 {
         client_auth,
         feature_gates: opts.feature_gates.clone(),
         sni_cert_keys: opts.sni_cert_keys.clone(),
+        permit_port_sharing: opts.permit_port_sharing,
         cert_dir: opts.cert_dir.clone(),
         cache_ttls,
         config: cfg,

@@ -115,6 +115,8 @@ pub struct RunOptions {
     pub tls_cipher_suites: Vec<String>,
     /// `--feature-gates`.
     pub feature_gates: crate::core::features::FeatureGates,
+    /// `--permit-port-sharing`.
+    pub permit_port_sharing: bool,
     /// `--tls-sni-cert-key`, in order.
     pub sni_cert_keys: Vec<crate::shell::serving::sni::NamedCertKey>,
     /// `--client-ca-file`: client certificates signed by it authenticate (CN user, O groups).
@@ -160,6 +162,7 @@ impl Default for RunOptions {
             tls_cipher_suites: Vec::new(),
             feature_gates: Default::default(),
             sni_cert_keys: Vec::new(),
+            permit_port_sharing: false,
             client_ca_file: None,
             requestheader: RequestHeaderOptions::upstream_defaults(),
             cert_dir: None,
@@ -281,6 +284,7 @@ const FLAGS: &[Flag] = &[
     flag("tls-private-key-file", Kind::Value("path"), RUN, SERVING, "File containing the x509 private key matching --tls-cert-file."),
     flag("cert-dir", Kind::Value("string"), RUN, SERVING, "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored."),
     flag("tls-min-version", Kind::Value("string"), RUN, SERVING, "Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13 (TLS 1.2 is the lowest edgesched speaks)."),
+    flag("permit-port-sharing", B, RUN, SERVING, "If true, SO_REUSEPORT will be used when binding the port, which allows more than one instance to bind on the same address and port. [default=false]"),
     flag("tls-sni-cert-key", Kind::Value("namedCertKey"), RUN, SERVING, "A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns which are fully qualified domain names, possibly with prefixed wildcard segments. If no domain patterns are provided, the names of the certificate are extracted. Non-wildcard matches trump over wildcard matches, explicit domain patterns trump over extracted names. For multiple key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: \"example.crt,example.key\" or \"foo.crt,foo.key:*.foo.com,foo.com\". (default [])"),
     flag("tls-cipher-suites", Kind::Value("strings"), RUN, SERVING, "Comma-separated list of cipher suites for the server (Go names; TLS 1.3 suites are always on, as in Go). If omitted, rustls' safe defaults are used."),
     flag("authentication-kubeconfig", Kind::Value("path"), RUN, AUTHN, "kubeconfig pointing at the API server that performs TokenReviews."),
@@ -350,7 +354,6 @@ const FLAGS: &[Flag] = &[
     flag("skip-log-headers", B, RUN, IGNORED, "klog flag removed in v1.26."),
     flag("stderrthreshold", Kind::Value("level"), RUN, IGNORED, "klog flag removed in v1.26."),
     flag("one-output", B, RUN, IGNORED, "klog flag removed in v1.26."),
-    flag("permit-port-sharing", B, RUN, IGNORED, "SO_REUSEPORT is not set; one process per port."),
     flag("permit-address-sharing", B, RUN, IGNORED, "SO_REUSEADDR is always set on the listeners."),
     flag("tls-curve-preferences", Kind::Value("int32Slice"), RUN, IGNORED, "Go curve IDs do not apply; rustls' key-exchange groups are used."),
     flag("http2-max-streams-per-connection", Kind::Value("int"), RUN, IGNORED, "The secure port speaks HTTP/1.1 only."),
@@ -545,6 +548,7 @@ impl Acc {
                 crate::shell::serving::sni::parse(v)
                     .map_err(|e| UsageError::new(format!("invalid argument {v:?} for \"--tls-sni-cert-key\" flag: {e}")))?,
             ),
+            "permit-port-sharing" => self.run.permit_port_sharing = parse_bool(name, v)?,
             "client-ca-file" => self.run.client_ca_file = (!v.is_empty()).then(|| PathBuf::from(v)),
             "requestheader-client-ca-file" => self.run.requestheader.client_ca_file = (!v.is_empty()).then(|| PathBuf::from(v)),
             "requestheader-allowed-names" => self.run.requestheader.allowed_names = comma_list(v),
@@ -1090,7 +1094,8 @@ mod tests {
         assert_eq!(o.overrides.contention_profiling, Some(true));
         assert_eq!(o.overrides.lock_object_name.as_deref(), Some("lock"));
         assert_eq!(o.overrides.lock_object_namespace.as_deref(), Some("ns"));
-        assert_eq!(o.warnings.len(), 16, "{:#?}", o.warnings);
+        assert_eq!(o.warnings.len(), 15, "{:#?}", o.warnings);
+        assert!(o.permit_port_sharing);
         assert_eq!(o.client_ca_file.as_deref(), Some(std::path::Path::new("/ca")));
         assert_eq!(o.requestheader.allowed_names, ["front-proxy-client"]);
         assert_eq!(o.requestheader.username_headers, ["X-Remote-User"]);

@@ -65,6 +65,8 @@ pub struct RunSettings {
     pub pod_max_in_unschedulable: Option<Duration>,
     /// `--tls-min-version`, `--tls-cipher-suites`.
     pub tls_policy: serving::TlsPolicy,
+    /// `--permit-port-sharing`: `SO_REUSEPORT` on the secure port.
+    pub permit_port_sharing: bool,
     /// `--tls-sni-cert-key`.
     pub sni_cert_keys: Vec<serving::sni::NamedCertKey>,
     /// `--feature-gates`.
@@ -320,7 +322,7 @@ fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) ->
         };
         let tls = serving::tls_config(cert, key, &s.hostname, &s.tls_policy, s.client_auth.as_deref(), &s.sni_cert_keys)
             .map_err(RunError::Serving)?;
-        let listener = serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls))
+        let listener = serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls), s.permit_port_sharing)
             .map_err(RunError::Serving)?
             .with_client_auth(s.client_auth.clone());
         let side_client = |rest: &Option<RestConfig>, connection: &'static str| match rest {
@@ -338,7 +340,7 @@ fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) ->
             .map_err(|source| RunError::Thread { name: "serving", source })?;
     }
     for addr in &s.insecure_addrs {
-        let listener = serving::bind(*addr, None).map_err(RunError::Serving)?;
+        let listener = serving::bind(*addr, None, false).map_err(RunError::Serving)?;
         serving::spawn(listener, health.clone(), Arc::new(serving::AllowAll), allow.clone(), serving::ServeLimits::default())
             .map_err(|source| RunError::Thread { name: "serving", source })?;
     }

@@ -11,6 +11,7 @@ pub mod auth;
 pub mod client_cert;
 pub mod http;
 pub mod identity;
+pub mod reuseport;
 pub mod selfsigned;
 pub mod sni;
 pub mod x509;
@@ -263,9 +264,11 @@ impl std::fmt::Display for ServeError {
 
 impl std::error::Error for ServeError {}
 
-/// Bind a listener (HTTPS when `tls` is given).
-pub fn bind(addr: SocketAddr, tls: Option<Arc<rustls::ServerConfig>>) -> Result<Listener, ServeError> {
-    let inner = TcpListener::bind(addr).map_err(|source| ServeError::Listen { addr, source })?;
+/// Bind a listener (HTTPS when `tls` is given); `share_port` sets `SO_REUSEPORT`
+/// (`--permit-port-sharing`).
+pub fn bind(addr: SocketAddr, tls: Option<Arc<rustls::ServerConfig>>, share_port: bool) -> Result<Listener, ServeError> {
+    let inner = if share_port { reuseport::listen(addr) } else { TcpListener::bind(addr) }
+        .map_err(|source| ServeError::Listen { addr, source })?;
     let addr = inner.local_addr().map_err(|source| ServeError::Listen { addr, source })?;
     Ok(Listener { addr, inner, tls, client_auth: None })
 }
@@ -691,7 +694,7 @@ mod tests {
 
     #[test]
     fn slow_loris_clients_are_cut_off_and_do_not_starve_others() {
-        let listener = bind("127.0.0.1:0".parse().expect("addr"), None).expect("bind");
+        let listener = bind("127.0.0.1:0".parse().expect("addr"), None, false).expect("bind");
         let addr = listener.addr;
         let limits = ServeLimits {
             max_connections: 2,
