@@ -237,7 +237,7 @@ fn one_leader_standby_binds_nothing_and_lease_is_maintained() {
     let server = TestApiServer::start();
     add_nodes(&server, 2);
     let (leader, standby, leader_id, standby_id) = start_pair(&server);
-    leader.wait_for_log("Successfully acquired lease", T).expect("leader logged acquisition");
+    leader.wait_for_log("successfully acquired lease", T).expect("leader logged acquisition");
 
     // holderIdentity is `<hostname>_<uuid v4>`, as kube-scheduler's.
     let (host, uuid) = leader_id.rsplit_once('_').expect("hostname_uuid");
@@ -285,7 +285,7 @@ fn one_leader_standby_binds_nothing_and_lease_is_maintained() {
     // Give the standby time in which it would have acted.
     std::thread::sleep(Duration::from_millis(500));
     assert!(!standby.logs().contains("Successfully bound"), "standby must bind nothing:\n{}", standby.logs());
-    assert!(!standby.logs().contains("Successfully acquired lease"));
+    assert!(!standby.logs().contains("successfully acquired lease"));
     let scheduled = server.events("default").into_iter().filter(|e| e["reason"] == "Scheduled").count();
     assert_eq!(scheduled, n, "one Scheduled event per pod, none from the standby");
     assert_eq!(holder(&server), leader_id, "leadership did not move");
@@ -461,7 +461,7 @@ fn lease_conflicts_are_reobserved_not_fatal() {
     assert!(standby.alive(), "{}", standby.logs());
     assert!(leader.logs().contains("lease changed concurrently"), "{}", leader.logs());
     assert!(!leader.logs().contains("Leaderelection lost"), "{}", leader.logs());
-    assert!(!standby.logs().contains("Successfully acquired lease"), "{}", standby.logs());
+    assert!(!standby.logs().contains("successfully acquired lease"), "{}", standby.logs());
     assert_ne!(holder(&server), standby_id);
     // Still leading: it binds.
     create_pod(&server, "after-conflicts");
@@ -477,7 +477,7 @@ fn renewal_failure_past_renew_deadline_exits_non_zero() {
     let mut es = launch(true).start(&server);
     let id = identity(&es);
     wait_until(T, "leader", || holder(&server) == id).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
-    es.wait_for_log("Successfully acquired lease", T).expect("leading");
+    es.wait_for_log("successfully acquired lease", T).expect("leading");
     server.set_failure_rate(1.0, "", "/leases/my-scheduler", Failure::Status(500), 1);
     let t0 = Instant::now();
     let bound = RENEW_DEADLINE + RETRY_PERIOD + SLACK;
@@ -486,7 +486,7 @@ fn renewal_failure_past_renew_deadline_exits_non_zero() {
     eprintln!("TIMELINE renewal failure (500s): leader exited after {:.2}s: {status:?}", elapsed.as_secs_f64());
     let status = status.unwrap_or_else(|| panic!("still running after lease renewals failed\n{}", es.logs()));
     assert_ne!(status.code(), Some(0), "{}", es.logs());
-    assert!(es.logs().contains("Failed to renew lease"), "{}", es.logs());
+    assert!(es.logs().contains("failed to renew lease"), "{}", es.logs());
     assert!(elapsed < bound, "leader kept leading {elapsed:?} without a renewal (renewDeadline {RENEW_DEADLINE:?})");
 }
 
@@ -497,7 +497,7 @@ fn hanging_renewals_stop_the_leader_within_renew_deadline() {
     let mut es = launch(true).start(&server);
     let id = identity(&es);
     wait_until(T, "leader", || holder(&server) == id).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
-    es.wait_for_log("Successfully acquired lease", T).expect("leading");
+    es.wait_for_log("successfully acquired lease", T).expect("leading");
     server.set_latency_for("/leases/my-scheduler", Duration::from_secs(30));
     let t0 = Instant::now();
     // Requests of a renewal are cut at renewDeadline, as client-go's renew context does.

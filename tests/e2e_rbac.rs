@@ -368,7 +368,9 @@ fn a_required_permission_taken_away_fails_readiness_with_its_name_and_heals_when
     assert!(server.delete(binding));
     let started = deploy::static_pod(&server, Vec::new());
     let es = &started.es;
-    es.wait_for_log(r#""Permission denied; scheduling waits for it" verb="list" resource="nodes""#, T).expect("logged");
+    // An error line: klog puts err first, then the pairs.
+    es.wait_for_log(r#""Permission denied; scheduling waits for it" err="#, T).expect("logged");
+    es.wait_for_log(r#"verb="list" resource="nodes""#, T).expect("logged");
     wait_until(T, "readyz names what is missing", || {
         let (code, body) = probe(es, "/readyz?verbose", None);
         code == 500 && body.contains("[-]sched-handler-sync failed: caches not synced: waiting for nodes, pods")
@@ -409,7 +411,9 @@ fn a_refused_binding_is_an_error_in_the_log_and_readyz_until_granted() {
     let es = &started.es;
     wait_ready(es);
     server.create(PODS, pod(NS, "p").scheduler("edgesched").build());
-    es.wait_for_log(r#""Permission denied" verb="create" resource="pods/binding" object="default/p""#, T).expect("logged");
+    // An error line: klog puts err first, then the pairs.
+    es.wait_for_log(r#""Permission denied" err="#, T).expect("logged");
+    es.wait_for_log(r#"verb="create" resource="pods/binding" object="default/p""#, T).expect("logged");
     wait_until(T, "readyz names the binding", || {
         let (code, body) = probe(es, "/readyz?verbose", None);
         code == 500 && body.contains("[-]api-permissions failed: create pods/binding forbidden")

@@ -8,6 +8,7 @@ pub mod conditions;
 pub mod config;
 pub mod events;
 pub mod extender;
+pub mod features;
 pub mod framework;
 pub mod fxhash;
 pub mod gojson;

@@ -14,6 +14,7 @@
 //! Pure: every method takes `now`. The scheduler thread owns the queue; no locks inside.
 
 use crate::core::framework::plugins::priority_sort;
+use crate::core::logging::{self, Line};
 use crate::core::model::{PodInfo, PodKey};
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
@@ -177,8 +178,32 @@ pub struct SchedulingQueue {
     last_leftover_flush: Instant,
     /// `pod-max-in-unschedulable-pods-duration`.
     max_in_unschedulable: Duration,
+    /// SchedulerPopFromBackoffQ (on by default in v1.35).
+    pop_from_backoff: bool,
     /// (queue, event) of every move since the last [`SchedulingQueue::take_incoming`].
     incoming: Vec<(&'static str, &'static str)>,
+}
+
+/// `scheduling_queue.go`'s "Pod moved to an internal scheduling queue": V(3) after a failed
+/// attempt (with the rejecting plugins), V(5) for every other move. Queue names as upstream's
+/// constants (`Active`, `Backoff`, `Unschedulable`; gated pods wait in unschedulablePods).
+fn log_move(q: &QueuedPod, loc: Location, event: &'static str) {
+    let queue = match loc {
+        Location::Active => "Active",
+        Location::Backoff | Location::ErrorBackoff => "Backoff",
+        Location::Unschedulable | Location::Gated => "Unschedulable",
+        Location::InFlight => return,
+    };
+    let failed = event == event::SCHEDULE_ATTEMPT_FAILURE;
+    logging::v(if failed { 3 } else { 5 }, || {
+        let line =
+            Line::new("Pod moved to an internal scheduling queue").o("pod", &q.pod.key).s("event", event).s("queue", queue);
+        if failed {
+            line.l("unschedulable plugins", q.rejectors.iter())
+        } else {
+            line
+        }
+    });
 }
 
 impl SchedulingQueue {
@@ -194,6 +219,7 @@ impl SchedulingQueue {
             seq: 0,
             last_leftover_flush: now,
             max_in_unschedulable: MAX_IN_UNSCHEDULABLE,
+            pop_from_backoff: true,
             incoming: Vec::new(),
         }
     }
@@ -202,6 +228,12 @@ impl SchedulingQueue {
     /// moves it (`--pod-max-in-unschedulable-pods-duration`).
     pub fn set_max_in_unschedulable(&mut self, d: Duration) {
         self.max_in_unschedulable = d;
+    }
+
+    /// Feature gate `SchedulerPopFromBackoffQ`: when off, pods wait out their backoff even
+    /// while activeQ is empty.
+    pub fn set_pop_from_backoff(&mut self, on: bool) {
+        self.pop_from_backoff = on;
     }
 
     /// The (queue, event) pairs of the moves since the last call
@@ -271,6 +303,7 @@ impl SchedulingQueue {
             };
             if let Some(queue) = queue {
                 self.incoming.push((queue, event));
+                log_move(&q, loc, event);
             }
         }
         // InitialAttemptTimestamp: the first time the pod enters activeQ (the SLI's start).
@@ -427,6 +460,9 @@ impl SchedulingQueue {
                 }
                 continue;
             }
+            if !self.pop_from_backoff {
+                return None;
+            }
             let item = self.backoff.pop()?;
             if self.entries.get(&item.inner.key).is_some_and(|e| e.seq == item.inner.seq && e.loc == Location::Backoff) {
                 break item.inner.key;
@@ -513,12 +549,13 @@ impl SchedulingQueue {
         // Fast path: a live head of activeQ or backoffQ (the heaps keep stale items until
         // popped, so a stale head falls back to the full scan).
         let live = |key: &PodKey, seq: u64, loc: Location| self.entries.get(key).is_some_and(|e| e.seq == seq && e.loc == loc);
+        let backoff = self.pop_from_backoff;
         if self.active.peek().is_some_and(|i| live(&i.key, i.seq, Location::Active))
-            || self.backoff.peek().is_some_and(|i| live(&i.inner.key, i.inner.seq, Location::Backoff))
+            || (backoff && self.backoff.peek().is_some_and(|i| live(&i.inner.key, i.inner.seq, Location::Backoff)))
         {
             return true;
         }
-        self.entries.values().any(|e| matches!(e.loc, Location::Active | Location::Backoff))
+        self.entries.values().any(|e| e.loc == Location::Active || (backoff && e.loc == Location::Backoff))
     }
 
     /// Pending pods per sub-queue.
@@ -667,5 +704,23 @@ mod tests {
         assert_eq!(queue.location("ns/b"), Some(Location::InFlight));
         queue.requeue(&p.pod.key, Requeue::Rejected { plugins: vec![] }, t0);
         assert_eq!(queue.get("ns/b").map(|q| q.pod.priority), Some(7));
+    }
+
+    /// SchedulerPopFromBackoffQ off: a pod backing off is not popped early even with activeQ
+    /// empty; it is once its backoff completes.
+    #[test]
+    fn without_pop_from_backoff_pods_wait_out_their_backoff() {
+        let now = Instant::now();
+        let mut q = SchedulingQueue::new(Duration::from_secs(1), Duration::from_secs(10), now);
+        q.set_pop_from_backoff(false);
+        q.add(pod("p", 0), None, now);
+        let popped = q.pop(now).expect("active");
+        q.requeue(&popped.pod.key, Requeue::Rejected { plugins: vec!["NodeResourcesFit"] }, now);
+        q.move_on_event(now, "NodeAdd", |_| true);
+        assert_eq!(q.location(&popped.pod.key), Some(Location::Backoff));
+        assert!(!q.has_runnable());
+        assert!(q.pop(now).is_none());
+        let later = now + Duration::from_secs(2);
+        assert!(q.pop(later).is_some(), "after the backoff");
     }
 }

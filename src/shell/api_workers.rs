@@ -28,7 +28,6 @@ use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::client::{Client, PatchType};
 use crate::shell::permissions::{plain, Denials};
 use crate::shell::worker_pool::{Pool, PoolSize};
-use log::{info, warn};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
@@ -39,7 +38,7 @@ use std::time::{Duration, Instant, SystemTime};
 pub enum Job {
     Bind(BindRequest),
     PatchStatus(StatusPatch),
-    Evict { namespace: String, name: String, uid: String, preemptor_uid: String, node: String, profile: String },
+    Evict(crate::core::scheduler::effects::Eviction),
 }
 
 /// Handle to the worker pool.
@@ -95,12 +94,14 @@ fn run_job(ctx: &WorkerContext, job: Job) {
             let result = patch_status(&ctx.client, &p, ctx.clock.wall());
             ctx.denials.outcome(&plain("patch", "", "pods/status"), &format!("{}/{}", p.namespace, p.name), &result);
             if let Err(e) = result {
-                warn!("{}", Line::new("Error updating pod").s("pod", format!("{}/{}", p.namespace, p.name)).s("err", e));
+                Line::new("Error updating pod").s("pod", format!("{}/{}", p.namespace, p.name)).s("err", e).warning();
             }
         }
-        Job::Evict { namespace, name, uid, preemptor_uid, node, profile } => {
-            if let Err(e) = evict(ctx, &namespace, &name, &uid, &preemptor_uid, &node, &profile) {
-                warn!("{}", Line::new("Failed to preempt victim").s("pod", format!("{namespace}/{name}")).s("err", e));
+        Job::Evict(ev) => {
+            let (namespace, name) = (&ev.namespace, &ev.name);
+            if let Err(e) = evict(ctx, &ev) {
+                // preemption.go prepareCandidate.
+                Line::new("Preempted pod").s("err", e).o("pod", &format!("{namespace}/{name}")).error();
             }
         }
     }
@@ -108,6 +109,8 @@ fn run_job(ctx: &WorkerContext, job: Job) {
 
 /// POST the binding and classify the result.
 pub fn bind(client: &Client, pod: &crate::core::model::PodInfo, node: &str, denials: &Denials) -> Result<(), BindFailure> {
+    // plugins/defaultbinder/default_binder.go Bind.
+    crate::core::logging::v(3, || Line::new("Attempting to bind pod to node").o("pod", &pod.key).o("node", node));
     let body = binding_for(&pod.namespace, &pod.name, &pod.uid, node);
     let path = format!("/api/v1/namespaces/{}/pods/{}/binding", pod.namespace, pod.name);
     let result = client.create::<_, serde_json::Value>(&path, &body);
@@ -136,10 +139,7 @@ fn verify_ambiguous_bind(
     match client.get::<crate::core::api::Pod>(&path) {
         Ok(current) if current.metadata.uid != *pod.uid => Err(BindFailure::Conflict(format!("{err} (pod was replaced)"))),
         Ok(current) if current.spec.node_name == node => {
-            info!(
-                "{}",
-                Line::new("Binding response lost; the pod is bound to the chosen node").s("pod", &*pod.key).s("node", node)
-            );
+            Line::new("Binding response lost; the pod is bound to the chosen node").s("pod", &*pod.key).s("node", node).info();
             Ok(())
         }
         Ok(current) if !current.spec.node_name.is_empty() => {
@@ -294,14 +294,14 @@ fn run_bind(ctx: &WorkerContext, req: BindRequest) {
     let now = ctx.clock.now();
     match &result {
         Ok(()) => {
-            info!(
-                "{}",
+            // schedule_one.go bindingCycle.
+            crate::core::logging::v(2, || {
                 Line::new("Successfully bound pod to node")
-                    .s("pod", &*pod.key)
-                    .s("node", &*req.node)
+                    .o("pod", &pod.key)
+                    .o("node", &req.node)
                     .n("evaluatedNodes", req.evaluated_nodes)
                     .n("feasibleNodes", req.feasible_nodes)
-            );
+            });
             let elapsed = now.saturating_duration_since(req.cycle_start).as_secs_f64();
             ctx.metrics.inc(m::SCHEDULE_ATTEMPTS, &["scheduled", &req.profile], 1.0);
             ctx.metrics.observe(m::ATTEMPT_DURATION, &["scheduled", &req.profile], elapsed);
@@ -316,7 +316,8 @@ fn run_bind(ctx: &WorkerContext, req: BindRequest) {
             ctx.events.record(events::scheduled(pod, &req.node, &req.profile));
         }
         Err(BindFailure::Conflict(_)) | Err(BindFailure::Other(_)) => {
-            info!("{}", Line::new("Failed to bind pod").s("pod", &*pod.key));
+            // schedule_one.go finishBinding.
+            crate::core::logging::v(1, || Line::new("Failed to bind pod").o("pod", &pod.key));
             ctx.metrics.inc(m::SCHEDULE_ATTEMPTS, &["error", &req.profile], 1.0);
             ctx.metrics.observe(
                 m::ATTEMPT_DURATION,
@@ -356,15 +357,9 @@ pub fn patch_status(client: &Client, p: &StatusPatch, wall: SystemTime) -> Resul
 
 /// Preempt a victim as upstream's `PreemptPod`: add the `DisruptionTarget` condition, delete with
 /// a UID precondition, and record a `Preempted` event on the victim.
-fn evict(
-    ctx: &WorkerContext,
-    namespace: &str,
-    name: &str,
-    uid: &str,
-    preemptor_uid: &str,
-    node: &str,
-    profile: &str,
-) -> Result<(), ApiError> {
+fn evict(ctx: &WorkerContext, ev: &crate::core::scheduler::effects::Eviction) -> Result<(), ApiError> {
+    let (namespace, name, uid, preemptor_uid) = (&ev.namespace, &ev.name, &ev.uid, &ev.preemptor_uid);
+    let (preemptor_key, node, profile) = (&ev.preemptor, &ev.node, &ev.profile);
     let wall = ctx.clock.wall();
     let c = conditions::disruption_target(profile);
     let cond = serde_json::json!({"status": {"conditions": [{
@@ -379,15 +374,22 @@ fn evict(
         Ok(_) => {}
         Err(e) if e.is_not_found() => return Ok(()),
         Err(e) => {
-            warn!("{}", Line::new("Could not add DisruptionTarget condition").s("pod", format!("{namespace}/{name}")).s("err", e))
+            Line::new("Could not add DisruptionTarget condition").s("pod", format!("{namespace}/{name}")).s("err", e).warning()
         }
     }
     let path = format!("/api/v1/namespaces/{namespace}/pods/{name}");
     let deleted = ctx.client.delete(&path, Some(uid));
     ctx.denials.outcome(&plain("delete", "", "pods"), &object, &deleted);
     match deleted {
-        Ok(()) => {}
-        Err(e) if e.is_not_found() => return Ok(()),
+        Ok(()) => crate::core::logging::v(2, || {
+            Line::new("Preemptor Pod preempted victim Pod").o("preemptor", preemptor_key).o("victim", &object).o("node", node)
+        }),
+        Err(e) if e.is_not_found() => {
+            crate::core::logging::v(2, || {
+                Line::new("Victim Pod is already deleted").o("preemptor", preemptor_key).o("victim", &object).o("node", node)
+            });
+            return Ok(());
+        }
         Err(e) => return Err(e),
     }
     ctx.events.record(events::preempted(namespace, name, uid, preemptor_uid, node, profile));

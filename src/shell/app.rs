@@ -13,15 +13,22 @@ use crate::shell::logging;
 use crate::shell::serving;
 use crate::shell::what_if;
 use crate::{core::simulate, shell::run, shell::signals};
-use log::{error, info, warn};
+use log::{error, warn};
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 const EXIT_RUNTIME: i32 = 1;
 const EXIT_USAGE: i32 = 2;
 
-/// Run the command line of this process (`std::env::args`) and return the exit code.
+/// Run the command line of this process (`std::env::args`) and return the exit code, with every
+/// buffered log line written.
 pub fn main() -> i32 {
+    let code = dispatch();
+    logging::flush();
+    code
+}
+
+fn dispatch() -> i32 {
     let cmd = match cli::parse(std::env::args_os().skip(1)) {
         Ok(c) => c,
         Err(e) => {
@@ -57,7 +64,7 @@ pub fn main() -> i32 {
             request_timeout,
         } => {
             // Warnings (e.g. a list the user may not read) go to stderr like the scheduler's own.
-            logging::init(0);
+            logging::init(&logging::Options::default());
             crate::shell::diagnose::explain_cmd(&crate::shell::diagnose::ExplainArgs {
                 kubeconfig,
                 config,
@@ -71,7 +78,7 @@ pub fn main() -> i32 {
             })
         }
         Command::Status { kubeconfig, config, master, output, allow_insecure_http, request_timeout } => {
-            logging::init(0);
+            logging::init(&logging::Options::default());
             crate::shell::diagnose::status_cmd(&crate::shell::diagnose::StatusArgs {
                 kubeconfig,
                 config,
@@ -187,12 +194,27 @@ fn metrics_registry(opts: &RunOptions) -> Result<Metrics, String> {
 }
 
 fn run_cmd(opts: RunOptions) -> i32 {
-    logging::init(u32::from(opts.verbosity));
+    logging::init(&opts.logging);
     signals::install();
     for w in &opts.warnings {
         warn!("{w}");
     }
-    info!("{}", Line::new("Starting edgesched").s("version", env!("CARGO_PKG_VERSION")));
+    // component-base cliflag.PrintFlags: every flag at V(1), before anything else.
+    for (name, value) in &opts.flag_values {
+        crate::core::logging::v(1, || {
+            let mut quoted = String::new();
+            crate::core::logging::text::go_quote(value, &mut quoted);
+            Line::new(format!("FLAG: --{name}={quoted}"))
+        });
+    }
+    // cmd/kube-scheduler/app/server.go runCommand.
+    Line::new("Starting Kubernetes Scheduler").s("version", concat!("edgesched-", env!("CARGO_PKG_VERSION"))).info();
+    crate::core::logging::v(1, || {
+        Line::new("Golang settings")
+            .s("GOGC", std::env::var("GOGC").unwrap_or_default())
+            .s("GOMAXPROCS", std::env::var("GOMAXPROCS").unwrap_or_default())
+            .s("GOTRACEBACK", std::env::var("GOTRACEBACK").unwrap_or_default())
+    });
     let (cfg, warnings) = match load_config(opts.config.as_deref(), &opts.overrides) {
         Ok(c) => c,
         Err(e) => {
@@ -204,9 +226,7 @@ fn run_cmd(opts: RunOptions) -> i32 {
     for w in &warnings {
         warn!("{w}");
     }
-    if opts.verbosity >= 2 {
-        info!("Using component config:\n{}", config::to_yaml(&cfg));
-    }
+    crate::core::logging::v(2, || Line::new("Using component config").s("config", config::to_yaml(&cfg)));
     if let Err(e) = simulate::frameworks(&cfg) {
         error!("{e}");
         eprintln!("error: {e}");
@@ -216,11 +236,11 @@ fn run_cmd(opts: RunOptions) -> i32 {
         // WriteConfigFile, then exit 0, as kube-scheduler does.
         return match std::fs::write(path, config::to_yaml(&cfg)) {
             Ok(()) => {
-                info!("{}", Line::new("Wrote configuration").s("file", path.display()));
+                Line::new("Wrote configuration").s("file", path.display()).info();
                 0
             }
             Err(e) => {
-                error!("{}", Line::new("Failed to write the configuration").s("file", path.display()).s("err", &e));
+                Line::new("Failed to write the configuration").s("file", path.display()).s("err", &e).error();
                 EXIT_RUNTIME
             }
         };
@@ -277,6 +297,13 @@ fn run_cmd(opts: RunOptions) -> i32 {
     for w in lease_warnings(&cfg) {
         warn!("{w}");
     }
+    let client_auth = match serving::client_cert::ClientAuth::load(opts.client_ca_file.as_deref(), &opts.requestheader) {
+        Ok(a) => a.map(std::sync::Arc::new),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let (tls_policy, tls_warnings) = match serving::tls_policy(opts.tls_min_version.as_deref(), &opts.tls_cipher_suites) {
         Ok(p) => p,
         Err(e) => {
@@ -320,6 +347,10 @@ fn run_cmd(opts: RunOptions) -> i32 {
         metrics,
         pod_max_in_unschedulable: opts.pod_max_in_unschedulable.map(|d| d.0),
         tls_policy,
+        client_auth,
+        feature_gates: opts.feature_gates.clone(),
+        sni_cert_keys: opts.sni_cert_keys.clone(),
+        permit_port_sharing: opts.permit_port_sharing,
         cert_dir: opts.cert_dir.clone(),
         cache_ttls,
         config: cfg,

@@ -8,6 +8,8 @@
 
 use crate::core::config::{parse_go_duration, GoDuration, Overrides};
 use crate::core::metrics::options::{self as metric_options, MetricsOptions};
+use crate::shell::logging::{Format as LogFormat, Options as LogOptions};
+use crate::shell::serving::client_cert::RequestHeaderOptions;
 use lexopt::Arg;
 use std::ffi::OsString;
 use std::fmt;
@@ -148,10 +150,11 @@ pub struct RunOptions {
     pub authorization_always_allow_paths: Vec<String>,
     /// Do not read the extension-apiserver-authentication ConfigMap.
     pub authentication_skip_lookup: bool,
-    /// `--v`: klog-style verbosity.
-    pub verbosity: u8,
-    /// `--logging-format` (only `text`).
-    pub logging_format: String,
+    /// `--v`, `--logging-format`, `--log-*-split-stream`, `--log-*-info-buffer-size`, `--log-flush-frequency`.
+    pub logging: LogOptions,
+    /// Every flag of the command with its value (given or default), sorted: the `FLAG:` lines
+    /// kube-scheduler logs at V(1) (component-base `cliflag.PrintFlags`).
+    pub flag_values: Vec<(String, String)>,
     /// Permit `http://` API servers (plain HTTP exposes tokens; off by default).
     pub allow_insecure_http: bool,
     /// Scheduler names served by other schedulers, so their pods are not reported as unserved.
@@ -170,6 +173,16 @@ pub struct RunOptions {
     pub tls_min_version: Option<String>,
     /// `--tls-cipher-suites`.
     pub tls_cipher_suites: Vec<String>,
+    /// `--feature-gates`.
+    pub feature_gates: crate::core::features::FeatureGates,
+    /// `--permit-port-sharing`.
+    pub permit_port_sharing: bool,
+    /// `--tls-sni-cert-key`, in order.
+    pub sni_cert_keys: Vec<crate::shell::serving::sni::NamedCertKey>,
+    /// `--client-ca-file`: client certificates signed by it authenticate (CN user, O groups).
+    pub client_ca_file: Option<PathBuf>,
+    /// `--requestheader-*`: front-proxy authentication.
+    pub requestheader: RequestHeaderOptions,
     /// `--cert-dir`: where a generated serving certificate is kept.
     pub cert_dir: Option<PathBuf>,
     /// `--write-config-to`: write the effective configuration there and exit.
@@ -196,8 +209,8 @@ impl Default for RunOptions {
             authorization_kubeconfig: None,
             authorization_always_allow_paths: vec!["/healthz".into(), "/readyz".into(), "/livez".into()],
             authentication_skip_lookup: false,
-            verbosity: 0,
-            logging_format: "text".into(),
+            logging: LogOptions::default(),
+            flag_values: Vec::new(),
             allow_insecure_http: false,
             known_scheduler_names: Vec::new(),
             warn_unserved_scheduler_names: false,
@@ -207,6 +220,11 @@ impl Default for RunOptions {
             pod_max_in_unschedulable: None,
             tls_min_version: None,
             tls_cipher_suites: Vec::new(),
+            feature_gates: Default::default(),
+            sni_cert_keys: Vec::new(),
+            permit_port_sharing: false,
+            client_ca_file: None,
+            requestheader: RequestHeaderOptions::upstream_defaults(),
             cert_dir: None,
             write_config_to: None,
             cache_ttls: [None; 3],
@@ -346,10 +364,19 @@ const FLAGS: &[Flag] = &[
     flag("tls-private-key-file", Kind::Value("path"), RUN, SERVING, "File containing the x509 private key matching --tls-cert-file."),
     flag("cert-dir", Kind::Value("string"), RUN, SERVING, "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored."),
     flag("tls-min-version", Kind::Value("string"), RUN, SERVING, "Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13 (TLS 1.2 is the lowest edgesched speaks)."),
+    flag("permit-port-sharing", B, RUN, SERVING, "If true, SO_REUSEPORT will be used when binding the port, which allows more than one instance to bind on the same address and port. [default=false]"),
+    flag("tls-sni-cert-key", Kind::Value("namedCertKey"), RUN, SERVING, "A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns which are fully qualified domain names, possibly with prefixed wildcard segments. If no domain patterns are provided, the names of the certificate are extracted. Non-wildcard matches trump over wildcard matches, explicit domain patterns trump over extracted names. For multiple key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: \"example.crt,example.key\" or \"foo.crt,foo.key:*.foo.com,foo.com\". (default [])"),
     flag("tls-cipher-suites", Kind::Value("strings"), RUN, SERVING, "Comma-separated list of cipher suites for the server (Go names; TLS 1.3 suites are always on, as in Go). If omitted, rustls' safe defaults are used."),
     flag("authentication-kubeconfig", Kind::Value("path"), RUN, AUTHN, "kubeconfig pointing at the API server that performs TokenReviews."),
     flag("authentication-token-webhook-cache-ttl", Kind::Value("duration"), RUN, AUTHN, "The duration to cache responses from the webhook token authenticator. (default 10s)"),
     flag("authentication-skip-lookup", B, RUN, AUTHN, "Do not look up missing authentication configuration from the cluster."),
+    flag("client-ca-file", Kind::Value("string"), RUN, AUTHN, "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate."),
+    flag("requestheader-client-ca-file", Kind::Value("string"), RUN, AUTHN, "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests."),
+    flag("requestheader-allowed-names", Kind::Value("strings"), RUN, AUTHN, "List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed."),
+    flag("requestheader-extra-headers-prefix", Kind::Value("strings"), RUN, AUTHN, "List of request header prefixes to inspect. X-Remote-Extra- is suggested. (default [x-remote-extra-])"),
+    flag("requestheader-group-headers", Kind::Value("strings"), RUN, AUTHN, "List of request headers to inspect for groups. X-Remote-Group is suggested. (default [x-remote-group])"),
+    flag("requestheader-username-headers", Kind::Value("strings"), RUN, AUTHN, "List of request headers to inspect for usernames. X-Remote-User is common. (default [x-remote-user])"),
+    flag("requestheader-uid-headers", Kind::Value("strings"), RUN, AUTHN, "List of request headers to inspect for UIDs. X-Remote-Uid is suggested."),
     flag("authorization-kubeconfig", Kind::Value("path"), RUN, AUTHZ, "kubeconfig pointing at the API server that performs SubjectAccessReviews."),
     flag("authorization-webhook-cache-authorized-ttl", Kind::Value("duration"), RUN, AUTHZ, "The duration to cache 'authorized' responses from the webhook authorizer. (default 10s)"),
     flag("authorization-webhook-cache-unauthorized-ttl", Kind::Value("duration"), RUN, AUTHZ, "The duration to cache 'unauthorized' responses from the webhook authorizer. (default 10s)"),
@@ -373,13 +400,19 @@ const FLAGS: &[Flag] = &[
     flag("leader-elect-resource-lock", Kind::Value("type"), LE_CMDS, LE, "Lock object type; only \"leases\" is supported. (default \"leases\")"),
     flag("leader-elect-resource-name", Kind::Value("name"), LE_CMDS, LE, "Name of the Lease. (default \"kube-scheduler\")"),
     flag("leader-elect-resource-namespace", Kind::Value("ns"), LE_CMDS, LE, "Namespace of the Lease. (default \"kube-system\")"),
-    flag("v", Kind::Value("n"), RUN, LOGS, "Log verbosity (-v): 0-2 info, 3-4 debug, 5+ trace."),
+    flag("v", Kind::Value("Level"), RUN, LOGS, "number for the log level verbosity (-v); lines are logged at kube-scheduler's levels (2: binds and failures, 3: attempts and cluster events, 4: updates, 5: queue moves)."),
     flag("disabled-metrics", Kind::Value("strings"), RUN, METRICS, "This flag provides an escape hatch for misbehaving metrics. You must provide the fully qualified metric name in order to disable it. Disclaimer: disabling metrics is higher in precedence than showing hidden metrics."),
     flag("show-hidden-metrics-for-version", Kind::Value("string"), RUN, METRICS, "The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, other values will not be allowed. The format is <major>.<minor>, e.g.: '1.16'."),
     flag("allow-metric-labels", Kind::Value("stringToString"), RUN, METRICS, "The map from metric-label to value allow-list of this label. The key's format is <MetricName>,<LabelName>. The value's format is <allowed_value>,<allowed_value>...e.g. metric1,label1='v1,v2,v3', metric1,label2='v1,v2,v3' metric2,label1='v1,v2,v3'. (default [])"),
     flag("allow-metric-labels-manifest", Kind::Value("string"), RUN, METRICS, "The path to the manifest file that contains the allow-list mapping. The format of the file is the same as the flag --allow-metric-labels. Note that the flag --allow-metric-labels will override the manifest file."),
     flag("pod-max-in-unschedulable-pods-duration", Kind::Value("duration"), LE_CMDS, DEPRECATED, "DEPRECATED: the maximum time a pod can stay in unschedulablePods. If a pod stays in unschedulablePods for longer than this value, the pod will be moved from unschedulablePods to backoffQ or activeQ. (default 5m0s)"),
-    flag("logging-format", Kind::Value("format"), RUN, LOGS, "Log format; only \"text\" is supported. (default \"text\")"),
+    flag("logging-format", Kind::Value("string"), RUN, LOGS, "Sets the log format. Permitted formats: \"json\", \"text\". (default \"text\")"),
+    flag("vmodule", Kind::Value("pattern=N,..."), RUN, LOGS, "comma-separated list of pattern=N settings for file-filtered logging (only works for text log format); patterns match source file names without .rs (schedule_one=4)."),
+    flag("log-flush-frequency", Kind::Value("duration"), RUN, LOGS, "Maximum number of seconds between log flushes (of a buffered --log-*-info-buffer-size stream). (default 5s)"),
+    flag("log-json-split-stream", B, RUN, LOGS, "[Alpha] In JSON format, write error messages to stderr and info messages to stdout. The default is to write a single stream to stderr."),
+    flag("log-json-info-buffer-size", Kind::Value("quantity"), RUN, LOGS, "[Alpha] In JSON format with split output streams, the info messages can be buffered for a while to increase performance. The default value of zero bytes disables buffering. The size can be specified as number of bytes (512), multiples of 1000 (1K), multiples of 1024 (2Ki), or powers of those (3M, 4G, 5Mi, 6Gi)."),
+    flag("log-text-split-stream", B, RUN, LOGS, "[Alpha] In text format, write error messages to stderr and info messages to stdout. The default is to write a single stream to stderr."),
+    flag("log-text-info-buffer-size", Kind::Value("quantity"), RUN, LOGS, "[Alpha] In text format with split output streams, the info messages can be buffered for a while to increase performance. The default value of zero bytes disables buffering."),
     flag("allow-insecure-http", B, RUN | WHAT_IF | EXPLAIN | STATUS, OURS, "Permit http:// API servers (credentials would travel in clear text)."),
     flag("known-scheduler-names", Kind::Value("names"), RUN, OURS, "Comma-separated scheduler names served by other schedulers."),
     flag("warn-unserved-scheduler-names", B, RUN, OURS, "Also record a NoSchedulerForName Warning event on pods whose scheduler name nobody serves."),
@@ -390,39 +423,24 @@ const FLAGS: &[Flag] = &[
     flag("policy-configmap", Kind::Value("name"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
     flag("policy-configmap-namespace", Kind::Value("ns"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
     flag("use-legacy-policy-config", B, RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
-    flag("feature-gates", Kind::Value("gates"), RUN, IGNORED, "Feature gates are not supported; the built-in defaults apply."),
+    flag("feature-gates", Kind::Value("mapStringBool"), RUN, MISC, "A set of key=value pairs that describe feature gates for alpha/experimental features, checked against kube-scheduler v1.35's gates (unknown names and locked gates are errors). SchedulerPopFromBackoffQ and LoggingAlphaOptions change what edgesched does; others set away from their default are accepted with a warning that they have no effect."),
     flag("add-dir-header", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
     flag("alsologtostderr", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
     flag("logtostderr", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
     flag("log-dir", Kind::Value("path"), RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
     flag("log-file", Kind::Value("path"), RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
     flag("log-file-max-size", Kind::Value("mb"), RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
-    flag("log-flush-frequency", Kind::Value("duration"), RUN, IGNORED, "Logs are written unbuffered."),
     flag("skip-headers", B, RUN, IGNORED, "klog flag removed in v1.26."),
     flag("skip-log-headers", B, RUN, IGNORED, "klog flag removed in v1.26."),
     flag("stderrthreshold", Kind::Value("level"), RUN, IGNORED, "klog flag removed in v1.26."),
     flag("one-output", B, RUN, IGNORED, "klog flag removed in v1.26."),
-    flag("vmodule", Kind::Value("pattern"), RUN, IGNORED, "Per-module verbosity is not supported."),
-    flag("client-ca-file", Kind::Value("path"), RUN, IGNORED, "Client-certificate authentication is not supported."),
-    flag("requestheader-client-ca-file", Kind::Value("path"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("requestheader-allowed-names", Kind::Value("names"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("requestheader-extra-headers-prefix", Kind::Value("prefixes"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("requestheader-group-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("requestheader-username-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("requestheader-uid-headers", Kind::Value("headers"), RUN, IGNORED, "Front-proxy authentication is not supported."),
-    flag("permit-port-sharing", B, RUN, IGNORED, "SO_REUSEPORT is not set; one process per port."),
     flag("permit-address-sharing", B, RUN, IGNORED, "SO_REUSEADDR is always set on the listeners."),
-    flag("tls-sni-cert-key", Kind::Value("string"), RUN, IGNORED, "Per-name serving certificates are not supported; --tls-cert-file serves every name."),
     flag("tls-curve-preferences", Kind::Value("int32Slice"), RUN, IGNORED, "Go curve IDs do not apply; rustls' key-exchange groups are used."),
     flag("http2-max-streams-per-connection", Kind::Value("int"), RUN, IGNORED, "The secure port speaks HTTP/1.1 only."),
     flag("disable-http2-serving", B, RUN, IGNORED, "The secure port speaks HTTP/1.1 only (HTTP/2 is always off)."),
     flag("authentication-tolerate-lookup-failure", B, RUN, IGNORED, "The extension-apiserver-authentication ConfigMap is not read."),
     flag("emulated-version", Kind::Value("strings"), RUN, IGNORED, "edgesched behaves as kube-scheduler v1.35 only."),
     flag("min-compatibility-version", Kind::Value("strings"), RUN, IGNORED, "edgesched behaves as kube-scheduler v1.35 only."),
-    flag("log-text-info-buffer-size", Kind::Value("quantity"), RUN, IGNORED, "Logs are written unbuffered."),
-    flag("log-text-split-stream", B, RUN, IGNORED, "Logs go to stderr in one stream."),
-    flag("log-json-info-buffer-size", Kind::Value("quantity"), RUN, IGNORED, "Logs are written unbuffered."),
-    flag("log-json-split-stream", B, RUN, IGNORED, "Logs go to stderr in one stream."),
     flag("log-backtrace-at", Kind::Value("traceLocation"), RUN, IGNORED, "klog flag removed in v1.26."),
 ];
 
@@ -562,6 +580,10 @@ struct Acc {
     what_if: WhatIf,
     pod: Option<PathBuf>,
     max: Option<usize>,
+    /// (split stream, info buffer size) for JSON and for text; the format chosen picks one.
+    log_streams: [(bool, u64); 2],
+    /// Flags as given, in order (for the `FLAG:` dump).
+    given: Vec<(&'static str, String)>,
 }
 
 impl Acc {
@@ -612,6 +634,23 @@ impl Acc {
             "cert-dir" => self.run.cert_dir = (!v.is_empty()).then(|| PathBuf::from(v)),
             "tls-min-version" => self.run.tls_min_version = (!v.is_empty()).then(|| v.to_string()),
             "tls-cipher-suites" => self.run.tls_cipher_suites = comma_list(v),
+            "feature-gates" => self
+                .run
+                .feature_gates
+                .set_from(v)
+                .map_err(|e| UsageError::new(format!("invalid argument {v:?} for \"--feature-gates\" flag: {e}")))?,
+            "tls-sni-cert-key" => self.run.sni_cert_keys.push(
+                crate::shell::serving::sni::parse(v)
+                    .map_err(|e| UsageError::new(format!("invalid argument {v:?} for \"--tls-sni-cert-key\" flag: {e}")))?,
+            ),
+            "permit-port-sharing" => self.run.permit_port_sharing = parse_bool(name, v)?,
+            "client-ca-file" => self.run.client_ca_file = (!v.is_empty()).then(|| PathBuf::from(v)),
+            "requestheader-client-ca-file" => self.run.requestheader.client_ca_file = (!v.is_empty()).then(|| PathBuf::from(v)),
+            "requestheader-allowed-names" => self.run.requestheader.allowed_names = comma_list(v),
+            "requestheader-extra-headers-prefix" => self.run.requestheader.extra_headers_prefix = comma_list(v),
+            "requestheader-group-headers" => self.run.requestheader.group_headers = comma_list(v),
+            "requestheader-username-headers" => self.run.requestheader.username_headers = comma_list(v),
+            "requestheader-uid-headers" => self.run.requestheader.uid_headers = comma_list(v),
             "write-config-to" => self.run.write_config_to = (!v.is_empty()).then(|| PathBuf::from(v)),
             "authorization-webhook-cache-authorized-ttl" => self.run.cache_ttls[0] = Some(parse_duration(name, v)?),
             "authorization-webhook-cache-unauthorized-ttl" => self.run.cache_ttls[1] = Some(parse_duration(name, v)?),
@@ -637,9 +676,21 @@ impl Acc {
             "leader-elect-resource-namespace" => o.leader_elect_resource_namespace = text(),
             "port" => self.run.port = Some(parse_num(name, v, "a port number 0-65535")?),
             "address" => self.run.insecure_address = Some(parse_ip(name, v)?),
-            "v" => self.run.verbosity = parse_num(name, v, "a verbosity level 0-255")?,
-            "logging-format" if v == "text" => self.run.logging_format = v.to_string(),
-            "logging-format" => return Err(UsageError::new(format!("--logging-format={v} is not supported: only \"text\" is"))),
+            "v" => self.run.logging.verbosity = parse_num(name, v, "a verbosity level 0-255")?,
+            "logging-format" => {
+                self.run.logging.format = LogFormat::parse(v).ok_or_else(|| {
+                    UsageError::new(format!("format: Unsupported value: {v:?}: supported values: \"json\", \"text\""))
+                })?
+            }
+            "vmodule" => {
+                self.run.logging.vmodule = crate::core::logging::parse_vmodule(v)
+                    .map_err(|e| UsageError::new(format!("invalid argument {v:?} for \"--vmodule\" flag: {e}")))?
+            }
+            "log-flush-frequency" => self.run.logging.flush_frequency = parse_duration(name, v)?.0,
+            "log-json-split-stream" => self.log_streams[0].0 = parse_bool(name, v)?,
+            "log-text-split-stream" => self.log_streams[1].0 = parse_bool(name, v)?,
+            "log-json-info-buffer-size" => self.log_streams[0].1 = parse_buffer_size(name, v)?,
+            "log-text-info-buffer-size" => self.log_streams[1].1 = parse_buffer_size(name, v)?,
             "allow-insecure-http" => self.run.allow_insecure_http = parse_bool(name, v)?,
             "known-scheduler-names" => self.run.known_scheduler_names = comma_list(v),
             "disabled-metrics" => self.run.metrics.disabled.extend(comma_list(v)),
@@ -662,6 +713,7 @@ impl Acc {
             }
             _ => {}
         }
+        self.given.push((f.name, v.to_string()));
         self.note(f, v);
         Ok(())
     }
@@ -726,6 +778,34 @@ impl Acc {
         Ok(match cmd {
             Cmd::Run => {
                 self.run.secure_port = self.secure_port.unwrap_or(10259);
+                let (split, buffer) = self.log_streams[usize::from(self.run.logging.format == LogFormat::Text)];
+                // component-base logs/api/v1 validateFormatOptions: both are alpha options.
+                let json = self.run.logging.format == LogFormat::Json;
+                let field = |f: &str| format!("options.{}.{f}", if json { "json" } else { "text" });
+                if !self.run.feature_gates.enabled("LoggingAlphaOptions") {
+                    if split {
+                        return Err(UsageError::new(format!(
+                            "{}: Forbidden: Feature LoggingAlphaOptions is disabled",
+                            field("splitStream")
+                        )));
+                    }
+                    if buffer != 0 {
+                        return Err(UsageError::new(format!(
+                            "{}: Forbidden: Feature LoggingAlphaOptions is disabled",
+                            field("infoBufferSize")
+                        )));
+                    }
+                }
+                if !self.run.logging.vmodule.is_empty() && json {
+                    return Err(UsageError::new("vmodule: Forbidden: Only supported for text log format"));
+                }
+                let idle = self.run.feature_gates.without_effect();
+                if !idle.is_empty() {
+                    warnings.push(format!("feature gates without effect in edgesched: {}", idle.join(", ")));
+                }
+                self.run.logging.split_stream = split;
+                self.run.logging.info_buffer_size = buffer;
+                self.run.flag_values = flag_values(Cmd::Run, &self.given);
                 self.run.warnings = warnings;
                 Command::Run(self.run)
             }
@@ -783,6 +863,84 @@ impl Acc {
             },
         })
     }
+}
+
+/// A `resource.QuantityValue` of bytes (`512`, `1K`, `2Ki`).
+fn parse_buffer_size(name: &str, v: &str) -> Result<u64, UsageError> {
+    crate::core::quantity::Quantity::parse(v)
+        .ok()
+        .and_then(|q| u64::try_from(q.value()).ok())
+        .ok_or_else(|| UsageError::new(format!("invalid argument {v:?} for --{name}: expected a non-negative quantity of bytes")))
+}
+
+/// Upstream defaults of flags whose zero value is not the default (pflag's `Value.String()`).
+const DEFAULTS: &[(&str, &str)] = &[
+    ("address", "0.0.0.0"),
+    ("authentication-token-webhook-cache-ttl", "10s"),
+    ("authorization-always-allow-paths", "[/healthz,/readyz,/livez]"),
+    ("authorization-webhook-cache-authorized-ttl", "10s"),
+    ("authorization-webhook-cache-unauthorized-ttl", "10s"),
+    ("bind-address", "0.0.0.0"),
+    ("contention-profiling", "true"),
+    ("kube-api-burst", "100"),
+    ("kube-api-content-type", "application/vnd.kubernetes.protobuf"),
+    ("kube-api-qps", "50"),
+    ("leader-elect", "true"),
+    ("leader-elect-lease-duration", "15s"),
+    ("leader-elect-renew-deadline", "10s"),
+    ("leader-elect-resource-lock", "leases"),
+    ("leader-elect-resource-name", "kube-scheduler"),
+    ("leader-elect-resource-namespace", "kube-system"),
+    ("leader-elect-retry-period", "2s"),
+    ("lock-object-name", "kube-scheduler"),
+    ("lock-object-namespace", "kube-system"),
+    ("log-flush-frequency", "5s"),
+    ("log-json-info-buffer-size", "0"),
+    ("log-text-info-buffer-size", "0"),
+    ("logging-format", "text"),
+    ("pod-max-in-unschedulable-pods-duration", "5m0s"),
+    ("profiling", "true"),
+    ("requestheader-extra-headers-prefix", "[x-remote-extra-]"),
+    ("requestheader-group-headers", "[x-remote-group]"),
+    ("requestheader-username-headers", "[x-remote-user]"),
+    ("secure-port", "10259"),
+    ("tls-sni-cert-key", "[]"),
+    ("v", "0"),
+];
+
+/// Every flag of `cmd` with the value pflag would print: the last one given (lists as
+/// `[a,b]`, booleans as `true`/`false`), else the default. Sorted by name, as `VisitAll` visits.
+fn flag_values(cmd: Cmd, given: &[(&'static str, String)]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = FLAGS
+        .iter()
+        .filter(|f| f.cmds & cmd.bit() != 0)
+        .map(|f| {
+            let value = match given.iter().rev().find(|(n, _)| *n == f.name) {
+                Some((_, v)) if f.kind == Kind::Bool => {
+                    parse_bool(f.name, v).map(|b| b.to_string()).unwrap_or_else(|_| v.clone())
+                }
+                Some((_, v)) if matches!(f.kind, Kind::Value("strings" | "paths" | "names" | "headers" | "prefixes")) => {
+                    format!("[{}]", comma_list(v).join(","))
+                }
+                Some((_, v)) => v.clone(),
+                None => match DEFAULTS.iter().find(|(n, _)| *n == f.name) {
+                    Some((_, d)) => d.to_string(),
+                    None if f.kind == Kind::Bool => "false".into(),
+                    None if matches!(
+                        f.kind,
+                        Kind::Value("strings" | "paths" | "names" | "headers" | "prefixes" | "stringToString")
+                    ) =>
+                    {
+                        "[]".into()
+                    }
+                    None => String::new(),
+                },
+            };
+            (f.name.to_string(), value)
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 fn parse_ip(name: &str, v: &str) -> Result<String, UsageError> {
@@ -879,7 +1037,16 @@ mod tests {
     #[test]
     fn defaults() {
         let o = run(&[]);
-        assert_eq!(o, RunOptions::default());
+        assert_eq!(RunOptions { flag_values: Vec::new(), ..o.clone() }, RunOptions::default());
+        // The FLAG: dump lists every flag of the command once, sorted, with pflag's defaults.
+        let names: Vec<&str> = o.flag_values.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+        assert!(o.flag_values.contains(&("leader-elect".into(), "true".into())));
+        assert!(o.flag_values.contains(&("v".into(), "0".into())));
+        let given = run(&["--v=4", "--disabled-metrics=a, b", "--leader-elect=f"]).flag_values;
+        assert!(given.contains(&("v".into(), "4".into())));
+        assert!(given.contains(&("disabled-metrics".into(), "[a,b]".into())));
+        assert!(given.contains(&("leader-elect".into(), "false".into())));
         assert_eq!(o.secure_port, 10259);
         assert_eq!(o.bind_address, "0.0.0.0");
         assert_eq!(o.authorization_always_allow_paths, ["/healthz", "/readyz", "/livez"]);
@@ -964,18 +1131,19 @@ mod tests {
         assert_eq!(o.authorization_always_allow_paths, ["/healthz", "/metrics"]);
         assert_eq!(o.known_scheduler_names, ["a", "b"]);
         assert!(o.warnings.is_empty(), "{:?}", o.warnings);
-        assert!(usage(&["--logging-format=json"]).contains("not supported"));
+        assert!(usage(&["--logging-format=xml"]).contains("Unsupported value: \"xml\""));
+        assert_eq!(run(&["--logging-format", "json"]).logging.format, LogFormat::Json);
         assert!(usage(&["--bind-address=localhost"]).contains("expected an IP address"));
         assert!(usage(&["--secure-port=70000"]).contains("expected a port number"));
     }
 
     #[test]
     fn verbosity() {
-        assert_eq!(run(&["--v=2"]).verbosity, 2);
-        assert_eq!(run(&["--v", "4"]).verbosity, 4);
-        assert_eq!(run(&["-v", "3"]).verbosity, 3);
-        assert_eq!(run(&["-v5"]).verbosity, 5);
-        assert_eq!(run(&["-v=6"]).verbosity, 6);
+        assert_eq!(run(&["--v=2"]).logging.verbosity, 2);
+        assert_eq!(run(&["--v", "4"]).logging.verbosity, 4);
+        assert_eq!(run(&["-v", "3"]).logging.verbosity, 3);
+        assert_eq!(run(&["-v5"]).logging.verbosity, 5);
+        assert_eq!(run(&["-v=6"]).logging.verbosity, 6);
         assert!(usage(&["--v=x"]).contains("verbosity"));
     }
 
@@ -1047,7 +1215,7 @@ mod tests {
             "--alsologtostderr=true",
             "--profiling=false",
             "--contention-profiling",
-            "--feature-gates=A=true,B=false",
+            "--feature-gates=SchedulerPopFromBackoffQ=false,DRADeviceTaints=true",
             "--requestheader-client-ca-file=/ca",
             "--requestheader-allowed-names=front-proxy-client",
             "--requestheader-extra-headers-prefix=X-Remote-Extra-",
@@ -1066,11 +1234,19 @@ mod tests {
         assert_eq!(o.overrides.contention_profiling, Some(true));
         assert_eq!(o.overrides.lock_object_name.as_deref(), Some("lock"));
         assert_eq!(o.overrides.lock_object_namespace.as_deref(), Some("ns"));
-        assert_eq!(o.warnings.len(), 22, "{:#?}", o.warnings);
-        assert!(o
-            .warnings
-            .iter()
-            .any(|w| w == "flag --feature-gates is ignored: Feature gates are not supported; the built-in defaults apply."));
+        assert_eq!(o.warnings.len(), 15, "{:#?}", o.warnings);
+        assert!(o.permit_port_sharing);
+        assert_eq!(o.client_ca_file.as_deref(), Some(std::path::Path::new("/ca")));
+        assert_eq!(o.requestheader.allowed_names, ["front-proxy-client"]);
+        assert_eq!(o.requestheader.username_headers, ["X-Remote-User"]);
+        assert!(o.warnings.iter().any(|w| w == "feature gates without effect in edgesched: DRADeviceTaints"));
+        assert!(!o.feature_gates.enabled("SchedulerPopFromBackoffQ"));
+        assert!(usage(&["--feature-gates=Foo=true"]).contains("unrecognized feature gate: Foo"));
+        assert!(usage(&["--log-json-split-stream", "--logging-format=json"])
+            .contains("options.json.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled"));
+        let o = run(&["--feature-gates=LoggingAlphaOptions=true", "--log-text-split-stream", "--log-text-info-buffer-size=1Ki"]);
+        assert!(o.logging.split_stream);
+        assert_eq!(o.logging.info_buffer_size, 1024);
         assert!(usage(&["--logtostderr=maybe"]).contains("expected true or false"));
     }
 
@@ -1291,5 +1467,50 @@ mod tests {
             assert!(text.contains(&needle) || text.contains(&trimmed), "--{} missing", f.name);
         }
         assert!(text.lines().all(|l| l.len() < 200));
+    }
+
+    /// The README's "Command line" section is checked against [`FLAGS`]: every flag it names
+    /// exists, every implemented flag of the scheduler is documented there, and a default the
+    /// flags table states is the one `--v=1`'s `FLAG:` dump prints.
+    #[test]
+    fn the_readme_flags_table_matches_the_declarations() {
+        let readme = include_str!("../../README.md");
+        let start = readme.find("\n## Command line\n").expect("README has a Command line section");
+        let section = &readme[start + 1..];
+        let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+        let mut named = std::collections::BTreeSet::new();
+        for (i, _) in section.match_indices("--") {
+            let name: String =
+                section[i + 2..].chars().take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-').collect();
+            // `--flag=value` and `--bool-flag` are the syntax explained in prose.
+            if !name.is_empty() && !name.ends_with('-') && name != "flag" && name != "bool-flag" {
+                named.insert(name);
+            }
+        }
+        for name in &named {
+            assert!(find_flag(name).is_some(), "README names --{name}, which is not a flag");
+        }
+        for f in FLAGS.iter().filter(|f| f.cmds & RUN != 0 && f.group != IGNORED && f.name != "help" && f.name != "version") {
+            let documented = named.contains(f.name)
+                || (f.name.starts_with("requestheader-") && named.contains("requestheader-client-ca-file"))
+                || (f.name.starts_with("log-") && named.contains("log-json-split-stream"));
+            assert!(documented, "--{} is not in the README's Command line section", f.name);
+        }
+        // Rows `| `--flag ...` | `default` | ...`: the default is pflag's.
+        let defaults = flag_values(Cmd::Run, &[]);
+        for row in section.lines().filter(|l| l.starts_with("| `--")) {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let (Some(flag_cell), Some(default_cell)) = (cells.get(1), cells.get(2)) else { continue };
+            let flags: Vec<&str> = flag_cell.split(", ").collect();
+            let Some(value) = default_cell.strip_prefix('`').and_then(|d| d.strip_suffix('`')) else { continue };
+            if flags.len() != 1 || value.contains('`') {
+                continue;
+            }
+            let name = flags[0].trim_matches('`').trim_start_matches("--").split([' ', '=']).next().unwrap_or_default();
+            if let Some((_, v)) = defaults.iter().find(|(n, _)| n == name) {
+                let v = v.trim_start_matches('[').trim_end_matches(']');
+                assert_eq!(v, value, "README's default of --{name}");
+            }
+        }
     }
 }

@@ -186,10 +186,11 @@ pub fn list_all<T: serde::de::DeserializeOwned + crate::core::api::Object>(
         let page = client.list::<T>(path, &params).map_err(|source| DiagnoseError::Api { what: path.to_string(), source })?;
         out.extend(page.items);
         for u in page.undecodable {
-            log::warn!(
-                "{}",
-                Line::new("Skipping an object that cannot be decoded").s("path", path).s("object", u.key()).s("err", u.error)
-            );
+            Line::new("Skipping an object that cannot be decoded")
+                .s("path", path)
+                .s("object", u.key())
+                .s("err", u.error)
+                .warning();
         }
         if page.metadata.continue_token.is_empty() {
             return Ok(out);

@@ -26,7 +26,6 @@ use crate::core::rng::Rng;
 use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::client::{Client, PatchType};
 use crate::shell::permissions::{plain, Denials};
-use log::{debug, error, info, warn};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -84,7 +83,9 @@ impl Recorder {
             Err(TrySendError::Full(Msg::Record(ev))) => {
                 self.queued.fetch_sub(1, Ordering::SeqCst);
                 self.metrics.inc(m::EVENTS_DROPPED, &[], 1.0);
-                debug!("{}", Line::new("Event queue full, dropping event").s("reason", ev.reason).s("object", ev.regarding.name));
+                crate::core::logging::v(4, || {
+                    Line::new("Event queue full, dropping event").s("reason", ev.reason).s("object", ev.regarding.name)
+                });
             }
             Err(_) => {
                 self.queued.fetch_sub(1, Ordering::SeqCst);
@@ -246,17 +247,13 @@ impl<S: EventSink> Worker<S> {
         let Outcome::Retry(err) = self.perform(&write) else { return };
         if tries >= MAX_TRIES {
             self.metrics.inc(m::EVENTS_DROPPED, &[], 1.0);
-            error!(
-                "{}",
-                Line::new("Unable to write event (retry limit exceeded!)").s("reason", &write.event().reason).s("err", err)
-            );
+            Line::new("Unable to write event (retry limit exceeded!)").s("reason", &write.event().reason).s("err", err).error();
             return;
         }
         let delay = RETRY_SLEEP + RETRY_SLEEP.mul_f64(0.25 * self.rng.unit());
-        debug!(
-            "{}",
+        crate::core::logging::v(4, || {
             Line::new("Unable to write event (may retry after sleeping)").s("reason", &write.event().reason).s("err", err)
-        );
+        });
         self.retries.push_back(Retry { due: Instant::now() + delay, write, tries: tries + 1 });
     }
 
@@ -301,12 +298,9 @@ impl<S: EventSink> Worker<S> {
         }
         if left > 0 {
             self.metrics.inc(m::EVENTS_DROPPED, &[], left as f64);
-            warn!(
-                "{}",
-                Line::new("Event flush budget exhausted; dropping queued events").n("written", written).n("dropped", left)
-            );
+            Line::new("Event flush budget exhausted; dropping queued events").n("written", written).n("dropped", left).warning();
         } else {
-            info!("{}", Line::new("Queued events written").n("count", written));
+            Line::new("Queued events written").n("count", written).info();
         }
         let _ = request.done.send(left);
     }
@@ -329,7 +323,7 @@ impl<S: EventSink> Worker<S> {
             // The series' event was created meanwhile by another try: patch it next time.
             Err(e) if series && e.is_already_exists() => Outcome::Retry(e),
             Err(e) => {
-                warn!("{}", Line::new("Server rejected event (will not retry!)").s("reason", &ev.reason).s("err", e));
+                Line::new("Server rejected event (will not retry!)").s("reason", &ev.reason).s("err", e).warning();
                 Outcome::Done
             }
         }
@@ -343,7 +337,7 @@ impl<S: EventSink> Worker<S> {
             self.denials.outcome(&plain("create", "events.k8s.io", "events"), &ev.reason, &result);
             match result {
                 Err(e) if e.code() == Some(404) => {
-                    warn!("events.k8s.io/v1 is not served; recording events through core/v1");
+                    Line::new("events.k8s.io/v1 is not served; recording events through core/v1").warning();
                     self.core_v1 = true;
                 }
                 other => return other,

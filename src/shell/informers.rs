@@ -14,7 +14,6 @@ use crate::core::watched::{Need, WatchedKind};
 use crate::shell::kube::client::Client;
 use crate::shell::kube::watch::{spawn_watcher, Sink, WatchSpec};
 use crate::shell::permissions::{self, Denials};
-use log::{debug, error, info, warn};
 use serde::de::DeserializeOwned;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::SyncSender;
@@ -155,10 +154,7 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
             Change::ListDone => {
                 for verb in ["list", "watch"] {
                     if self.denials.allowed(&permissions::kind_access(self.kind, verb, &self.lease_namespace)) {
-                        info!(
-                            "{}",
-                            Line::new("Permission granted; watching again").s("resource", self.kind.qualified_resource())
-                        );
+                        Line::new("Permission granted; watching again").s("resource", self.kind.qualified_resource()).info();
                     }
                 }
             }
@@ -175,29 +171,27 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
         let first = self.denials.denied(&access, message, Instant::now());
         match kind.need {
             Need::Required => {
-                error!(
-                    "{}",
-                    Line::new("Permission denied; scheduling waits for it")
-                        .s("verb", verb)
-                        .s("resource", kind.qualified_resource())
-                        .s("rule", access.rule())
-                        .s("err", message)
-                );
+                Line::new("Permission denied; scheduling waits for it")
+                    .s("verb", verb)
+                    .s("resource", kind.qualified_resource())
+                    .s("rule", access.rule())
+                    .s("err", message)
+                    .error();
                 true
             }
             Need::Optional { feature } => {
                 if first {
-                    warn!(
-                        "{}",
-                        Line::new("Permission denied; continuing without it")
-                            .s("verb", verb)
-                            .s("resource", kind.qualified_resource())
-                            .s("disabled", feature)
-                            .s("toEnable", access.rule())
-                            .s("err", message)
-                    );
+                    Line::new("Permission denied; continuing without it")
+                        .s("verb", verb)
+                        .s("resource", kind.qualified_resource())
+                        .s("disabled", feature)
+                        .s("toEnable", access.rule())
+                        .s("err", message)
+                        .warning();
                 } else {
-                    debug!("{}", Line::new("Still forbidden").s("verb", verb).s("resource", kind.qualified_resource()));
+                    crate::core::logging::v(4, || {
+                        Line::new("Still forbidden").s("verb", verb).s("resource", kind.qualified_resource())
+                    });
                 }
                 self.tx.send(Input::watch::<T>(Change::Unavailable)).is_ok()
             }

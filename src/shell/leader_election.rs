@@ -24,7 +24,6 @@ use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::backoff::Backoff;
 use crate::shell::kube::client::Client;
 use crate::shell::permissions::{self, Access, Denials};
-use log::{error, info, warn};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
@@ -192,7 +191,8 @@ impl std::error::Error for LeadershipLost {}
 /// leadership was lost (the caller then exits non-zero).
 pub fn run(mut ctx: ElectionContext) -> Result<(), LeadershipLost> {
     let lock = format!("{}/{}", ctx.elector.namespace, ctx.elector.name);
-    info!("{}", Line::new("Attempting to acquire leader lease...").s("lock", &lock));
+    // client-go tools/leaderelection/leaderelection.go wording and levels (printf-style lines).
+    Line::new(format!("attempting to acquire leader lease {lock}...")).info();
     let mut rng = Rng::seeded(ctx.rng_seed);
     let mut leading = false;
     let mut last_renew = ctx.clock.now();
@@ -221,14 +221,16 @@ pub fn run(mut ctx: ElectionContext) -> Result<(), LeadershipLost> {
             for verb in ["get", "create", "update"] {
                 ctx.denials.allowed(&lease_access(&ctx, verb));
             }
-            info!("{}", Line::new("Lease access granted").s("lock", &lock));
+            Line::new("Lease access granted").s("lock", &lock).info();
         }
         match attempt {
             Ok(true) => {
                 last_renew = now;
-                if !leading {
+                if leading {
+                    crate::core::logging::v(4, || Line::new(format!("successfully renewed lease {lock}")));
+                } else {
                     leading = true;
-                    info!("{}", Line::new("Successfully acquired lease").s("lock", &lock));
+                    Line::new(format!("successfully acquired lease {lock}")).info();
                     ctx.metrics.set(m::LEADER_STATUS, &[&ctx.elector.name], 1.0);
                     record_leader_event(&ctx);
                     let _ = ctx.scheduler.send(Input::Leading(true));
@@ -237,13 +239,16 @@ pub fn run(mut ctx: ElectionContext) -> Result<(), LeadershipLost> {
             }
             Ok(false) => {
                 if leading {
-                    error!("{}", Line::new("Leader lease was taken by another holder").s("lock", &lock));
+                    Line::new("Leader lease was taken by another holder").s("lock", &lock).error();
                     return lose(&ctx, &lock);
                 }
                 let holder = ctx.elector.observed_holder().map(str::to_string);
+                if let Some(h) = &holder {
+                    crate::core::logging::v(4, || Line::new(format!("lock is held by {h} and has not yet expired")));
+                }
                 if holder != last_holder {
                     if let Some(h) = &holder {
-                        info!("{}", Line::new("New leader elected").s("identity", h));
+                        Line::new("New leader elected").s("identity", h).info();
                     }
                     last_holder = holder;
                 }
@@ -257,16 +262,14 @@ pub fn run(mut ctx: ElectionContext) -> Result<(), LeadershipLost> {
                 forbidden = true;
                 ctx.denials.denied(&access, &err.server_message(), now);
                 let wait = forbidden_backoff.next_delay(now, &mut rng);
-                error!(
-                    "{}",
-                    Line::new("Leader election is forbidden to access its Lease; retrying")
-                        .s("verb", &access.verb)
-                        .s("resource", "leases.coordination.k8s.io")
-                        .s("lease", &lock)
-                        .s("rule", access.rule())
-                        .s("retryIn", format!("{wait:?}"))
-                        .s("err", err.server_message())
-                );
+                Line::new("Leader election is forbidden to access its Lease; retrying")
+                    .s("verb", &access.verb)
+                    .s("resource", "leases.coordination.k8s.io")
+                    .s("lease", &lock)
+                    .s("rule", access.rule())
+                    .s("retryIn", format!("{wait:?}"))
+                    .s("err", err.server_message())
+                    .error();
                 clock::sleep_for(&*ctx.clock, &ctx.stop, wait);
                 continue;
             }
@@ -274,13 +277,13 @@ pub fn run(mut ctx: ElectionContext) -> Result<(), LeadershipLost> {
                 // Optimistic concurrency: someone wrote first; observe again next round. For a
                 // leader this counts as a failed renewal (the renew deadline decides), not a loss.
                 let err = if e.err.is_conflict() { format!("lease changed concurrently: {}", e.err) } else { e.err.to_string() };
-                warn!("{}", Line::new("Error retrieving or updating the lease").s("lock", &lock).s("err", err));
+                Line::new(format!("error retrieving resource lock {lock}: {err}")).error();
             }
         }
         // Measured after the attempt: a renewal that hung until its timeout counts against the
         // deadline.
         if leading && ctx.clock.now().saturating_duration_since(last_renew) >= ctx.elector.timing.renew_deadline {
-            error!("{}", Line::new("Failed to renew lease").s("lock", &lock).s("err", "timed out waiting for the condition"));
+            Line::new(format!("failed to renew lease {lock}: timed out waiting for the condition")).info();
             return lose(&ctx, &lock);
         }
         // Candidates jitter their retries (JitterUntil factor 1.2); leaders renew on the period.
@@ -293,7 +296,8 @@ fn lose(ctx: &ElectionContext, lock: &str) -> Result<(), LeadershipLost> {
     ctx.metrics.set(m::LEADER_STATUS, &[&ctx.elector.name], 0.0);
     set_status(ctx, false, None);
     let _ = ctx.scheduler.send(Input::Leading(false));
-    error!("{}", Line::new("Leaderelection lost").s("lock", lock));
+    // cmd/kube-scheduler/app/server.go OnStoppedLeading.
+    Line::new("Leaderelection lost").error();
     Err(LeadershipLost { lock: lock.to_string() })
 }
 
@@ -353,8 +357,8 @@ fn report_standby(ctx: &ElectionContext, lock: &str, holder: &str, held: Duratio
         .s("since", timefmt::format_rfc3339(since))
         .s("heldFor", format!("{}s", held.as_secs()));
     match &ctx.lease_conflict {
-        Some(why) => warn!("{}", line.s("problem", why)),
-        None => info!("{line}"),
+        Some(why) => line.s("problem", why).warning(),
+        None => line.info(),
     }
 }
 
@@ -365,11 +369,10 @@ fn release(ctx: &ElectionContext, leading: bool) {
     let Ok(Some(current)) = ctx.store.get(None) else { return };
     if let Some(released) = ctx.elector.release(&current, ctx.clock.wall()) {
         match ctx.store.replace(&released, None) {
-            Ok(_) => info!(
-                "{}",
-                Line::new("Released leader lease").s("lock", format!("{}/{}", ctx.elector.namespace, ctx.elector.name))
-            ),
-            Err(e) => warn!("{}", Line::new("Failed to release lease").s("err", e)),
+            Ok(_) => {
+                Line::new("Released leader lease").s("lock", format!("{}/{}", ctx.elector.namespace, ctx.elector.name)).info()
+            }
+            Err(e) => Line::new("Failed to release lease").s("err", e).warning(),
         }
     }
     ctx.metrics.set(m::LEADER_STATUS, &[&ctx.elector.name], 0.0);
@@ -406,7 +409,7 @@ fn record_leader_event(ctx: &ElectionContext) {
         ..Default::default()
     };
     if let Err(e) = ctx.store.record(&ev) {
-        warn!("{}", Line::new("Could not record leader election event").s("err", e));
+        Line::new("Could not record leader election event").s("err", e).warning();
     }
 }
 

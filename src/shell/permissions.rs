@@ -451,19 +451,17 @@ impl Denials {
         match result {
             Err(e) if e.is_forbidden() => {
                 self.denied(access, &e.server_message(), Instant::now());
-                log::error!(
-                    "{}",
-                    crate::core::logging::Line::new("Permission denied")
-                        .s("verb", &access.verb)
-                        .s("resource", access.qualified_resource())
-                        .s("object", object)
-                        .s("rule", access.rule())
-                        .s("err", e.server_message())
-                );
+                crate::core::logging::Line::new("Permission denied")
+                    .s("verb", &access.verb)
+                    .s("resource", access.qualified_resource())
+                    .s("object", object)
+                    .s("rule", access.rule())
+                    .s("err", e.server_message())
+                    .error();
             }
             Ok(_) => {
                 if self.allowed(access) {
-                    log::info!("{}", crate::core::logging::Line::new("Permission granted").s("access", access));
+                    crate::core::logging::Line::new("Permission granted").s("access", access).info();
                 }
             }
             Err(_) => {}

@@ -28,7 +28,6 @@ use crate::shell::kube::kubeconfig::RestConfig;
 use crate::shell::leader_election::{self, ElectionContext, ElectionStatus, LeadershipLost};
 use crate::shell::permissions::{Denials, Usage};
 use crate::shell::serving::{self, auth, AllowPaths, Authorizer, FnCheck, HealthState, ServeError};
-use log::{error, info, warn};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -67,6 +66,14 @@ pub struct RunSettings {
     pub pod_max_in_unschedulable: Option<Duration>,
     /// `--tls-min-version`, `--tls-cipher-suites`.
     pub tls_policy: serving::TlsPolicy,
+    /// `--permit-port-sharing`: `SO_REUSEPORT` on the secure port.
+    pub permit_port_sharing: bool,
+    /// `--tls-sni-cert-key`.
+    pub sni_cert_keys: Vec<serving::sni::NamedCertKey>,
+    /// `--feature-gates`.
+    pub feature_gates: crate::core::features::FeatureGates,
+    /// `--client-ca-file` and `--requestheader-*`, loaded.
+    pub client_auth: Option<Arc<serving::client_cert::ClientAuth>>,
     /// `--cert-dir` (used when no `--tls-cert-file` is given).
     pub cert_dir: Option<PathBuf>,
     /// How long review answers are cached.
@@ -212,12 +219,13 @@ impl auth::Reviewer for ApiReviewer {
                 .as_array()
                 .map(|g| g.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
                 .unwrap_or_default(),
+            extra: serde_json::from_value(user["extra"].clone()).unwrap_or_default(),
         }))
     }
 
     fn access_review(&self, user: &auth::UserInfo, verb: &str, path: &str) -> Result<bool, String> {
         let body = serde_json::json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
-            "spec": {"user": user.username, "uid": user.uid, "groups": user.groups,
+            "spec": {"user": user.username, "uid": user.uid, "groups": user.groups, "extra": user.extra,
                      "nonResourceAttributes": {"path": path, "verb": verb}}});
         let resp = self.review(
             &self.authz,
@@ -316,8 +324,11 @@ fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) ->
             Some((c, k)) => (Some(c.as_path()), Some(k.as_path())),
             None => (s.tls_cert_file.as_deref(), s.tls_key_file.as_deref()),
         };
-        let tls = serving::tls_config(cert, key, &s.hostname, &s.tls_policy).map_err(RunError::Serving)?;
-        let listener = serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls)).map_err(RunError::Serving)?;
+        let tls = serving::tls_config(cert, key, &s.hostname, &s.tls_policy, s.client_auth.as_deref(), &s.sni_cert_keys)
+            .map_err(RunError::Serving)?;
+        let listener = serving::bind(SocketAddr::new(s.bind_address, s.secure_port), Some(tls), s.permit_port_sharing)
+            .map_err(RunError::Serving)?
+            .with_client_auth(s.client_auth.clone());
         let side_client = |rest: &Option<RestConfig>, connection: &'static str| match rest {
             Some(r) => {
                 Client::new(r, &client_options(cfg, &health.metrics)).map_err(|source| RunError::Client { connection, source })
@@ -333,7 +344,7 @@ fn start_serving(s: &RunSettings, client: &Client, health: &Arc<HealthState>) ->
             .map_err(|source| RunError::Thread { name: "serving", source })?;
     }
     for addr in &s.insecure_addrs {
-        let listener = serving::bind(*addr, None).map_err(RunError::Serving)?;
+        let listener = serving::bind(*addr, None, false).map_err(RunError::Serving)?;
         serving::spawn(listener, health.clone(), Arc::new(serving::AllowAll), allow.clone(), serving::ServeLimits::default())
             .map_err(|source| RunError::Thread { name: "serving", source })?;
     }
@@ -362,12 +373,10 @@ fn start_election(
     }
     let le = &cfg.leader_election;
     let identity = format!("{}_{}", s.hostname, uuid_v4());
-    info!(
-        "{}",
-        Line::new("Leader election enabled")
-            .s("identity", &identity)
-            .s("lease", format!("{}/{}", le.resource_namespace, le.resource_name))
-    );
+    Line::new("Leader election enabled")
+        .s("identity", &identity)
+        .s("lease", format!("{}/{}", le.resource_namespace, le.resource_name))
+        .info();
     let timing =
         Timing { lease_duration: le.lease_duration.0, renew_deadline: le.renew_deadline.0, retry_period: le.retry_period.0 };
     // Its own client, as client-go's `resourcelock.NewFromKubeconfig`: every request bounded by
@@ -435,12 +444,17 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     let cfg = &s.config;
     let metrics = s.metrics.clone();
     metrics.set_build_info(env!("CARGO_PKG_VERSION"), &crate::shell::kube::client::platform());
+    // component-base featuregate: one sample per gate, 1 when enabled.
+    for gate in crate::core::features::GATES {
+        let on = if s.feature_gates.enabled(gate.name) { 1.0 } else { 0.0 };
+        metrics.set(m::FEATURE_ENABLED, &[gate.name, gate.stage.label()], on);
+    }
     let client = Client::new(&s.rest, &client_options(cfg, &metrics))
         .map_err(|source| RunError::Client { connection: "API server", source })?;
     let idle_override = informers::parse_watch_idle_timeout(std::env::var(informers::WATCH_IDLE_TIMEOUT_ENV).ok().as_deref())
         .map_err(RunError::Environment)?;
     if let Some(idle) = idle_override {
-        info!("{}", Line::new("Watch idle timeout overridden").s("timeout", format!("{idle:?}")));
+        Line::new("Watch idle timeout overridden").s("timeout", format!("{idle:?}")).info();
     }
     let optional_retry = informers::parse_seconds_env(
         informers::FORBIDDEN_RETRY_ENV,
@@ -448,7 +462,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     )
     .map_err(RunError::Environment)?
     .unwrap_or(informers::OPTIONAL_FORBIDDEN_RETRY);
-    info!("{}", Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin));
+    Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin).info();
 
     let extenders = extender_transport(cfg)?;
     let mut sched = build_scheduler(cfg, &s, &metrics, extenders.clone())?;
@@ -526,7 +540,7 @@ fn extender_transport(cfg: &SchedulerConfig) -> Result<Option<Arc<dyn ExtenderTr
         return Ok(None);
     }
     for e in &cfg.extenders {
-        info!("{}", Line::new("Creating extender").s("extender", &e.url_prefix));
+        Line::new("Creating extender").s("extender", &e.url_prefix).info();
     }
     crate::shell::extender_client::transport_for(cfg).map_err(RunError::Extender)
 }
@@ -544,7 +558,7 @@ fn build_scheduler(
     let profiles: Vec<Framework> =
         profile_configs.iter().map(|p| Framework::new(p, &ctx)).collect::<Result<_, _>>().map_err(RunError::Profile)?;
     for p in &profiles {
-        info!("{}", Line::new("Profile ready").s("schedulerName", &p.scheduler_name).s("plugins", p.plugin_names().join(",")));
+        Line::new("Profile ready").s("schedulerName", &p.scheduler_name).s("plugins", p.plugin_names().join(",")).info();
     }
     let settings = Settings {
         percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
@@ -559,6 +573,7 @@ fn build_scheduler(
     if let Some(d) = s.pod_max_in_unschedulable {
         sched.set_max_in_unschedulable(d);
     }
+    sched.set_pop_from_backoff(s.feature_gates.enabled("SchedulerPopFromBackoffQ"));
     Ok(sched)
 }
 
@@ -591,7 +606,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
             return Err(RunError::LeadershipLost(reason));
         }
         if crate::shell::signals::terminating() && shutdown_deadline.is_none() {
-            info!("{}", Line::new("Received termination signal; stopping scheduling, finishing in-flight binds"));
+            Line::new("Received termination signal; stopping scheduling, finishing in-flight binds").info();
             p.health.state.shutting_down.store(true, Ordering::SeqCst);
             sched.handle(Input::Leading(false), Instant::now());
             shutdown_deadline = Some(Instant::now() + SHUTDOWN_BIND_GRACE);
@@ -600,7 +615,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
         if let Some(deadline) = shutdown_deadline {
             if p.workers.pending() == 0 || Instant::now() >= deadline {
                 if p.workers.pending() > 0 {
-                    warn!("{}", Line::new("Exiting with binds still in flight").n("count", p.workers.pending()));
+                    Line::new("Exiting with binds still in flight").n("count", p.workers.pending()).warning();
                 }
                 election.stop.store(true, Ordering::SeqCst);
                 crate::shell::clock::wait_for(&SystemClock, Duration::from_millis(500), || {
@@ -610,7 +625,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
                 // events of the binds just finished, and whatever else is queued.
                 p.recorder.flush(p.flush_budget);
                 p.stop.store(true, Ordering::SeqCst);
-                info!("{}", Line::new("Shutdown complete"));
+                Line::new("Shutdown complete").info();
                 return Ok(());
             }
         }
@@ -631,10 +646,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
                 was_synced = true;
                 p.health.synced.store(true, Ordering::SeqCst);
                 crate::shell::sdnotify::notify("READY=1");
-                info!(
-                    "{}",
-                    Line::new("Caches are synced").n("nodes", sched.cache().num_nodes()).n("pods", sched.cache().num_pods())
-                );
+                Line::new("Caches are synced").n("nodes", sched.cache().num_nodes()).n("pods", sched.cache().num_pods()).info();
             } else if let Ok(mut w) = p.health.waiting_for.lock() {
                 let names: Vec<&str> =
                     sched.kinds_not_synced().iter().map(|id| crate::core::watched::kind(*id).resource).collect();
@@ -671,7 +683,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
             Ok(input) => sched.handle(input, Instant::now()),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
-                error!("{}", Line::new("All event sources stopped"));
+                Line::new("All event sources stopped").error();
                 return Err(RunError::InputsClosed);
             }
         }
@@ -694,9 +706,7 @@ fn dispatch(sched: &mut Scheduler, workers: &api_workers::Workers, recorder: &ev
             Effect::Bind(b) => workers.submit(Job::Bind(b)),
             Effect::PatchStatus(p) => workers.submit(Job::PatchStatus(p)),
             Effect::Event(e) => recorder.record(e),
-            Effect::Evict { namespace, name, uid, preemptor_uid, node, profile } => {
-                workers.submit(Job::Evict { namespace, name, uid, preemptor_uid, node, profile })
-            }
+            Effect::Evict(eviction) => workers.submit(Job::Evict(eviction)),
         }
     }
 }

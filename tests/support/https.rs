@@ -41,3 +41,31 @@ pub fn get(url: &str, token: Option<&str>) -> Result<(u16, String), String> {
 pub fn verifying_get(url: &str) -> Result<u16, String> {
     agent(true).get(url).call().map(|r| r.status().as_u16()).map_err(|e| e.to_string())
 }
+
+/// GET `url` presenting a client certificate (PEM chain and key) and extra headers; the server
+/// certificate is not verified. Returns the status and body, or the transport error.
+pub fn get_with_cert(url: &str, cert_pem: &str, key_pem: &str, headers: &[(&str, &str)]) -> Result<(u16, String), String> {
+    use ureq::tls::{Certificate, ClientCert, PrivateKey};
+    let cert = Certificate::from_pem(cert_pem.as_bytes()).map_err(|e| e.to_string())?;
+    let key = PrivateKey::from_pem(key_pem.as_bytes()).map_err(|e| e.to_string())?;
+    let tls = TlsConfig::builder()
+        .provider(TlsProvider::Rustls)
+        .unversioned_rustls_crypto_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .disable_verification(true)
+        .client_cert(Some(ClientCert::new_with_certs(&[cert], key)))
+        .build();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .tls_config(tls)
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(5)))
+        .build()
+        .new_agent();
+    let mut req = agent.get(url);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let mut resp = req.call().map_err(|e| e.to_string())?;
+    let code = resp.status().as_u16();
+    let body = resp.body_mut().read_to_string().map_err(|e| e.to_string())?;
+    Ok((code, body))
+}

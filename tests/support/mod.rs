@@ -9,6 +9,7 @@ pub mod deploy;
 pub mod extender;
 pub mod https;
 pub mod invariants;
+pub mod klog_text;
 pub mod objects;
 pub mod process;
 pub mod promparse;

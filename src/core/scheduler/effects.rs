@@ -45,14 +45,20 @@ pub enum Effect {
     PatchStatus(StatusPatch),
     /// Evict a preemption victim (delete with a uid precondition) after marking it with a
     /// `DisruptionTarget` condition.
-    Evict {
-        namespace: String,
-        name: String,
-        uid: String,
-        preemptor_uid: String,
-        node: String,
-        profile: String,
-    },
+    Evict(Eviction),
+}
+
+/// A preemption victim to evict, and for whom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Eviction {
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub preemptor_uid: String,
+    /// `namespace/name` of the preemptor (for the log line).
+    pub preemptor: String,
+    pub node: String,
+    pub profile: String,
 }
 
 /// What one scheduling attempt did (for metrics and tests).

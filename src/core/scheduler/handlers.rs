@@ -9,13 +9,12 @@ use crate::core::api::{self, Object};
 use crate::core::cache::cluster::ClusterKind;
 use crate::core::cache::NodeChange;
 use crate::core::framework::EventMask;
-use crate::core::logging::Line;
+use crate::core::logging::{self, Line};
 use crate::core::metrics::names as m;
 use crate::core::model::{NodeSpecInfo, PodInfo, PodKey};
 use crate::core::queue::QueuedPod;
 use crate::core::texts;
 use crate::core::watched::{Change, KindChange, Undecodable, Watched};
-use log::{debug, warn};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -29,7 +28,9 @@ impl Scheduler {
             Input::Leading(l) => {
                 self.leading = l;
                 for p in &self.profiles {
-                    debug!("{}", Line::new("Leadership changed").s("profile", &p.scheduler_name).n("leading", l));
+                    crate::core::logging::v(4, || {
+                        Line::new("Leadership changed").s("profile", &p.scheduler_name).n("leading", l)
+                    });
                 }
             }
         }
@@ -159,7 +160,7 @@ impl Scheduler {
             None => self.queue.add(info, gate, now),
             Some(_) if changed => {
                 if self.queue.get(&key).is_some_and(|q| q.rejectors.contains(&POD_SPEC) || q.gating_plugin.is_some()) {
-                    debug!("{}", Line::new("Pod updated, requeueing").s("pod", &*key));
+                    logging::v(4, || Line::new("Pod updated, requeueing").o("pod", &key));
                 }
                 self.queue.update(info, gate, now);
             }
@@ -182,9 +183,13 @@ impl Scheduler {
     pub(super) fn on_node_upsert(&mut self, node: &api::Node, now: Instant) {
         let spec = NodeSpecInfo::from_api(node);
         for w in &spec.warnings {
-            warn!("{}", Line::new("Ignoring unreadable node resource").s("node", &*spec.name).s("problem", w));
+            Line::new("Ignoring unreadable node resource").s("node", &*spec.name).s("problem", w).warning();
         }
+        let (name, zone) = (spec.name.clone(), zone_key(&spec.labels));
         let change = self.cache.upsert_node(spec);
+        if change.added {
+            logging::v(2, || Line::new("Added node in listed group to NodeTree").o("node", &name).s("zone", &zone));
+        }
         let mask = node_change_mask(&change);
         if mask != EventMask::NONE {
             self.move_pods(mask, now);
@@ -220,7 +225,7 @@ impl Scheduler {
             }
         });
         if moved > 0 {
-            debug!("{}", Line::new("Moved unschedulable pods").s("event", format!("{mask:?}")).n("count", moved));
+            logging::v(4, || Line::new("Moved unschedulable pods").s("event", mask.label()).n("count", moved));
         }
     }
 
@@ -248,13 +253,11 @@ pub(super) trait Keep: Watched {
     /// A listed object that cannot be decoded: keep its last known state (what client-go's store
     /// keeps when a list fails) and say so.
     fn undecodable(_s: &mut Scheduler, u: &Undecodable, _now: Instant) {
-        warn!(
-            "{}",
-            Line::new("Skipping an object that cannot be decoded; keeping its last known state")
-                .s("kind", crate::core::watched::kind(Self::ID).kind)
-                .s("object", u.key())
-                .s("err", &u.error)
-        );
+        Line::new("Skipping an object that cannot be decoded; keeping its last known state")
+            .s("kind", crate::core::watched::kind(Self::ID).kind)
+            .s("object", u.key())
+            .s("err", &u.error)
+            .warning();
     }
     /// The cluster event a change is, for `scheduler_event_handling_duration_seconds` (upstream
     /// `ClusterEvent.Label()`), for the kinds upstream's event handlers time; `action` indexes
@@ -270,6 +273,36 @@ const DELETE: usize = 2;
 
 /// Run one change's handling, timed into `scheduler_event_handling_duration_seconds` when the
 /// scheduler has a clock and the change is one of upstream's events.
+/// `utilnode.GetZoneKey`: the node tree's zone of a node (`region:\x00:zone`, empty without
+/// either label), as `backend/cache/node_tree.go` logs it.
+fn zone_key(labels: &crate::core::model::Labels) -> String {
+    let get = |keys: [&str; 2]| keys.iter().find_map(|k| labels.get_str(k)).unwrap_or_default().to_string();
+    let zone = get(["topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone"]);
+    let region = get(["topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region"]);
+    if zone.is_empty() && region.is_empty() {
+        return String::new();
+    }
+    format!("{region}:\x00:{zone}")
+}
+
+/// The informer event handlers' lines (`pkg/scheduler/eventhandlers.go`, v1.35): adds and
+/// deletes at V(3), updates at V(4), for nodes, unscheduled and scheduled pods.
+fn log_event(label: Option<&'static str>, key: &str) {
+    let (level, msg, what) = match label {
+        Some("NodeAdd") => (3, "Add event for node", "node"),
+        Some("NodeUpdate") => (4, "Update event for node", "node"),
+        Some("NodeDelete") => (3, "Delete event for node", "node"),
+        Some("UnschedulablePodAdd") => (3, "Add event for unscheduled pod", "pod"),
+        Some("UnschedulablePodUpdate") => (4, "Update event for unscheduled pod", "pod"),
+        Some("UnschedulablePodDelete") => (3, "Delete event for unscheduled pod", "pod"),
+        Some("AssignedPodAdd") => (3, "Add event for scheduled pod", "pod"),
+        Some("AssignedPodUpdate") => (4, "Update event for scheduled pod", "pod"),
+        Some("AssignedPodDelete") => (3, "Delete event for scheduled pod", "pod"),
+        _ => return,
+    };
+    logging::v(level, || Line::new(msg).o(what, key));
+}
+
 fn timed(s: &mut Scheduler, label: Option<&'static str>, handle: impl FnOnce(&mut Scheduler)) {
     let start = label.and(s.ticker.as_ref()).map(|t| t.now());
     handle(s);
@@ -292,6 +325,7 @@ pub(super) fn apply<T: Keep>(s: &mut Scheduler, change: Change<Box<T>>, now: Ins
                     seen.insert(o.key());
                 }
                 let label = T::event_label(s, Some(&o), "", ADD);
+                log_event(label, &o.key());
                 timed(s, label, |s| T::upsert(s, o, true, now));
             }
         }
@@ -300,6 +334,7 @@ pub(super) fn apply<T: Keep>(s: &mut Scheduler, change: Change<Box<T>>, now: Ins
                 for key in T::keys(s) {
                     if !seen.contains(&key) {
                         let label = T::event_label(s, None, &key, DELETE);
+                        log_event(label, &key);
                         timed(s, label, |s| T::remove(s, &key, true, now));
                     }
                 }
@@ -308,15 +343,18 @@ pub(super) fn apply<T: Keep>(s: &mut Scheduler, change: Change<Box<T>>, now: Ins
         }
         Change::Added(o) => {
             let label = T::event_label(s, Some(&o), "", ADD);
+            log_event(label, &o.key());
             timed(s, label, |s| T::upsert(s, o, false, now));
         }
         Change::Modified(o) => {
             let label = T::event_label(s, Some(&o), "", UPDATE);
+            log_event(label, &o.key());
             timed(s, label, |s| T::upsert(s, o, false, now));
         }
         Change::Deleted(o) => {
             let key = o.key();
             let label = T::event_label(s, Some(&o), &key, DELETE);
+            log_event(label, &key);
             timed(s, label, |s| T::remove(s, &key, false, now));
         }
         Change::Unavailable => {
@@ -365,7 +403,7 @@ impl Keep for api::Pod {
     /// A pending pod is queued as what could be read of it, so that it gets a FailedScheduling
     /// event saying why; a bound one keeps its last known state (its requests still count).
     fn undecodable(s: &mut Scheduler, u: &Undecodable, now: Instant) {
-        warn!("{}", Line::new("Skipping a pod that cannot be decoded").s("pod", u.key()).s("err", &u.error));
+        Line::new("Skipping a pod that cannot be decoded").s("pod", u.key()).s("err", &u.error).warning();
         if u.node_name.is_empty() {
             s.on_undecodable_pod(u, now);
         }
@@ -377,7 +415,11 @@ impl Keep for api::Node {
         s.on_node_upsert(&node, now);
     }
     fn remove(s: &mut Scheduler, name: &str, listing: bool, now: Instant) {
-        s.cache.remove_node(name);
+        let zone = s.cache.node_by_name(name).map(|n| zone_key(&n.node.labels));
+        if s.cache.remove_node(name) {
+            let zone = zone.unwrap_or_default();
+            logging::v(2, || Line::new("Removed node in listed group from NodeTree").o("node", name).s("zone", &zone));
+        }
         if !listing {
             s.move_pods(EventMask::NODE_DELETE, now);
         }

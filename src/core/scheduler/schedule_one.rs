@@ -3,21 +3,20 @@
 //! to bind — or record why it fits nowhere and act on preemption's nomination. Binding results
 //! come back here too.
 
-use super::effects::{Attempt, BindRequest, Effect, StatusPatch};
+use super::effects::{Attempt, BindRequest, Effect, Eviction, StatusPatch};
 use super::input::{BindFailure, BindOutcome};
 use super::state::{Deferred, Scheduler, GAUGE_PERIOD, PLUGIN_SAMPLE_EVERY, POD_SPEC};
 use crate::core::events;
 use crate::core::framework::cycle::{CycleExtenders, CycleParams};
 use crate::core::framework::instrument::CycleRecorder;
 use crate::core::framework::{EventMask, ScheduleOutcome};
-use crate::core::logging::Line;
+use crate::core::logging::{self, Line};
 use crate::core::metrics::names as m;
 use crate::core::model::PodInfo;
 use crate::core::queue::{Location, Requeue};
 use crate::core::texts::conditions::{REASON_SCHEDULER_ERROR, REASON_UNSCHEDULABLE};
 use crate::core::texts::framework::NO_NODES_AVAILABLE;
 use crate::core::texts::{self, logs};
-use log::{info, warn};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
@@ -57,6 +56,8 @@ impl Scheduler {
         let qp = self.queue.pop(now)?;
         let pod = qp.pod.clone();
         let key = pod.key.clone();
+        // Levels and wording of this file's lines: pkg/scheduler/schedule_one.go (v1.35).
+        logging::v(4, || Line::new("About to try and schedule pod").o("pod", &key));
         let Some(fw_index) = self.profiles.iter().position(|p| *p.scheduler_name == *pod.scheduler_name) else {
             self.queue.done(&key);
             return Some((Attempt::Skipped { pod: key }, None));
@@ -65,7 +66,7 @@ impl Scheduler {
             let profile = self.profiles[fw_index].scheduler_name.clone();
             let note = texts::events::skip_deleting_pod(&pod.namespace, &pod.name);
             self.effects.push(Effect::Event(events::failed_scheduling(&pod, &profile, &note)));
-            info!("{}", Line::new("Skip schedule deleting pod").s("pod", &*key));
+            logging::v(3, || Line::new("Skip schedule deleting pod").o("pod", &key));
             self.queue.done(&key);
             return Some((Attempt::Skipped { pod: key }, None));
         }
@@ -73,6 +74,7 @@ impl Scheduler {
             self.queue.done(&key);
             return Some((Attempt::Skipped { pod: key }, None));
         }
+        logging::v(3, || Line::new("Attempting to schedule pod").o("pod", &key));
         if let Some(reason) = pod.unschedulable_reason() {
             let message = texts::pod_spec::cannot_be_scheduled(reason);
             self.fail(fw_index, &qp, Requeue::Rejected { plugins: vec![POD_SPEC] }, REASON_UNSCHEDULABLE, &message, None, now);
@@ -140,12 +142,11 @@ impl Scheduler {
             }
             ScheduleOutcome::Unschedulable { message, diagnosis, post_filter, .. } => {
                 if message == NO_NODES_AVAILABLE {
-                    info!(
-                        "{}",
-                        Line::new("Unable to schedule pod; no nodes are registered to the cluster; waiting").s("pod", &*key)
-                    );
+                    logging::v(2, || {
+                        Line::new("Unable to schedule pod; no nodes are registered to the cluster; waiting").o("pod", &key)
+                    });
                 } else {
-                    info!("{}", Line::new("Unable to schedule pod; no fit; waiting").s("pod", &*key).s("err", message));
+                    logging::v(2, || Line::new("Unable to schedule pod; no fit; waiting").o("pod", &key).s("err", message));
                 }
                 let plugins = diagnosis.unschedulable_plugins.clone();
                 let nominated = post_filter.nominated_node.as_ref().map(|n| n.to_string());
@@ -160,24 +161,24 @@ impl Scheduler {
                 match nominated.as_deref() {
                     Some("") => self.cache.nominations_mut().clear(&key),
                     Some(node) => {
-                        info!(
-                            "{}",
+                        logging::v(3, || {
                             Line::new("Preempting to make room for pod")
-                                .s("pod", &*key)
-                                .s("node", node)
+                                .o("pod", &key)
+                                .o("node", node)
                                 .n("victims", victims.len())
-                        );
+                        });
                         self.metrics.observe(m::PREEMPTION_VICTIMS, &[], victims.len() as f64);
                         self.cache.nominations_mut().nominate(pod.clone(), node);
                         for v in &victims {
-                            self.effects.push(Effect::Evict {
+                            self.effects.push(Effect::Evict(Eviction {
                                 namespace: v.namespace.to_string(),
                                 name: v.key.split_once('/').map(|(_, n)| n.to_string()).unwrap_or_default(),
                                 uid: v.uid.to_string(),
                                 preemptor_uid: pod.uid.to_string(),
+                                preemptor: key.to_string(),
                                 node: node.to_string(),
                                 profile: profile.clone(),
-                            });
+                            }));
                         }
                         // Lower-priority pods nominated to this node may no longer fit there.
                         let lower: Vec<Arc<PodInfo>> = self
@@ -204,7 +205,7 @@ impl Scheduler {
                 Attempt::Unschedulable { pod: key, message: message.clone() }
             }
             ScheduleOutcome::Error { message, .. } => {
-                warn!("{}", Line::new("Error scheduling pod; retrying").s("pod", &*key).s("err", message));
+                Line::new("Error scheduling pod; retrying").s("err", message).o("pod", &key).error();
                 self.fail(fw_index, &qp, Requeue::Error, REASON_SCHEDULER_ERROR, message, None, now);
                 Attempt::Error { pod: key, message: message.clone() }
             }
@@ -225,7 +226,7 @@ impl Scheduler {
             Ok(()) => self.queue.done(&o.key),
             Err(BindFailure::Conflict(msg)) => {
                 self.cache.storage_mut().forget_assumed_for_pod(&o.key);
-                info!("{}", Line::new(logs::BOUND_ELSEWHERE).s("pod", &*o.key).s("node", &*o.node).s("err", &msg));
+                Line::new(logs::BOUND_ELSEWHERE).o("pod", &o.key).o("node", &o.node).s("err", &msg).info();
                 self.queue.done(&o.key);
                 if self.cache.forget_pod(&o.key) {
                     self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
@@ -233,7 +234,7 @@ impl Scheduler {
             }
             Err(BindFailure::Other(msg)) => {
                 self.cache.storage_mut().forget_assumed_for_pod(&o.key);
-                warn!("{}", Line::new("Failed to bind pod").s("pod", &*o.key).s("node", &*o.node).s("err", &msg));
+                Line::new("Failed to bind pod").o("pod", &o.key).o("node", &o.node).s("err", &msg).error();
                 if self.cache.forget_pod(&o.key) {
                     self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
                 }

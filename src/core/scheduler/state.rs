@@ -184,6 +184,11 @@ impl Scheduler {
         self.ticker = Some(ticker);
     }
 
+    /// Whether an empty activeQ pops the head of backoffQ (feature gate `SchedulerPopFromBackoffQ`).
+    pub fn set_pop_from_backoff(&mut self, on: bool) {
+        self.queue.set_pop_from_backoff(on);
+    }
+
     /// The queue's waiting limit before the leftover flush (`--pod-max-in-unschedulable-pods-duration`).
     pub fn set_max_in_unschedulable(&mut self, d: Duration) {
         self.queue.set_max_in_unschedulable(d);

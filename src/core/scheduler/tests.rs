@@ -98,7 +98,7 @@ fn describe(e: &Effect) -> String {
             }
             format!("status {}/{}: {}", p.namespace, p.name, parts.join(", "))
         }
-        Effect::Evict { namespace, name, node, profile, .. } => format!("evict {namespace}/{name} on {node} for {profile}"),
+        Effect::Evict(e) => format!("evict {}/{} on {} for {}", e.namespace, e.name, e.node, e.profile),
     }
 }
 

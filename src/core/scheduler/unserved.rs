@@ -12,7 +12,6 @@ use crate::core::metrics::names as m;
 use crate::core::texts;
 use crate::core::watched::KindId;
 use crate::core::watched::KindSync;
-use log::warn;
 use std::time::{Instant, SystemTime};
 
 impl Scheduler {
@@ -56,13 +55,11 @@ impl Scheduler {
                 continue;
             }
             f.reported = true;
-            warn!(
-                "{}",
-                Line::new("Pending pod names a scheduler that is not running")
-                    .s("pod", format!("{}/{}", f.namespace, f.name))
-                    .s("schedulerName", &f.scheduler_name)
-                    .s("running", running.join(","))
-            );
+            Line::new("Pending pod names a scheduler that is not running")
+                .s("pod", format!("{}/{}", f.namespace, f.name))
+                .s("schedulerName", &f.scheduler_name)
+                .s("running", running.join(","))
+                .warning();
             if self.warn_unserved {
                 let note = texts::events::no_scheduler_for_name(
                     &f.scheduler_name,

@@ -355,11 +355,11 @@ impl Simulation {
                     }
                     self.sched.handle(Input::BindDone(BindOutcome { key: b.pod.key.clone(), node: b.node, result: Ok(()) }), now);
                 }
-                Effect::Evict { .. } if !self.evict => {}
-                Effect::Evict { namespace, name, .. } => {
+                Effect::Evict(_) if !self.evict => {}
+                Effect::Evict(e) => {
                     let mut gone = api::Pod::default();
-                    gone.metadata.namespace = namespace;
-                    gone.metadata.name = name;
+                    gone.metadata.namespace = e.namespace;
+                    gone.metadata.name = e.name;
                     self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(gone))), now);
                 }
                 Effect::PatchStatus(patch) => {

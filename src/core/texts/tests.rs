@@ -1464,47 +1464,6 @@ fn no_priority_class() {
     );
 }
 
-/// Log lines captured per test thread (the `log` facade has one logger per process).
-mod capture {
-    use std::cell::RefCell;
-    use std::sync::Once;
-
-    thread_local! {
-        static LINES: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
-    }
-
-    struct Capture;
-
-    impl log::Log for Capture {
-        fn enabled(&self, _: &log::Metadata) -> bool {
-            LINES.with(|l| l.borrow().is_some())
-        }
-        fn log(&self, record: &log::Record) {
-            LINES.with(|l| {
-                if let Some(v) = l.borrow_mut().as_mut() {
-                    v.push(record.args().to_string());
-                }
-            });
-        }
-        fn flush(&self) {}
-    }
-
-    static CAPTURE: Capture = Capture;
-    static INSTALL: Once = Once::new();
-
-    /// Run `f` and return the lines logged on this thread meanwhile.
-    pub fn lines(f: impl FnOnce()) -> Vec<String> {
-        INSTALL.call_once(|| {
-            if log::set_logger(&CAPTURE).is_ok() {
-                log::set_max_level(log::LevelFilter::Info);
-            }
-        });
-        LINES.with(|l| *l.borrow_mut() = Some(Vec::new()));
-        f();
-        LINES.with(|l| l.borrow_mut().take().unwrap_or_default())
-    }
-}
-
 #[test]
 fn bound_elsewhere_log() {
     let mut core = Core::new(&[worker("n1", "4")], Settings::default());
@@ -1513,8 +1472,9 @@ fn bound_elsewhere_log() {
     let key = crate::core::model::pod_key("default", "p");
     let conflict = BindFailure::Conflict("pod p is already assigned to node \"n2\"".into());
     let now = core.now;
-    let lines =
-        capture::lines(|| core.sched.handle(Input::BindDone(BindOutcome { key, node: "n1".into(), result: Err(conflict) }), now));
+    let lines = crate::core::logging::capture::lines(|| {
+        core.sched.handle(Input::BindDone(BindOutcome { key, node: "n1".into(), result: Err(conflict) }), now)
+    });
     assert!(lines.iter().any(|l| l.starts_with(r#""Pod was bound elsewhere; forgetting it" pod="default/p""#)), "{lines:?}");
     assert!(!core.sched.take_effects().iter().any(|e| matches!(e, Effect::Event(_))), "no event");
 }
@@ -1766,5 +1726,34 @@ fn permit_timeout() {
     assert_eq!(
         super::framework::permit_timeout("10s", "Coscheduling"),
         "rejected due to timeout after waiting 10s at plugin Coscheduling"
+    );
+}
+
+/// The cycle's lines at kube-scheduler's levels (`schedule_one.go`, `scheduling_queue.go`,
+/// `eventhandlers.go`, v1.35): a pod that fits and one that does not.
+#[test]
+fn cycle_lines_at_upstream_levels() {
+    use crate::core::logging::Severity;
+    let mut core = Core::new(&[worker("n1", "1")], Settings::default());
+    let entries = crate::core::logging::capture::entries(|| {
+        core.add(&PodBuilder::new("small"));
+        core.attempt();
+        core.add(&PodBuilder::new("big").container(&[("cpu", "2")]));
+        core.attempt();
+    });
+    let at = |v: u8, prefix: &str| {
+        assert!(
+            entries.iter().any(|(s, lv, l)| *s == Severity::Info && *lv == v && l.starts_with(prefix)),
+            "no V({v}) {prefix} in {entries:#?}"
+        )
+    };
+    at(3, r#""Add event for unscheduled pod" pod="default/small""#);
+    at(5, r#""Pod moved to an internal scheduling queue" pod="default/small" event="UnschedulablePodAdd" queue="Active""#);
+    at(4, r#""About to try and schedule pod" pod="default/small""#);
+    at(3, r#""Attempting to schedule pod" pod="default/small""#);
+    at(2, r#""Unable to schedule pod; no fit; waiting" pod="default/big" err="0/1 nodes are available"#);
+    at(
+        3,
+        r#""Pod moved to an internal scheduling queue" pod="default/big" event="ScheduleAttemptFailure" queue="Unschedulable" unschedulable plugins=[NodeResourcesFit]"#,
     );
 }

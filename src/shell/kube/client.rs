@@ -22,6 +22,7 @@
 
 use crate::core::api::{self, Object};
 use crate::core::gojson;
+use crate::core::logging::Line;
 use crate::core::metrics::{names, Metrics};
 use crate::shell::kube::api_error::{error_from_response, ApiError, MAX_ERROR_BODY_BYTES};
 use crate::shell::kube::decode::{decode_list, ListPage};
@@ -274,10 +275,11 @@ impl Client {
         let host = uri.authority().map(|a| a.as_str().rsplit('@').next().unwrap_or_default().to_string()).unwrap_or_default();
         let tls = build_tls_config(config).map_err(|error| ClientInitError::Tls { origin: config.origin.clone(), error })?;
         if config.insecure_skip_tls_verify {
-            log::warn!(
-                "\"Server certificate verification is DISABLED (insecure-skip-tls-verify); anyone on the network path can impersonate the API server\" server=\"{}\"",
-                base_url
-            );
+            Line::new(
+                "Server certificate verification is DISABLED (insecure-skip-tls-verify); anyone on the network path can impersonate the API server",
+            )
+            .s("server", &base_url)
+            .warning();
         }
         let user_agent = options.user_agent.clone().unwrap_or_else(default_user_agent);
         let agent = ureq::Agent::config_builder()
@@ -438,10 +440,13 @@ impl Client {
             if let Some(m) = &self.inner.metrics {
                 m.inc(names::REST_RETRIES, &[&code_label(error.code()), req.verb.as_str(), &self.inner.host], 1.0);
             }
-            log::debug!(
-                "\"Retrying request\" request=\"{label}\" attempt={} wait=\"{wait:?}\" reason=\"{error}\"",
-                retries_done + 1
-            );
+            crate::core::logging::v(4, || {
+                Line::new("Retrying request")
+                    .s("request", &label)
+                    .n("attempt", retries_done + 1)
+                    .s("wait", format!("{wait:?}"))
+                    .s("reason", &error)
+            });
             std::thread::sleep(wait);
         }
     }

@@ -154,7 +154,11 @@ fn system_roots(ssl_cert_file: Option<&Path>) -> Result<Vec<CertificateDer<'stat
             .filter(|cert| rustls::RootCertStore::empty().add(cert.clone()).is_ok())
             .collect();
         if !usable.is_empty() {
-            log::debug!("\"Loaded system CA bundle\" file=\"{}\" certificates={}", file.display(), usable.len());
+            crate::core::logging::v(4, || {
+                crate::core::logging::Line::new("Loaded system CA bundle")
+                    .s("file", file.display())
+                    .n("certificates", usable.len())
+            });
             return Ok(usable);
         }
     }

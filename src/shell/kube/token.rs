@@ -113,7 +113,7 @@ impl TokenProvider {
             }
             Err(err) => match cache.as_ref() {
                 Some(cached) => {
-                    log::warn!("\"Unable to rotate token, using the previous one\" err=\"{err}\"");
+                    crate::core::logging::Line::new("Unable to rotate token, using the previous one").s("err", &err).warning();
                     Ok(cached.token.clone())
                 }
                 None => Err(err),

@@ -197,12 +197,12 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
         Tr: ListWatchTransport<T>,
         S: Sink<T>,
     {
-        log::info!("{}", Line::new("Starting reflector").s("resource", self.spec.name).s("path", &self.spec.path));
+        Line::new("Starting reflector").s("resource", self.spec.name).s("path", &self.spec.path).info();
         let mut state = State::fresh_list();
         while state != State::Stopped {
             state = self.step(state, &mut sink);
         }
-        log::info!("{}", Line::new("Stopping reflector").s("resource", self.spec.name));
+        Line::new("Stopping reflector").s("resource", self.spec.name).info();
     }
 
     /// Perform one transition.
@@ -234,7 +234,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
     {
         let name = self.spec.name;
         if continue_token.is_none() {
-            log::debug!("{}", Line::new("Listing and watching").s("resource", name));
+            crate::core::logging::v(4, || Line::new("Listing and watching").s("resource", name));
             // A new list: the consumer starts collecting a fresh set.
             if !sink.change(Change::ListBegin) {
                 return State::Stopped;
@@ -255,7 +255,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             // through is gone, so start the whole list again (client-go's pager falls back to a
             // full list in the same situation: tools/pager/pager.go, FullListIfExpired).
             Err(err) if err.is_gone() && continue_token.is_some() => {
-                log::info!("{}", Line::new("List continuation expired - restarting list").s("resource", name).s("err", &err));
+                Line::new("List continuation expired - restarting list").s("resource", name).s("err", &err).info();
                 return State::fresh_list();
             }
             Err(err) if err.is_forbidden() => return self.denied("list", &err, sink),
@@ -284,7 +284,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             };
             return self.back_off("Failed to list", &err, State::fresh_list());
         }
-        log::info!("{}", Line::new("Caches populated").s("resource", name).s("resourceVersion", &metadata.resource_version));
+        Line::new("Caches populated").s("resource", name).s("resourceVersion", &metadata.resource_version).info();
         if !sink.change(Change::ListDone) {
             return State::Stopped;
         }
@@ -359,7 +359,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
                 // streamwatcher.go `receive`: a cut stream (unexpected EOF, reset, timeout) just
                 // closes the result channel, which handleAnyWatch takes as the end of the watch.
                 Err(StreamError::Ended(err)) => {
-                    log::debug!("{}", Line::new("Watch stream ended").s("resource", name).s("reason", &err));
+                    crate::core::logging::v(4, || Line::new("Watch stream ended").s("resource", name).s("reason", &err));
                     break;
                 }
                 // streamwatcher.go `receive` reports what it cannot decode as an ERROR event
@@ -387,10 +387,9 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
         }
         // The server ended the watch (its timeoutSeconds), or the stream was cut: handleAnyWatch
         // returns nil and reflector.go `watch` loops to a new watch from the last version.
-        log::debug!(
-            "{}",
+        crate::core::logging::v(4, || {
             Line::new("Watch close").s("resource", name).n("events", events).s("resourceVersion", &resource_version)
-        );
+        });
         State::Watching { resource_version }
     }
 
@@ -398,16 +397,16 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
     /// and `Run` starts it over after its backoff).
     fn relist(&mut self, what: &str, err: &ApiError) -> State {
         let delay = self.delay(err);
-        let level = if err.is_gone() { log::Level::Info } else { log::Level::Warn };
-        log::log!(
-            level,
-            "{}",
-            Line::new("Watch close - relisting")
-                .s("resource", self.spec.name)
-                .s("what", what)
-                .s("err", err)
-                .s("retryIn", format!("{delay:?}"))
-        );
+        let line = Line::new("Watch close - relisting")
+            .s("resource", self.spec.name)
+            .s("what", what)
+            .s("err", err)
+            .s("retryIn", format!("{delay:?}"));
+        if err.is_gone() {
+            line.info()
+        } else {
+            line.warning()
+        }
         State::Backoff { until: self.clock.now() + delay, then: Box::new(State::fresh_list()) }
     }
 
@@ -425,17 +424,16 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
             Some(d) => d,
             None => self.backoff.next_delay(now, &mut self.rng),
         };
-        log::debug!(
-            "{}",
+        crate::core::logging::v(4, || {
             Line::new("Forbidden; retrying").s("resource", self.spec.name).s("verb", verb).s("retryIn", format!("{delay:?}"))
-        );
+        });
         State::Backoff { until: now + delay, then: Box::new(State::fresh_list()) }
     }
 
     /// Failure: wait, then enter `then`.
     fn back_off(&mut self, what: &str, err: &ApiError, then: State) -> State {
         let delay = self.delay(err);
-        log::warn!("{}", Line::new(what).s("resource", self.spec.name).s("err", err).s("retryIn", format!("{delay:?}")));
+        Line::new(what).s("resource", self.spec.name).s("err", err).s("retryIn", format!("{delay:?}")).warning();
         State::Backoff { until: self.clock.now() + delay, then: Box::new(then) }
     }
 

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::client_cert::CertIdentity;
 pub use super::identity::UserInfo;
 
 /// The two reviews, performed against the API server (or a fake in tests).
@@ -158,17 +159,23 @@ impl<R: Reviewer> Delegating<R> {
             .and_then(|h| h.strip_prefix("Bearer ").or_else(|| h.strip_prefix("bearer ")))
             .map(str::trim)
             .filter(|t| !t.is_empty());
-        let outcome = match (&req.client_user, token) {
-            (Some(user), _) => Ok((user.clone(), format!("x509:{}", user.username))),
-            (None, Some(token)) => match self.review_token(token, start) {
+        let outcome = match (&req.client_cert, token) {
+            (CertIdentity::User(user), _) => {
+                Ok((user.clone(), format!("x509:{}:{:?}:{:?}", user.username, user.groups, user.extra)))
+            }
+            (cert, Some(token)) => match self.review_token(token, start) {
                 Ok((Some(user), digest)) => Ok((user, digest)),
                 Ok((None, _)) => Err("failure"),
                 Err(e) => {
-                    log::warn!("{}", crate::core::logging::Line::new("Unable to authenticate the request").s("err", e));
-                    Err("error")
+                    crate::core::logging::Line::new("Unable to authenticate the request").s("err", e).error();
+                    Err(if matches!(cert, CertIdentity::Rejected(_)) { "failure" } else { "error" })
                 }
             },
-            (None, None) => Ok((UserInfo::anonymous(), "anonymous".to_string())),
+            (CertIdentity::Rejected(why), None) => {
+                crate::core::logging::Line::new("Unable to authenticate the request").s("err", why).error();
+                Err("failure")
+            }
+            (CertIdentity::None, None) => Ok((UserInfo::anonymous(), "anonymous".to_string())),
         };
         match outcome {
             Ok((user, key)) => {
@@ -208,7 +215,7 @@ impl<R: Reviewer> Authorizer for Delegating<R> {
                 Err(forbidden())
             }
             Err(e) => {
-                log::warn!("{}", crate::core::logging::Line::new("Authorization error").s("user", &user.username).s("err", e));
+                crate::core::logging::Line::new("Authorization error").s("user", &user.username).s("err", e).warning();
                 self.record(m::AUTHORIZATION_ATTEMPTS, m::AUTHORIZATION_DURATION, "error", now);
                 Err(forbidden())
             }
@@ -228,7 +235,7 @@ mod tests {
         fn token_review(&self, token: &str) -> Result<Option<UserInfo>, String> {
             self.calls.fetch_add(1, Ordering::SeqCst);
             Ok(match token {
-                "good" | "reader" => Some(UserInfo { username: token.into(), uid: "1".into(), groups: vec![] }),
+                "good" | "reader" => Some(UserInfo { username: token.into(), uid: "1".into(), ..Default::default() }),
                 _ => None,
             })
         }
@@ -246,7 +253,7 @@ mod tests {
             headers,
             body: vec![],
             close: false,
-            client_user: None,
+            client_cert: Default::default(),
         }
     }
 

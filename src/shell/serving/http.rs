@@ -32,9 +32,9 @@ pub struct Request {
     pub body: Vec<u8>,
     /// HTTP/1.0 or `Connection: close`.
     pub close: bool,
-    /// Who the verified TLS client certificate says the client is (`--client-ca-file`, or the
-    /// front proxy's `--requestheader-*`), set by the server after the handshake.
-    pub client_user: Option<super::identity::UserInfo>,
+    /// Who the TLS client certificate (`--client-ca-file`), or the front proxy's headers behind
+    /// its certificate (`--requestheader-*`), say the client is; set by the server per request.
+    pub client_cert: super::client_cert::CertIdentity,
 }
 
 impl Request {
@@ -155,7 +155,7 @@ pub fn parse_request(buf: &[u8], limits: &Limits) -> Result<Option<(Request, usi
         headers,
         body: buf[body_start..body_start + body_len].to_vec(),
         close,
-        client_user: None,
+        client_cert: Default::default(),
     };
     Ok(Some((req, body_start + body_len)))
 }

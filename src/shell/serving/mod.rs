@@ -8,9 +8,13 @@
 //! and authorises (SubjectAccessReview), as kube-scheduler's delegated auth does.
 
 pub mod auth;
+pub mod client_cert;
 pub mod http;
 pub mod identity;
+pub mod reuseport;
 pub mod selfsigned;
+pub mod sni;
+pub mod x509;
 
 use crate::core::metrics::Metrics;
 use http::{Limits, Request, Response};
@@ -218,6 +222,16 @@ pub struct Listener {
     pub addr: SocketAddr,
     inner: TcpListener,
     tls: Option<Arc<rustls::ServerConfig>>,
+    client_auth: Option<Arc<client_cert::ClientAuth>>,
+}
+
+impl Listener {
+    /// Identify clients by their certificates (the TLS configuration must ask for them:
+    /// [`tls_config`] with the same [`client_cert::ClientAuth`]).
+    pub fn with_client_auth(mut self, client_auth: Option<Arc<client_cert::ClientAuth>>) -> Listener {
+        self.client_auth = client_auth;
+        self
+    }
 }
 
 /// Why serving could not start. Each variant names what the operator has to fix: the address,
@@ -250,11 +264,13 @@ impl std::fmt::Display for ServeError {
 
 impl std::error::Error for ServeError {}
 
-/// Bind a listener (HTTPS when `tls` is given).
-pub fn bind(addr: SocketAddr, tls: Option<Arc<rustls::ServerConfig>>) -> Result<Listener, ServeError> {
-    let inner = TcpListener::bind(addr).map_err(|source| ServeError::Listen { addr, source })?;
+/// Bind a listener (HTTPS when `tls` is given); `share_port` sets `SO_REUSEPORT`
+/// (`--permit-port-sharing`).
+pub fn bind(addr: SocketAddr, tls: Option<Arc<rustls::ServerConfig>>, share_port: bool) -> Result<Listener, ServeError> {
+    let inner = if share_port { reuseport::listen(addr) } else { TcpListener::bind(addr) }
+        .map_err(|source| ServeError::Listen { addr, source })?;
     let addr = inner.local_addr().map_err(|source| ServeError::Listen { addr, source })?;
-    Ok(Listener { addr, inner, tls })
+    Ok(Listener { addr, inner, tls, client_auth: None })
 }
 
 /// Serve a listener on its own accept thread until the process exits.
@@ -266,11 +282,9 @@ pub fn spawn(
     limits: ServeLimits,
 ) -> io::Result<std::thread::JoinHandle<()>> {
     let secure = listener.tls.is_some();
-    info!(
-        "{}",
-        crate::core::logging::Line::new(if secure { "Serving securely" } else { "Serving insecurely" })
-            .s("address", listener.addr)
-    );
+    crate::core::logging::Line::new(if secure { "Serving securely" } else { "Serving insecurely" })
+        .s("address", listener.addr)
+        .info();
     let active = Arc::new(AtomicUsize::new(0));
     std::thread::Builder::new().name(format!("serve-{}", listener.addr.port())).spawn(move || {
         for conn in listener.inner.incoming() {
@@ -292,7 +306,9 @@ pub fn spawn(
             active.fetch_add(1, Ordering::SeqCst);
             let (state, authz, allow, active, tls) =
                 (state.clone(), authz.clone(), allow.clone(), active.clone(), listener.tls.clone());
+            let client_auth = listener.client_auth.clone();
             let spawned = std::thread::Builder::new().name("serve-conn".into()).spawn(move || {
+                let tls = tls.map(|cfg| (cfg, client_auth));
                 let _ = handle_connection(stream, tls, &state, &*authz, &allow, &limits);
                 active.fetch_sub(1, Ordering::SeqCst);
             });
@@ -305,7 +321,7 @@ pub fn spawn(
 
 fn handle_connection(
     stream: TcpStream,
-    tls: Option<Arc<rustls::ServerConfig>>,
+    tls: Option<(Arc<rustls::ServerConfig>, Option<Arc<client_cert::ClientAuth>>)>,
     state: &HealthState,
     authz: &dyn Authorizer,
     allow: &AllowPaths,
@@ -316,14 +332,21 @@ fn handle_connection(
     let _ = stream.set_nodelay(true);
     let deadline = Rc::new(Cell::new(Instant::now() + limits.request_timeout));
     let stream = DeadlineStream { inner: stream, deadline: deadline.clone(), read_timeout: limits.read_timeout };
-    let handler = |req: &Request| {
-        let resp = route(state, authz, allow, req);
+    let handler = |req: &Request, peer: Option<&client_cert::Peer>| {
+        let resp = match peer {
+            Some(peer) => {
+                let mut req = req.clone();
+                req.client_cert = peer.identify(&req.headers);
+                route(state, authz, allow, &req)
+            }
+            None => route(state, authz, allow, req),
+        };
         // The next request on this keep-alive connection gets a fresh allowance.
         deadline.set(Instant::now() + limits.request_timeout);
         resp
     };
     match tls {
-        Some(cfg) => {
+        Some((cfg, client_auth)) => {
             if plain_http_on_tls_port(&stream.inner) {
                 // Go's net/http answer to plain HTTP on a TLS listener, byte for byte.
                 let mut raw = &stream.inner;
@@ -332,14 +355,23 @@ fn handle_connection(
             }
             let conn = rustls::ServerConnection::new(cfg).map_err(|e| io::Error::other(e.to_string()))?;
             let mut s = rustls::StreamOwned::new(conn, stream);
-            http::serve_connection(&mut s, &limits.http, handler)?;
+            let peer = match &client_auth {
+                Some(auth) => {
+                    while s.conn.is_handshaking() {
+                        s.conn.complete_io(&mut s.sock)?;
+                    }
+                    Some(auth.peer(s.conn.peer_certificates()))
+                }
+                None => None,
+            };
+            http::serve_connection(&mut s, &limits.http, |req| handler(req, peer.as_ref()))?;
             s.conn.send_close_notify();
             let _ = s.flush();
             Ok(())
         }
         None => {
             let mut s = stream;
-            http::serve_connection(&mut s, &limits.http, handler)
+            http::serve_connection(&mut s, &limits.http, |req| handler(req, None))
         }
     }
 }
@@ -490,7 +522,7 @@ pub fn cert_dir_pair(dir: &std::path::Path, hostname: &str) -> Result<(std::path
             .map_err(|e| file_error(&key, e))?;
         f.write_all(pair.key_pem().as_bytes()).map_err(|e| file_error(&key, e))?;
     }
-    info!("{}", crate::core::logging::Line::new("Generated self-signed cert").s("cert", cert.display()).s("key", key.display()));
+    crate::core::logging::Line::new("Generated self-signed cert").s("cert", cert.display()).s("key", key.display()).info();
     Ok((cert, key))
 }
 
@@ -500,30 +532,12 @@ pub fn tls_config(
     key_file: Option<&std::path::Path>,
     hostname: &str,
     policy: &TlsPolicy,
+    client_auth: Option<&client_cert::ClientAuth>,
+    sni: &[sni::NamedCertKey],
 ) -> Result<Arc<rustls::ServerConfig>, ServeError> {
-    use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-    let file_error = |flag: &'static str, path: &std::path::Path, problem: String| ServeError::File {
-        flag,
-        path: path.to_path_buf(),
-        problem,
-    };
     let (certs, key) = match (cert_file, key_file) {
-        (Some(c), Some(k)) => {
-            const CERT: &str = "--tls-cert-file";
-            const KEY: &str = "--tls-private-key-file";
-            let mut pem = Vec::new();
-            std::fs::File::open(c).and_then(|mut f| f.read_to_end(&mut pem)).map_err(|e| file_error(CERT, c, e.to_string()))?;
-            let certs: Vec<CertificateDer<'static>> =
-                CertificateDer::pem_slice_iter(&pem).collect::<Result<_, _>>().map_err(|e| file_error(CERT, c, e.to_string()))?;
-            if certs.is_empty() {
-                return Err(file_error(CERT, c, "no certificate found".into()));
-            }
-            let mut kpem = Vec::new();
-            std::fs::File::open(k).and_then(|mut f| f.read_to_end(&mut kpem)).map_err(|e| file_error(KEY, k, e.to_string()))?;
-            let key = PrivateKeyDer::from_pem_slice(&kpem).map_err(|e| file_error(KEY, k, e.to_string()))?;
-            (certs, key)
-        }
+        (Some(c), Some(k)) => read_pair(c, k, "--tls-cert-file", "--tls-private-key-file")?,
         (None, None) => {
             let loopback = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
             let cert = selfsigned::generate(
@@ -544,13 +558,58 @@ pub fn tls_config(
     }
     let versions: &[&rustls::SupportedProtocolVersion] =
         if policy.tls13_only { &[&rustls::version::TLS13] } else { &[&rustls::version::TLS13, &rustls::version::TLS12] };
-    let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
+    let builder = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
         .with_protocol_versions(versions)
-        .map_err(ServeError::Tls)?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
         .map_err(ServeError::Tls)?;
-    Ok(Arc::new(cfg))
+    let builder = match client_auth {
+        Some(auth) => builder.with_client_cert_verifier(auth.handshake_verifier()),
+        None => builder.with_no_client_auth(),
+    };
+    if sni.is_empty() {
+        return Ok(Arc::new(builder.with_single_cert(certs, key).map_err(ServeError::Tls)?));
+    }
+    let keys = builder.crypto_provider().key_provider;
+    let certified = |certs: Vec<CertificateDer<'static>>, key: PrivateKeyDer<'static>| {
+        let signing = keys.load_private_key(key).map_err(ServeError::Tls)?;
+        let ck = rustls::sign::CertifiedKey::new(certs, signing);
+        ck.keys_match().map_err(ServeError::Tls)?;
+        Ok::<_, ServeError>(Arc::new(ck))
+    };
+    let default = certified(certs, key)?;
+    let resolver = sni::SniResolver::new(default, sni, |nck| {
+        let (certs, key) = read_pair(&nck.cert, &nck.key, "--tls-sni-cert-key", "--tls-sni-cert-key")?;
+        certified(certs, key)
+    })?;
+    Ok(Arc::new(builder.with_cert_resolver(Arc::new(resolver))))
+}
+
+/// A PEM certificate chain and its private key, the flags named in errors.
+fn read_pair(
+    cert: &std::path::Path,
+    key: &std::path::Path,
+    cert_flag: &'static str,
+    key_flag: &'static str,
+) -> Result<(Vec<rustls::pki_types::CertificateDer<'static>>, rustls::pki_types::PrivateKeyDer<'static>), ServeError> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let file_error = |flag: &'static str, path: &std::path::Path, problem: String| ServeError::File {
+        flag,
+        path: path.to_path_buf(),
+        problem,
+    };
+    let mut pem = Vec::new();
+    std::fs::File::open(cert)
+        .and_then(|mut f| f.read_to_end(&mut pem))
+        .map_err(|e| file_error(cert_flag, cert, e.to_string()))?;
+    let certs: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_slice_iter(&pem).collect::<Result<_, _>>().map_err(|e| file_error(cert_flag, cert, e.to_string()))?;
+    if certs.is_empty() {
+        return Err(file_error(cert_flag, cert, "no certificate found".into()));
+    }
+    let mut kpem = Vec::new();
+    std::fs::File::open(key).and_then(|mut f| f.read_to_end(&mut kpem)).map_err(|e| file_error(key_flag, key, e.to_string()))?;
+    let private = PrivateKeyDer::from_pem_slice(&kpem).map_err(|e| file_error(key_flag, key, e.to_string()))?;
+    Ok((certs, private))
 }
 
 #[cfg(test)]
@@ -565,7 +624,7 @@ mod tests {
             headers: vec![],
             body: vec![],
             close: false,
-            client_user: None,
+            client_cert: Default::default(),
         }
     }
 
@@ -635,7 +694,7 @@ mod tests {
 
     #[test]
     fn slow_loris_clients_are_cut_off_and_do_not_starve_others() {
-        let listener = bind("127.0.0.1:0".parse().expect("addr"), None).expect("bind");
+        let listener = bind("127.0.0.1:0".parse().expect("addr"), None, false).expect("bind");
         let addr = listener.addr;
         let limits = ServeLimits {
             max_connections: 2,
@@ -669,5 +728,80 @@ mod tests {
         ok.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
         ok.read_to_string(&mut out).expect("read");
         assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+    }
+
+    /// A CA and a leaf for `names`, PEM files in `dir` (cert, key).
+    fn issue(
+        dir: &std::path::Path,
+        tag: &str,
+        ca: &(rcgen::Issuer<'static, rcgen::KeyPair>, String),
+        names: &[&str],
+    ) -> (std::path::PathBuf, std::path::PathBuf) {
+        let params = rcgen::CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).expect("params");
+        let key = rcgen::KeyPair::generate().expect("key");
+        let cert = params.signed_by(&key, &ca.0).expect("sign");
+        let (c, k) = (dir.join(format!("{tag}.crt")), dir.join(format!("{tag}.key")));
+        std::fs::write(&c, cert.pem()).expect("write");
+        std::fs::write(&k, key.serialize_pem()).expect("write");
+        (c, k)
+    }
+
+    /// Handshake in memory as `server_name`, trusting only `ca_pem`: whether it verifies.
+    fn handshake(cfg: Arc<rustls::ServerConfig>, ca_pem: &str, server_name: &str) -> bool {
+        use rustls::pki_types::pem::PemObject;
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(rustls::pki_types::CertificateDer::from_pem_slice(ca_pem.as_bytes()).expect("ca")).expect("root");
+        let client_cfg = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .expect("versions")
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        let name = rustls::pki_types::ServerName::try_from(server_name.to_string()).expect("name");
+        let mut client = rustls::ClientConnection::new(Arc::new(client_cfg), name).expect("client");
+        let mut server = rustls::ServerConnection::new(cfg).expect("server");
+        for _ in 0..10 {
+            let mut buf = Vec::new();
+            let _ = client.write_tls(&mut buf);
+            if server.read_tls(&mut buf.as_slice()).is_ok() && server.process_new_packets().is_err() {
+                return false;
+            }
+            let mut buf = Vec::new();
+            let _ = server.write_tls(&mut buf);
+            if client.read_tls(&mut buf.as_slice()).is_ok() && client.process_new_packets().is_err() {
+                return false;
+            }
+            if !client.is_handshaking() && !server.is_handshaking() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `--tls-sni-cert-key`: the named certificate for its names (explicit, wildcard, or read
+    /// from the certificate), the default one for the rest.
+    #[test]
+    fn sni_picks_the_named_certificate() {
+        let dir = std::env::temp_dir().join(format!("edgesched-sni-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let ca_key = rcgen::KeyPair::generate().expect("key");
+        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let ca_pem = ca_params.self_signed(&ca_key).expect("ca").pem();
+        let ca = (rcgen::Issuer::new(ca_params, ca_key), ca_pem.clone());
+        let (dc, dk) = issue(&dir, "default", &ca, &["localhost"]);
+        let (nc, nk) = issue(&dir, "named", &ca, &["api.example", "x.wild.example"]);
+        let (ec, ek) = issue(&dir, "extracted", &ca, &["extracted.example"]);
+        let sni = vec![
+            sni::NamedCertKey { cert: nc, key: nk, names: vec!["api.example".into(), "*.wild.example".into()] },
+            sni::NamedCertKey { cert: ec, key: ek, names: vec![] },
+        ];
+        let cfg = tls_config(Some(&dc), Some(&dk), "h", &TlsPolicy::default(), None, &sni).expect("config");
+        let ok = |name: &str| handshake(cfg.clone(), &ca_pem, name);
+        assert!(ok("localhost"), "default certificate");
+        assert!(ok("api.example"), "explicit name");
+        assert!(ok("x.wild.example"), "wildcard");
+        assert!(ok("extracted.example"), "name read from the certificate");
+        assert!(!ok("other.example"), "unknown names get the default certificate");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
