@@ -5,7 +5,8 @@
 //! become a document tree first: this decoder walks the document with serde, and each object of
 //! `items` (or each top-level object) is decoded straight into its API type, handed to a sink and
 //! dropped. Only the keys an object has before its `kind` (usually just `apiVersion`) are held as
-//! small values and replayed into the typed decoder.
+//! small values and replayed; each object passes through a JSON value of its own (never the
+//! whole document) into the one Go-rules decoder of its type.
 //!
 //! The decoder is generic over any serde [`Deserializer`], so it reads JSON and YAML alike and
 //! holds no I/O: the shell opens the file and hands over one document at a time. Objects are
@@ -170,31 +171,30 @@ fn typed<'de, A: MapAccess<'de>>(
         }
         return Ok(());
     };
-    let decoded = watched::visit(row.id, &mut DecodeAs { replay: Some(replay), _de: std::marker::PhantomData });
+    // The object becomes a small JSON value first and is then decoded from that with Go's rules:
+    // one typed decoder per kind for every input format (decoding each type straight from the
+    // YAML and JSON readers multiplied the binary's decoding code by the number of formats).
+    let value = <serde_json::Value as serde::Deserialize>::deserialize(ObjectDe(replay))?;
+    let decoded = watched::visit(row.id, &mut DecodeAs(Some(value)));
     match decoded {
         Ok(change) => (ctx.sink)(origin, change).map_err(|e| ctx.fail(e)),
         Err((at, inner)) => Err(ctx.fail(SimError(format!("{}: {origin} ({kind}): {at}: {inner}", ctx.file)))),
     }
 }
 
-/// Decodes the replayed map as the type of the visited kind.
-struct DecodeAs<'de, A> {
-    replay: Option<Replay<A>>,
-    _de: std::marker::PhantomData<&'de ()>,
-}
+/// Decodes one object's value as the type of the visited kind.
+struct DecodeAs(Option<serde_json::Value>);
 
-impl<'de, A: MapAccess<'de>> KindVisitor for DecodeAs<'de, A> {
+impl KindVisitor for DecodeAs {
     /// The object, or the path of the field that did not decode and why.
-    type Output = Result<KindChange, (String, A::Error)>;
+    type Output = Result<KindChange, (String, serde_json::Error)>;
 
     fn visit<T>(&mut self) -> Self::Output
     where
         T: Watched + DeserializeOwned + Send + 'static,
     {
-        let Some(replay) = self.replay.take() else {
-            return Err((String::new(), de::Error::custom("an object decoded twice")));
-        };
-        let obj: T = serde_path_to_error::deserialize(crate::core::gojson::Go(ObjectDe(replay)))
+        let value = self.0.take().unwrap_or_default();
+        let obj: T = serde_path_to_error::deserialize(crate::core::gojson::Go(value))
             .map_err(|e| (e.path().to_string(), e.into_inner()))?;
         Ok(T::wrap(crate::core::watched::Change::Added(Box::new(obj))))
     }
