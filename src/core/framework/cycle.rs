@@ -277,6 +277,20 @@ impl Framework {
         }
     }
 
+    /// The tallies the PreFilter and PreScore plugins will read for `pod` (register them with
+    /// `Cache::ensure_tallies` before [`Framework::schedule`]).
+    pub fn tallies(&self, cache: &Cache, pod: &PodInfo) -> Vec<crate::core::cache::tally::TallyKey> {
+        let mut out = Vec::new();
+        let mut seen: Vec<usize> = Vec::new();
+        for &i in self.pre_filter.iter().chain(self.pre_score.iter()) {
+            if !seen.contains(&i) {
+                seen.push(i);
+                self.plugins[i].tallies(cache, pod, &mut out);
+            }
+        }
+        out
+    }
+
     /// Schedule one pod against the cache. Pure: reads the cache, returns the decision.
     pub fn schedule(&self, cache: &Cache, pod: &PodInfo, params: &mut CycleParams) -> ScheduleOutcome {
         self.schedule_recorded(cache, pod, params, None)

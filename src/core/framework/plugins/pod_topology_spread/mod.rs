@@ -14,6 +14,7 @@ mod scoring;
 mod tests;
 
 use crate::core::api;
+use crate::core::cache::tally::{Counts, TallyKey};
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::config::{DefaultingType, PluginArgs, PodTopologySpreadArgs};
 use crate::core::framework::plugins::helper::RequiredNodeAffinity;
@@ -88,6 +89,39 @@ impl Constraint {
         }
         true
     }
+}
+
+impl Constraint {
+    /// The tally that counts this constraint's matching pods (non-terminating, of the incoming
+    /// pod's namespace) per topology value.
+    pub fn tally_key(&self, namespace: &str) -> Option<TallyKey> {
+        self.topology_key.map(|k| TallyKey::new([namespace], self.selector.clone(), k, true))
+    }
+}
+
+/// The cache's tallies for every constraint, when they can stand for the walk over the nodes:
+/// every node is eligible for every constraint (each carries every topology key, and neither
+/// the pod's required node affinity nor taints exclude any) and every tally is registered.
+/// `None` sends the caller down the straightforward path.
+pub(crate) fn tallies_for<'a>(cache: &'a Cache, pod: &PodInfo, constraints: &[Constraint]) -> Option<Vec<&'a Counts>> {
+    let n = cache.num_nodes();
+    if n == 0 {
+        return None;
+    }
+    let no_required_node_affinity = pod.node_selector.is_empty()
+        && pod.affinity.as_deref().and_then(|a| a.node_affinity.as_ref()).and_then(|na| na.required.as_ref()).is_none();
+    constraints
+        .iter()
+        .map(|c| {
+            if c.honor_node_taints || (c.honor_node_affinity && !no_required_node_affinity) {
+                return None;
+            }
+            if cache.domains().nodes_with_key(c.topology_key?) != n {
+                return None;
+            }
+            cache.tally(&c.tally_key(&pod.namespace)?)
+        })
+        .collect()
 }
 
 /// `nodeLabelsMatchSpreadConstraints`: the node has every constraint's topology key.
@@ -214,6 +248,15 @@ impl Plugin for PodTopologySpread {
             | EventMask::NODE_DELETE
             | EventMask::NODE_LABEL
             | EventMask::NODE_TAINT
+    }
+
+    /// One tally per constraint of either action.
+    fn tallies(&self, cache: &Cache, pod: &PodInfo, out: &mut Vec<TallyKey>) {
+        for a in [DO_NOT_SCHEDULE, SCHEDULE_ANYWAY] {
+            for c in self.constraints(cache, pod, a).unwrap_or_default() {
+                out.extend(c.tally_key(&pod.namespace));
+            }
+        }
     }
 
     fn pre_filter(&self, cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
