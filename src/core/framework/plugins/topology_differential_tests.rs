@@ -171,11 +171,32 @@ fn decisions(cache: &Cache, pod: &PodInfo, rng_seed: u64) -> String {
     out
 }
 
+/// A Service selecting `app: a0` in `default`: pods without constraints of their own get the
+/// plugin's default constraints with its selector.
+fn service() -> api::Service {
+    let mut s: api::Service = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "svc", "namespace": "default"},
+        "spec": {"selector": {"app": "a0"}}
+    }))
+    .unwrap();
+    s.metadata.namespace = "default".into();
+    s
+}
+
 fn namespace(name: &str, team: &str) -> api::Namespace {
     let mut ns = api::Namespace { metadata: Default::default() };
     ns.metadata.name = name.into();
     ns.metadata.labels.insert("team".into(), team.into());
     ns
+}
+
+/// A whole cycle of a profile with both plugins (and preemption): the outcome, explained.
+fn whole_cycle(fw: &crate::core::framework::Framework, cache: &Cache, pod: &PodInfo) -> String {
+    use crate::core::framework::cycle::CycleParams;
+    let (mut start, mut rng) = (0usize, Rng::seeded(7));
+    let mut params =
+        CycleParams { next_start_node_index: &mut start, percentage_of_nodes_to_score: 0, rng: &mut rng, explain: true };
+    format!("{:?}\n", fw.schedule(cache, pod, &mut params))
 }
 
 #[test]
@@ -184,6 +205,8 @@ fn incremental_counts_decide_as_the_walk_over_every_pod() {
         (super::names::PRIORITY_SORT, 0),
         (super::names::POD_TOPOLOGY_SPREAD, 2),
         (super::names::INTER_POD_AFFINITY, 2),
+        (super::names::TAINT_TOLERATION, 3),
+        (super::names::DEFAULT_PREEMPTION, 0),
         (super::names::DEFAULT_BINDER, 0),
     ]);
     let mut compared = 0;
@@ -192,6 +215,9 @@ fn incremental_counts_decide_as_the_walk_over_every_pod() {
         let mut cache = Cache::new();
         cache.cluster.upsert_namespace(&namespace("default", "blue"));
         cache.cluster.upsert_namespace(&namespace("other", "red"));
+        if seed % 2 == 0 {
+            cache.cluster.upsert_service(&service());
+        }
         let num_nodes = 2 + rng.below(7);
         for i in 0..num_nodes {
             cache.upsert_node(random_node(&mut rng, i).spec());
@@ -224,12 +250,14 @@ fn incremental_counts_decide_as_the_walk_over_every_pod() {
                 }
                 _ => {
                     // A scheduling cycle: register the tallies as the scheduler does, compare.
-                    let incoming = random_pod(&mut rng, "incoming", true).info();
+                    let with_terms = rng.below(4) != 0;
+                    let incoming = random_pod(&mut rng, "incoming", with_terms).info();
                     cache.ensure_tallies(fw_plugins.tallies(&cache, &incoming));
+                    cache.prepare();
                     cache.set_incremental_counts(true);
-                    let fast = decisions(&cache, &incoming, step);
+                    let fast = decisions(&cache, &incoming, step) + &whole_cycle(&fw_plugins, &cache, &incoming);
                     cache.set_incremental_counts(false);
-                    let walk = decisions(&cache, &incoming, step);
+                    let walk = decisions(&cache, &incoming, step) + &whole_cycle(&fw_plugins, &cache, &incoming);
                     cache.set_incremental_counts(true);
                     assert_eq!(fast, walk, "seed {seed} step {step}");
                     compared += 1;
