@@ -241,8 +241,34 @@ impl Cache {
     /// Register (or mark as used) the tallies a cycle is about to read.
     pub fn ensure_tallies(&mut self, keys: Vec<tally::TallyKey>) {
         for key in keys {
-            let placed = self.slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.node.labels)));
-            self.tallies.ensure(key, placed);
+            if self.tallies.touch(&key) {
+                continue;
+            }
+            // Count a new tally from the label index's candidates when the selector narrows
+            // them (the same cost as one straightforward count), else from every pod.
+            let probe = key.clone();
+            let mut candidates: Option<Vec<&Arc<AssignedPod>>> = Some(Vec::new());
+            for ns in probe.namespaces() {
+                match (self.pod_index.candidates(ns, probe.selector()), candidates.as_mut()) {
+                    (Some(c), Some(all)) => all.extend(c),
+                    _ => candidates = None,
+                }
+            }
+            let (slots, by_name) = (&self.slots, &self.by_name);
+            match candidates {
+                Some(c) => {
+                    let placed = c.into_iter().filter_map(|p| {
+                        let id = *by_name.get(&p.node_name)?;
+                        let n = slots[id as usize].as_ref()?;
+                        Some((&**p, id, &n.node.labels))
+                    });
+                    self.tallies.insert(key, placed);
+                }
+                None => {
+                    let placed = slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.node.labels)));
+                    self.tallies.insert(key, placed);
+                }
+            }
         }
     }
 

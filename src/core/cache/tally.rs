@@ -21,8 +21,9 @@ use crate::core::intern::Name;
 use crate::core::labels::Selector;
 use crate::core::model::Labels;
 
-/// How many tallies are kept at most (each costs a selector match per placed pod).
-pub const CAPACITY: usize = 64;
+/// How many tallies are kept at most (each costs a namespace check, and in its namespaces a
+/// selector match, per placed pod).
+pub const CAPACITY: usize = 256;
 
 /// What a tally counts: non-terminating (or all) pods of `namespaces` matching `selector`,
 /// grouped by their node's value for `topology_key`.
@@ -47,6 +48,16 @@ impl TallyKey {
         namespaces.sort();
         namespaces.dedup();
         TallyKey { namespaces, selector, topology_key, skip_terminating }
+    }
+
+    /// The namespaces counted.
+    pub fn namespaces(&self) -> &[Box<str>] {
+        &self.namespaces
+    }
+
+    /// The selector counted.
+    pub fn selector(&self) -> &Selector {
+        &self.selector
     }
 
     /// Whether the pod is counted.
@@ -130,14 +141,22 @@ impl Tallies {
         self.disabled = !on;
     }
 
-    /// Register `key` (or mark it used); a new tally is counted from `placed`: every pod on an
-    /// existing node, with the node's id and labels.
-    pub fn ensure<'a>(&mut self, key: TallyKey, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a Labels)>) {
+    /// Mark `key` as used; `false` when it is not registered.
+    pub fn touch(&mut self, key: &TallyKey) -> bool {
         self.clock += 1;
-        if let Some(t) = self.list.iter_mut().find(|t| t.key == key) {
-            t.last_used = self.clock;
-            return;
+        match self.list.iter_mut().find(|t| t.key == *key) {
+            Some(t) => {
+                t.last_used = self.clock;
+                true
+            }
+            None => false,
         }
+    }
+
+    /// Register `key`, counted from `placed`: every pod on an existing node that the key may
+    /// count (a superset is fine), with the node's id and labels.
+    pub fn insert<'a>(&mut self, key: TallyKey, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a Labels)>) {
+        self.clock += 1;
         if self.list.len() >= CAPACITY {
             if let Some(i) = self.list.iter().enumerate().min_by_key(|(_, t)| t.last_used).map(|(i, _)| i) {
                 self.list.swap_remove(i);
