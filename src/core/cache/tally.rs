@@ -27,7 +27,7 @@ pub const CAPACITY: usize = 256;
 
 /// What a tally counts: non-terminating (or all) pods of `namespaces` matching `selector`,
 /// grouped by their node's value for `topology_key`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TallyKey {
     /// Sorted, without duplicates.
     namespaces: Vec<Box<str>>,
@@ -113,7 +113,6 @@ impl Counts {
 
 #[derive(Debug, Clone)]
 struct Tally {
-    key: TallyKey,
     counts: Counts,
     last_used: u64,
 }
@@ -121,7 +120,7 @@ struct Tally {
 /// Every registered tally.
 #[derive(Debug, Default)]
 pub struct Tallies {
-    list: Vec<Tally>,
+    list: HashMap<TallyKey, Tally>,
     clock: u64,
     /// Lookups answer `None` (plugins take the straightforward path); maintenance goes on.
     disabled: bool,
@@ -133,7 +132,7 @@ impl Tallies {
         if self.disabled {
             return None;
         }
-        self.list.iter().find(|t| t.key == *key).map(|t| &t.counts)
+        self.list.get(key).map(|t| &t.counts)
     }
 
     /// Switch lookups off or on (differential tests compare both paths on one cache).
@@ -144,7 +143,7 @@ impl Tallies {
     /// Mark `key` as used; `false` when it is not registered.
     pub fn touch(&mut self, key: &TallyKey) -> bool {
         self.clock += 1;
-        match self.list.iter_mut().find(|t| t.key == *key) {
+        match self.list.get_mut(key) {
             Some(t) => {
                 t.last_used = self.clock;
                 true
@@ -158,8 +157,8 @@ impl Tallies {
     pub fn insert<'a>(&mut self, key: TallyKey, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a Labels)>) {
         self.clock += 1;
         if self.list.len() >= CAPACITY {
-            if let Some(i) = self.list.iter().enumerate().min_by_key(|(_, t)| t.last_used).map(|(i, _)| i) {
-                self.list.swap_remove(i);
+            if let Some(oldest) = self.list.iter().min_by_key(|(_, t)| t.last_used).map(|(k, _)| k.clone()) {
+                self.list.remove(&oldest);
             }
         }
         let mut counts = Counts::default();
@@ -168,14 +167,14 @@ impl Tallies {
                 counts.add(id, labels.get(key.topology_key), 1);
             }
         }
-        self.list.push(Tally { key, counts, last_used: self.clock });
+        self.list.insert(key, Tally { counts, last_used: self.clock });
     }
 
     /// A pod was placed on (`delta` 1) or left (−1) the node `id` with `labels`.
     pub fn pod_placed(&mut self, pod: &AssignedPod, id: NodeId, labels: &Labels, delta: i64) {
-        for t in &mut self.list {
-            if t.key.counts(pod) {
-                t.counts.add(id, labels.get(t.key.topology_key), delta);
+        for (key, t) in &mut self.list {
+            if key.counts(pod) {
+                t.counts.add(id, labels.get(key.topology_key), delta);
             }
         }
     }
@@ -187,15 +186,15 @@ impl Tallies {
 
     /// Compare every tally with a recount from `placed` (tests).
     pub fn verify<'a>(&self, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a Labels)> + Clone) -> Result<(), String> {
-        for t in &self.list {
+        for (key, t) in &self.list {
             let mut fresh = Counts::default();
             for (pod, id, labels) in placed.clone() {
-                if t.key.counts(pod) {
-                    fresh.add(id, labels.get(t.key.topology_key), 1);
+                if key.counts(pod) {
+                    fresh.add(id, labels.get(key.topology_key), 1);
                 }
             }
             if fresh != t.counts {
-                return Err(format!("tally {:?} differs from a recount", t.key));
+                return Err(format!("tally {key:?} differs from a recount"));
             }
         }
         Ok(())
