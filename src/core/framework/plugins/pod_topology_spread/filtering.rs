@@ -112,13 +112,17 @@ fn add_count(map: &mut HashMap<Box<str>, i64>, value: &str, delta: i64) -> i64 {
 pub(crate) fn compute_state(pod: &PodInfo, constraints: Vec<Constraint>, cache: &Cache) -> PreFilterState {
     let required = Arc::new(RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref()));
     if let Some(tallies) = tallies_for(cache, pod, &constraints) {
-        // Every node is eligible: the domains are all values of each key, counted by the cache.
+        // Every node is eligible: the domains are all values of each key, counted by the cache;
+        // with a key on no node, no node has every key and there is no domain at all.
+        let none_eligible = tallies.iter().any(Option::is_none);
         let tp: Vec<HashMap<Box<str>, i64>> = constraints
             .iter()
             .zip(&tallies)
-            .map(|(c, t)| {
-                let values = c.topology_key.map(|k| cache.domains().values(k));
-                values.into_iter().flatten().map(|v| (Box::from(v), t.on_value(v))).collect()
+            .map(|(c, t)| match (c.topology_key, t) {
+                (Some(k), Some(t)) if !none_eligible => {
+                    cache.domains().values(k).map(|v| (Box::from(v), t.on_value(v))).collect()
+                }
+                _ => HashMap::default(),
             })
             .collect();
         let critical_paths = tp.iter().map(CriticalPaths::of).collect();

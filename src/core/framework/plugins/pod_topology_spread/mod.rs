@@ -100,10 +100,12 @@ impl Constraint {
 }
 
 /// The cache's tallies for every constraint, when they can stand for the walk over the nodes:
-/// every node is eligible for every constraint (each carries every topology key, and neither
-/// the pod's required node affinity nor taints exclude any) and every tally is registered.
-/// `None` sends the caller down the straightforward path.
-pub(crate) fn tallies_for<'a>(cache: &'a Cache, pod: &PodInfo, constraints: &[Constraint]) -> Option<Vec<&'a Counts>> {
+/// every node is eligible for every constraint whose key some node carries (each node carries
+/// that key, and neither the pod's required node affinity nor taints exclude any) and every
+/// such tally is registered. `Some(None)` for a constraint whose key no node carries: no
+/// domain exists and no count is ever read. `None` sends the caller down the straightforward
+/// path.
+pub(crate) fn tallies_for<'a>(cache: &'a Cache, pod: &PodInfo, constraints: &[Constraint]) -> Option<Vec<Option<&'a Counts>>> {
     let n = cache.num_nodes();
     if n == 0 {
         return None;
@@ -113,13 +115,16 @@ pub(crate) fn tallies_for<'a>(cache: &'a Cache, pod: &PodInfo, constraints: &[Co
     constraints
         .iter()
         .map(|c| {
+            let Some(key) = c.topology_key else { return Some(None) };
+            match cache.domains().nodes_with_key(key) {
+                0 => return Some(None),
+                k if k != n => return None,
+                _ => {}
+            }
             if c.honor_node_taints || (c.honor_node_affinity && !no_required_node_affinity) {
                 return None;
             }
-            if cache.domains().nodes_with_key(c.topology_key?) != n {
-                return None;
-            }
-            cache.tally(&c.tally_key(&pod.namespace)?)
+            cache.tally(&c.tally_key(&pod.namespace)?).map(Some)
         })
         .collect()
 }

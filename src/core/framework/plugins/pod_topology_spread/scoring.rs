@@ -107,6 +107,8 @@ pub(crate) fn pre_score(
     if let Some(tallies) = tallies_for(cache, pod, &s.constraints) {
         // Every node is eligible: the cache's counts per value (and per node) are the sums.
         for (i, t) in tallies.iter().enumerate() {
+            // A key on no node: Score never reads this constraint's counts.
+            let Some(t) = t else { continue };
             if s.constraints[i].is_hostname {
                 let mut host = vec![0i64; bound];
                 for n in nodes {
