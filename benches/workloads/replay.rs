@@ -18,13 +18,13 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone)]
 pub enum Op {
     /// `createNodes`; `label` is upstream's `labelNodePrepareStrategy` (key, values).
-    CreateNodes { count: usize, template: Value, label: Option<(String, Vec<String>)> },
+    Nodes { count: usize, template: Value, label: Option<(String, Vec<String>)> },
     /// `createNamespaces`: `{prefix}-0` … `{prefix}-{count-1}`.
-    CreateNamespaces { prefix: String, count: usize },
+    Namespaces { prefix: String, count: usize },
     /// `createAny` (here: Services).
-    CreateAny { namespace: String, object: Value },
+    Any { namespace: String, object: Value },
     /// `createPods`; upstream waits until they are scheduled before the next op (the barrier).
-    CreatePods { count: usize, namespace: String, template: Value, measured: bool },
+    Pods { count: usize, namespace: String, template: Value, measured: bool },
 }
 
 /// A test case's workload with its parameters applied.
@@ -39,7 +39,7 @@ pub struct Workload {
 
 impl Workload {
     pub fn nodes(&self) -> usize {
-        self.ops.iter().map(|o| if let Op::CreateNodes { count, .. } = o { *count } else { 0 }).sum()
+        self.ops.iter().map(|o| if let Op::Nodes { count, .. } = o { *count } else { 0 }).sum()
     }
 
     /// Pods created before the measured ones (`init`) and measured pods.
@@ -47,7 +47,7 @@ impl Workload {
         let mut init = 0;
         let mut measured = 0;
         for o in &self.ops {
-            if let Op::CreatePods { count, measured: m, .. } = o {
+            if let Op::Pods { count, measured: m, .. } = o {
                 if *m {
                     measured += count;
                 } else {
@@ -94,7 +94,7 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
                 // Upstream names an op's namespace after its index when none is given.
                 let namespace = op["namespace"].as_str().map(str::to_string).unwrap_or_else(|| format!("namespace-{i}"));
                 ops.push(match op["opcode"].as_str().unwrap_or("") {
-                    "createNodes" => Op::CreateNodes {
+                    "createNodes" => Op::Nodes {
                         count: param(op),
                         template: read_yaml(&dir.join(op["nodeTemplatePath"].as_str().unwrap_or("templates/node-default.yaml"))),
                         label: op.get("labelNodePrepareStrategy").map(|s| {
@@ -104,15 +104,14 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
                         }),
                     },
                     "createNamespaces" => {
-                        Op::CreateNamespaces { prefix: op["prefix"].as_str().unwrap_or("ns").to_string(), count: param(op) }
+                        Op::Namespaces { prefix: op["prefix"].as_str().unwrap_or("ns").to_string(), count: param(op) }
                     }
-                    "createAny" => Op::CreateAny {
-                        namespace,
-                        object: read_yaml(&dir.join(op["templatePath"].as_str().expect("templatePath"))),
-                    },
+                    "createAny" => {
+                        Op::Any { namespace, object: read_yaml(&dir.join(op["templatePath"].as_str().expect("templatePath"))) }
+                    }
                     "createPods" => {
                         let path = op["podTemplatePath"].as_str().or(default_pod).unwrap_or("templates/pod-default.yaml");
-                        Op::CreatePods {
+                        Op::Pods {
                             count: param(op),
                             namespace,
                             template: read_yaml(&dir.join(path)),
@@ -222,24 +221,24 @@ pub fn decision(w: &Workload) -> Measured {
     let (mut nodes, mut pods) = (0usize, 0usize);
     for op in &w.ops {
         match op {
-            Op::CreateNodes { count, template, label } => {
+            Op::Nodes { count, template, label } => {
                 for _ in 0..*count {
                     let n: api::Node = decode(node_object(template, label, nodes));
                     nodes += 1;
                     sched.handle(Input::watch_boxed::<api::Node>(Change::Added(Box::new(n))), now);
                 }
             }
-            Op::CreateNamespaces { prefix, count } => {
+            Op::Namespaces { prefix, count } => {
                 for i in 0..*count {
                     let ns: api::Namespace = decode(namespace_object(&format!("{prefix}-{i}")));
                     sched.handle(Input::watch::<api::Namespace>(Change::Added(ns)), now);
                 }
             }
-            Op::CreateAny { namespace, object } => {
+            Op::Any { namespace, object } => {
                 let s: api::Service = decode(named(object, namespace, 0));
                 sched.handle(Input::watch::<api::Service>(Change::Added(s)), now);
             }
-            Op::CreatePods { count, namespace, template, measured } => {
+            Op::Pods { count, namespace, template, measured } => {
                 // Decoding is the API server's and the informer's work, not the decision's.
                 let objs: Vec<api::Pod> = (0..*count).map(|i| decode(pod_object(template, namespace, pods + i))).collect();
                 pods += count;
@@ -293,22 +292,22 @@ pub fn e2e(w: &Workload) -> Measured {
     let (mut nodes, mut pods) = (0usize, 0usize);
     for op in &w.ops {
         match op {
-            Op::CreateNodes { count, template, label } => {
+            Op::Nodes { count, template, label } => {
                 for _ in 0..*count {
                     server.create("/api/v1/nodes", node_object(template, label, nodes));
                     nodes += 1;
                 }
             }
-            Op::CreateNamespaces { prefix, count } => {
+            Op::Namespaces { prefix, count } => {
                 for i in 0..*count {
                     server.create("/api/v1/namespaces", namespace_object(&format!("{prefix}-{i}")));
                 }
             }
-            Op::CreateAny { namespace, object } => {
+            Op::Any { namespace, object } => {
                 let kind = object["kind"].as_str().unwrap_or("Service").to_lowercase();
                 server.create(&format!("/api/v1/namespaces/{namespace}/{kind}s"), named(object, namespace, 0));
             }
-            Op::CreatePods { count, namespace, template, measured } => {
+            Op::Pods { count, namespace, template, measured } => {
                 if es.is_none() {
                     let started = launch(&server, Some((100_000, 100_000)));
                     wait_synced(&started, Duration::from_secs(120));
