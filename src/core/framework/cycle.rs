@@ -349,8 +349,9 @@ impl Framework {
         let nodes: &[NodeId] = match &restricted {
             None => all_nodes,
             Some(names) => {
-                restricted_ids =
-                    all_nodes.iter().copied().filter(|id| names.iter().any(|nm| **nm == *cache.node(*id).name())).collect();
+                // Names to ids once, then the snapshot's order kept (integer compares, not names).
+                let ids: Vec<NodeId> = names.iter().filter_map(|nm| cache.node_id(nm)).collect();
+                restricted_ids = all_nodes.iter().copied().filter(|id| ids.contains(id)).collect();
                 // Sorted, as upstream's `sets.List(unscheduledPlugins)`.
                 let mut plugins = pre.plugins_with_nodes.clone();
                 plugins.sort_unstable();
