@@ -8,6 +8,8 @@
 //! cargo bench --bench scheduling -- --only decision,e2e       # a subset
 //! cargo bench --bench scheduling -- --smoke                   # tiny sizes, a few seconds (CI)
 //! cargo bench --bench scheduling -- --only simulate           # simulate at 5,000 nodes / 60,000 pods
+//! cargo bench --bench scheduling -- --only workloads          # upstream's scheduler_perf workloads
+//! cargo bench --bench scheduling -- --only workloads-decision --workload Topology   # in process only, a subset
 //! ```
 //!
 //! `simulate` runs the binary Cargo built for this bench on a synthetic cluster file
@@ -23,6 +25,8 @@
 //! `target/x86_64-unknown-linux-musl/release/edgesched`), else `target/release/edgesched`, else
 //! the binary Cargo built for this bench (bench profile).
 
+#[path = "workloads/replay.rs"]
+mod replay;
 #[path = "../tests/support/mod.rs"]
 mod support;
 
@@ -52,10 +56,12 @@ struct Opts {
     out: Option<PathBuf>,
     /// Decision sizes (node counts) instead of the standard ones.
     sizes: Vec<usize>,
+    /// Only the replayed workloads whose name contains this.
+    workload: Option<String>,
 }
 
 fn parse_opts() -> Opts {
-    let mut o = Opts { smoke: false, only: Vec::new(), repeats: 0, out: None, sizes: Vec::new() };
+    let mut o = Opts { smoke: false, only: Vec::new(), repeats: 0, out: None, sizes: Vec::new(), workload: None };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -63,6 +69,7 @@ fn parse_opts() -> Opts {
             "--only" => o.only = args.next().unwrap_or_default().split(',').map(str::to_string).collect(),
             "--repeats" => o.repeats = args.next().and_then(|v| v.parse().ok()).unwrap_or(0),
             "--out" => o.out = args.next().map(PathBuf::from),
+            "--workload" => o.workload = args.next(),
             "--sizes" => o.sizes = args.next().unwrap_or_default().split(',').filter_map(|v| v.parse().ok()).collect(),
             // `cargo bench` passes `--bench`; filters and other libtest flags are ignored.
             _ => {}
@@ -847,7 +854,7 @@ fn main() {
     }
 
     let binary = pick_binary();
-    if opts.wants("e2e") || opts.wants("footprint") {
+    if opts.wants("e2e") || opts.wants("footprint") || opts.wants("workloads") {
         // process::command() honours this variable.
         std::env::set_var("EDGESCHED_TEST_BINARY", &binary);
         results.insert("binary".into(), json!(binary.strip_prefix(manifest_dir()).unwrap_or(&binary).display().to_string()));
@@ -881,6 +888,17 @@ fn main() {
                     .collect(),
             ),
         );
+    }
+
+    if opts.wants("workloads") || opts.wants("workloads-decision") {
+        let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
+        let rows = replay::run(opts.smoke, runs, opts.wants("workloads"), opts.workload.as_deref());
+        let _ = writeln!(
+            out,
+            "\nUpstream scheduler_perf workloads (SchedulingThroughput, measured pods/s; ratio to upstream's threshold; median of {runs} runs)"
+        );
+        out += &replay::table(&rows);
+        results.insert("workloads".into(), replay::to_json(&rows));
     }
 
     if opts.wants("footprint") {

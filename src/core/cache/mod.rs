@@ -12,10 +12,13 @@
 pub mod affinity_terms;
 pub mod assigned;
 pub mod cluster;
+pub mod domains;
 pub mod nominator;
 pub mod pdb;
 pub mod podindex;
 pub mod storage;
+pub mod tally;
+pub mod term_groups;
 
 use crate::core::intern::Name;
 use crate::core::model::{HostPort, Labels, NodeSpecInfo, PodInfo, PodKey, TaintEffect};
@@ -153,6 +156,29 @@ pub struct Cache {
     pod_index: crate::core::cache::podindex::PodIndex,
     /// Namespaces and controller selectors (InterPodAffinity, PodTopologySpread).
     pub cluster: crate::core::cache::cluster::ClusterObjects,
+    /// Node label values (topology domains).
+    domains: domains::Domains,
+    /// Registered counts of pods matching selectors, per topology value.
+    tallies: tally::Tallies,
+    /// Placed pods' affinity terms, grouped.
+    term_groups: term_groups::TermGroups,
+}
+
+/// Account a pod placed on (`delta` 1) or leaving (−1) node `id` with `labels` in the counts
+/// kept per topology value (a free function so the caller can borrow the node table meanwhile).
+fn account(
+    tallies: &mut tally::Tallies,
+    groups: &mut term_groups::TermGroups,
+    index: &podindex::PodIndex,
+    pod: &AssignedPod,
+    id: NodeId,
+    labels: &Labels,
+    delta: i64,
+) {
+    tallies.pod_placed(pod, id, labels, delta);
+    if let Some(terms) = index.terms_of(pod) {
+        groups.pod_placed(terms, labels, delta);
+    }
 }
 
 /// `utilnode.GetZoneKey`: region and zone labels (current or legacy beta names).
@@ -198,6 +224,76 @@ impl Cache {
     }
 
     /// Namespaces and controller selectors.
+    pub fn domains(&self) -> &domains::Domains {
+        &self.domains
+    }
+
+    /// The counts registered for `key`, if any (see [`tally`]).
+    pub fn tally(&self, key: &tally::TallyKey) -> Option<&tally::Counts> {
+        self.tallies.get(key)
+    }
+
+    /// Placed pods' affinity terms grouped, or `None` when switched off (see [`term_groups`]).
+    pub fn term_groups(&self) -> Option<impl Iterator<Item = &term_groups::Group>> {
+        self.term_groups.groups()
+    }
+
+    /// Register (or mark as used) the tallies a cycle is about to read.
+    pub fn ensure_tallies(&mut self, keys: Vec<tally::TallyKey>) {
+        for key in keys {
+            if self.tallies.touch(&key) {
+                continue;
+            }
+            // Count a new tally from the label index's candidates when the selector narrows
+            // them (the same cost as one straightforward count), else from every pod.
+            let probe = key.clone();
+            let mut candidates: Option<Vec<&Arc<AssignedPod>>> = Some(Vec::new());
+            for ns in probe.namespaces() {
+                match (self.pod_index.candidates(ns, probe.selector()), candidates.as_mut()) {
+                    (Some(c), Some(all)) => all.extend(c),
+                    _ => candidates = None,
+                }
+            }
+            let (slots, by_name) = (&self.slots, &self.by_name);
+            match candidates {
+                Some(c) => {
+                    let placed = c.into_iter().filter_map(|p| {
+                        let id = *by_name.get(&p.node_name)?;
+                        let n = slots[id as usize].as_ref()?;
+                        Some((&**p, id, &n.node.labels))
+                    });
+                    self.tallies.insert(key, placed);
+                }
+                None => {
+                    let placed = slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.node.labels)));
+                    self.tallies.insert(key, placed);
+                }
+            }
+        }
+    }
+
+    /// Use (`true`, the default) or ignore the incrementally kept topology counts; both give
+    /// the same results (the differential tests switch them off to compare).
+    pub fn set_incremental_counts(&mut self, on: bool) {
+        self.tallies.set_enabled(on);
+        self.term_groups.set_enabled(on);
+    }
+
+    /// Compare the incrementally kept topology counts with a recount (tests).
+    pub fn verify_topology_counts(&self) -> Result<(), String> {
+        let placed = self.slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.node.labels)));
+        self.tallies.verify(placed.clone())?;
+        self.term_groups.verify(placed.filter_map(|(p, _, l)| self.pod_index.terms_of(p).map(|t| (&**t, l))))?;
+        let mut fresh = domains::Domains::default();
+        for n in self.nodes() {
+            fresh.node_labels(&n.node.labels, 1);
+        }
+        if fresh != self.domains {
+            return Err("topology domains differ from a recount".into());
+        }
+        Ok(())
+    }
+
     pub fn cluster(&self) -> &crate::core::cache::cluster::ClusterObjects {
         &self.cluster
     }
@@ -332,6 +428,16 @@ impl Cache {
                     self.remove_from_zone(id, &zone_key(&old.labels));
                     self.add_to_zone(id, zone_key(&spec.labels));
                 }
+                if change.labels {
+                    self.domains.node_labels(&old.labels, -1);
+                    self.domains.node_labels(&spec.labels, 1);
+                    if let Some(n) = self.slots[id as usize].as_ref() {
+                        for p in &n.pods {
+                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &old.labels, -1);
+                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &spec.labels, 1);
+                        }
+                    }
+                }
             }
             if let Some(n) = self.slots[id as usize].as_mut() {
                 n.node = spec;
@@ -349,9 +455,11 @@ impl Cache {
         self.add_images(&spec);
         let zone = zone_key(&spec.labels);
         let name: Box<str> = spec.name.clone();
+        self.domains.node_labels(&spec.labels, 1);
         let mut info = NodeInfo::new(id, spec);
         if let Some(orphans) = self.orphans.remove(&name) {
             for p in orphans {
+                account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &p, id, &info.node.labels, 1);
                 info.add_pod(p);
             }
         }
@@ -390,6 +498,10 @@ impl Cache {
         self.free.push(id);
         self.remove_images(&info.node);
         self.remove_from_zone(id, &zone_key(&info.node.labels));
+        self.domains.node_labels(&info.node.labels, -1);
+        for p in &info.pods {
+            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &info.node.labels, -1);
+        }
         if !info.pods.is_empty() {
             self.orphans.insert(info.node.name.clone(), info.pods);
         }
@@ -406,6 +518,7 @@ impl Cache {
         match self.by_name.get(&pod.node_name) {
             Some(&id) => {
                 if let Some(n) = self.slots[id as usize].as_mut() {
+                    account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &pod, id, &n.node.labels, 1);
                     n.add_pod(pod);
                 }
             }
@@ -414,11 +527,12 @@ impl Cache {
     }
 
     fn detach(&mut self, pod: &AssignedPod) {
-        self.pod_index.remove_pod(pod);
         match self.by_name.get(&pod.node_name) {
             Some(&id) => {
                 if let Some(n) = self.slots[id as usize].as_mut() {
-                    n.remove_pod(&pod.key);
+                    if n.remove_pod(&pod.key) {
+                        account(&mut self.tallies, &mut self.term_groups, &self.pod_index, pod, id, &n.node.labels, -1);
+                    }
                 }
             }
             None => {
@@ -430,6 +544,7 @@ impl Cache {
                 }
             }
         }
+        self.pod_index.remove_pod(pod);
     }
 
     /// Account a pod that is bound to a node (from the watch). Replaces any previous version or

@@ -137,6 +137,14 @@ impl PodIndex {
         self.with_affinity.get(key).map(|p| &p.terms)
     }
 
+    /// The parsed terms of a placed pod, if it has any.
+    pub fn terms_of(&self, pod: &AssignedPod) -> Option<&Arc<PodTerms>> {
+        if !pod.has_pod_affinity_terms() {
+            return None;
+        }
+        self.with_affinity.get(&*pod.key).map(|p| &p.terms)
+    }
+
     /// Number of indexed pods.
     pub fn len(&self) -> usize {
         self.with_affinity.len()

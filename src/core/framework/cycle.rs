@@ -314,6 +314,20 @@ impl Framework {
         }
     }
 
+    /// The tallies the PreFilter and PreScore plugins will read for `pod` (register them with
+    /// `Cache::ensure_tallies` before [`Framework::schedule`]).
+    pub fn tallies(&self, cache: &Cache, pod: &PodInfo) -> Vec<crate::core::cache::tally::TallyKey> {
+        let mut out = Vec::new();
+        let mut seen: Vec<usize> = Vec::new();
+        for &i in self.pre_filter.iter().chain(self.pre_score.iter()) {
+            if !seen.contains(&i) {
+                seen.push(i);
+                self.plugins[i].tallies(cache, pod, &mut out);
+            }
+        }
+        out
+    }
+
     /// Schedule one pod against the cache. Pure: reads the cache, returns the decision.
     pub fn schedule(&self, cache: &Cache, pod: &PodInfo, params: &mut CycleParams) -> ScheduleOutcome {
         self.schedule_recorded(cache, pod, params, None)
@@ -384,8 +398,9 @@ impl Framework {
         let nodes: &[NodeId] = match &restricted {
             None => all_nodes,
             Some(names) => {
-                restricted_ids =
-                    all_nodes.iter().copied().filter(|id| names.iter().any(|nm| **nm == *cache.node(*id).name())).collect();
+                // Names to ids once, then the snapshot's order kept (integer compares, not names).
+                let ids: Vec<NodeId> = names.iter().filter_map(|nm| cache.node_id(nm)).collect();
+                restricted_ids = all_nodes.iter().copied().filter(|id| ids.contains(id)).collect();
                 // Sorted, as upstream's `sets.List(unscheduledPlugins)`.
                 let mut plugins = pre.plugins_with_nodes.clone();
                 plugins.sort_unstable();

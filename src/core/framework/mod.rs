@@ -148,6 +148,11 @@ pub trait Plugin: Send + Sync {
         Ok(())
     }
 
+    /// The incrementally kept counts ([`crate::core::cache::tally`]) this plugin's PreFilter and
+    /// PreScore will look up for `pod`; the scheduler registers them before the cycle. A plugin
+    /// finding none computes the same counts by walking the pods.
+    fn tallies(&self, _cache: &Cache, _pod: &PodInfo, _out: &mut Vec<crate::core::cache::tally::TallyKey>) {}
+
     /// PreFilter: per-pod preparation, node-set restriction or early rejection.
     fn pre_filter(&self, _cache: &Cache, _pod: &PodInfo, _state: &mut PluginState) -> PreFilterOutcome {
         PreFilterOutcome::Continue

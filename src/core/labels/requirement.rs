@@ -25,7 +25,7 @@ pub fn resolve(key: &str, how: KeyResolution) -> Option<Name> {
 }
 
 /// A requirement operator with its parsed operands (`selection.Operator`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Op {
     /// The value is one of these.
     In(Vec<Box<str>>),
@@ -42,7 +42,7 @@ pub enum Op {
 }
 
 /// One requirement; `key` is `None` when no object can carry the key.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Requirement {
     /// The interned key, if any object can carry it.
     pub key: Option<Name>,

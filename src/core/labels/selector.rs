@@ -27,7 +27,7 @@ pub enum Narrowing<'a> {
 
 /// A parsed selector: `Nothing` (from a nil selector) or a conjunction of requirements (none =
 /// `Everything`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Selector {
     nothing: bool,
     reqs: Vec<Requirement>,

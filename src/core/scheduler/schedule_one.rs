@@ -100,6 +100,7 @@ impl Scheduler {
             waiting: Some(&self.waiting),
         };
         let fw = &self.profiles[fw_index];
+        self.cache.ensure_tallies(fw.tallies(&self.cache, &pod));
         let sample = self.cycles % PLUGIN_SAMPLE_EVERY == 0;
         self.cycles = self.cycles.wrapping_add(1);
         let recorder = self.ticker.as_deref().map(|t| CycleRecorder::new(t, sample));

@@ -22,6 +22,8 @@ pub mod taint_toleration;
 #[cfg(test)]
 pub mod test_util;
 #[cfg(test)]
+mod topology_differential_tests;
+#[cfg(test)]
 mod topology_profile_tests;
 pub mod volume_binding;
 pub mod volume_restrictions;

@@ -340,7 +340,10 @@ pub fn schedule_with(
     pod: PodBuilder,
 ) -> crate::core::framework::ScheduleOutcome {
     use crate::core::framework::cycle::CycleParams;
-    let cache = cache_with(nodes, existing);
+    let mut cache = cache_with(nodes, existing);
+    let pod = pod.info();
+    // As the scheduler does before each cycle: register the counts the plugins will read.
+    cache.ensure_tallies(fw.tallies(&cache, &pod));
     let (mut start, mut rng) = (0usize, crate::core::rng::Rng::seeded(7));
     let mut params = CycleParams {
         next_start_node_index: &mut start,
@@ -350,7 +353,7 @@ pub fn schedule_with(
         extenders: None,
         waiting: None,
     };
-    fw.schedule(&cache, &pod.info(), &mut params)
+    fw.schedule(&cache, &pod, &mut params)
 }
 
 /// The FitError message of an outcome that must be unschedulable.

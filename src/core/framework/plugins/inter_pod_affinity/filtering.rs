@@ -8,6 +8,8 @@
 
 use super::TopologyCounts;
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
+use crate::core::cache::tally::{Counts, TallyKey};
+use crate::core::cache::term_groups::TermKind;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::framework::{state_as, PluginState, PreFilterOutcome, Rejection};
 use crate::core::labels::KeyResolution;
@@ -80,6 +82,57 @@ pub(crate) fn visit_term_candidates(cache: &Cache, term: &AffinityTerm, f: &mut 
     true
 }
 
+/// The tally of the existing pods an incoming pod's term matches (`term.matches` with the
+/// namespace selector resolved away, terminating pods included).
+pub(crate) fn tally_key(term: &AffinityTerm) -> Option<TallyKey> {
+    if !term.namespace_selector.is_nothing() {
+        return None;
+    }
+    term.topology_key.map(|k| TallyKey::new(term.namespaces.iter().map(|n| &**n), term.selector.clone(), k, false))
+}
+
+/// The cache's counts for an incoming term: `None` when not available (walk the pods instead),
+/// `Some(None)` when the term counts nothing (no node can carry its topology key).
+pub(crate) fn term_counts<'a>(cache: &'a Cache, term: &AffinityTerm) -> Option<Option<&'a Counts>> {
+    if term.topology_key.is_none() {
+        return Some(None);
+    }
+    tally_key(term).and_then(|k| cache.tally(&k)).map(Some)
+}
+
+/// The incoming pod's terms, parsed with namespace selectors resolved, or `None` when it has
+/// none or they do not parse.
+fn incoming_terms(cache: &Cache, pod: &PodInfo) -> Option<PodTerms> {
+    if !pod.affinity.as_deref().is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some()) {
+        return None;
+    }
+    let (mut parsed, errors) = PodTerms::of_pod(pod.affinity.as_deref(), &pod.namespace, &pod.labels, KeyResolution::Lookup);
+    if !errors.is_empty() {
+        return None;
+    }
+    resolve_namespaces(
+        cache,
+        parsed
+            .required_affinity
+            .iter_mut()
+            .chain(parsed.required_anti_affinity.iter_mut())
+            .chain(parsed.preferred_affinity.iter_mut().map(|(_, t)| t))
+            .chain(parsed.preferred_anti_affinity.iter_mut().map(|(_, t)| t)),
+    );
+    Some(parsed)
+}
+
+/// The tallies PreFilter and PreScore read: one per incoming term (required affinity only when
+/// there is a single term: a pod counts when it matches all of them).
+pub(crate) fn tallies(cache: &Cache, pod: &PodInfo, out: &mut Vec<TallyKey>) {
+    let Some(t) = incoming_terms(cache, pod) else { return };
+    if t.required_affinity.len() == 1 {
+        out.extend(t.required_affinity.iter().filter_map(tally_key));
+    }
+    out.extend(t.required_anti_affinity.iter().filter_map(tally_key));
+    out.extend(t.preferred_affinity.iter().chain(t.preferred_anti_affinity.iter()).filter_map(|(_, t)| tally_key(t)));
+}
+
 /// Visit every placed pod with its node.
 pub(crate) fn visit_all(cache: &Cache, f: &mut dyn FnMut(&AssignedPod, &NodeInfo)) {
     for node in cache.nodes() {
@@ -106,7 +159,17 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
 
     // Existing pods' required anti-affinity against the incoming pod.
     let mut existing = TopologyCounts::default();
-    if cache.pod_index().num_with_required_anti_affinity() > 0 {
+    if let (true, Some(groups)) = (cache.pod_index().num_with_required_anti_affinity() > 0, cache.term_groups()) {
+        // The cache's groups of identical terms stand for their holders.
+        for g in groups.filter(|g| g.kind == TermKind::RequiredAntiAffinity) {
+            let Some(key) = g.term.topology_key else { continue };
+            if g.term.matches(&pod.namespace, &pod.labels, &ns_labels) {
+                for (v, n) in &g.by_value {
+                    existing.add(key, v, *n);
+                }
+            }
+        }
+    } else if cache.pod_index().num_with_required_anti_affinity() > 0 {
         for ip in cache.pod_index().pods() {
             if ip.terms.required_anti_affinity.is_empty() {
                 continue;
@@ -123,7 +186,17 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
     // Existing pods matching the incoming pod's required terms.
     let mut affinity = TopologyCounts::default();
     let mut anti = TopologyCounts::default();
-    if let Some(first) = terms.affinity.first() {
+    let single = match terms.affinity.as_slice() {
+        [only] => term_counts(cache, only).map(|c| (only, c)),
+        _ => None,
+    };
+    if let Some((term, counts)) = single {
+        if let (Some(key), Some(counts)) = (term.topology_key, counts) {
+            for (v, n) in counts.by_value() {
+                affinity.add(key, v, *n);
+            }
+        }
+    } else if let Some(first) = terms.affinity.first() {
         // A pod counts only if it matches every term, so the first term's candidates suffice.
         let mut visit = |p: &AssignedPod, node: &NodeInfo| {
             if matches_all(&terms.affinity, &p.namespace, &p.labels) {
@@ -137,6 +210,14 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
         }
     }
     for t in &terms.anti_affinity {
+        if let Some(counts) = term_counts(cache, t) {
+            if let (Some(key), Some(counts)) = (t.topology_key, counts) {
+                for (v, n) in counts.by_value() {
+                    anti.add(key, v, *n);
+                }
+            }
+            continue;
+        }
         let mut visit = |p: &AssignedPod, node: &NodeInfo| {
             if t.matches(&p.namespace, &p.labels, no_labels()) {
                 anti.update(&node.node.labels, t.topology_key, 1);

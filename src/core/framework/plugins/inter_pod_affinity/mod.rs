@@ -61,6 +61,11 @@ impl TopologyCounts {
     pub fn update(&mut self, node_labels: &Labels, key: Option<Name>, delta: i64) {
         let Some(key) = key else { return };
         let Some(value) = node_labels.get(key) else { return };
+        self.add(key, value, delta);
+    }
+
+    /// Add `delta` to the pair (key, value).
+    pub fn add(&mut self, key: Name, value: &str, delta: i64) {
         let inner = self.map.entry(key).or_default();
         let n = match inner.get_mut(value) {
             Some(n) => {
@@ -114,6 +119,11 @@ impl Plugin for InterPodAffinity {
             | EventMask::NODE_ADD
             | EventMask::NODE_LABEL
             | EventMask::NAMESPACE_CHANGE
+    }
+
+    /// One tally per incoming term the cycle counts existing pods for.
+    fn tallies(&self, cache: &Cache, pod: &PodInfo, out: &mut Vec<crate::core::cache::tally::TallyKey>) {
+        filtering::tallies(cache, pod, out);
     }
 
     fn pre_filter(&self, cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {

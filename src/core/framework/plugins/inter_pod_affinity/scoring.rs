@@ -7,8 +7,9 @@
 //! and their preferred affinity/anti-affinity terms matched by the incoming pod (±weight).
 //! Score adds up the pairs of a node; NormalizeScore maps min..max onto 0..100.
 
-use super::filtering::{namespace_labels, no_labels, resolve_namespaces, visit_all, visit_term_candidates};
+use super::filtering::{namespace_labels, no_labels, resolve_namespaces, term_counts, visit_all, visit_term_candidates};
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
+use crate::core::cache::term_groups::TermKind;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::config::InterPodAffinityArgs;
 use crate::core::framework::{state_as, PluginState, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
@@ -44,6 +45,11 @@ fn process_term(
         return;
     }
     let (Some(key), Some(value)) = (term.topology_key, term.topology_value(node_labels)) else { return };
+    add_score(m, key, value, weight);
+}
+
+/// Add `weight` to the pair (key, value), creating it.
+fn add_score(m: &mut ScoreMap, key: Name, value: &str, weight: i64) {
     let inner = m.entry(key).or_default();
     match inner.get_mut(value) {
         Some(v) => *v += weight,
@@ -85,6 +91,15 @@ fn process_existing_terms(m: &mut ScoreMap, inc: &Incoming, et: &PodTerms, node:
 /// `processExistingPod`, the incoming pod's side: one preferred term against the existing pods
 /// it may match (found through the label index when possible).
 fn process_incoming_term(m: &mut ScoreMap, cache: &Cache, term: &AffinityTerm, weight: i64) {
+    if let Some(counts) = term_counts(cache, term) {
+        // The cache's tally: `n` matching pods on nodes with value `v`.
+        if let (Some(key), Some(counts)) = (term.topology_key, counts) {
+            for (v, n) in counts.by_value() {
+                add_score(m, key, v, weight * n);
+            }
+        }
+        return;
+    }
     let mut visit = |p: &AssignedPod, node: &NodeInfo| {
         let node_labels = &node.node.labels;
         if !node_labels.is_empty() {
@@ -137,10 +152,28 @@ pub(crate) fn pre_score(
     for (w, t) in &inc.terms.preferred_anti_affinity {
         process_incoming_term(&mut m, cache, t, -i64::from(*w));
     }
-    // Only pods with affinity terms contribute from their side.
-    for ip in cache.pod_index().pods() {
-        let Some(node) = cache.node_by_name(&ip.pod.node_name) else { continue };
-        process_existing_terms(&mut m, &inc, &ip.terms, node);
+    // Only pods with affinity terms contribute from their side; the cache's groups of identical
+    // terms stand for their holders.
+    if let Some(groups) = cache.term_groups() {
+        for g in groups {
+            let w = match g.kind {
+                TermKind::RequiredAffinity if inc.hard_weight > 0 => inc.hard_weight,
+                TermKind::PreferredAffinity => i64::from(g.weight),
+                TermKind::PreferredAntiAffinity => -i64::from(g.weight),
+                _ => continue,
+            };
+            let Some(key) = g.term.topology_key else { continue };
+            if g.term.matches(&pod.namespace, &pod.labels, &ns_labels) {
+                for (v, n) in &g.by_value {
+                    add_score(&mut m, key, v, w * n);
+                }
+            }
+        }
+    } else {
+        for ip in cache.pod_index().pods() {
+            let Some(node) = cache.node_by_name(&ip.pod.node_name) else { continue };
+            process_existing_terms(&mut m, &inc, &ip.terms, node);
+        }
     }
     if m.is_empty() {
         return PreScoreOutcome::Skip;

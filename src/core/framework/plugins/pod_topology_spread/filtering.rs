@@ -5,7 +5,7 @@
 //! in every topology domain of the eligible nodes, and keeps the two smallest domains ("critical
 //! paths"). Filter then checks `matchNum + selfMatch - globalMin <= maxSkew` with map lookups only.
 
-use super::{action, count_matching, node_has_all_keys, Constraint, PodTopologySpread};
+use super::{action, count_matching, node_has_all_keys, tallies_for, Constraint, PodTopologySpread};
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::framework::plugins::helper::RequiredNodeAffinity;
 use crate::core::framework::{state_as, PluginState, PreFilterOutcome, Rejection};
@@ -49,6 +49,22 @@ impl CriticalPaths {
                 }
             }
         }
+    }
+
+    /// The two smallest domains of `counts`, ties going to the smaller value, so that the
+    /// paths (which preemption's what-if updates approximately, as upstream) do not depend on
+    /// the map's iteration order. Upstream iterates a Go map: any tie order is upstream's.
+    fn of(counts: &HashMap<Box<str>, i64>) -> CriticalPaths {
+        let mut p = CriticalPaths::new();
+        for (v, n) in counts {
+            let cand = (*n, &**v);
+            if cand < (p.0[0].1, &*p.0[0].0) {
+                p.0[1] = std::mem::replace(&mut p.0[0], (v.clone(), *n));
+            } else if cand < (p.0[1].1, &*p.0[1].0) {
+                p.0[1] = (v.clone(), *n);
+            }
+        }
+        p
     }
 
     pub fn min(&self) -> i64 {
@@ -95,6 +111,23 @@ fn add_count(map: &mut HashMap<Box<str>, i64>, value: &str, delta: i64) -> i64 {
 /// sums as walking every node's pods, which remains the fallback).
 pub(crate) fn compute_state(pod: &PodInfo, constraints: Vec<Constraint>, cache: &Cache) -> PreFilterState {
     let required = Arc::new(RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref()));
+    if let Some(tallies) = tallies_for(cache, pod, &constraints) {
+        // Every node is eligible: the domains are all values of each key, counted by the cache;
+        // with a key on no node, no node has every key and there is no domain at all.
+        let none_eligible = tallies.iter().any(Option::is_none);
+        let tp: Vec<HashMap<Box<str>, i64>> = constraints
+            .iter()
+            .zip(&tallies)
+            .map(|(c, t)| match (c.topology_key, t) {
+                (Some(k), Some(t)) if !none_eligible => {
+                    cache.domains().values(k).map(|v| (Box::from(v), t.on_value(v))).collect()
+                }
+                _ => HashMap::default(),
+            })
+            .collect();
+        let critical_paths = tp.iter().map(CriticalPaths::of).collect();
+        return PreFilterState { constraints: Arc::new(constraints), critical_paths, tp_value_to_match_num: tp, required };
+    }
     let mut tp: Vec<HashMap<Box<str>, i64>> = vec![HashMap::default(); constraints.len()];
     // eligible[node id * n + i]: the node counts for constraint i.
     let n = constraints.len();
@@ -141,16 +174,7 @@ pub(crate) fn compute_state(pod: &PodInfo, constraints: Vec<Constraint>, cache: 
             }
         }
     }
-    let critical_paths = tp
-        .iter()
-        .map(|m| {
-            let mut p = CriticalPaths::new();
-            for (v, n) in m {
-                p.update(v, *n);
-            }
-            p
-        })
-        .collect();
+    let critical_paths = tp.iter().map(CriticalPaths::of).collect();
     PreFilterState { constraints: Arc::new(constraints), critical_paths, tp_value_to_match_num: tp, required }
 }
 

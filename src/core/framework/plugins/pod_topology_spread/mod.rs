@@ -14,6 +14,7 @@ mod scoring;
 mod tests;
 
 use crate::core::api;
+use crate::core::cache::tally::{Counts, TallyKey};
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::config::{DefaultingType, PluginArgs, PodTopologySpreadArgs};
 use crate::core::framework::plugins::helper::RequiredNodeAffinity;
@@ -88,6 +89,44 @@ impl Constraint {
         }
         true
     }
+}
+
+impl Constraint {
+    /// The tally that counts this constraint's matching pods (non-terminating, of the incoming
+    /// pod's namespace) per topology value.
+    pub fn tally_key(&self, namespace: &str) -> Option<TallyKey> {
+        self.topology_key.map(|k| TallyKey::new([namespace], self.selector.clone(), k, true))
+    }
+}
+
+/// The cache's tallies for every constraint, when they can stand for the walk over the nodes:
+/// every node is eligible for every constraint whose key some node carries (each node carries
+/// that key, and neither the pod's required node affinity nor taints exclude any) and every
+/// such tally is registered. `Some(None)` for a constraint whose key no node carries: no
+/// domain exists and no count is ever read. `None` sends the caller down the straightforward
+/// path.
+pub(crate) fn tallies_for<'a>(cache: &'a Cache, pod: &PodInfo, constraints: &[Constraint]) -> Option<Vec<Option<&'a Counts>>> {
+    let n = cache.num_nodes();
+    if n == 0 {
+        return None;
+    }
+    let no_required_node_affinity = pod.node_selector.is_empty()
+        && pod.affinity.as_deref().and_then(|a| a.node_affinity.as_ref()).and_then(|na| na.required.as_ref()).is_none();
+    constraints
+        .iter()
+        .map(|c| {
+            let Some(key) = c.topology_key else { return Some(None) };
+            match cache.domains().nodes_with_key(key) {
+                0 => return Some(None),
+                k if k != n => return None,
+                _ => {}
+            }
+            if c.honor_node_taints || (c.honor_node_affinity && !no_required_node_affinity) {
+                return None;
+            }
+            cache.tally(&c.tally_key(&pod.namespace)?).map(Some)
+        })
+        .collect()
 }
 
 /// `nodeLabelsMatchSpreadConstraints`: the node has every constraint's topology key.
@@ -214,6 +253,15 @@ impl Plugin for PodTopologySpread {
             | EventMask::NODE_DELETE
             | EventMask::NODE_LABEL
             | EventMask::NODE_TAINT
+    }
+
+    /// One tally per constraint of either action.
+    fn tallies(&self, cache: &Cache, pod: &PodInfo, out: &mut Vec<TallyKey>) {
+        for a in [DO_NOT_SCHEDULE, SCHEDULE_ANYWAY] {
+            for c in self.constraints(cache, pod, a).unwrap_or_default() {
+                out.extend(c.tally_key(&pod.namespace));
+            }
+        }
     }
 
     fn pre_filter(&self, cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {

@@ -6,7 +6,7 @@
 //! A node scores `Σ count·log(domains+2) + (maxSkew−1)`; fewer matching pods is better after
 //! normalisation. Nodes missing a topology key (unless system-defaulted) are ignored and get 0.
 
-use super::{action, count_matching, node_has_all_keys, Constraint, PodTopologySpread};
+use super::{action, count_matching, node_has_all_keys, tallies_for, Constraint, PodTopologySpread};
 use crate::core::cache::{Cache, NodeId, NodeInfo};
 use crate::core::framework::plugins::helper::RequiredNodeAffinity;
 use crate::core::framework::{state_as, PluginState, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
@@ -103,9 +103,29 @@ pub(crate) fn pre_score(
         s.topology_normalizing_weight.push(topology_normalizing_weight(size));
     }
 
+    let bound = cache.node_id_bound();
+    if let Some(tallies) = tallies_for(cache, pod, &s.constraints) {
+        // Every node is eligible: the cache's counts per value (and per node) are the sums.
+        for (i, t) in tallies.iter().enumerate() {
+            // A key on no node: Score never reads this constraint's counts.
+            let Some(t) = t else { continue };
+            if s.constraints[i].is_hostname {
+                let mut host = vec![0i64; bound];
+                for n in nodes {
+                    host[n.id as usize] = t.on_node(n.id);
+                }
+                s.host_counts[i] = Some(host);
+            } else {
+                for (v, slot) in s.topology_value_to_pod_counts[i].iter_mut() {
+                    *slot = t.on_value(v);
+                }
+            }
+        }
+        *state = Some(Box::new(s));
+        return PreScoreOutcome::Run;
+    }
     let required = RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref());
     let n = s.constraints.len();
-    let bound = cache.node_id_bound();
     // eligible[node id * n + i]: the node's pods count towards constraint i's domains.
     let mut eligible = vec![false; bound * n];
     for node in cache.nodes() {

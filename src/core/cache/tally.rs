@@ -1,0 +1,202 @@
+//! Incrementally kept counts of the placed pods a selector matches, per topology value and per
+//! node ("tallies").
+//!
+//! Upstream's PodTopologySpread and InterPodAffinity count, on every cycle, the pods that match
+//! the incoming pod's spread-constraint selectors or affinity terms, walking every pod of the
+//! cluster (pkg/scheduler/framework/plugins/podtopologyspread/filtering.go `calPreFilterState`,
+//! interpodaffinity/filtering.go `getIncomingAffinityAntiAffinityCounts`). Here a plugin names
+//! the counts it will read (a [`TallyKey`]: namespaces, selector, topology key, whether
+//! terminating pods count); the scheduler registers them before the cycle, and the cache keeps
+//! them current on every pod placed or removed (watch add/remove, assume, forget) and every
+//! node added, removed or relabelled. A cycle then reads the counts instead of walking pods.
+//!
+//! A plugin that finds no tally for its key (not registered, evicted, or tallies switched off
+//! for a differential test) computes the counts the straightforward way, with the same result.
+//! At most [`CAPACITY`] tallies are kept; the least recently requested one goes first.
+
+use crate::core::cache::assigned::AssignedPod;
+use crate::core::cache::NodeId;
+use crate::core::fxhash::FxHashMap as HashMap;
+use crate::core::intern::Name;
+use crate::core::labels::Selector;
+use crate::core::model::Labels;
+
+/// How many tallies are kept at most (each costs a namespace check, and in its namespaces a
+/// selector match, per placed pod).
+pub const CAPACITY: usize = 256;
+
+/// What a tally counts: non-terminating (or all) pods of `namespaces` matching `selector`,
+/// grouped by their node's value for `topology_key`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TallyKey {
+    /// Sorted, without duplicates.
+    namespaces: Vec<Box<str>>,
+    selector: Selector,
+    topology_key: Name,
+    skip_terminating: bool,
+}
+
+impl TallyKey {
+    /// A key; the namespace list is normalised (sorted, deduplicated).
+    pub fn new<'a>(
+        namespaces: impl IntoIterator<Item = &'a str>,
+        selector: Selector,
+        topology_key: Name,
+        skip_terminating: bool,
+    ) -> TallyKey {
+        let mut namespaces: Vec<Box<str>> = namespaces.into_iter().map(Into::into).collect();
+        namespaces.sort();
+        namespaces.dedup();
+        TallyKey { namespaces, selector, topology_key, skip_terminating }
+    }
+
+    /// The namespaces counted.
+    pub fn namespaces(&self) -> &[Box<str>] {
+        &self.namespaces
+    }
+
+    /// The selector counted.
+    pub fn selector(&self) -> &Selector {
+        &self.selector
+    }
+
+    /// Whether the pod is counted.
+    fn counts(&self, pod: &AssignedPod) -> bool {
+        !(self.skip_terminating && pod.terminating)
+            && self.namespaces.binary_search_by(|n| (**n).cmp(&*pod.namespace)).is_ok()
+            && self.selector.matches(&pod.labels)
+    }
+}
+
+/// The counts of one key.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counts {
+    /// Topology value → matching pods on nodes with that value (no zero entries).
+    by_value: HashMap<Box<str>, i64>,
+    /// Node → matching pods on it (no zero entries).
+    by_node: HashMap<NodeId, i64>,
+}
+
+impl Counts {
+    /// Matching pods per topology value (values with none are absent).
+    pub fn by_value(&self) -> &HashMap<Box<str>, i64> {
+        &self.by_value
+    }
+
+    /// Matching pods on nodes with this topology value.
+    pub fn on_value(&self, value: &str) -> i64 {
+        self.by_value.get(value).copied().unwrap_or(0)
+    }
+
+    /// Matching pods on one node.
+    pub fn on_node(&self, id: NodeId) -> i64 {
+        self.by_node.get(&id).copied().unwrap_or(0)
+    }
+
+    fn add(&mut self, id: NodeId, value: Option<&str>, delta: i64) {
+        let n = self.by_node.entry(id).or_insert(0);
+        *n += delta;
+        if *n == 0 {
+            self.by_node.remove(&id);
+        }
+        let Some(value) = value else { return };
+        let n = match self.by_value.get_mut(value) {
+            Some(n) => n,
+            None => self.by_value.entry(value.into()).or_insert(0),
+        };
+        *n += delta;
+        if *n == 0 {
+            self.by_value.remove(value);
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Tally {
+    counts: Counts,
+    last_used: u64,
+}
+
+/// Every registered tally.
+#[derive(Debug, Default)]
+pub struct Tallies {
+    list: HashMap<TallyKey, Tally>,
+    clock: u64,
+    /// Lookups answer `None` (plugins take the straightforward path); maintenance goes on.
+    disabled: bool,
+}
+
+impl Tallies {
+    /// The counts for `key`, if registered (and tallies are on).
+    pub fn get(&self, key: &TallyKey) -> Option<&Counts> {
+        if self.disabled {
+            return None;
+        }
+        self.list.get(key).map(|t| &t.counts)
+    }
+
+    /// Switch lookups off or on (differential tests compare both paths on one cache).
+    pub fn set_enabled(&mut self, on: bool) {
+        self.disabled = !on;
+    }
+
+    /// Mark `key` as used; `false` when it is not registered.
+    pub fn touch(&mut self, key: &TallyKey) -> bool {
+        self.clock += 1;
+        match self.list.get_mut(key) {
+            Some(t) => {
+                t.last_used = self.clock;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Register `key`, counted from `placed`: every pod on an existing node that the key may
+    /// count (a superset is fine), with the node's id and labels.
+    pub fn insert<'a>(&mut self, key: TallyKey, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a Labels)>) {
+        self.clock += 1;
+        if self.list.len() >= CAPACITY {
+            if let Some(oldest) = self.list.iter().min_by_key(|(_, t)| t.last_used).map(|(k, _)| k.clone()) {
+                self.list.remove(&oldest);
+            }
+        }
+        let mut counts = Counts::default();
+        for (pod, id, labels) in placed {
+            if key.counts(pod) {
+                counts.add(id, labels.get(key.topology_key), 1);
+            }
+        }
+        self.list.insert(key, Tally { counts, last_used: self.clock });
+    }
+
+    /// A pod was placed on (`delta` 1) or left (−1) the node `id` with `labels`.
+    pub fn pod_placed(&mut self, pod: &AssignedPod, id: NodeId, labels: &Labels, delta: i64) {
+        for (key, t) in &mut self.list {
+            if key.counts(pod) {
+                t.counts.add(id, labels.get(key.topology_key), delta);
+            }
+        }
+    }
+
+    /// No tally is registered.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Compare every tally with a recount from `placed` (tests).
+    pub fn verify<'a>(&self, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a Labels)> + Clone) -> Result<(), String> {
+        for (key, t) in &self.list {
+            let mut fresh = Counts::default();
+            for (pod, id, labels) in placed.clone() {
+                if key.counts(pod) {
+                    fresh.add(id, labels.get(key.topology_key), 1);
+                }
+            }
+            if fresh != t.counts {
+                return Err(format!("tally {key:?} differs from a recount"));
+            }
+        }
+        Ok(())
+    }
+}

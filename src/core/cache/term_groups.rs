@@ -1,0 +1,110 @@
+//! The (anti-)affinity terms of placed pods, grouped by identical term, with the number of pods
+//! holding each term per topology value of their nodes.
+//!
+//! Upstream's InterPodAffinity walks, on every cycle, every pod with required anti-affinity
+//! (Filter: do they reject the incoming pod?) and every pod with affinity terms (Score: do their
+//! terms attract or repel it?) — interpodaffinity/filtering.go `getExistingAntiAffinityCounts`
+//! and scoring.go `processExistingPod`. Pods of one workload carry the same terms, so the cache
+//! keeps one group per distinct term: the term is matched against the incoming pod once per
+//! group, and the group's per-value counts give what the walk over its pods would have summed.
+//! Kept current on every pod placed or removed and every node added, removed or relabelled.
+
+use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
+use crate::core::fxhash::FxHashMap as HashMap;
+use crate::core::model::Labels;
+
+/// Which of a pod's term lists a group comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TermKind {
+    RequiredAffinity,
+    RequiredAntiAffinity,
+    PreferredAffinity,
+    PreferredAntiAffinity,
+}
+
+/// Pods on existing nodes holding one term.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    pub kind: TermKind,
+    /// The preference weight (0 for required terms).
+    pub weight: i32,
+    pub term: AffinityTerm,
+    /// Topology value of the holders' nodes → holders (no zero entries).
+    pub by_value: HashMap<Box<str>, i64>,
+    /// Holders, including those on nodes without the topology key.
+    holders: i64,
+}
+
+/// Every group, by a signature of (kind, weight, term).
+#[derive(Debug, Default)]
+pub struct TermGroups {
+    groups: HashMap<String, Group>,
+    disabled: bool,
+}
+
+fn each_term(terms: &PodTerms, mut f: impl FnMut(TermKind, i32, &AffinityTerm)) {
+    for t in &terms.required_affinity {
+        f(TermKind::RequiredAffinity, 0, t);
+    }
+    for t in &terms.required_anti_affinity {
+        f(TermKind::RequiredAntiAffinity, 0, t);
+    }
+    for (w, t) in &terms.preferred_affinity {
+        f(TermKind::PreferredAffinity, *w, t);
+    }
+    for (w, t) in &terms.preferred_anti_affinity {
+        f(TermKind::PreferredAntiAffinity, *w, t);
+    }
+}
+
+impl TermGroups {
+    /// The groups, or `None` when switched off (plugins then walk the pods).
+    pub fn groups(&self) -> Option<impl Iterator<Item = &Group>> {
+        (!self.disabled).then(|| self.groups.values())
+    }
+
+    /// Switch lookups off or on (differential tests compare both paths on one cache).
+    pub fn set_enabled(&mut self, on: bool) {
+        self.disabled = !on;
+    }
+
+    /// A pod with `terms` was placed on (`delta` 1) or left (−1) a node with `labels`.
+    pub fn pod_placed(&mut self, terms: &PodTerms, labels: &Labels, delta: i64) {
+        each_term(terms, |kind, weight, term| {
+            let sig = format!("{kind:?}/{weight}/{term:?}");
+            let g = self.groups.entry(sig.clone()).or_insert_with(|| Group {
+                kind,
+                weight,
+                term: term.clone(),
+                by_value: HashMap::default(),
+                holders: 0,
+            });
+            g.holders += delta;
+            if let Some(v) = term.topology_value(labels) {
+                let n = match g.by_value.get_mut(v) {
+                    Some(n) => n,
+                    None => g.by_value.entry(v.into()).or_insert(0),
+                };
+                *n += delta;
+                if *n == 0 {
+                    g.by_value.remove(v);
+                }
+            }
+            if g.holders == 0 {
+                self.groups.remove(&sig);
+            }
+        });
+    }
+
+    /// Compare with groups rebuilt from `placed` (terms and node labels of every holder).
+    pub fn verify<'a>(&self, placed: impl Iterator<Item = (&'a PodTerms, &'a Labels)>) -> Result<(), String> {
+        let mut fresh = TermGroups::default();
+        for (terms, labels) in placed {
+            fresh.pod_placed(terms, labels, 1);
+        }
+        if fresh.groups != self.groups {
+            return Err(format!("{} term groups differ from {} recomputed", self.groups.len(), fresh.groups.len()));
+        }
+        Ok(())
+    }
+}
