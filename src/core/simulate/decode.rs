@@ -171,9 +171,10 @@ fn typed<'de, A: MapAccess<'de>>(
         }
         return Ok(());
     };
-    // The object becomes a small JSON value first and is then decoded from that with Go's rules:
-    // one typed decoder per kind for every input format (decoding each type straight from the
-    // YAML and JSON readers multiplied the binary's decoding code by the number of formats).
+    // The object becomes a small JSON value first and is then decoded, as JSON text, by the same
+    // Go-rules decoder the API client uses: one typed decoder per kind in the binary whatever the
+    // input format (decoding each type straight from the YAML and JSON readers, or with path
+    // tracking, multiplied the decoding code and broke the binary's size budget).
     let value = <serde_json::Value as serde::Deserialize>::deserialize(ObjectDe(replay))?;
     let decoded = watched::visit(row.id, &mut DecodeAs(Some(value)));
     match decoded {
@@ -187,16 +188,70 @@ struct DecodeAs(Option<serde_json::Value>);
 
 impl KindVisitor for DecodeAs {
     /// The object, or the path of the field that did not decode and why.
-    type Output = Result<KindChange, (String, serde_json::Error)>;
+    type Output = Result<KindChange, (String, String)>;
 
     fn visit<T>(&mut self) -> Self::Output
     where
         T: Watched + DeserializeOwned + Send + 'static,
     {
         let value = self.0.take().unwrap_or_default();
-        let obj: T = serde_path_to_error::deserialize(crate::core::gojson::Go(value))
-            .map_err(|e| (e.path().to_string(), e.into_inner()))?;
+        let text = serde_json::to_string_pretty(&value).map_err(|e| (String::new(), e.to_string()))?;
+        let obj: T = crate::core::gojson::from_str(&text).map_err(|e| {
+            // The position is in the text made here, not in the user's file: the field says where.
+            let message = e.to_string();
+            let message = message.split(" at line ").next().unwrap_or_default().to_string();
+            (field_at(&text, e.line()), message)
+        })?;
         Ok(T::wrap(crate::core::watched::Change::Added(Box::new(obj))))
+    }
+}
+
+/// The field on `line` (1-based) of pretty-printed JSON, as `spec.containers[0].name`: where a
+/// decode error points, named without a second, path-tracking instantiation of every API type's
+/// decoder.
+fn field_at(pretty: &str, line: usize) -> String {
+    // One frame per open object or array: its indentation, its name in the path, and for arrays
+    // the index of the next element.
+    struct Frame {
+        indent: usize,
+        name: String,
+        next: Option<usize>,
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    for text in pretty.lines().take(line) {
+        let trimmed = text.trim_start();
+        let indent = text.len() - trimmed.len();
+        while stack.last().is_some_and(|f| f.indent >= indent) {
+            stack.pop();
+        }
+        if trimmed.starts_with('}') || trimmed.starts_with(']') {
+            continue;
+        }
+        let (name, rest) = match trimmed.strip_prefix('"').and_then(|t| t.split_once("\": ")) {
+            Some((key, rest)) if stack.last().is_none_or(|f| f.next.is_none()) => (key.to_string(), rest),
+            _ => {
+                let index = stack.last_mut().and_then(|f| {
+                    let i = f.next?;
+                    f.next = Some(i + 1);
+                    Some(i)
+                });
+                (index.map(|i| format!("[{i}]")).unwrap_or_default(), trimmed)
+            }
+        };
+        let next = rest.starts_with('[').then_some(0);
+        stack.push(Frame { indent, name, next });
+    }
+    let mut path = String::new();
+    for f in stack.iter().filter(|f| !f.name.is_empty()) {
+        if !path.is_empty() && !f.name.starts_with('[') {
+            path.push('.');
+        }
+        path.push_str(&f.name);
+    }
+    if path.is_empty() {
+        ".".to_string()
+    } else {
+        path
     }
 }
 
@@ -312,5 +367,23 @@ impl<'de> Visitor<'de> for Item<'_, '_, '_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
         object(self.ctx, self.origin, self.item_kind, false, map)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_at_names_the_field_of_a_pretty_printed_line() {
+        let v =
+            serde_json::json!({"kind": "Pod", "spec": {"containers": [{"name": "a"}, {"name": 5, "ports": [1, 2]}], "x": true}});
+        let text = serde_json::to_string_pretty(&v).unwrap();
+        let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+        assert_eq!(field_at(&text, line_of("\"name\": 5")), "spec.containers[1].name");
+        assert_eq!(field_at(&text, line_of("2")), "spec.containers[1].ports[1]");
+        assert_eq!(field_at(&text, line_of("\"x\"")), "spec.x");
+        assert_eq!(field_at(&text, line_of("\"kind\"")), "kind");
+        assert_eq!(field_at(&text, 1), ".");
     }
 }
