@@ -29,13 +29,21 @@ for t in "${targets[@]}"; do
     # A private copy of the corpus keeps generated inputs out of the committed seeds.
     work="fuzz/target/corpus-work/$t"
     mkdir -p "$work" "fuzz/artifacts/$t"
-    if ! cargo "${toolchain[@]}" fuzz run --fuzz-dir fuzz "$t" "$work" "fuzz/corpus/$t" -- \
+    # The exit status counts: a target that does not build (or a fuzzer that stops early) fails
+    # the run as a crash does.
+    set +e
+    cargo "${toolchain[@]}" fuzz run --fuzz-dir fuzz "$t" "$work" "fuzz/corpus/$t" -- \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-        -print_final_stats=1 -artifact_prefix="fuzz/artifacts/$t/" 2>&1 | tee "fuzz/target/$t.log" | grep -E '^Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss|ERROR: (libFuzzer|AddressSanitizer)|panicked|SUMMARY: '; then
-        :
-    fi
+        -print_final_stats=1 -artifact_prefix="fuzz/artifacts/$t/" >"fuzz/target/$t.log" 2>&1
+    rc=$?
+    set -e
+    grep -E '^Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss|ERROR: (libFuzzer|AddressSanitizer)|panicked|SUMMARY: ' "fuzz/target/$t.log" || true
     if grep -qE 'ERROR: (libFuzzer|AddressSanitizer)|panicked|SUMMARY: ' "fuzz/target/$t.log"; then
         echo "!!! $t found a crash; see fuzz/artifacts/$t/ and fuzz/target/$t.log"
+        status=1
+    elif [ "$rc" -ne 0 ]; then
+        echo "!!! $t failed (exit $rc) without a crash report; see fuzz/target/$t.log"
+        tail -20 "fuzz/target/$t.log"
         status=1
     fi
 done

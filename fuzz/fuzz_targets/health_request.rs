@@ -17,7 +17,7 @@ struct FakeReviewer;
 
 impl Reviewer for FakeReviewer {
     fn token_review(&self, token: &str) -> Result<Option<UserInfo>, String> {
-        Ok((token == "good").then(|| UserInfo { username: "scraper".into(), uid: "1".into(), groups: vec![] }))
+        Ok((token == "good").then(|| UserInfo { username: "scraper".into(), uid: "1".into(), groups: vec![], extra: Default::default() }))
     }
     /// Only the token's user may read /metrics: `system:anonymous` reaches the authoriser (as
     /// upstream's delegated authorisation does) and is denied, as a default RBAC policy denies it.
