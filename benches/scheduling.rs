@@ -200,8 +200,9 @@ fn scheduler_config() -> edgesched::core::config::SchedulerConfig {
     edgesched::core::config::load_str(&text, "bench.yaml").expect("bench config").config
 }
 
-fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize, rounds: usize) -> DecisionResult {
-    let setup = Instant::now();
+/// The scheduler core the in-process benches drive: the bench configuration, a fixed seed, and
+/// the (empty) priority classes listed.
+fn bench_scheduler(now: Instant) -> Scheduler {
     let cfg = scheduler_config();
     let profiles = edgesched::core::simulate::frameworks(&cfg).expect("frameworks");
     let settings = Settings {
@@ -210,11 +211,17 @@ fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize
         pod_max_backoff: Duration::from_secs(10),
         ..Default::default()
     };
-    let mut now = Instant::now();
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(1), now);
     sched.handle(Input::watch::<api::PriorityClass>(Change::ListBegin), now);
     sched.handle(Input::watch::<api::PriorityClass>(Change::ListPage(Vec::new())), now);
     sched.handle(Input::watch::<api::PriorityClass>(Change::ListDone), now);
+    sched
+}
+
+fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize, rounds: usize) -> DecisionResult {
+    let setup = Instant::now();
+    let mut now = Instant::now();
+    let mut sched = bench_scheduler(now);
     let node_objs: Vec<Box<api::Node>> = (0..nodes).map(|i| Box::new(decode(bench_node(i)))).collect();
     sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
     sched.handle(Input::watch_boxed::<api::Node>(Change::ListPage(node_objs)), now);

@@ -5,9 +5,7 @@
 
 use super::{decode, launch, median, start_server, thread_cpu_ns, wait_synced, SCHEDULER};
 use edgesched::core::api;
-use edgesched::core::metrics::Metrics;
-use edgesched::core::rng::Rng;
-use edgesched::core::scheduler::{BindOutcome, Effect, Input, Scheduler, Settings};
+use edgesched::core::scheduler::{BindOutcome, Effect, Input};
 use edgesched::core::watched::Change;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -197,19 +195,8 @@ pub struct Measured {
 /// In process: the scheduler core handles the watch events, schedules, and gets the bindings
 /// confirmed (BindDone, then the pod seen bound), as the scheduler thread would.
 pub fn decision(w: &Workload) -> Measured {
-    let cfg = super::scheduler_config();
-    let profiles = edgesched::core::simulate::frameworks(&cfg).expect("frameworks");
-    let settings = Settings {
-        percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
-        pod_initial_backoff: Duration::from_secs(1),
-        pod_max_backoff: Duration::from_secs(10),
-        ..Default::default()
-    };
     let mut now = Instant::now();
-    let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(1), now);
-    sched.handle(Input::watch::<api::PriorityClass>(Change::ListBegin), now);
-    sched.handle(Input::watch::<api::PriorityClass>(Change::ListPage(Vec::new())), now);
-    sched.handle(Input::watch::<api::PriorityClass>(Change::ListDone), now);
+    let mut sched = super::bench_scheduler(now);
     sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
     sched.handle(Input::watch_boxed::<api::Node>(Change::ListPage(Vec::new())), now);
     sched.handle(Input::watch_boxed::<api::Node>(Change::ListDone), now);

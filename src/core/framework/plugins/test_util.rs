@@ -339,21 +339,28 @@ pub fn schedule_with(
     existing: &[PodBuilder],
     pod: PodBuilder,
 ) -> crate::core::framework::ScheduleOutcome {
-    use crate::core::framework::cycle::CycleParams;
     let mut cache = cache_with(nodes, existing);
     let pod = pod.info();
     // As the scheduler does before each cycle: register the counts the plugins will read.
     cache.ensure_tallies(fw.tallies(&cache, &pod));
     let (mut start, mut rng) = (0usize, crate::core::rng::Rng::seeded(7));
-    let mut params = CycleParams {
-        next_start_node_index: &mut start,
+    fw.schedule(&cache, &pod, &mut explained_params(&mut start, &mut rng))
+}
+
+/// Cycle parameters of a test cycle: every node scored, decisions explained, no extenders and no
+/// waiting pods.
+pub fn explained_params<'a>(
+    start: &'a mut usize,
+    rng: &'a mut crate::core::rng::Rng,
+) -> crate::core::framework::cycle::CycleParams<'a> {
+    crate::core::framework::cycle::CycleParams {
+        next_start_node_index: start,
         percentage_of_nodes_to_score: 0,
-        rng: &mut rng,
+        rng,
         explain: true,
         extenders: None,
         waiting: None,
-    };
-    fw.schedule(&cache, &pod, &mut params)
+    }
 }
 
 /// The FitError message of an outcome that must be unschedulable.

@@ -192,16 +192,8 @@ fn namespace(name: &str, team: &str) -> api::Namespace {
 
 /// A whole cycle of a profile with both plugins (and preemption): the outcome, explained.
 fn whole_cycle(fw: &crate::core::framework::Framework, cache: &Cache, pod: &PodInfo) -> String {
-    use crate::core::framework::cycle::CycleParams;
     let (mut start, mut rng) = (0usize, Rng::seeded(7));
-    let mut params = CycleParams {
-        next_start_node_index: &mut start,
-        percentage_of_nodes_to_score: 0,
-        rng: &mut rng,
-        explain: true,
-        extenders: None,
-        waiting: None,
-    };
+    let mut params = super::test_util::explained_params(&mut start, &mut rng);
     format!("{:?}\n", fw.schedule(cache, pod, &mut params))
 }
 
