@@ -128,6 +128,24 @@ fn unserved_scheduler_names_are_reported_and_warned_about_only_when_enabled() {
     }
 }
 
+/// `explain` lists the cluster kind by kind from the watched-kinds table: an identity that may list
+/// pods but not nodes is told which rule to add, and nothing is explained from half a cluster.
+#[test]
+fn explain_names_the_rule_a_forbidden_list_needs() {
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("2").build());
+    server.create(PODS, pod(NS, "p").scheduler("edgesched").cpu("100m").build());
+    let dir = tempdir("edgesched-explain-forbidden");
+    let kubeconfig = server.write_kubeconfig(&dir, KubeAuth::ClientCert { user: "nobody".into() });
+    let config = write_config(&dir, &kubeconfig, false);
+    let o = run_cli(&["explain", "--config", &config, "-n", NS, "p"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("/api/v1/nodes (the identity needs"), "{stderr}");
+    assert!(stderr.contains(r#"resources: ["nodes"], verbs: ["list"]"#), "{stderr}");
+    assert!(o.stdout.is_empty(), "{}", String::from_utf8_lossy(&o.stdout));
+}
+
 #[test]
 fn explain_tells_why_fitting_failing_and_foreign_pods_are_pending() {
     let server = TestApiServer::start();
