@@ -47,21 +47,37 @@
 //!
 //! A plugin declares the points it implements in [`Plugin::points`] and overrides the matching
 //! methods; the framework calls them in upstream's order (see the README's architecture section):
-//! PreEnqueue ([`Plugin::pre_enqueue`]), PreFilter (+ `add_pod`/`remove_pod` for preemption's
-//! simulations), Filter, PostFilter (with a [`FilterRunner`] to re-run the filters and see the
-//! pods waiting at Permit), PreScore, Score + NormalizeScore (`points().normalize`), Reserve,
-//! Permit ([`Plugin::permit`]: allow, [`PermitOutcome::Wait`] with a timeout, or reject; a
-//! [`WaitingHandle`] lets one pod's Permit allow or reject others, as upstream's waiting pods),
-//! and the queueing hints ([`Plugin::events`]: the cluster events that can make a pod this plugin
-//! rejected schedulable). Per-pod state computed at PreFilter/PreScore lives in the plugin's
-//! [`PluginState`] slot ([`state_as`] reads it back).
 //!
-//! Plugins are pure functions of what they are given — the node table ([`Cache`]), the pod
-//! ([`PodInfo`]), their state — like every in-tree plugin: no I/O, no clock, so `simulate` and
-//! `explain` show exactly what the live scheduler would do.
+//! - QueueSort ([`Plugin::less`] over [`QueuedPod`]s): replaces PrioritySort's order for the one
+//!   scheduling queue; every profile must name the same queue-sort plugin, as upstream.
+//! - PreEnqueue ([`Plugin::pre_enqueue`]): hold a pod back (gated) — it may count other pending
+//!   pods ([`Cache::pending_pods`]) — until an event it registered for lets it in.
+//! - PreFilter (+ `add_pod`/`remove_pod` for preemption's simulations), Filter, PostFilter (with
+//!   a [`FilterRunner`] to re-run the filters and see the pods waiting at Permit), PreScore,
+//!   Score + NormalizeScore (`points().normalize`).
+//! - Reserve and Unreserve ([`Plugin::unreserve`], in reverse order, whenever the pod will not
+//!   be bound after Reserve: a later Reserve or a Permit rejected it, its wait ended in
+//!   rejection, or the binding cycle failed).
+//! - Permit ([`Plugin::permit`]: allow, [`PermitOutcome::Wait`] with a timeout, or reject; a
+//!   [`WaitingHandle`] lets one pod's Permit allow or reject others, as upstream's waiting pods).
+//! - PreBind, Bind and PostBind ([`Plugin::pre_bind`], [`Plugin::bind`], [`Plugin::post_bind`]):
+//!   the binding cycle, run on the scheduler's binder threads with an [`ApiHandle`] (the
+//!   scheduler's API client), because binding is I/O (see
+//!   [`crate::core::framework::binding`]). The first Bind plugin that does not
+//!   [`BindStatus::Skip`] binds; Bind plugins run in configured order, with DefaultBinder where
+//!   the configuration puts it.
+//! - EnqueueExtensions ([`Plugin::events`] and [`Plugin::queueing_hint`]): the cluster events
+//!   that may make a pod this plugin rejected schedulable, and per event (with the old and new
+//!   object, [`ClusterEvent`]) whether it does — [`QueueingHint::QueueSkip`] leaves the pod in
+//!   the unschedulable pool.
 //!
-//! Not offered (yet): QueueSort (the queue orders by priority, then creation time, as
-//! PrioritySort), PreBind/Bind/PostBind and Unreserve for out-of-tree plugins.
+//! Per-pod state computed at PreFilter/PreScore lives in the plugin's [`PluginState`] slot
+//! ([`state_as`] reads it back).
+//!
+//! Scheduling-cycle plugins are pure functions of what they are given — the node table
+//! ([`Cache`]), the pod ([`PodInfo`]), their state — like every in-tree plugin: no I/O, no
+//! clock, so `simulate` and `explain` show exactly what the live scheduler would do (they stop
+//! before the binding cycle). Plugins log with [`Line`] (klog lines, as the scheduler's own).
 //!
 //! # Args
 //!
@@ -73,10 +89,13 @@ pub use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 pub use crate::core::framework::registry::{decode_args, Factory, Registry, RegistryError};
 pub use crate::core::framework::waiting::{WaitingHandle, WaitingPod};
 pub use crate::core::framework::{
-    state_as, Code, Diagnosis, EventMask, FilterRunner, PermitOutcome, Plugin, PluginState, Points, PostFilterResult,
-    PreFilterOutcome, PreScoreOutcome, Rejection, MAX_NODE_SCORE, MIN_NODE_SCORE,
+    state_as, ApiFailure, ApiHandle, BindStatus, ClusterEvent, Code, Diagnosis, EventMask, EventObject, FilterRunner,
+    PermitOutcome, Plugin, PluginState, Points, PostFilterResult, PreFilterOutcome, PreScoreOutcome, QueueingHint, Rejection,
+    MAX_NODE_SCORE, MIN_NODE_SCORE,
 };
-pub use crate::core::model::{Labels, PodInfo, PodKey};
+pub use crate::core::logging::{v, Line};
+pub use crate::core::model::{Labels, NodeSpecInfo, PodInfo, PodKey};
+pub use crate::core::queue::QueuedPod;
 
 use std::sync::Arc;
 

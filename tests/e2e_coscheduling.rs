@@ -5,8 +5,6 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 use support::objects::{node, pod};
 use support::process::{Edgesched, Launch};
@@ -18,29 +16,9 @@ const T: Duration = Duration::from_secs(60);
 const GROUP: &str = "scheduling.x-k8s.io/pod-group";
 const MIN_MEMBER: &str = "edgesched.io/pod-group-min-member";
 
-/// The example binary next to the edgesched binary Cargo built for these tests (built here when
-/// missing, e.g. when only this test target was built).
-fn example() -> PathBuf {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_edgesched"));
-    let path = bin.parent().map(|d| d.join("examples").join("coscheduling")).unwrap_or_default();
-    let stale = |p: &PathBuf| {
-        let m = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-        m(p).is_none() || m(p) < m(&bin)
-    };
-    if stale(&path) {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "--example", "coscheduling"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo build --example coscheduling");
-        assert!(status.success(), "building the example failed");
-    }
-    path
-}
-
 fn start(server: &TestApiServer) -> Edgesched {
     let es = Launch {
-        program: Some(example()),
+        program: Some(support::process::example_binary("coscheduling")),
         profile_extra: "  plugins:\n    multiPoint:\n      enabled:\n      - name: Coscheduling\n  pluginConfig:\n  - name: Coscheduling\n    args:\n      permitWaitingTimeSeconds: 3\n".into(),
         ..Default::default()
     }

@@ -14,6 +14,7 @@
 //! Pure: every method takes `now`. The scheduler thread owns the queue; no locks inside.
 
 use crate::core::framework::plugins::priority_sort;
+use crate::core::framework::Plugin;
 use crate::core::logging::{self, Line};
 use crate::core::model::{PodInfo, PodKey};
 use std::cmp::Ordering;
@@ -118,17 +119,35 @@ struct Entry {
     backoff_expiry: Option<Instant>,
 }
 
-#[derive(PartialEq, Eq)]
 struct ActiveItem {
     priority: i32,
     ts: u128,
     seq: u64,
     key: PodKey,
+    /// The pod as an out-of-tree QueueSort plugin compares it (`None` under PrioritySort).
+    custom: Option<Box<(Arc<dyn Plugin>, QueuedPod)>>,
 }
+
+impl PartialEq for ActiveItem {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for ActiveItem {}
 
 impl Ord for ActiveItem {
     fn cmp(&self, other: &Self) -> Ordering {
         // BinaryHeap is a max-heap: "greater" = scheduled first.
+        if let (Some(a), Some(b)) = (&self.custom, &other.custom) {
+            let sort = &a.0;
+            return if sort.less(&a.1, &b.1) {
+                Ordering::Greater
+            } else if sort.less(&b.1, &a.1) {
+                Ordering::Less
+            } else {
+                other.seq.cmp(&self.seq)
+            };
+        }
         if priority_sort::less(self.priority, self.ts, other.priority, other.ts) {
             Ordering::Greater
         } else if priority_sort::less(other.priority, other.ts, self.priority, self.ts) {
@@ -166,6 +185,8 @@ impl PartialOrd for BackoffItem {
 
 /// The scheduling queue.
 pub struct SchedulingQueue {
+    /// An out-of-tree QueueSort plugin replacing PrioritySort's order.
+    sort: Option<Arc<dyn Plugin>>,
     entries: HashMap<PodKey, Entry>,
     active: BinaryHeap<ActiveItem>,
     backoff: BinaryHeap<BackoffItem>,
@@ -209,6 +230,7 @@ fn log_move(q: &QueuedPod, loc: Location, event: &'static str) {
 impl SchedulingQueue {
     pub fn new(initial_backoff: Duration, max_backoff: Duration, now: Instant) -> SchedulingQueue {
         SchedulingQueue {
+            sort: None,
             entries: HashMap::new(),
             active: BinaryHeap::new(),
             backoff: BinaryHeap::new(),
@@ -226,6 +248,27 @@ impl SchedulingQueue {
 
     /// Override how long a pod may wait in the unschedulable pool before the leftover flush
     /// moves it (`--pod-max-in-unschedulable-pods-duration`).
+    /// Order pods with an out-of-tree QueueSort plugin's `less` instead of PrioritySort's
+    /// (set before pods arrive). `less` must be a strict weak order: it is what keeps the heap.
+    pub fn set_sort(&mut self, sort: Arc<dyn Plugin>) {
+        self.sort = Some(sort);
+    }
+
+    /// The pods held back by a PreEnqueue plugin.
+    pub fn gated(&self) -> impl Iterator<Item = &QueuedPod> {
+        self.entries.values().filter(|e| e.loc == Location::Gated).map(|e| &e.q)
+    }
+
+    fn item(&self, q: &QueuedPod, seq: u64, key: PodKey) -> ActiveItem {
+        ActiveItem {
+            priority: q.pod.priority,
+            ts: self.nanos(q.timestamp),
+            seq,
+            key,
+            custom: self.sort.as_ref().map(|s| Box::new((s.clone(), q.clone()))),
+        }
+    }
+
     pub fn set_max_in_unschedulable(&mut self, d: Duration) {
         self.max_in_unschedulable = d;
     }
@@ -314,18 +357,14 @@ impl SchedulingQueue {
         let mut backoff_expiry = None;
         match loc {
             Location::Active => {
-                let item = ActiveItem { priority: q.pod.priority, ts: self.nanos(q.timestamp), seq, key: key.clone() };
+                let item = self.item(&q, seq, key.clone());
                 self.active.push(item);
             }
             Location::Backoff | Location::ErrorBackoff => {
                 let expiry = self.backoff_expiry(&q);
                 backoff_expiry = Some(expiry);
                 let e = self.nanos(expiry);
-                let item = BackoffItem {
-                    expiry: e,
-                    window: e / 1_000_000_000,
-                    inner: ActiveItem { priority: q.pod.priority, ts: self.nanos(q.timestamp), seq, key: key.clone() },
-                };
+                let item = BackoffItem { expiry: e, window: e / 1_000_000_000, inner: self.item(&q, seq, key.clone()) };
                 if loc == Location::Backoff {
                     self.backoff.push(item);
                 } else {

@@ -14,10 +14,11 @@
 use crate::core::conditions;
 use crate::core::events;
 use crate::core::extender::calls::BindDecision;
+use crate::core::framework::binding::BindStep;
 use crate::core::framework::plugins::default_binder::binding_for;
 use crate::core::framework::plugins::names;
-use crate::core::framework::PreBindAction;
 use crate::core::framework::{instrument, Code};
+use crate::core::framework::{ApiFailure, ApiHandle, BindStatus, PreBindAction};
 use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Metrics};
 use crate::core::scheduler::{BindFailure, BindOutcome, BindRequest, Input, StatusPatch};
@@ -261,8 +262,8 @@ fn observe_point(ctx: &WorkerContext, point: &str, ok: bool, profile: &str, star
     ctx.metrics.observe(m::EXTENSION_POINT_DURATION, &[point, status, profile], secs);
 }
 
-/// `sched.bind`: an interested binding extender first (`extendersBinding`), the DefaultBinder
-/// otherwise or after an ignorable extender failed.
+/// `sched.bind`: an interested binding extender first (`extendersBinding`), then the Bind steps
+/// in configured order — out-of-tree Bind plugins and the DefaultBinder — until one does not skip.
 fn bind_delegated(ctx: &WorkerContext, req: &BindRequest) -> Result<(), BindFailure> {
     if let (Some(target), Some(transport)) = (&req.extender_binder, &ctx.extenders) {
         match crate::core::extender::calls::bind(&**transport, target, &req.pod, &req.node) {
@@ -271,7 +272,72 @@ fn bind_delegated(ctx: &WorkerContext, req: &BindRequest) -> Result<(), BindFail
             BindDecision::FallBack(_) => {}
         }
     }
-    bind(&ctx.client, &req.pod, &req.node, &ctx.denials)
+    let Some(plan) = &req.binding else { return bind(&ctx.client, &req.pod, &req.node, &ctx.denials) };
+    let api = PluginApi { ctx };
+    for step in &plan.bind {
+        match step {
+            BindStep::Default => return bind(&ctx.client, &req.pod, &req.node, &ctx.denials),
+            BindStep::Plugin(p) => match p.bind(&api, &req.pod, &req.node) {
+                BindStatus::Skip => {}
+                BindStatus::Bound => return Ok(()),
+                BindStatus::Failed(e) => return Err(BindFailure::Other(texts::bind_plugin_error(p.name(), &e))),
+            },
+        }
+    }
+    // RunBindPlugins: every Bind plugin skipped.
+    Err(BindFailure::Other(texts::all_bind_plugins_skipped()))
+}
+
+/// What a binding-cycle plugin may do through the scheduler's API client (see
+/// `crate::core::framework::binding`). Its requests are not declared permissions: a 403 is the
+/// plugin's error to report, not a readiness failure.
+struct PluginApi<'a> {
+    ctx: &'a WorkerContext,
+}
+
+fn failure(e: ApiError) -> ApiFailure {
+    ApiFailure { code: e.code(), message: e.to_string() }
+}
+
+impl ApiHandle for PluginApi<'_> {
+    fn get(&self, path: &str) -> Result<serde_json::Value, ApiFailure> {
+        self.ctx.client.get(path).map_err(failure)
+    }
+    fn create(&self, path: &str, body: &serde_json::Value) -> Result<serde_json::Value, ApiFailure> {
+        self.ctx.client.create(path, body).map_err(failure)
+    }
+    fn merge_patch(&self, path: &str, patch: &serde_json::Value) -> Result<serde_json::Value, ApiFailure> {
+        self.ctx.client.patch(path, PatchType::Merge, patch).map_err(failure)
+    }
+    fn wait(&self, d: Duration) -> bool {
+        clock::sleep_for(&*self.ctx.clock, &self.ctx.stop, d)
+    }
+    fn default_bind(&self, pod: &crate::core::model::PodInfo, node: &str) -> Result<(), ApiFailure> {
+        bind(&self.ctx.client, pod, node, &self.ctx.denials).map_err(|e| match e {
+            BindFailure::Conflict(m) => ApiFailure { code: Some(409), message: m },
+            BindFailure::Other(m) => ApiFailure { code: None, message: m },
+        })
+    }
+}
+
+/// PreBind: the in-tree VolumeBinding writes planned at Reserve and the out-of-tree PreBind
+/// plugins, in configured order (VolumeBinding alone without out-of-tree plugins).
+fn run_pre_bind(ctx: &WorkerContext, req: &BindRequest) -> Result<(), BindFailure> {
+    let volumes = || {
+        pre_bind(&ctx.client, &req.pre_bind, &ctx.denials, &*ctx.clock, &ctx.stop)
+            .map_err(|e| BindFailure::Other(texts::prebind_plugin_error(names::VOLUME_BINDING, &e.to_string())))
+    };
+    let Some(plan) = &req.binding else { return volumes() };
+    let api = PluginApi { ctx };
+    for step in &plan.pre_bind {
+        match step {
+            None => volumes()?,
+            Some(p) => p
+                .pre_bind(&api, &req.pod, &req.node)
+                .map_err(|e| BindFailure::Other(texts::prebind_plugin_error(p.name(), &e)))?,
+        }
+    }
+    Ok(())
 }
 
 fn run_bind(ctx: &WorkerContext, req: BindRequest) {
@@ -279,17 +345,14 @@ fn run_bind(ctx: &WorkerContext, req: BindRequest) {
     // The binding cycle runs on its own goroutine upstream (scheduler_goroutines{operation="binding"}).
     ctx.metrics.inc(m::GOROUTINES, &["binding"], 1.0);
     let start = ctx.clock.now();
-    let pre_bound = pre_bind(&ctx.client, &req.pre_bind, &ctx.denials, &*ctx.clock, &ctx.stop);
+    let pre_bound = run_pre_bind(ctx, &req);
     observe_point(ctx, instrument::point::PRE_BIND, pre_bound.is_ok(), &req.profile, start);
-    let result = match pre_bound {
-        Ok(()) => {
-            let start = ctx.clock.now();
-            let bound = bind_delegated(ctx, &req);
-            observe_point(ctx, instrument::point::BIND, bound.is_ok(), &req.profile, start);
-            bound
-        }
-        Err(e) => Err(BindFailure::Other(texts::prebind_plugin_error(names::VOLUME_BINDING, &e.to_string()))),
-    };
+    let result = pre_bound.and_then(|()| {
+        let start = ctx.clock.now();
+        let bound = bind_delegated(ctx, &req);
+        observe_point(ctx, instrument::point::BIND, bound.is_ok(), &req.profile, start);
+        bound
+    });
     ctx.metrics.inc(m::GOROUTINES, &["binding"], -1.0);
     let now = ctx.clock.now();
     match &result {
@@ -314,6 +377,12 @@ fn run_bind(ctx: &WorkerContext, req: BindRequest) {
                 ctx.metrics.observe(m::SLI_DURATION, &[&label], now.saturating_duration_since(first).as_secs_f64());
             }
             ctx.events.record(events::scheduled(pod, &req.node, &req.profile));
+            if let Some(plan) = &req.binding {
+                let api = PluginApi { ctx };
+                for p in &plan.post_bind {
+                    p.post_bind(&api, pod, &req.node);
+                }
+            }
         }
         Err(BindFailure::Conflict(_)) | Err(BindFailure::Other(_)) => {
             // schedule_one.go finishBinding.

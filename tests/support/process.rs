@@ -19,6 +19,24 @@ pub fn binary() -> PathBuf {
     }
 }
 
+/// An example binary (a custom edgesched built with the plugin API, `examples/<name>/`), next
+/// to the edgesched binary Cargo built for these tests; built here when missing or older than
+/// that binary (e.g. when only one test target was built).
+pub fn example_binary(name: &str) -> PathBuf {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_edgesched"));
+    let path = bin.parent().map(|d| d.join("examples").join(name)).unwrap_or_default();
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if modified(&path).is_none() || modified(&path) < modified(&bin) {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "--example", name])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .unwrap_or_else(|e| panic!("cargo build --example {name}: {e}"));
+        assert!(status.success(), "building the example {name} failed");
+    }
+    path
+}
+
 /// A command that runs the binary under test, through `EDGESCHED_TEST_RUNNER` when set
 /// (e.g. `qemu-aarch64-static` for a foreign-architecture binary).
 pub fn command() -> Command {

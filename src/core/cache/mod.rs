@@ -162,6 +162,9 @@ pub struct Cache {
     tallies: tally::Tallies,
     /// Placed pods' affinity terms, grouped.
     term_groups: term_groups::TermGroups,
+    /// Pods not yet bound (queued, gated, in flight), kept only when some out-of-tree plugin may
+    /// read them ([`Cache::pending_pods`]); `None` costs nothing.
+    pending: Option<HashMap<PodKey, Arc<crate::core::model::PodInfo>>>,
 }
 
 /// Account a pod placed on (`delta` 1) or leaving (−1) node `id` with `labels` in the counts
@@ -201,6 +204,32 @@ fn zone_key(labels: &Labels) -> String {
 impl Cache {
     pub fn new() -> Cache {
         Cache::default()
+    }
+
+    /// Start keeping the pending pods (an out-of-tree plugin is enabled; upstream plugins read
+    /// them through the pod informer's lister, e.g. Coscheduling counting a group's pods).
+    pub fn track_pending_pods(&mut self) {
+        self.pending.get_or_insert_with(HashMap::new);
+    }
+
+    /// Record the latest version of a pending pod (no-op unless tracking).
+    pub fn set_pending_pod(&mut self, pod: &Arc<crate::core::model::PodInfo>) {
+        if let Some(p) = &mut self.pending {
+            p.insert(pod.key.clone(), pod.clone());
+        }
+    }
+
+    /// A pending pod was bound, deleted or left our profiles.
+    pub fn remove_pending_pod(&mut self, key: &str) {
+        if let Some(p) = &mut self.pending {
+            p.remove(key);
+        }
+    }
+
+    /// The pods of our profiles not yet bound, in no particular order — empty unless the
+    /// scheduler runs an out-of-tree plugin. A pod being bound is both here and assigned.
+    pub fn pending_pods(&self) -> impl Iterator<Item = &Arc<crate::core::model::PodInfo>> {
+        self.pending.iter().flat_map(|p| p.values())
     }
 
     /// Storage objects and bindings the volume plugins read.

@@ -30,6 +30,9 @@ impl EventMask {
     pub const NAMESPACE_CHANGE: EventMask = EventMask(1 << 14);
     /// The unscheduled pod itself was updated.
     pub const POD_UPDATE: EventMask = EventMask(1 << 15);
+    /// An unscheduled pod was added (another pod of a group arrived, for a PreEnqueue waiting
+    /// for siblings).
+    pub const UNSCHEDULED_POD_ADD: EventMask = EventMask(1 << 16);
     pub const ALL: EventMask = EventMask(u32::MAX);
 
     pub fn intersects(self, other: EventMask) -> bool {
@@ -58,6 +61,7 @@ impl EventMask {
             (EventMask::CSI_NODE_CHANGE, "CSINodeUpdate"),
             (EventMask::NAMESPACE_CHANGE, "NamespaceUpdate"),
             (EventMask::POD_UPDATE, "UnschedulablePodUpdate"),
+            (EventMask::UNSCHEDULED_POD_ADD, crate::core::queue::event::UNSCHEDULED_POD_ADD),
         ];
         ORDER.iter().find(|(m, _)| self.intersects(*m)).map_or("WildCardAll", |(_, l)| l)
     }
@@ -74,4 +78,40 @@ impl BitOrAssign for EventMask {
     fn bitor_assign(&mut self, rhs: EventMask) {
         self.0 |= rhs.0;
     }
+}
+
+/// The object a cluster event is about, as the scheduler keeps it.
+#[derive(Debug, Clone, Copy)]
+pub enum EventObject<'a> {
+    Node(&'a crate::core::model::NodeSpecInfo),
+    /// A pod bound (or assumed) to a node.
+    AssignedPod(&'a crate::core::cache::AssignedPod),
+    /// A pod not yet bound.
+    Pod(&'a crate::core::model::PodInfo),
+}
+
+/// A cluster event with the objects before and after (upstream `QueueingHintFn`'s `oldObj`,
+/// `newObj`): `old` is `None` for an addition, `new` is `None` for a deletion; both are `None`
+/// for the kinds the scheduler does not keep as objects (storage, namespaces).
+#[derive(Debug, Clone, Copy)]
+pub struct ClusterEvent<'a> {
+    pub mask: EventMask,
+    pub old: Option<EventObject<'a>>,
+    pub new: Option<EventObject<'a>>,
+}
+
+impl ClusterEvent<'_> {
+    /// An event without objects.
+    pub fn of(mask: EventMask) -> ClusterEvent<'static> {
+        ClusterEvent { mask, old: None, new: None }
+    }
+}
+
+/// A queueing hint's verdict (upstream `fwk.QueueingHint`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueingHint {
+    /// The event may make the pod schedulable: move it out of the unschedulable pool.
+    Queue,
+    /// The event cannot help this pod: leave it where it is.
+    QueueSkip,
 }

@@ -501,6 +501,29 @@ impl Framework {
         waiting: Option<&WaitingPods>,
         rec: Rec<'_>,
     ) -> ScheduleOutcome {
+        let node = result.node.clone();
+        let mut outcome = self.reserve_on_then_permit(cache, pod, cs, result, diagnosis, scores, waiting, rec);
+        // A Reserve or Permit rejection or error: RunReservePluginsUnreserve (schedule_one.go).
+        if let ScheduleOutcome::Unschedulable { diagnosis, .. } | ScheduleOutcome::Error { diagnosis, .. } = &mut outcome {
+            if !self.reserve.is_empty() {
+                diagnosis.waiting_actions.extend(self.unreserve(cache, pod, &node, waiting));
+            }
+        }
+        outcome
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reserve_on_then_permit(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        cs: &CycleState,
+        result: ScheduleResult,
+        diagnosis: Diagnosis,
+        scores: Vec<NodeScores>,
+        waiting: Option<&WaitingPods>,
+        rec: Rec<'_>,
+    ) -> ScheduleOutcome {
         let start = rec.start();
         let outcome = self.reserve_plugins(cache, pod, cs, result, diagnosis, scores, rec);
         let status = match &outcome {

@@ -6,6 +6,7 @@
 //! given, and returns a decision with the reasons behind it. The live scheduler, `simulate` and
 //! `explain` all call the same [`Framework::schedule`].
 
+pub mod binding;
 pub mod cluster_events;
 pub mod cycle;
 pub mod instrument;
@@ -15,7 +16,8 @@ pub mod registry;
 pub mod status;
 pub mod waiting;
 
-pub use cluster_events::EventMask;
+pub use binding::{ApiFailure, ApiHandle, BindStatus};
+pub use cluster_events::{ClusterEvent, EventMask, EventObject, QueueingHint};
 pub use cycle::{NodeScores, ScheduleOutcome, ScheduleResult};
 pub use profile::{Framework, ProfileError};
 pub use status::{fit_error_message, Code, Diagnosis, Rejection};
@@ -138,13 +140,34 @@ pub trait Plugin: Send + Sync {
     /// The extension points this plugin implements.
     fn points(&self) -> Points;
 
-    /// Cluster events that can make a pod this plugin rejected schedulable (queueing hints).
+    /// Cluster events that can make a pod this plugin rejected (or gated at PreEnqueue)
+    /// schedulable (upstream `EnqueueExtensions.EventsToRegister`). Other events leave the pod
+    /// in the unschedulable pool.
     fn events(&self) -> EventMask {
         EventMask::ALL
     }
 
-    /// PreEnqueue: may the pod enter the active queue at all? (SchedulingGates)
-    fn pre_enqueue(&self, _pod: &PodInfo) -> Result<(), Rejection> {
+    /// Queueing hint for one of [`Plugin::events`]: whether this event may make `pod`, which
+    /// this plugin rejected, schedulable (upstream `QueueingHintFn`). The default queues on
+    /// every registered event, as a registration without a hint function does upstream. Called
+    /// by the scheduling queue on the scheduler thread: keep it cheap.
+    fn queueing_hint(&self, _event: &ClusterEvent<'_>, _pod: &PodInfo) -> QueueingHint {
+        QueueingHint::Queue
+    }
+
+    /// QueueSort: whether `a` is scheduled before `b` (upstream `QueueSortPlugin.Less`). Only
+    /// the first profile's queue-sort plugin orders the one queue (every profile must name the
+    /// same, as upstream requires); PrioritySort's order is used when that is PrioritySort.
+    fn less(&self, _a: &crate::core::queue::QueuedPod, _b: &crate::core::queue::QueuedPod) -> bool {
+        false
+    }
+
+    /// PreEnqueue: may the pod enter the active queue at all? (SchedulingGates). A rejected pod
+    /// waits gated until an event this plugin registered for ([`Plugin::events`],
+    /// [`Plugin::queueing_hint`]) or an update of the pod itself. `cache` shows the assigned
+    /// pods and, when some out-of-tree plugin is enabled, the pending ones
+    /// ([`Cache::pending_pods`]).
+    fn pre_enqueue(&self, _cache: &Cache, _pod: &PodInfo) -> Result<(), Rejection> {
         Ok(())
     }
 
@@ -226,4 +249,26 @@ pub trait Plugin: Send + Sync {
     ) -> PermitOutcome {
         PermitOutcome::Allow
     }
+
+    /// Unreserve: the pod reserved on `node` will not be bound there after all (a later Reserve
+    /// or a Permit rejected it, its wait at Permit ended in rejection, or PreBind/Bind failed).
+    /// Called on every Reserve plugin in reverse order, as upstream's
+    /// `RunReservePluginsUnreserve`; must be idempotent. `waiting` lets the plugin reject the
+    /// pod's waiting siblings.
+    fn unreserve(&self, _cache: &Cache, _pod: &PodInfo, _node: &str, _waiting: &mut waiting::WaitingHandle<'_>) {}
+
+    /// PreBind (binding cycle, on a binder thread; see [`binding`]): prepare the API objects the
+    /// pod needs on `node`. An error fails the binding: the pod is unreserved and retried.
+    fn pre_bind(&self, _api: &dyn ApiHandle, _pod: &PodInfo, _node: &str) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Bind (binding cycle): bind the pod, or [`BindStatus::Skip`] to let the next Bind plugin
+    /// (the DefaultBinder by default) do it.
+    fn bind(&self, _api: &dyn ApiHandle, _pod: &PodInfo, _node: &str) -> BindStatus {
+        BindStatus::Skip
+    }
+
+    /// PostBind (binding cycle): informational, after the pod was bound.
+    fn post_bind(&self, _api: &dyn ApiHandle, _pod: &PodInfo, _node: &str) {}
 }

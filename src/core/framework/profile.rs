@@ -40,6 +40,8 @@ pub struct Framework {
     pub(crate) pre_bind: Vec<usize>,
     pub(crate) bind: Vec<usize>,
     pub(crate) post_bind: Vec<usize>,
+    /// The out-of-tree PreBind/Bind/PostBind plugins, run by the shell's binder threads.
+    pub(crate) binding: Option<Arc<super::binding::BindingPlugins>>,
 }
 
 impl fmt::Debug for Framework {
@@ -110,6 +112,7 @@ impl Framework {
             pre_bind: Vec::new(),
             bind: Vec::new(),
             post_bind: Vec::new(),
+            binding: None,
         };
 
         let points: [(&str, &PluginSet, PointSel); 12] = [
@@ -183,6 +186,7 @@ impl Framework {
         fw.pre_bind = next();
         fw.bind = next();
         fw.post_bind = next();
+        fw.binding = super::binding::BindingPlugins::build(&fw.plugins, &fw.pre_bind, &fw.bind, &fw.post_bind);
 
         // getScoreWeights: the Score list's weight wins over multiPoint's; 0 means 1.
         let mut weights: HashMap<usize, i64> = HashMap::new();
@@ -257,27 +261,65 @@ impl Framework {
     }
 
     /// Run PreEnqueue plugins: `Err` carries the gate that holds the pod back.
-    pub fn pre_enqueue(&self, pod: &crate::core::model::PodInfo) -> Result<(), super::Rejection> {
+    pub fn pre_enqueue(
+        &self,
+        cache: &crate::core::cache::Cache,
+        pod: &crate::core::model::PodInfo,
+    ) -> Result<(), super::Rejection> {
         for &i in &self.pre_enqueue {
             let pl = &self.plugins[i];
-            pl.pre_enqueue(pod).map_err(|r| r.with_plugin(pl.name()))?;
+            pl.pre_enqueue(cache, pod).map_err(|r| r.with_plugin(pl.name()))?;
         }
         Ok(())
     }
 
-    /// Cluster events that can help a pod rejected by the named plugins.
-    pub fn events_for(&self, plugins: &[&str]) -> super::EventMask {
-        let mut m = super::EventMask::NONE;
-        for name in plugins {
-            match self.plugins.iter().find(|p| p.name() == *name) {
-                Some(p) => m |= p.events(),
-                None => return super::EventMask::ALL,
-            }
+    /// Whether `event` may make `pod` schedulable, given the plugins that rejected it
+    /// (upstream `isPodWorthRequeuing`): a rejector that registered for the event and whose
+    /// queueing hint says Queue moves it; no rejector (or an unknown one) always does.
+    pub fn worth_requeuing(
+        &self,
+        rejectors: &[&str],
+        event: &super::ClusterEvent<'_>,
+        pod: &crate::core::model::PodInfo,
+    ) -> bool {
+        if rejectors.is_empty() {
+            return true;
         }
-        if plugins.is_empty() {
-            super::EventMask::ALL
-        } else {
-            m
+        rejectors.iter().any(|name| match self.plugins.iter().find(|p| p.name() == *name) {
+            Some(p) => p.events().intersects(event.mask) && p.queueing_hint(event, pod) == super::QueueingHint::Queue,
+            None => true,
+        })
+    }
+
+    /// Whether an out-of-tree plugin is enabled (the scheduler then keeps the pending pods for
+    /// plugins to read and emits unscheduled-pod-add events).
+    pub fn has_out_of_tree(&self) -> bool {
+        self.plugins.iter().any(|p| !plugins::is_in_tree(p.name()))
+    }
+
+    /// The out-of-tree queue-sort plugin, if the profile replaces PrioritySort.
+    pub fn custom_queue_sort(&self) -> Option<Arc<dyn Plugin>> {
+        self.queue_sort.first().map(|i| &self.plugins[*i]).filter(|p| !plugins::is_in_tree(p.name())).cloned()
+    }
+
+    /// The out-of-tree binding-cycle plugins (`None` for the in-tree ones only).
+    pub fn binding_plugins(&self) -> Option<Arc<super::binding::BindingPlugins>> {
+        self.binding.clone()
+    }
+
+    /// RunReservePluginsUnreserve: every Reserve plugin in reverse order; returns what they
+    /// decided about waiting pods.
+    pub fn unreserve(
+        &self,
+        cache: &crate::core::cache::Cache,
+        pod: &crate::core::model::PodInfo,
+        node: &str,
+        waiting: Option<&super::waiting::WaitingPods>,
+    ) -> Vec<super::waiting::WaitingAction> {
+        let mut handle = super::waiting::WaitingHandle::new(waiting);
+        for &i in self.reserve.iter().rev() {
+            self.plugins[i].unreserve(cache, pod, node, &mut handle);
         }
+        handle.into_actions()
     }
 }

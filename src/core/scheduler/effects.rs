@@ -24,6 +24,8 @@ pub struct BindRequest {
     pub flushed: bool,
     /// The extender that binds this pod instead of the DefaultBinder (`extendersBinding`).
     pub extender_binder: Option<crate::core::extender::BindTarget>,
+    /// The profile's out-of-tree PreBind/Bind/PostBind plugins (`None`: in-tree only).
+    pub binding: Option<Arc<crate::core::framework::binding::BindingPlugins>>,
 }
 
 /// The PodScheduled condition (and nominated node) to write to a pod's status.

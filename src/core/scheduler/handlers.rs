@@ -8,7 +8,7 @@ use super::state::{ForeignPod, Scheduler, POD_SPEC};
 use crate::core::api::{self, Object};
 use crate::core::cache::cluster::ClusterKind;
 use crate::core::cache::NodeChange;
-use crate::core::framework::EventMask;
+use crate::core::framework::{ClusterEvent, EventMask, EventObject};
 use crate::core::logging::{self, Line};
 use crate::core::metrics::names as m;
 use crate::core::model::{NodeSpecInfo, PodInfo, PodKey};
@@ -94,6 +94,7 @@ impl Scheduler {
             self.foreign.remove(&key);
             self.cache.nominations_mut().clear(&key);
             if self.pending.remove(&key).is_some() {
+                self.cache.remove_pending_pod(&key);
                 self.queue.delete(&key);
             }
             if info.phase.is_terminal() {
@@ -102,19 +103,28 @@ impl Scheduler {
                 }
                 return;
             }
-            let previous = self.cache.assigned_pod(&key).map(|p| (p.labels.clone(), self.cache.is_assumed(&key)));
+            let old = self.cache.assigned_pod(&key).cloned();
+            let assumed = self.cache.is_assumed(&key);
             self.cache.upsert_assigned_pod(&info);
-            match previous {
-                None => self.move_pods(EventMask::ASSIGNED_POD_ADD, now),
-                Some((_, true)) => {} // our own assumption confirmed: nothing new for other pods
-                Some((labels, false)) if labels != info.labels => self.move_pods(EventMask::ASSIGNED_POD_UPDATE, now),
-                Some(_) => {}
+            let mask = match &old {
+                None => EventMask::ASSIGNED_POD_ADD,
+                Some(_) if assumed => return, // our own assumption confirmed: nothing new for other pods
+                Some(o) if o.labels != info.labels => EventMask::ASSIGNED_POD_UPDATE,
+                Some(_) => return,
+            };
+            match self.cache.assigned_pod(&key).cloned().filter(|_| self.out_of_tree) {
+                Some(new) => {
+                    let old = old.as_deref().map(EventObject::AssignedPod);
+                    self.move_pods_on(&ClusterEvent { mask, old, new: Some(EventObject::AssignedPod(&new)) }, now);
+                }
+                None => self.move_pods(mask, now),
             }
             return;
         }
         if info.phase.is_terminal() || !self.serves(&info.scheduler_name) {
             self.cache.nominations_mut().clear(&key);
             if self.pending.remove(&key).is_some() {
+                self.cache.remove_pending_pod(&key);
                 self.queue.delete(&key);
             }
             if info.phase.is_terminal() || info.terminating {
@@ -150,14 +160,22 @@ impl Scheduler {
             None => true,
         };
         self.pending.insert(key.clone(), Arc::from(pod));
+        self.cache.set_pending_pod(&info);
         if self.cache.is_assumed(&key) {
             // Being bound by us; the watch has not caught up (upstream skips assumed pods).
             self.queue.refresh(info);
             return;
         }
-        let gate = self.profile(&info.scheduler_name).and_then(|fw| fw.pre_enqueue(&info).err()).map(|r| (r.plugin, r.message()));
+        let gate = self.gate(&info);
         match self.queue.location(&key) {
-            None => self.queue.add(info, gate, now),
+            None => {
+                self.queue.add(info.clone(), gate, now);
+                if self.out_of_tree {
+                    let event =
+                        ClusterEvent { mask: EventMask::UNSCHEDULED_POD_ADD, old: None, new: Some(EventObject::Pod(&info)) };
+                    self.move_pods_on(&event, now);
+                }
+            }
             Some(_) if changed => {
                 if self.queue.get(&key).is_some_and(|q| q.rejectors.contains(&POD_SPEC) || q.gating_plugin.is_some()) {
                     logging::v(4, || Line::new("Pod updated, requeueing").o("pod", &key));
@@ -173,10 +191,13 @@ impl Scheduler {
         self.drop_waiting(key);
         self.cache.nominations_mut().clear(key);
         if self.pending.remove(key).is_some() {
+            self.cache.remove_pending_pod(key);
             self.queue.delete(key);
         }
-        if self.cache.remove_pod(key).is_some() {
-            self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
+        if let Some(old) = self.cache.remove_pod(key) {
+            let event =
+                ClusterEvent { mask: EventMask::ASSIGNED_POD_DELETE, old: Some(EventObject::AssignedPod(&old)), new: None };
+            self.move_pods_on(&event, now);
         }
     }
 
@@ -186,13 +207,22 @@ impl Scheduler {
             Line::new("Ignoring unreadable node resource").s("node", &*spec.name).s("problem", w).warning();
         }
         let (name, zone) = (spec.name.clone(), zone_key(&spec.labels));
+        // Queueing hints see the node before and after (only kept for out-of-tree plugins).
+        let old = if self.out_of_tree { self.cache.node_by_name(&name).map(|n| n.node.clone()) } else { None };
         let change = self.cache.upsert_node(spec);
         if change.added {
             logging::v(2, || Line::new("Added node in listed group to NodeTree").o("node", &name).s("zone", &zone));
         }
         let mask = node_change_mask(&change);
-        if mask != EventMask::NONE {
-            self.move_pods(mask, now);
+        if mask == EventMask::NONE {
+            return;
+        }
+        match self.cache.node_by_name(&name).map(|n| n.node.clone()).filter(|_| self.out_of_tree) {
+            Some(new) => {
+                let event = ClusterEvent { mask, old: old.as_ref().map(EventObject::Node), new: Some(EventObject::Node(&new)) };
+                self.move_pods_on(&event, now);
+            }
+            None => self.move_pods(mask, now),
         }
     }
 
@@ -212,20 +242,57 @@ impl Scheduler {
         }
     }
 
-    /// Wake unschedulable pods that the event could help (queueing hints).
+    /// The PreEnqueue verdict for a pod: the gating plugin and its message, if held back.
+    fn gate(&self, info: &PodInfo) -> Option<(&'static str, String)> {
+        self.profile(&info.scheduler_name).and_then(|fw| fw.pre_enqueue(&self.cache, info).err()).map(|r| (r.plugin, r.message()))
+    }
+
+    /// Wake unschedulable pods that the event could help (an event without objects).
     pub(super) fn move_pods(&mut self, mask: EventMask, now: Instant) {
+        self.move_pods_on(&ClusterEvent::of(mask), now);
+    }
+
+    /// Wake unschedulable pods that the event could help (queueing hints, upstream
+    /// `MoveAllToActiveOrBackoffQueue` → `isPodWorthRequeuing`), and let gated pods whose
+    /// PreEnqueue plugin registered for the event ask PreEnqueue again.
+    pub(super) fn move_pods_on(&mut self, event: &ClusterEvent<'_>, now: Instant) {
+        let mask = event.mask;
         let profiles = &self.profiles;
         let moved = self.queue.move_on_event(now, mask.label(), |qp: &QueuedPod| {
             if qp.rejectors.contains(&POD_SPEC) {
                 return mask.intersects(EventMask::POD_UPDATE);
             }
             match profiles.iter().find(|p| *p.scheduler_name == *qp.pod.scheduler_name) {
-                Some(fw) => fw.events_for(&qp.rejectors).intersects(mask),
+                Some(fw) => fw.worth_requeuing(&qp.rejectors, event, &qp.pod),
                 None => false,
             }
         });
         if moved > 0 {
             logging::v(4, || Line::new("Moved unschedulable pods").s("event", mask.label()).n("count", moved));
+        }
+        // Gated pods: SchedulingGates only listens to the pod's own updates (handled by
+        // `upsert_pod`); an out-of-tree PreEnqueue may wait for other objects.
+        if !self.out_of_tree {
+            return;
+        }
+        let profiles = &self.profiles;
+        let gated: Vec<Arc<PodInfo>> = self
+            .queue
+            .gated()
+            .filter(|qp| {
+                let Some(plugin) = qp.gating_plugin else { return false };
+                profiles
+                    .iter()
+                    .find(|p| *p.scheduler_name == *qp.pod.scheduler_name)
+                    .is_some_and(|fw| fw.worth_requeuing(&[plugin], event, &qp.pod))
+            })
+            .map(|qp| qp.pod.clone())
+            .collect();
+        for info in gated {
+            let gate = self.gate(&info);
+            if gate.is_none() {
+                self.queue.update(info, None, now);
+            }
         }
     }
 

@@ -20,6 +20,8 @@ mod schedule_one;
 mod state;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_plugin_api;
 mod unserved;
 
 pub use effects::{Attempt, BindRequest, Effect, StatusPatch};

@@ -75,6 +75,7 @@ impl Scheduler {
             now.saturating_duration_since(since).as_secs_f64(),
         );
         info!("{}", Line::new("Pod rejected while waiting on permit").s("pod", &**key).s("status", message));
+        let unreserved = self.profiles[d.fw_index].unreserve(&self.cache, &d.bind.pod, &d.bind.node, Some(&self.waiting));
         self.cache.storage_mut().forget_assumed_for_pod(key);
         if self.cache.forget_pod(key) {
             self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
@@ -84,6 +85,7 @@ impl Scheduler {
         diagnosis.node_to_status.insert(d.bind.node.clone(), Rejection::unschedulable(message.to_string()).with_plugin(plugin));
         let fit = fit_error_message(1, &diagnosis);
         self.fail(d.fw_index, &d.qp, Requeue::Rejected { plugins: vec![plugin] }, REASON_UNSCHEDULABLE, &fit, None, now);
+        self.apply_waiting_actions(unreserved, now);
     }
 
     /// A waiting pod was deleted: drop it (its assumption goes with the pod).

@@ -133,6 +133,7 @@ impl Scheduler {
                     cycle_start: now,
                     flushed: qp.flushed,
                     extender_binder: bind_target.clone(),
+                    binding: fw.binding_plugins(),
                 };
                 if permit_wait.is_empty() {
                     self.effects.push(Effect::Bind(bind));
@@ -223,6 +224,9 @@ impl Scheduler {
     }
 
     pub(super) fn on_bind_done(&mut self, o: BindOutcome, now: Instant) {
+        if o.result.is_err() {
+            self.unreserve_in_flight(&o.key, &o.node, now);
+        }
         match o.result {
             Ok(()) => self.queue.done(&o.key),
             Err(BindFailure::Conflict(msg)) => {
@@ -250,6 +254,20 @@ impl Scheduler {
                 self.queue.done(&o.key);
             }
         }
+    }
+}
+
+impl Scheduler {
+    /// The binding cycle failed: its profile's Reserve plugins unreserve the pod (before it is
+    /// forgotten on the node, as `handleBindingCycleError`).
+    fn unreserve_in_flight(&mut self, key: &str, node: &str, now: Instant) {
+        let Some(pod) = self.queue.get(key).map(|q| q.pod.clone()) else { return };
+        let Some(fw) = self.profiles.iter().find(|p| *p.scheduler_name == *pod.scheduler_name) else { return };
+        if fw.reserve.is_empty() {
+            return;
+        }
+        let actions = fw.unreserve(&self.cache, &pod, node, Some(&self.waiting));
+        self.apply_waiting_actions(actions, now);
     }
 }
 

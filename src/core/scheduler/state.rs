@@ -108,6 +108,9 @@ pub struct Scheduler {
     pub(super) extenders: Option<crate::core::extender::ExtenderSet>,
     pub(super) cache: Cache,
     pub(super) queue: SchedulingQueue,
+    /// Some profile runs an out-of-tree plugin: pending pods are kept in the cache for plugins
+    /// to read, and unscheduled-pod additions are cluster events.
+    pub(super) out_of_tree: bool,
     pub(super) priority_classes: PriorityClasses,
     /// Unassigned pods of our profiles, as last seen (for re-conversion and change detection).
     pub(super) pending: HashMap<PodKey, Arc<api::Pod>>,
@@ -146,13 +149,24 @@ impl Scheduler {
                 metrics.inc(m::PLUGIN_EVALUATIONS, &[plugin, point, &fw.scheduler_name], 0.0);
             }
         }
+        let out_of_tree = profiles.iter().any(Framework::has_out_of_tree);
+        let mut cache = Cache::new();
+        if out_of_tree {
+            cache.track_pending_pods();
+        }
+        let mut queue = SchedulingQueue::new(settings.pod_initial_backoff, settings.pod_max_backoff, now);
+        // validateCommonQueueSort made every profile name the same queue-sort plugin.
+        if let Some(sort) = profiles.first().and_then(Framework::custom_queue_sort) {
+            queue.set_sort(sort);
+        }
         Scheduler {
             profiles,
             extenders: None,
             waiting: Default::default(),
             deferred: HashMap::new(),
-            cache: Cache::new(),
-            queue: SchedulingQueue::new(settings.pod_initial_backoff, settings.pod_max_backoff, now),
+            cache,
+            queue,
+            out_of_tree,
             priority_classes: PriorityClasses::default(),
             pending: HashMap::new(),
             next_start_node_index: 0,

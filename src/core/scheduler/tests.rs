@@ -14,13 +14,13 @@ use crate::core::watched::{Change, KindId, Watched};
 use std::time::{Duration, Instant};
 
 /// A scheduler serving `names` with the default plugins, fed through its public inputs.
-struct Harness {
-    s: Scheduler,
+pub(super) struct Harness {
+    pub(super) s: Scheduler,
     t0: Instant,
-    now: Instant,
+    pub(super) now: Instant,
 }
 
-fn harness(names: &[&str]) -> Harness {
+pub(super) fn harness(names: &[&str]) -> Harness {
     let mut yaml = String::from("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n");
     for n in names {
         yaml.push_str(&format!("- schedulerName: {n}\n"));
@@ -41,12 +41,12 @@ fn harness(names: &[&str]) -> Harness {
 }
 
 impl Harness {
-    fn feed<T: Watched>(&mut self, change: Change<T>) {
+    pub(super) fn feed<T: Watched>(&mut self, change: Change<T>) {
         self.s.handle(Input::watch(change), self.now);
     }
 
     /// List the cluster: nodes, then the pods (bound and pending), and lead.
-    fn start(&mut self, nodes: &[NodeBuilder], pods: &[PodBuilder]) {
+    pub(super) fn start(&mut self, nodes: &[NodeBuilder], pods: &[PodBuilder]) {
         self.feed::<api::Node>(Change::ListBegin);
         self.feed(Change::ListPage(nodes.iter().map(|n| n.node.clone()).collect()));
         self.feed::<api::Node>(Change::ListDone);
@@ -58,13 +58,13 @@ impl Harness {
 
     /// Let time pass, with the periodic maintenance the live loop runs every second (backoff
     /// expiry, the unschedulable flush).
-    fn advance(&mut self, d: Duration) {
+    pub(super) fn advance(&mut self, d: Duration) {
         self.now += d;
         self.s.tick(self.now, std::time::SystemTime::UNIX_EPOCH + (self.now - self.t0));
     }
 
     /// Run cycles until the queue has nothing runnable now; returns what each attempt did.
-    fn cycles(&mut self) -> Vec<Attempt> {
+    pub(super) fn cycles(&mut self) -> Vec<Attempt> {
         let mut out = Vec::new();
         while self.s.has_work() {
             match self.s.schedule_one(self.now, false) {
@@ -76,7 +76,7 @@ impl Harness {
     }
 
     /// The effects produced so far, each as one readable line.
-    fn effects(&mut self) -> Vec<String> {
+    pub(super) fn effects(&mut self) -> Vec<String> {
         self.s.take_effects().iter().map(describe).collect()
     }
 }
@@ -102,18 +102,18 @@ fn describe(e: &Effect) -> String {
     }
 }
 
-fn node(name: &str, cpu: &str) -> NodeBuilder {
+pub(super) fn node(name: &str, cpu: &str) -> NodeBuilder {
     NodeBuilder::new(name).allocatable(&[("cpu", cpu), ("memory", "8Gi"), ("pods", "110")])
 }
 
-fn pod(name: &str, cpu: &str) -> PodBuilder {
+pub(super) fn pod(name: &str, cpu: &str) -> PodBuilder {
     let mut p = PodBuilder::new(name).container(&[("cpu", cpu)]);
     p.pod.spec.scheduler_name = "edgesched".into();
     p.pod.metadata.creation_timestamp = Some(format!("2026-01-01T00:00:{:02}Z", name.len()));
     p
 }
 
-fn with_priority(mut p: PodBuilder, priority: i32) -> PodBuilder {
+pub(super) fn with_priority(mut p: PodBuilder, priority: i32) -> PodBuilder {
     p.pod.spec.priority = Some(priority);
     p
 }

@@ -176,6 +176,11 @@ pub mod framework {
     pub fn bind_plugin_error(plugin: &str, err: &str) -> String {
         format!("running Bind plugin {}: {err}", q(plugin))
     }
+
+    /// RunBindPlugins: every Bind plugin returned Skip.
+    pub fn all_bind_plugins_skipped() -> String {
+        "all bind plugins skipped".into()
+    }
 }
 
 /// pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go.

@@ -1065,7 +1065,10 @@ fn waiting_for_scheduling_gates() {
     let mut p = PodBuilder::new("p");
     p.pod.spec.scheduling_gates =
         vec![api::PodSchedulingGate { name: "foo".into() }, api::PodSchedulingGate { name: "bar".into() }];
-    assert_eq!(SchedulingGates.pre_enqueue(&p.info()).unwrap_err().message(), "waiting for scheduling gates: [foo bar]");
+    assert_eq!(
+        SchedulingGates.pre_enqueue(&crate::core::cache::Cache::new(), &p.info()).unwrap_err().message(),
+        "waiting for scheduling gates: [foo bar]"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

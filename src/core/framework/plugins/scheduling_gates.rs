@@ -19,7 +19,7 @@ impl Plugin for SchedulingGates {
         EventMask::POD_UPDATE
     }
 
-    fn pre_enqueue(&self, pod: &PodInfo) -> Result<(), Rejection> {
+    fn pre_enqueue(&self, _cache: &crate::core::cache::Cache, pod: &PodInfo) -> Result<(), Rejection> {
         if pod.scheduling_gates.is_empty() {
             return Ok(());
         }
@@ -38,10 +38,14 @@ mod tests {
     fn gated_pods_wait() {
         // scheduling_gates_test.go: "pod with gates" / "pod without gates".
         let mut p = api::Pod::default();
-        assert!(SchedulingGates.pre_enqueue(&PodInfo::from_api(&p, &NoPriorityClasses)).is_ok());
+        assert!(SchedulingGates
+            .pre_enqueue(&crate::core::cache::Cache::new(), &PodInfo::from_api(&p, &NoPriorityClasses))
+            .is_ok());
         p.spec.scheduling_gates =
             vec![api::PodSchedulingGate { name: "foo".into() }, api::PodSchedulingGate { name: "bar".into() }];
-        let r = SchedulingGates.pre_enqueue(&PodInfo::from_api(&p, &NoPriorityClasses)).expect_err("gated");
+        let r = SchedulingGates
+            .pre_enqueue(&crate::core::cache::Cache::new(), &PodInfo::from_api(&p, &NoPriorityClasses))
+            .expect_err("gated");
         assert_eq!(r.message(), "waiting for scheduling gates: [foo bar]");
     }
 }

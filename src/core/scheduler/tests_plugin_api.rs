@@ -1,0 +1,263 @@
+//! The extension points out-of-tree plugins reach through the scheduler core: QueueSort replacing
+//! PrioritySort, Unreserve on every failure after Reserve (in reverse order), queueing hints
+//! deciding which events move a rejected pod, PreEnqueue waiting for other pending pods, and
+//! the binding-cycle plugins handed to the binder with the bind request.
+
+use super::tests::{harness, node, pod, Harness};
+use super::*;
+use crate::core::cache::{Cache, NodeInfo};
+use crate::core::config;
+use crate::core::framework::plugins::PluginContext;
+use crate::core::framework::registry::{Factory, Registry};
+use crate::core::framework::waiting::WaitingHandle;
+use crate::core::framework::{
+    ClusterEvent, EventMask, EventObject, Framework, PermitOutcome, Plugin, PluginState, Points, QueueingHint, Rejection,
+};
+use crate::core::model::PodInfo;
+use crate::core::queue::{Location, QueuedPod};
+use crate::core::watched::Change;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Orders pods by name, last name first (anything but PrioritySort's order).
+struct ByNameDescending;
+
+impl Plugin for ByNameDescending {
+    fn name(&self) -> &'static str {
+        "ByNameDescending"
+    }
+    fn points(&self) -> Points {
+        Points { queue_sort: true, ..Default::default() }
+    }
+    fn less(&self, a: &QueuedPod, b: &QueuedPod) -> bool {
+        a.pod.name > b.pod.name
+    }
+}
+
+/// Records Unreserve calls; its Permit rejects pods labelled `deny` and holds pods labelled
+/// `wait` for 10 s.
+struct Recorder {
+    name: &'static str,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Plugin for Recorder {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn points(&self) -> Points {
+        Points { reserve: true, permit: self.name == "R2", ..Default::default() }
+    }
+    fn permit(&self, _: &Cache, pod: &PodInfo, _: &NodeInfo, _: &PluginState, _: &mut WaitingHandle<'_>) -> PermitOutcome {
+        if pod.labels.get_str("deny").is_some() {
+            return PermitOutcome::Reject(Rejection::unschedulable("denied"));
+        }
+        if pod.labels.get_str("wait").is_some() {
+            return PermitOutcome::Wait(Duration::from_secs(10));
+        }
+        PermitOutcome::Allow
+    }
+    fn unreserve(&self, _: &Cache, pod: &PodInfo, node: &str, _: &mut WaitingHandle<'_>) {
+        if let Ok(mut log) = self.log.lock() {
+            log.push(format!("{} {} {node}", self.name, pod.key));
+        }
+    }
+}
+
+/// Rejects every node not labelled `ready`; only a node that is (or becomes) `ready` is worth
+/// a retry, whatever else changes.
+struct NeedsReady;
+
+impl Plugin for NeedsReady {
+    fn name(&self) -> &'static str {
+        "NeedsReady"
+    }
+    fn points(&self) -> Points {
+        Points { filter: true, ..Default::default() }
+    }
+    fn events(&self) -> EventMask {
+        EventMask::NODE_ADD | EventMask::NODE_LABEL
+    }
+    fn queueing_hint(&self, event: &ClusterEvent<'_>, _pod: &PodInfo) -> QueueingHint {
+        match event.new {
+            Some(EventObject::Node(n)) if n.labels.get_str("ready").is_some() => QueueingHint::Queue,
+            _ => QueueingHint::QueueSkip,
+        }
+    }
+    fn filter(&self, _: &Cache, _: &PodInfo, node: &NodeInfo, _: &PluginState) -> Result<(), Rejection> {
+        match node.node.labels.get_str("ready") {
+            Some(_) => Ok(()),
+            None => Err(Rejection::unschedulable("node(s) not ready")),
+        }
+    }
+}
+
+/// Holds pods labelled `team` until two pods of the team are pending or assigned (a PreEnqueue
+/// reading the other pending pods, as Coscheduling's).
+struct TeamOfTwo;
+
+impl Plugin for TeamOfTwo {
+    fn name(&self) -> &'static str {
+        "TeamOfTwo"
+    }
+    fn points(&self) -> Points {
+        Points { pre_enqueue: true, ..Default::default() }
+    }
+    fn events(&self) -> EventMask {
+        EventMask::UNSCHEDULED_POD_ADD
+    }
+    fn pre_enqueue(&self, cache: &Cache, pod: &PodInfo) -> Result<(), Rejection> {
+        let Some(team) = pod.labels.get_str("team") else { return Ok(()) };
+        let n = cache.pending_pods().filter(|p| p.labels.get_str("team") == Some(team)).count();
+        if n < 2 {
+            return Err(Rejection::unresolvable(format!("team {team} has {n} of 2 pods")));
+        }
+        Ok(())
+    }
+}
+
+/// A Bind plugin (it never runs here: binding plugins run on the shell's binder threads).
+struct OwnBinder;
+
+impl Plugin for OwnBinder {
+    fn name(&self) -> &'static str {
+        "OwnBinder"
+    }
+    fn points(&self) -> Points {
+        Points { bind: true, post_bind: true, ..Default::default() }
+    }
+}
+
+/// A scheduler whose `edgesched` profile adds `plugins` (YAML under `plugins:`) from a registry
+/// holding the test plugins.
+fn custom(plugins: &str, log: &Arc<Mutex<Vec<String>>>) -> Harness {
+    let mut registry = Registry::default();
+    let mut add = |name: &str, f: Factory| registry.register(name, f).expect("register");
+    add("ByNameDescending", Arc::new(|_| Ok(Arc::new(ByNameDescending) as Arc<dyn Plugin>)));
+    let l = log.clone();
+    add("R1", Arc::new(move |_| Ok(Arc::new(Recorder { name: "R1", log: l.clone() }) as Arc<dyn Plugin>)));
+    let l = log.clone();
+    add("R2", Arc::new(move |_| Ok(Arc::new(Recorder { name: "R2", log: l.clone() }) as Arc<dyn Plugin>)));
+    add("NeedsReady", Arc::new(|_| Ok(Arc::new(NeedsReady) as Arc<dyn Plugin>)));
+    add("TeamOfTwo", Arc::new(|_| Ok(Arc::new(TeamOfTwo) as Arc<dyn Plugin>)));
+    add("OwnBinder", Arc::new(|_| Ok(Arc::new(OwnBinder) as Arc<dyn Plugin>)));
+    let yaml = format!(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: edgesched\n  plugins:\n{plugins}"
+    );
+    let cfg = config::load_str(&yaml, "test").expect("config").config;
+    let ctx = PluginContext { registry };
+    let fw = Framework::new(&cfg.profiles[0], &ctx).expect("profile");
+    // The default harness, with this profile in place of the default one.
+    let mut h = harness(&[]);
+    let settings = Settings {
+        percentage_of_nodes_to_score: 100,
+        pod_initial_backoff: Duration::from_secs(1),
+        pod_max_backoff: Duration::from_secs(10),
+        ..Default::default()
+    };
+    h.s = Scheduler::new(vec![fw], &settings, crate::core::metrics::Metrics::new(), crate::core::rng::Rng::seeded(7), h.now);
+    h.s.watch_kinds(&[crate::core::watched::KindId::Node, crate::core::watched::KindId::Pod]);
+    h
+}
+
+fn binds(h: &mut Harness) -> Vec<String> {
+    h.effects().into_iter().filter(|e| e.starts_with("bind")).collect()
+}
+
+#[test]
+fn an_out_of_tree_queue_sort_orders_the_queue() {
+    // Without it, PrioritySort pops a, b, c (same priority, arrival order).
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut h =
+        custom("    queueSort:\n      enabled:\n      - name: ByNameDescending\n      disabled:\n      - name: '*'\n", &log);
+    h.start(&[node("n1", "4")], &[pod("a", "100m"), pod("b", "100m"), pod("c", "100m")]);
+    h.cycles();
+    assert_eq!(binds(&mut h), vec!["bind default/c -> n1", "bind default/b -> n1", "bind default/a -> n1"]);
+}
+
+#[test]
+fn unreserve_runs_in_reverse_order_after_a_permit_rejection() {
+    // schedule_one.go schedulingCycle: a Permit rejection runs RunReservePluginsUnreserve.
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut h = custom("    multiPoint:\n      enabled:\n      - name: R1\n      - name: R2\n", &log);
+    h.start(&[node("n1", "4")], &[pod("d", "100m").labels(&[("deny", "y")]), pod("ok", "100m")]);
+    h.cycles();
+    assert_eq!(binds(&mut h), vec!["bind default/ok -> n1"]);
+    assert_eq!(*log.lock().expect("log"), vec!["R2 default/d n1", "R1 default/d n1"]);
+}
+
+#[test]
+fn unreserve_runs_when_binding_fails_and_when_a_waiting_pod_is_rejected() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut h = custom("    multiPoint:\n      enabled:\n      - name: R1\n      - name: R2\n", &log);
+    h.start(&[node("n1", "4")], &[pod("a", "100m")]);
+    h.cycles();
+    assert_eq!(binds(&mut h), vec!["bind default/a -> n1"]);
+    let failed = BindOutcome { key: "default/a".into(), node: "n1".into(), result: Err(BindFailure::Other("boom".into())) };
+    h.s.handle(Input::BindDone(failed), h.now);
+    assert_eq!(*log.lock().expect("log"), vec!["R2 default/a n1", "R1 default/a n1"]);
+    assert_eq!(h.s.cache.node_by_name("n1").map(|n| n.pods.len()), Some(0), "forgotten after Unreserve");
+
+    log.lock().expect("log").clear();
+    h.feed(Change::Added(pod("w", "100m").labels(&[("wait", "y")]).pod));
+    h.cycles();
+    assert!(log.lock().expect("log").is_empty(), "a waiting pod is still reserved");
+    h.advance(Duration::from_secs(11));
+    assert_eq!(*log.lock().expect("log"), vec!["R2 default/w n1", "R1 default/w n1"]);
+}
+
+#[test]
+fn queueing_hints_decide_which_events_move_a_rejected_pod() {
+    // scheduling_queue.go isPodWorthRequeuing: the rejector registered for NodeAdd, but its
+    // hint only queues the pod for a ready node.
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut h = custom("    multiPoint:\n      enabled:\n      - name: NeedsReady\n", &log);
+    h.start(&[node("n1", "4")], &[pod("p", "100m")]);
+    h.cycles();
+    assert_eq!(h.s.queue.location("default/p"), Some(Location::Unschedulable));
+    h.feed(Change::Added(node("n2", "4").node));
+    assert_eq!(h.s.queue.location("default/p"), Some(Location::Unschedulable), "QueueSkip for a node that is not ready");
+    h.feed(Change::Added(node("n3", "4").labels(&[("ready", "yes")]).node));
+    assert_ne!(h.s.queue.location("default/p"), Some(Location::Unschedulable), "Queue for a ready node");
+    h.advance(Duration::from_secs(2));
+    h.cycles();
+    assert_eq!(binds(&mut h), vec!["bind default/p -> n3"]);
+}
+
+#[test]
+fn a_pre_enqueue_plugin_sees_the_pending_pods_and_is_asked_again_when_one_arrives() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut h = custom("    multiPoint:\n      enabled:\n      - name: TeamOfTwo\n", &log);
+    h.start(&[node("n1", "4")], &[]);
+    h.feed(Change::Added(pod("a", "100m").labels(&[("team", "t")]).pod));
+    assert_eq!(h.s.queue.location("default/a"), Some(Location::Gated));
+    h.feed(Change::Added(pod("b", "100m").labels(&[("team", "t")]).pod));
+    assert_eq!(h.s.queue.location("default/a"), Some(Location::Active), "the sibling's arrival ungated it");
+    h.cycles();
+    assert_eq!(binds(&mut h).len(), 2);
+}
+
+#[test]
+fn binding_plugins_travel_with_the_bind_request_only_when_out_of_tree() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut h = custom(
+        "    bind:\n      enabled:\n      - name: OwnBinder\n      disabled:\n      - name: DefaultBinder\n    postBind:\n      enabled:\n      - name: OwnBinder\n",
+        &log,
+    );
+    h.start(&[node("n1", "4")], &[pod("a", "100m")]);
+    h.cycles();
+    let plan = h.s.take_effects().into_iter().find_map(|e| match e {
+        Effect::Bind(b) => Some(format!("{:?}", b.binding)),
+        _ => None,
+    });
+    // VolumeBinding's planned writes keep their place among the PreBind plugins.
+    assert_eq!(
+        plan.as_deref(),
+        Some(r#"Some(BindingPlugins { pre_bind: ["VolumeBinding"], bind: ["OwnBinder"], post_bind: ["OwnBinder"] })"#)
+    );
+
+    let mut plain = harness(&["edgesched"]);
+    plain.start(&[node("n1", "4")], &[pod("a", "100m")]);
+    plain.cycles();
+    assert!(plain.s.take_effects().iter().any(|e| matches!(e, Effect::Bind(b) if b.binding.is_none())));
+}
