@@ -1,7 +1,8 @@
 //! End-to-end: the gang-scheduling example (`examples/coscheduling`, a custom build made with the
 //! plugin API) schedules real pods through the test API server (RBAC enforced, scheduler
 //! identity): a group binds all-or-nothing, other pods are not held up by a group that cannot
-//! fit, and two groups competing for the same room do not deadlock.
+//! fit, two groups competing for the same room do not deadlock, a group is held before the queue
+//! until enough of its pods exist (PreEnqueue), and a group that lost pods is refused at PreFilter.
 
 mod support;
 
@@ -19,7 +20,7 @@ const MIN_MEMBER: &str = "edgesched.io/pod-group-min-member";
 fn start(server: &TestApiServer) -> Edgesched {
     let es = Launch {
         program: Some(support::process::example_binary("coscheduling")),
-        profile_extra: "  plugins:\n    multiPoint:\n      enabled:\n      - name: Coscheduling\n  pluginConfig:\n  - name: Coscheduling\n    args:\n      permitWaitingTimeSeconds: 3\n".into(),
+        profile_extra: "  plugins:\n    queueSort:\n      enabled:\n      - name: Coscheduling\n      disabled:\n      - name: '*'\n    multiPoint:\n      enabled:\n      - name: Coscheduling\n  pluginConfig:\n  - name: Coscheduling\n    args:\n      permitWaitingTimeSeconds: 3\n".into(),
         ..Default::default()
     }
     .start(server);
@@ -113,4 +114,44 @@ fn two_groups_competing_for_the_room_do_not_deadlock() {
     wait_until(T, "the other group keeps failing", || failed_scheduling(&server, &format!("{loser}-")).len() >= 2)
         .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
     assert_eq!(bound_in(&server, loser, 3), 0, "a={a} b={b}\n{}", es.logs());
+}
+
+#[test]
+fn a_group_is_held_until_min_member_pods_exist() {
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("4").build());
+    let es = start(&server);
+    create_group(&server, "early", 2, 3);
+    server.create(PODS, pod("default", "solo").scheduler("edgesched").cpu("100m").build());
+    wait_until(T, "solo bound", || bound(&server, "solo")).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    // Gated at PreEnqueue: never attempted, so neither bound nor reported as failed.
+    assert_eq!(bound_in(&server, "early", 2), 0);
+    assert!(failed_scheduling(&server, "early-").is_empty(), "{:?}", failed_scheduling(&server, "early-"));
+    server.create(
+        PODS,
+        pod("default", "early-2").scheduler("edgesched").cpu("1").label(GROUP, "early").label(MIN_MEMBER, "3").build(),
+    );
+    wait_until(T, "the completed group bound", || bound_in(&server, "early", 3) == 3)
+        .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+}
+
+#[test]
+fn a_group_that_lost_pods_is_refused_at_pre_filter() {
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("2").build());
+    let es = start(&server);
+    create_group(&server, "short", 3, 3);
+    wait_until(T, "the group rejected for lack of room", || !failed_scheduling(&server, "short-").is_empty())
+        .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    server.delete(&format!("{PODS}/short-2"));
+    // A pending pod's deletion is no event Coscheduling registered for (as scheduler-plugins');
+    // a new node is, and the group now fits, but two pods are fewer than minMember.
+    server.create(NODES, node("n2").cpu("2").build());
+    wait_until(T, "the others refused for lack of siblings", || {
+        failed_scheduling(&server, "short-")
+            .iter()
+            .any(|n| n.contains("cannot find enough sibling pods, current pods number: 2, minMember of group: 3"))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    assert_eq!(bound_in(&server, "short", 2), 0);
 }

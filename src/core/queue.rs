@@ -77,7 +77,9 @@ pub struct QueuedPod {
 }
 
 impl QueuedPod {
-    fn new(pod: Arc<PodInfo>, now: Instant) -> QueuedPod {
+    /// A pod entering the queue at `now`, not yet attempted (also how tests of QueueSort
+    /// plugins build the pods they compare).
+    pub fn new(pod: Arc<PodInfo>, now: Instant) -> QueuedPod {
         QueuedPod {
             pod,
             timestamp: now,
