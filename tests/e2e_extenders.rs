@@ -179,6 +179,38 @@ fn https_extender_with_ca_and_client_certificate() {
 }
 
 #[test]
+fn https_extender_verified_against_a_server_name_other_than_the_url_host() {
+    // tlsConfig.serverName (Go's tls.Config.ServerName): the certificate names only
+    // `extender.test`, the URL has the address; SNI and verification use the server name.
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("4").build());
+    server.create(NODES, node("n2").cpu("4").build());
+    let ca = support::certs::TestCa::new();
+    let serving = ca.issue_server_cert_for(&["extender.test"]);
+    let clients = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let ext = TestExtender::start_https(&ca, &serving, clients, |verb, args| match verb {
+        "filter" => {
+            let keep: Vec<String> = offered(args).into_iter().filter(|n| n == "n1").collect();
+            (200, json!({ "NodeNames": keep }).to_string())
+        }
+        _ => (404, String::new()),
+    });
+    let dir = support::tempdir("extender-sni");
+    let ca_file = dir.path().join("ca.pem");
+    std::fs::write(&ca_file, ca.ca_pem()).expect("write");
+    let extra = format!(
+        "extenders:\n- urlPrefix: https://127.0.0.1:{}/\n  filterVerb: filter\n  nodeCacheCapable: true\n  enableHTTPS: true\n  httpTimeout: 10s\n  tlsConfig:\n    caFile: {}\n    serverName: extender.test\n",
+        ext.port,
+        ca_file.display()
+    );
+    let es = Launch { extra_config: extra, ..Default::default() }.start(&server);
+    es.wait_for_log("Caches are synced", T).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    server.create(PODS, pod("default", "sni").scheduler("edgesched").cpu("100m").build());
+    wait_until(T, "sni bound", || node_of(&server, "sni").is_some()).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    assert_eq!(node_of(&server, "sni").as_deref(), Some("n1"), "the extender was reached and trusted\n{}", es.logs());
+}
+
+#[test]
 fn a_preempting_extender_narrows_the_candidates() {
     let server = TestApiServer::start();
     server.create(NODES, node("n1").cpu("1").build());

@@ -61,8 +61,55 @@ impl fmt::Display for ExtenderClientError {
 impl std::error::Error for ExtenderClientError {}
 
 struct Endpoint {
+    /// Where requests go: the `urlPrefix`, or with `tlsConfig.serverName` as its host.
     url_prefix: String,
+    /// The `urlPrefix` as configured (error messages name it).
+    configured: String,
+    /// `Host` header when the request URL carries the server name instead of the real host.
+    host_header: Option<String>,
     agent: ureq::Agent,
+}
+
+/// Resolves the configured server name to the `urlPrefix`'s own host: with
+/// `tlsConfig.serverName` the request URL carries that name (so rustls sends it as SNI and
+/// verifies the certificate against it, as Go's `tls.Config.ServerName`), while the connection
+/// still goes where the `urlPrefix` points.
+#[derive(Debug)]
+struct ServerNameResolver {
+    server_name: String,
+    /// The `urlPrefix`'s scheme and authority (`https://10.0.0.5:8443`).
+    real: ureq::http::Uri,
+}
+
+impl ureq::unversioned::resolver::Resolver for ServerNameResolver {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        let target = if uri.host().is_some_and(|h| h.eq_ignore_ascii_case(&self.server_name)) { &self.real } else { uri };
+        ureq::unversioned::resolver::DefaultResolver::default().resolve(target, config, timeout)
+    }
+}
+
+/// `urlPrefix` with its host replaced by `server_name`, the real `scheme://authority`, and the
+/// authority for the `Host` header.
+fn with_server_name(url_prefix: &str, server_name: &str) -> Option<(String, String, String)> {
+    let scheme_end = url_prefix.find("://")? + 3;
+    let rest = &url_prefix[scheme_end..];
+    let authority_len = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..authority_len];
+    let host_port = authority.rsplit('@').next()?;
+    let port = match host_port.rsplit_once(']') {
+        Some((_, after)) => after.strip_prefix(':'),
+        None => host_port.rsplit_once(':').map(|(_, p)| p),
+    };
+    let named = match port {
+        Some(p) => format!("{}{server_name}:{p}{}", &url_prefix[..scheme_end], &rest[authority_len..]),
+        None => format!("{}{server_name}{}", &url_prefix[..scheme_end], &rest[authority_len..]),
+    };
+    Some((named, format!("{}{authority}", &url_prefix[..scheme_end]), authority.to_string()))
 }
 
 /// The configured extenders' HTTP clients, by configuration index.
@@ -115,31 +162,49 @@ fn endpoint(e: &Extender) -> Result<Endpoint, ExtenderClientError> {
         client_cert_pem: pem(name, &t.cert_data, &t.cert_file, "certData", "certFile")?,
         client_key_pem: pem(name, &t.key_data, &t.key_file, "keyData", "keyFile")?,
         token: None,
-        tls_server_name: (!t.server_name.is_empty()).then(|| t.server_name.clone()),
+        // Honoured below through the request URL and a resolver, not by the TLS settings.
+        tls_server_name: None,
         origin: format!("extender {name}"),
     };
     let tls = build_tls_config(&rest).map_err(|error| ExtenderClientError::Tls { extender: name.to_string(), error })?;
     let timeout = if e.http_timeout.0.is_zero() { DEFAULT_TIMEOUT } else { e.http_timeout.0 };
-    let agent = ureq::Agent::config_builder()
+    let config = ureq::Agent::config_builder()
         .tls_config(tls)
         .http_status_as_error(false)
         .timeout_global(Some(timeout))
         .max_redirects(0)
-        .build()
-        .new_agent();
-    Ok(Endpoint { url_prefix: e.url_prefix.clone(), agent })
+        .build();
+    let renamed = (!t.server_name.is_empty())
+        .then(|| with_server_name(&e.url_prefix, &t.server_name))
+        .flatten()
+        .filter(|(named, _, _)| *named != e.url_prefix);
+    let Some((named, real, authority)) = renamed else {
+        return Ok(Endpoint {
+            url_prefix: e.url_prefix.clone(),
+            configured: e.url_prefix.clone(),
+            host_header: None,
+            agent: config.new_agent(),
+        });
+    };
+    let real = real.parse::<ureq::http::Uri>().map_err(|err| ExtenderClientError::Tls {
+        extender: name.to_string(),
+        error: TlsError::ServerNameOverrideUnsupported { server_name: t.server_name.clone(), host: err.to_string() },
+    })?;
+    let resolver = ServerNameResolver { server_name: t.server_name.clone(), real };
+    let agent = ureq::Agent::with_parts(config, ureq::unversioned::transport::DefaultConnector::new(), resolver);
+    Ok(Endpoint { url_prefix: named, configured: e.url_prefix.clone(), host_header: Some(authority), agent })
 }
 
 impl ExtenderTransport for HttpExtenders {
     fn post(&self, index: usize, verb: &str, body: &[u8]) -> Result<Vec<u8>, String> {
         let ep = self.endpoints.get(index).ok_or_else(|| format!("no extender #{index}"))?;
-        let url = format!("{}/{verb}", ep.url_prefix.trim_end_matches('/'));
-        let mut resp = ep
-            .agent
-            .post(&url)
-            .header("Content-Type", "application/json")
-            .send(body)
-            .map_err(|e| format!("Post {url:?}: {e}"))?;
+        let target = format!("{}/{verb}", ep.url_prefix.trim_end_matches('/'));
+        let url = format!("{}/{verb}", ep.configured.trim_end_matches('/'));
+        let mut request = ep.agent.post(&target).header("Content-Type", "application/json");
+        if let Some(host) = &ep.host_header {
+            request = request.header("Host", host);
+        }
+        let mut resp = request.send(body).map_err(|e| format!("Post {url:?}: {e}"))?;
         let code = resp.status().as_u16();
         if code != 200 {
             return Err(texts::http_status(verb, &url, code));
@@ -151,6 +216,17 @@ impl ExtenderTransport for HttpExtenders {
             .read_to_end(&mut out)
             .map_err(|e| format!("Post {url:?}: reading the reply: {e}"))?;
         Ok(out)
+    }
+
+    /// Every call on its own thread (upstream runs each prioritizer in a goroutine).
+    fn post_many(&self, calls: &[(usize, &str, Vec<u8>)]) -> Vec<Result<Vec<u8>, String>> {
+        if calls.len() < 2 {
+            return calls.iter().map(|(i, verb, body)| self.post(*i, verb, body)).collect();
+        }
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = calls.iter().map(|(i, verb, body)| scope.spawn(move || self.post(*i, verb, body))).collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("extender call panicked".into()))).collect()
+        })
     }
 }
 
@@ -184,7 +260,23 @@ mod tests {
         let e = HttpExtenders::new(&[ext("https://x", Some(missing), true)]).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.starts_with("extender https://x: tlsConfig.caFile \"/nonexistent/ca.pem\": "), "{e}");
         let other_name = ExtenderTls { insecure: true, server_name: "other".into(), ..Default::default() };
-        assert!(HttpExtenders::new(&[ext("https://x", Some(other_name), true)]).is_err(), "serverName must equal the host");
+        assert!(HttpExtenders::new(&[ext("https://x", Some(other_name), true)]).is_ok(), "serverName may differ from the host");
+    }
+
+    #[test]
+    fn server_name_replaces_the_host_of_the_request_url() {
+        assert_eq!(
+            with_server_name("https://10.0.0.5:8443/scheduler", "ext.example"),
+            Some(("https://ext.example:8443/scheduler".into(), "https://10.0.0.5:8443".into(), "10.0.0.5:8443".into()))
+        );
+        assert_eq!(
+            with_server_name("https://[::1]:8443", "ext.example"),
+            Some(("https://ext.example:8443".into(), "https://[::1]:8443".into(), "[::1]:8443".into()))
+        );
+        assert_eq!(
+            with_server_name("https://ext.internal/", "ext.example"),
+            Some(("https://ext.example/".into(), "https://ext.internal".into(), "ext.internal".into()))
+        );
     }
 
     #[test]
@@ -194,5 +286,49 @@ mod tests {
         let e = t.post(0, "filter", b"{}").unwrap_err();
         assert!(e.starts_with(&format!("Post \"http://127.0.0.1:{port}/filter\": ")), "{e}");
         assert_eq!(t.post(3, "filter", b"{}").unwrap_err(), "no extender #3");
+    }
+
+    /// A one-request HTTP server on loopback that answers 200 only once `peers` other servers
+    /// have received their request too (a rendezvous: sequential calls would never meet).
+    fn rendezvous_server(
+        arrived: std::sync::mpsc::Sender<()>,
+        others: std::sync::mpsc::Receiver<()>,
+    ) -> (u16, std::thread::JoinHandle<()>) {
+        use std::io::Write;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().map(|a| a.port()).expect("port");
+        let handle = std::thread::spawn(move || {
+            let Ok((mut conn, _)) = listener.accept() else { return };
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 1024];
+            while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                match conn.read(&mut chunk) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            }
+            let _ = arrived.send(());
+            let met = others.recv_timeout(Duration::from_secs(30)).is_ok();
+            let (status, body) = if met { ("200 OK", "[]") } else { ("500 Internal Server Error", "") };
+            let _ = write!(conn, "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+        });
+        (port, handle)
+    }
+
+    #[test]
+    fn post_many_makes_the_calls_concurrently() {
+        let (a_arrived, a_waits) = std::sync::mpsc::channel();
+        let (b_arrived, b_waits) = std::sync::mpsc::channel();
+        // Each server waits for the other's request before answering.
+        let (pa, ha) = rendezvous_server(a_arrived, b_waits);
+        let (pb, hb) = rendezvous_server(b_arrived, a_waits);
+        let cfg = |port: u16| ext(&format!("http://127.0.0.1:{port}/"), None, false);
+        let (mut a, mut b) = (cfg(pa), cfg(pb));
+        a.http_timeout = crate::core::config::GoDuration(Duration::from_secs(60));
+        b.http_timeout = crate::core::config::GoDuration(Duration::from_secs(60));
+        let t = HttpExtenders::new(&[a, b]).expect("client");
+        let replies = t.post_many(&[(0, "prioritize", b"{}".to_vec()), (1, "prioritize", b"{}".to_vec())]);
+        assert_eq!(replies, vec![Ok(b"[]".to_vec()), Ok(b"[]".to_vec())]);
+        let _ = (ha.join(), hb.join());
     }
 }

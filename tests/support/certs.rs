@@ -51,7 +51,12 @@ impl TestCa {
 
     /// A serving certificate valid for `127.0.0.1` and `localhost`.
     pub fn issue_server_cert(&self) -> IssuedCert {
-        let mut params = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()]).unwrap();
+        self.issue_server_cert_for(&["127.0.0.1", "localhost"])
+    }
+
+    /// A serving certificate valid for `names` only (DNS names or IP addresses).
+    pub fn issue_server_cert_for(&self, names: &[&str]) -> IssuedCert {
+        let mut params = CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).unwrap();
         params.distinguished_name.push(DnType::CommonName, "kube-apiserver");
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
         params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];

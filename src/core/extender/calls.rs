@@ -212,13 +212,24 @@ impl ExtenderSet {
     /// per node. A failing prioritizer is skipped whatever its `ignorable` setting, as upstream.
     pub fn prioritize(&self, pod: &api::Pod, pod_doc: &Value, nodes: &[&NodeInfo], notes: &mut Vec<ExtenderNote>) -> Vec<i64> {
         let mut totals = vec![0i64; nodes.len()];
-        for e in &self.entries {
-            if !e.is_interested(pod) || e.config.prioritize_verb.is_empty() {
-                continue;
-            }
+        let prioritizers: Vec<&ExtenderEntry> =
+            self.entries.iter().filter(|e| e.is_interested(pod) && !e.config.prioritize_verb.is_empty()).collect();
+        // All requests at once (upstream: one goroutine per prioritizer), then the replies in
+        // configuration order.
+        let calls: Vec<(usize, &str, Vec<u8>)> = prioritizers
+            .iter()
+            .map(|e| {
+                (
+                    e.index,
+                    e.config.prioritize_verb.as_str(),
+                    serde_json::to_vec(&self.args(e, pod_doc, nodes)).unwrap_or_default(),
+                )
+            })
+            .collect();
+        let replies = self.transport.post_many(&calls);
+        for (e, reply) in prioritizers.into_iter().zip(replies) {
             let mut n = note(e, "prioritize");
-            let body = self.args(e, pod_doc, nodes);
-            let reply = post(&*self.transport, e, &e.config.prioritize_verb, &body).and_then(|b| wire::decode_priorities(&b));
+            let reply = reply.and_then(|b| wire::decode_priorities(&b));
             match reply {
                 Err(err) => {
                     log::debug!(

@@ -38,6 +38,13 @@ pub const MAX_EXTENDER_PRIORITY: i64 = 10;
 /// `failed filter with extender at URL http://x/filter, code 500`, or the transport error).
 pub trait ExtenderTransport: Send + Sync {
     fn post(&self, index: usize, verb: &str, body: &[u8]) -> Result<Vec<u8>, String>;
+
+    /// Several independent calls — (extender index, verb, body) — answered in order. The shell
+    /// makes them concurrently, as upstream's `prioritizeNodes` runs each prioritizer in its own
+    /// goroutine; this default makes them one after another.
+    fn post_many(&self, calls: &[(usize, &str, Vec<u8>)]) -> Vec<Result<Vec<u8>, String>> {
+        calls.iter().map(|(i, verb, body)| self.post(*i, verb, body)).collect()
+    }
 }
 
 /// One configured extender, with its managed resources as a set.
