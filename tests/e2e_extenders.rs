@@ -179,6 +179,29 @@ fn https_extender_with_ca_and_client_certificate() {
 }
 
 #[test]
+fn extenders_receive_the_pod_as_the_api_server_sent_it() {
+    // Upstream sends the whole v1.Pod: fields the scheduler itself never reads are there too.
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("4").build());
+    let ext = TestExtender::start(|verb, args| match verb {
+        "filter" => (200, json!({ "NodeNames": offered(args) }).to_string()),
+        _ => (404, String::new()),
+    });
+    let extra = format!("extenders:\n- urlPrefix: {}\n  filterVerb: filter\n  nodeCacheCapable: true\n", ext.url());
+    let es = Launch { extra_config: extra, ..Default::default() }.start(&server);
+    es.wait_for_log("Caches are synced", T).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    let mut p = pod("default", "full").scheduler("edgesched").cpu("100m").build();
+    p["spec"]["containers"][0]["env"] = json!([{ "name": "EDGE_SITE", "value": "north" }]);
+    p["spec"]["terminationGracePeriodSeconds"] = json!(7);
+    server.create(PODS, p);
+    wait_until(T, "full bound", || node_of(&server, "full").is_some()).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    let sent = &ext.calls("filter")[0]["Pod"];
+    assert_eq!(sent["spec"]["containers"][0]["env"][0]["value"], "north", "{sent}");
+    assert_eq!(sent["spec"]["terminationGracePeriodSeconds"], 7);
+    assert_eq!(sent["metadata"]["name"], "full");
+}
+
+#[test]
 fn https_extender_verified_against_a_server_name_other_than_the_url_host() {
     // tlsConfig.serverName (Go's tls.Config.ServerName): the certificate names only
     // `extender.test`, the URL has the address; SNI and verification use the server name.

@@ -131,6 +131,28 @@ pub struct Pod {
     pub metadata: ObjectMeta,
     pub spec: PodSpec,
     pub status: PodStatus,
+    /// The object as the API server sent it, kept only while [`keep_pod_sources`] is on (some
+    /// extender is configured: upstream sends extenders the whole `v1.Pod`, fields this struct
+    /// does not decode included). `None` otherwise.
+    #[serde(skip)]
+    pub source: Option<std::sync::Arc<str>>,
+}
+
+static KEEP_POD_SOURCES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on, decoded pods keep their JSON as sent (set once at start-up when extenders are
+/// configured; a setting fixed for the process, like the configuration).
+pub fn keep_pod_sources() {
+    KEEP_POD_SOURCES.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+impl Pod {
+    /// Keep `raw` as the pod's source when sources are kept.
+    pub fn keep_source(&mut self, raw: &str) {
+        if KEEP_POD_SOURCES.load(std::sync::atomic::Ordering::Relaxed) {
+            self.source = Some(raw.into());
+        }
+    }
 }
 
 /// `v1.PodSpec`.

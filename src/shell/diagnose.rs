@@ -169,7 +169,7 @@ fn fail(e: &DiagnoseError) -> i32 {
 }
 
 /// List every page of a collection (objects that do not decode are skipped with a warning).
-pub fn list_all<T: serde::de::DeserializeOwned + crate::core::api::Object>(
+pub fn list_all<T: serde::de::DeserializeOwned + crate::core::api::Object + 'static>(
     client: &Client,
     path: &str,
     field_selector: Option<&str>,

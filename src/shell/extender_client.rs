@@ -238,6 +238,7 @@ pub fn transport_for(
     if cfg.extenders.is_empty() {
         return Ok(None);
     }
+    crate::core::api::keep_pod_sources();
     Ok(Some(std::sync::Arc::new(HttpExtenders::new(&cfg.extenders)?)))
 }
 

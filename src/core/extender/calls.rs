@@ -91,8 +91,13 @@ fn victim_document(p: &AssignedPod) -> Value {
     })
 }
 
-/// The pod as extenders receive it.
+/// The pod as extenders receive it: as the API server sent it when that was kept
+/// ([`api::keep_pod_sources`]), otherwise what the scheduler decoded of it (a pod from a
+/// cluster file, or a stand-in for a pod whose object is not at hand).
 pub fn pod_document(pod: &api::Pod) -> Value {
+    if let Some(v) = pod.source.as_deref().and_then(|raw| serde_json::from_str::<Value>(raw).ok()) {
+        return v;
+    }
     serde_json::to_value(pod).unwrap_or(Value::Null)
 }
 

@@ -377,3 +377,13 @@ fn binding_is_delegated_to_the_interested_binder() {
     assert_eq!(calls::bind(&*transport, &strict, &bad.info(), "n1"), calls::BindDecision::Failed("no device".into()));
     assert_eq!(ignored_resources(&configs), vec!["example.com/gpu".to_string()]);
 }
+
+#[test]
+fn the_pod_document_is_the_source_when_it_was_kept() {
+    let mut pod = PodBuilder::new("p").pod;
+    assert_eq!(calls::pod_document(&pod)["metadata"]["name"], "p", "without a source: what was decoded");
+    pod.source = Some(r#"{"metadata":{"name":"p"},"spec":{"hostname":"h","containers":[{"name":"c","env":[]}]}}"#.into());
+    let doc = calls::pod_document(&pod);
+    assert_eq!(doc["spec"]["hostname"], "h");
+    assert_eq!(doc["spec"]["containers"][0]["env"], json!([]));
+}

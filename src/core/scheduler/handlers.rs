@@ -82,6 +82,7 @@ impl Scheduler {
             },
             spec: api::PodSpec { scheduler_name: u.scheduler_name.clone(), node_name: u.node_name.clone(), ..Default::default() },
             status: api::PodStatus::default(),
+            source: None,
         };
         let mut info = PodInfo::from_api(&pod, &self.priority_classes);
         info.spec_error = Some(texts::pod_spec::undecodable(&u.error));

@@ -348,7 +348,7 @@ impl Client {
     }
 
     /// One page of a list, its objects decoded one by one ([`decode_list`]).
-    pub fn list<T: DeserializeOwned + Object>(&self, path: &str, params: &ListParams) -> Result<ListPage<T>, ApiError> {
+    pub fn list<T: DeserializeOwned + Object + 'static>(&self, path: &str, params: &ListParams) -> Result<ListPage<T>, ApiError> {
         let full = with_query(path, &params.query());
         let body = self.request(RawRequest { verb: Verb::Get, path: &full, body: None, content_type: None, idempotent: true })?;
         decode_list(&body).map_err(|message| ApiError::Decode { request: request_label(Verb::Get, path), message })

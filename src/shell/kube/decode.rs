@@ -33,7 +33,7 @@ impl<T> ListPage<T> {
 
 /// Decode a list response body. Fails only when the envelope itself is not a list (not JSON, or
 /// `items` not an array): then nothing in it can be trusted.
-pub fn decode_list<T: DeserializeOwned + Object>(body: &[u8]) -> Result<ListPage<T>, String> {
+pub fn decode_list<T: DeserializeOwned + Object + 'static>(body: &[u8]) -> Result<ListPage<T>, String> {
     #[derive(Deserialize)]
     struct Envelope<'a> {
         #[serde(borrow, default)]
@@ -60,9 +60,15 @@ pub fn decode_list<T: DeserializeOwned + Object>(body: &[u8]) -> Result<ListPage
 
 /// Decode one object; an object without a name is as useless as one that does not decode (Go
 /// would store it under an empty key).
-pub fn decode_object<T: DeserializeOwned + Object>(raw: &str) -> Result<T, Box<Undecodable>> {
+pub fn decode_object<T: DeserializeOwned + Object + 'static>(raw: &str) -> Result<T, Box<Undecodable>> {
     match gojson::from_str::<T>(raw) {
-        Ok(obj) if !obj.name().is_empty() => Ok(obj),
+        Ok(mut obj) if !obj.name().is_empty() => {
+            // Pods keep their JSON for the extenders (when some are configured).
+            if let Some(pod) = (&mut obj as &mut dyn std::any::Any).downcast_mut::<crate::core::api::Pod>() {
+                pod.keep_source(raw);
+            }
+            Ok(obj)
+        }
         Ok(_) => Err(Box::new(undecodable(raw, "object has no metadata.name".to_string()))),
         Err(e) => Err(Box::new(undecodable(raw, e.to_string()))),
     }

@@ -141,7 +141,7 @@ pub struct ClientTransport {
     pub path: String,
 }
 
-impl<T: DeserializeOwned + Object> ListWatchTransport<T> for ClientTransport {
+impl<T: DeserializeOwned + Object + 'static> ListWatchTransport<T> for ClientTransport {
     type Stream = WatchStream<T>;
 
     fn list(&mut self, params: &ListParams) -> Result<ListPage<T>, ApiError> {

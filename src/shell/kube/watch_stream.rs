@@ -68,7 +68,7 @@ impl fmt::Display for StreamError {
 
 /// Decode one watch event, `{"type": "...", "object": {...}}`. Pure, so it can be fuzzed; errors
 /// carry no request (the stream adds it).
-pub fn decode_watch_line<T: DeserializeOwned + Object>(line: &[u8]) -> Result<WatchEvent<T>, ApiError> {
+pub fn decode_watch_line<T: DeserializeOwned + Object + 'static>(line: &[u8]) -> Result<WatchEvent<T>, ApiError> {
     #[derive(Deserialize)]
     struct RawEvent<'a> {
         #[serde(rename = "type")]
@@ -255,7 +255,7 @@ fn read_error(request: &str, e: &std::io::Error) -> StreamError {
     }
 }
 
-impl<T: DeserializeOwned + Object> Iterator for WatchStream<T> {
+impl<T: DeserializeOwned + Object + 'static> Iterator for WatchStream<T> {
     type Item = Result<WatchEvent<T>, StreamError>;
 
     fn next(&mut self) -> Option<Self::Item> {
