@@ -2,7 +2,7 @@
 //! what-if changes, and writes each decision as soon as the core makes it.
 //!
 //! Nothing here decides anything: objects stream from the source into
-//! [`Simulation`](crate::core::simulate::stream::Simulation) and decisions stream out to stdout
+//! [`Simulation`] and decisions stream out to stdout
 //! through one buffered writer.
 
 use crate::core::config::SchedulerConfig;

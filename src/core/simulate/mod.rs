@@ -244,7 +244,7 @@ pub fn render_table(decisions: &[Decision]) -> String {
 
 /// Evaluate `targets` (`namespace/name`) one at a time against the cluster as it is, without
 /// applying any placement: what the scheduler would decide for each right now. Shares the cycle
-/// with the live scheduler and [`simulate`].
+/// with the live scheduler and `simulate`.
 ///
 /// `extenders` reaches the configured extenders (filter, prioritize and preempt are called);
 /// `None` leaves them out.
