@@ -173,7 +173,7 @@ trait Decode: Sized {
     fn decode(text: &str) -> Result<Value, String>;
 }
 
-fn as_list_item<T: DeserializeOwned + Object + Serialize>(text: &str) -> Result<Value, String> {
+fn as_list_item<T: DeserializeOwned + Object + Serialize + 'static>(text: &str) -> Result<Value, String> {
     let body = format!(r#"{{"kind":"List","metadata":{{"resourceVersion":"1"}},"items":[{text}]}}"#);
     let page = decode_list::<T>(body.as_bytes()).map_err(|e| format!("the page failed: {e}"))?;
     match (page.items.first(), page.undecodable.first()) {

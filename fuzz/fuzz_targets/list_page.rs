@@ -24,7 +24,7 @@ fn item_count(body: &[u8]) -> Option<usize> {
     serde_json::from_str::<Items<'_>>(&text).ok().map(|i| i.items.map_or(0, |v| v.len()))
 }
 
-fn check<T: DeserializeOwned + Serialize + Object>(body: &[u8]) -> Option<ListPage<T>> {
+fn check<T: DeserializeOwned + Serialize + Object + 'static>(body: &[u8]) -> Option<ListPage<T>> {
     let page = decode_list::<T>(body).ok()?;
     if let Some(n) = item_count(body) {
         assert_eq!(page.items.len() + page.undecodable.len(), n, "every item is accounted for");

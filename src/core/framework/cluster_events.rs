@@ -4,6 +4,9 @@
 
 use std::ops::{BitOr, BitOrAssign};
 
+/// The `event` label of an unscheduled pod's arrival (`pkg/scheduler/framework/events.go`).
+pub const UNSCHEDULED_POD_ADD_LABEL: &str = "UnschedulablePodAdd";
+
 /// A set of cluster events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EventMask(pub u32);
@@ -61,7 +64,7 @@ impl EventMask {
             (EventMask::CSI_NODE_CHANGE, "CSINodeUpdate"),
             (EventMask::NAMESPACE_CHANGE, "NamespaceUpdate"),
             (EventMask::POD_UPDATE, "UnschedulablePodUpdate"),
-            (EventMask::UNSCHEDULED_POD_ADD, crate::core::queue::event::UNSCHEDULED_POD_ADD),
+            (EventMask::UNSCHEDULED_POD_ADD, UNSCHEDULED_POD_ADD_LABEL),
         ];
         ORDER.iter().find(|(m, _)| self.intersects(*m)).map_or("WildCardAll", |(_, l)| l)
     }

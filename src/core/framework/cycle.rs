@@ -502,7 +502,31 @@ impl Framework {
         rec: Rec<'_>,
     ) -> ScheduleOutcome {
         let node = result.node.clone();
-        let mut outcome = self.reserve_on_then_permit(cache, pod, cs, result, diagnosis, scores, waiting, rec);
+        let mut outcome = {
+            let start = rec.start();
+            let outcome = self.reserve_plugins(cache, pod, cs, result, diagnosis, scores, rec);
+            let status = match &outcome {
+                ScheduleOutcome::Scheduled { .. } => status_label(None),
+                ScheduleOutcome::Unschedulable { .. } => status_label(Some(Code::Unschedulable)),
+                ScheduleOutcome::Error { .. } => status_label(Some(Code::Error)),
+            };
+            rec.point(point::RESERVE, status, start);
+            match outcome {
+                ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, .. } if !self.permit.is_empty() => {
+                    let start = rec.start();
+                    let outcome = self.permit(cache, pod, cs, result, pre_bind, diagnosis, scores, waiting, rec);
+                    let status = match &outcome {
+                        ScheduleOutcome::Scheduled { permit_wait, .. } if !permit_wait.is_empty() => point::WAIT,
+                        ScheduleOutcome::Scheduled { .. } => status_label(None),
+                        ScheduleOutcome::Unschedulable { .. } => status_label(Some(Code::Unschedulable)),
+                        ScheduleOutcome::Error { .. } => status_label(Some(Code::Error)),
+                    };
+                    rec.point(point::PERMIT, status, start);
+                    outcome
+                }
+                other => other,
+            }
+        };
         // A Reserve or Permit rejection or error: RunReservePluginsUnreserve (schedule_one.go).
         if let ScheduleOutcome::Unschedulable { diagnosis, .. } | ScheduleOutcome::Error { diagnosis, .. } = &mut outcome {
             if !self.reserve.is_empty() {
@@ -510,43 +534,6 @@ impl Framework {
             }
         }
         outcome
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn reserve_on_then_permit(
-        &self,
-        cache: &Cache,
-        pod: &PodInfo,
-        cs: &CycleState,
-        result: ScheduleResult,
-        diagnosis: Diagnosis,
-        scores: Vec<NodeScores>,
-        waiting: Option<&WaitingPods>,
-        rec: Rec<'_>,
-    ) -> ScheduleOutcome {
-        let start = rec.start();
-        let outcome = self.reserve_plugins(cache, pod, cs, result, diagnosis, scores, rec);
-        let status = match &outcome {
-            ScheduleOutcome::Scheduled { .. } => status_label(None),
-            ScheduleOutcome::Unschedulable { .. } => status_label(Some(Code::Unschedulable)),
-            ScheduleOutcome::Error { .. } => status_label(Some(Code::Error)),
-        };
-        rec.point(point::RESERVE, status, start);
-        match outcome {
-            ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, .. } if !self.permit.is_empty() => {
-                let start = rec.start();
-                let outcome = self.permit(cache, pod, cs, result, pre_bind, diagnosis, scores, waiting, rec);
-                let status = match &outcome {
-                    ScheduleOutcome::Scheduled { permit_wait, .. } if !permit_wait.is_empty() => point::WAIT,
-                    ScheduleOutcome::Scheduled { .. } => status_label(None),
-                    ScheduleOutcome::Unschedulable { .. } => status_label(Some(Code::Unschedulable)),
-                    ScheduleOutcome::Error { .. } => status_label(Some(Code::Error)),
-                };
-                rec.point(point::PERMIT, status, start);
-                outcome
-            }
-            other => other,
-        }
     }
 
     /// RunPermitPlugins: a rejection makes the attempt a FitError on the chosen node, an error a

@@ -12,6 +12,7 @@ pub mod cycle;
 pub mod instrument;
 pub mod plugins;
 pub mod profile;
+pub mod queued_pod;
 pub mod registry;
 pub mod status;
 pub mod waiting;
@@ -158,7 +159,7 @@ pub trait Plugin: Send + Sync {
     /// QueueSort: whether `a` is scheduled before `b` (upstream `QueueSortPlugin.Less`). Only
     /// the first profile's queue-sort plugin orders the one queue (every profile must name the
     /// same, as upstream requires); PrioritySort's order is used when that is PrioritySort.
-    fn less(&self, _a: &crate::core::queue::QueuedPod, _b: &crate::core::queue::QueuedPod) -> bool {
+    fn less(&self, _a: &queued_pod::QueuedPod, _b: &queued_pod::QueuedPod) -> bool {
         false
     }
 
