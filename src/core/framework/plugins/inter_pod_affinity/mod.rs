@@ -85,6 +85,18 @@ impl TopologyCounts {
         }
     }
 
+    /// Add every (value, count) of one key at once (a tally's counts): the map is sized once
+    /// instead of growing value by value.
+    pub fn add_all<'a>(&mut self, key: Name, counts: impl ExactSizeIterator<Item = (&'a Box<str>, &'a i64)>) {
+        if counts.len() == 0 {
+            return;
+        }
+        self.map.entry(key).or_default().reserve(counts.len());
+        for (v, n) in counts {
+            self.add(key, v, *n);
+        }
+    }
+
     /// The count of one pair (0 when absent).
     pub fn get(&self, key: Name, value: &str) -> i64 {
         self.map.get(&key).and_then(|m| m.get(value)).copied().unwrap_or(0)
