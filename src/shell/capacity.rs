@@ -21,7 +21,7 @@ fn read_pod(path: &std::path::Path) -> Result<crate::core::api::Pod, WhatIfError
             _ => others += 1,
         }
         Ok(())
-    })?;
+    }, false)?;
     match (pods.len(), others) {
         (1, 0) => Ok(pods.remove(0)),
         (n, m) => Err(WhatIfError::Input(format!(
