@@ -91,7 +91,16 @@ impl TopologyCounts {
         if counts.len() == 0 {
             return;
         }
-        self.map.entry(key).or_default().reserve(counts.len());
+        let inner = self.map.entry(key).or_default();
+        if inner.is_empty() {
+            // The usual case: one term per key, so the tally's values are all new here.
+            inner.reserve(counts.len());
+            inner.extend(counts.filter(|(_, n)| **n != 0).map(|(v, n)| (v.clone(), *n)));
+            if inner.is_empty() {
+                self.map.remove(&key);
+            }
+            return;
+        }
         for (v, n) in counts {
             self.add(key, v, *n);
         }
