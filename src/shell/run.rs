@@ -11,8 +11,8 @@
 
 use crate::core::config::SchedulerConfig;
 use crate::core::extender::{ExtenderSet, ExtenderTransport};
-use crate::core::framework::plugins::PluginContext;
 use crate::core::framework::cycle::Explain;
+use crate::core::framework::plugins::PluginContext;
 use crate::core::framework::{Framework, ProfileError};
 use crate::core::lease::{Elector, Timing};
 use crate::core::logging::Line;

@@ -716,7 +716,8 @@ impl Framework {
             post = match chosen {
                 Some(r) if r.rejection.is_none() => r,
                 Some(mut r) => {
-                    r.rejection = Some(Rejection { code: Code::Unschedulable, reasons: reasons.clone().into(), plugin: rejector });
+                    r.rejection =
+                        Some(Rejection { code: Code::Unschedulable, reasons: reasons.clone().into(), plugin: rejector });
                     r
                 }
                 None => PostFilterResult {

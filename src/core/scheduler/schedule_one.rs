@@ -47,7 +47,11 @@ impl Scheduler {
     }
 
     /// Schedule the next pod, if any. `explain` says whose per-plugin scores the returned outcome keeps.
-    pub fn schedule_one(&mut self, now: Instant, explain: crate::core::framework::cycle::Explain) -> Option<(Attempt, Option<ScheduleOutcome>)> {
+    pub fn schedule_one(
+        &mut self,
+        now: Instant,
+        explain: crate::core::framework::cycle::Explain,
+    ) -> Option<(Attempt, Option<ScheduleOutcome>)> {
         if !self.leading || !self.caches_synced() {
             return None;
         }

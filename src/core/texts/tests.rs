@@ -1492,7 +1492,8 @@ fn fit_error_table_of_types_test() {
         for (n, m) in nodes {
             d.node_to_status.insert((*n).into(), status(m));
         }
-        d.absent_nodes_status = Some(Rejection { code: Code::UnschedulableAndUnresolvable, reasons: Default::default(), plugin: "" });
+        d.absent_nodes_status =
+            Some(Rejection { code: Code::UnschedulableAndUnresolvable, reasons: Default::default(), plugin: "" });
         d
     };
     let pre = "Node(s) failed PreFilter plugin FalsePreFilter";
