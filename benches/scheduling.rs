@@ -263,7 +263,7 @@ fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize
             now += Duration::from_micros(10);
             let c = thread_cpu_ns();
             let t = Instant::now();
-            let r = sched.schedule_one(now, false);
+            let r = sched.schedule_one(now, edgesched::core::framework::cycle::Explain::Off);
             let dt = t.elapsed();
             let dc = thread_cpu_ns().saturating_sub(c);
             if r.is_none() {

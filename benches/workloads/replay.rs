@@ -239,7 +239,7 @@ pub fn decision(w: &Workload) -> Measured {
                 let mut scheduled = 0usize;
                 loop {
                     now += Duration::from_micros(10);
-                    if sched.schedule_one(now, false).is_none() {
+                    if sched.schedule_one(now, edgesched::core::framework::cycle::Explain::Off).is_none() {
                         break;
                     }
                     for e in sched.take_effects() {

@@ -733,7 +733,8 @@ pub fn pod_resources(spec: &api::PodSpec) -> Result<PodResources, String> {
 /// What the scheduler keeps of a Node object (its accounting lives in the cache).
 #[derive(Debug, Clone)]
 pub struct NodeSpecInfo {
-    pub name: Box<str>,
+    /// Shared: every node a filter rejects is recorded by name in the cycle's diagnosis.
+    pub name: std::sync::Arc<str>,
     pub uid: Box<str>,
     pub labels: Labels,
     pub taints: Vec<Taint>,

@@ -15,13 +15,17 @@ fn read_pod(path: &std::path::Path) -> Result<crate::core::api::Pod, WhatIfError
     let name = path.display().to_string();
     let mut pods = Vec::new();
     let mut others = 0;
-    cluster_file::read_file(path, &mut |_, change: KindChange| {
-        match change {
-            KindChange::Pod(Change::Added(p)) => pods.push(*p),
-            _ => others += 1,
-        }
-        Ok(())
-    })?;
+    cluster_file::read_file(
+        path,
+        &mut |_, change: KindChange| {
+            match change {
+                KindChange::Pod(Change::Added(p)) => pods.push(*p),
+                _ => others += 1,
+            }
+            Ok(())
+        },
+        false,
+    )?;
     match (pods.len(), others) {
         (1, 0) => Ok(pods.remove(0)),
         (n, m) => Err(WhatIfError::Input(format!(

@@ -102,6 +102,8 @@ pub struct SimulateOptions {
     pub top: usize,
     /// `--summary`: a footer with placements by reason and per-node use.
     pub summary: bool,
+    /// `--summary-nodes N`: the most utilised nodes the text summary lists; 0 lists all.
+    pub summary_nodes: usize,
     pub seed: Option<u64>,
 }
 
@@ -117,6 +119,9 @@ pub struct CapacityOptions {
     pub output: OutputFormat,
     pub seed: Option<u64>,
 }
+
+/// `--summary-nodes` when not given.
+pub const DEFAULT_SUMMARY_NODES: usize = 10;
 
 /// `--top` when not given.
 pub const DEFAULT_TOP: usize = 5;
@@ -347,7 +352,8 @@ const FLAGS: &[Flag] = &[
     flag("cluster", Kind::Value("path"), SIM | CAPACITY, MISC, "Cluster file (nodes, pods, ...: a List or multi-document YAML, or JSON) to simulate on; without it the cluster is read (read-only) from the API server."),
     flag("output", Kind::Value("table|json|placements"), SIM | CAPACITY | EXPLAIN | STATUS, MISC, "Output format; placements (simulate only) prints one NAMESPACE/NAME NODE line per pod. (default table)"),
     flag("top", Kind::Value("n"), SIM, MISC, "Scored nodes (and node names per filter reason) shown per pod; 0 shows all. (default 5)"),
-    flag("summary", B, SIM, MISC, "End with a summary: pods placed, not placed by reason, and each node's use after placement."),
+    flag("summary", B, SIM, MISC, "End with a summary: pods placed, not placed by reason, and the nodes' use after placement."),
+    flag("summary-nodes", Kind::Value("n"), SIM, MISC, "Nodes the text summary lists, most utilised first, after a line on the use of all of them; 0 lists every node by name (the JSON summary always has every node). (default 10)"),
     flag("add", Kind::Value("path"), SIM | CAPACITY, MISC, "Also simulate the objects of this file (pods, nodes, ...; repeatable)."),
     flag("remove-node", Kind::Value("names"), SIM | CAPACITY, MISC, "Simulate without these nodes (comma-separated, repeatable): their pods are scheduled again."),
     flag("cordon", Kind::Value("names"), SIM | CAPACITY, MISC, "Simulate with these nodes cordoned (comma-separated, repeatable)."),
@@ -576,6 +582,7 @@ struct Acc {
     version: bool,
     top: Option<usize>,
     summary: bool,
+    summary_nodes: Option<usize>,
     lenient: bool,
     what_if: WhatIf,
     pod: Option<PathBuf>,
@@ -618,6 +625,7 @@ impl Acc {
             "seed" => self.seed = Some(parse_num(name, v, "a non-negative integer")?),
             "top" => self.top = Some(parse_num(name, v, "a non-negative integer")?),
             "summary" => self.summary = parse_bool(name, v)?,
+            "summary-nodes" => self.summary_nodes = Some(parse_num(name, v, "a non-negative integer")?),
             "lenient" => self.lenient = parse_bool(name, v)?,
             "add" => self.what_if.add.push(PathBuf::from(v)),
             "remove-node" => self.what_if.remove_nodes.extend(comma_list(v)),
@@ -820,6 +828,7 @@ impl Acc {
                     output: self.output,
                     top: self.top.unwrap_or(DEFAULT_TOP),
                     summary: self.summary,
+                    summary_nodes: self.summary_nodes.unwrap_or(DEFAULT_SUMMARY_NODES),
                     seed: self.seed,
                 })
             }
@@ -1362,6 +1371,7 @@ mod tests {
                 source: ClusterSource { cluster: Some(PathBuf::from("c.yaml")), ..Default::default() },
                 output: OutputFormat::Json,
                 top: DEFAULT_TOP,
+                summary_nodes: DEFAULT_SUMMARY_NODES,
                 seed: Some(7),
                 ..Default::default()
             })
@@ -1391,6 +1401,7 @@ mod tests {
                 output: OutputFormat::Placements,
                 top: DEFAULT_TOP,
                 summary: true,
+                summary_nodes: DEFAULT_SUMMARY_NODES,
                 seed: None,
             })
         );

@@ -1,7 +1,8 @@
 //! Reading cluster files as a stream: the file is never held whole, and each object goes to the
 //! sink as soon as it is decoded (the decoding itself is `core::simulate::decode`).
 //!
-//! JSON (a file starting with `{`) is one document read through `serde_json`'s reader. YAML is
+//! JSON (a file starting with `{`) is one or more documents (concatenated JSON values, as several
+//! `kubectl get -o json` outputs appended to one file) read through `serde_json`'s reader. YAML is
 //! split into documents at `---` / `...` lines (a marker at column 0 always ends a document,
 //! YAML 1.2 §9.1.2, even inside a block scalar) and each document is parsed from the file as it
 //! is read, with parser limits sized for cluster files of hundreds of megabytes.
@@ -16,26 +17,55 @@ use std::path::Path;
 pub const MAX_CLUSTER_FILE: u64 = 1024 * 1024 * 1024;
 
 /// Read the cluster file at `path` into `sink`; returns the kinds it ignored, with counts.
-pub fn read_file(path: &Path, sink: &mut Sink<'_>) -> Result<BTreeMap<String, usize>, SimError> {
+/// `lenient`: an object whose fields have the wrong type is skipped with a warning on stderr.
+pub fn read_file(path: &Path, sink: &mut Sink<'_>, lenient: bool) -> Result<BTreeMap<String, usize>, SimError> {
     let name = path.display().to_string();
     let meta = std::fs::metadata(path).map_err(|e| SimError(format!("{name}: {e}")))?;
     if meta.len() > MAX_CLUSTER_FILE {
         return Err(SimError(format!("{name}: file is larger than {} MiB", MAX_CLUSTER_FILE / (1024 * 1024))));
     }
     let file = std::fs::File::open(path).map_err(|e| SimError(format!("{name}: {e}")))?;
-    read(BufReader::with_capacity(256 * 1024, file), &name, sink)
+    read(BufReader::with_capacity(256 * 1024, file), &name, sink, lenient)
+}
+
+/// How `--lenient` reports a skipped object.
+fn warn_skipped(text: &str) {
+    eprintln!("warning: {text}");
 }
 
 /// Read a cluster file from `reader` (`name` prefixes messages).
-pub fn read<R: BufRead>(mut reader: R, name: &str, sink: &mut Sink<'_>) -> Result<BTreeMap<String, usize>, SimError> {
+pub fn read<R: BufRead>(
+    mut reader: R,
+    name: &str,
+    sink: &mut Sink<'_>,
+    lenient: bool,
+) -> Result<BTreeMap<String, usize>, SimError> {
     let io = |e: std::io::Error| SimError(format!("{name}: {e}"));
     let first = first_content_byte(&mut reader).map_err(io)?;
     let mut ctx = DecodeContext::new(name, sink);
+    if lenient {
+        ctx.skip_undecodable = Some(warn_skipped);
+    }
     if first == Some(b'{') {
-        let mut de = serde_json::Deserializer::from_reader(reader);
-        ctx.document(0, &mut de)?;
-        de.end().map_err(|e| SimError(format!("{name}: after the first JSON document: {e}")))?;
-        return Ok(ctx.ignored_kinds);
+        // One JSON value after another: serde_json's reader stops at the closing brace of each,
+        // so what follows is looked at afresh.
+        let mut index = 0;
+        loop {
+            let mut de = serde_json::Deserializer::from_reader(&mut reader);
+            ctx.document(index, &mut de)?;
+            index += 1;
+            match first_content_byte(&mut reader).map_err(io)? {
+                None => return Ok(ctx.ignored_kinds),
+                Some(b'{') => {}
+                Some(b) => {
+                    return Err(SimError(format!(
+                        "{name}: after JSON document {}: expected another object or the end of the file, found {:?}",
+                        index - 1,
+                        char::from(b)
+                    )))
+                }
+            }
+        }
     }
     let mut docs = Documents { inner: reader, first_line: None, after_marker: None };
     let mut index = 0;
@@ -200,13 +230,17 @@ mod tests {
     use crate::core::watched::{KindChange, KindId};
 
     fn kinds(text: &str) -> Result<(Vec<String>, BTreeMap<String, usize>), SimError> {
+        kinds_read(text, false)
+    }
+
+    fn kinds_read(text: &str, lenient: bool) -> Result<(Vec<String>, BTreeMap<String, usize>), SimError> {
         let mut seen = Vec::new();
         let mut sink = |o: Origin, c: KindChange| {
             let obj = c.object().map(|o| o.key()).unwrap_or_default();
             seen.push(format!("{o} {:?} {obj}", c.id()));
             Ok(())
         };
-        let ignored = read(text.as_bytes(), "c.yaml", &mut sink)?;
+        let ignored = read(text.as_bytes(), "c.yaml", &mut sink, lenient)?;
         Ok((seen, ignored))
     }
 
@@ -236,6 +270,36 @@ mod tests {
     }
 
     #[test]
+    fn json_files_may_hold_several_documents_and_lists_of_lists() {
+        // Two `kubectl get -o json` outputs appended, the second a List of Lists.
+        let json = r#"{"kind":"Node","metadata":{"name":"a"}}
+            {"apiVersion":"v1","items":[{"apiVersion":"v1","items":[{"kind":"Node","metadata":{"name":"b"}}],"kind":"List"},
+            {"kind":"NodeList","items":[{"metadata":{"name":"c"}}]}],"kind":"List"}{"kind":"Node","metadata":{"name":"d"}}"#;
+        assert_eq!(
+            kinds(json).expect("reads").0,
+            ["document 0 Node a", "document 1: items[0] Node b", "document 1: items[0] Node c", "document 2 Node d"]
+        );
+        let trailing = r#"{"kind":"Node","metadata":{"name":"a"}} ["#;
+        assert_eq!(
+            kinds(trailing).expect_err("not an object").0,
+            "c.yaml: after JSON document 0: expected another object or the end of the file, found '['"
+        );
+        // The YAML reader takes lists of lists too.
+        let yaml = "kind: List\nitems:\n- kind: List\n  items:\n  - kind: Node\n    metadata: {name: n3}\n";
+        assert_eq!(kinds(yaml).expect("reads").0, ["document 0: items[0] Node n3"]);
+    }
+
+    #[test]
+    fn lenient_skips_objects_whose_fields_do_not_decode() {
+        let yaml = "kind: List\nitems:\n- kind: Node\n  metadata: {name: n1}\n  spec: {unschedulable: yes-please}\n\
+                    - kind: Node\n  metadata: {name: n2}\n";
+        assert!(kinds(yaml).is_err());
+        assert_eq!(kinds_read(yaml, true).expect("lenient").0, ["document 0: items[1] Node n2"]);
+        let json = r#"{"kind":"Pod","metadata":{"name":"p","namespace":"d","creationTimestamp":5}}{"kind":"Node","metadata":{"name":"a"}}"#;
+        assert_eq!(kinds_read(json, true).expect("lenient").0, ["document 1 Node a"]);
+    }
+
+    #[test]
     fn errors_name_the_document_item_and_field() {
         let bad = "kind: List\nitems:\n- kind: Node\n  metadata: {name: [1]}\n";
         let e = kinds(bad).expect_err("bad");
@@ -259,10 +323,15 @@ mod tests {
                     apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: team-a}\n\
                     spec: {selector: {matchExpressions: [{key: app, operator: In, values: [db]}]}}\n";
         let mut c = crate::core::simulate::Cluster::default();
-        let ignored = read(yaml.as_bytes(), "c.yaml", &mut |_, change| {
-            c.push(change);
-            Ok(())
-        })
+        let ignored = read(
+            yaml.as_bytes(),
+            "c.yaml",
+            &mut |_, change| {
+                c.push(change);
+                Ok(())
+            },
+            false,
+        )
         .expect("reads");
         assert_eq!(c.count(KindId::Namespace), 1);
         assert_eq!(c.of::<api::Service>().next().and_then(|s| s.spec.selector.as_ref()).map(|s| s.len()), Some(1));

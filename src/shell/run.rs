@@ -11,6 +11,7 @@
 
 use crate::core::config::SchedulerConfig;
 use crate::core::extender::{ExtenderSet, ExtenderTransport};
+use crate::core::framework::cycle::Explain;
 use crate::core::framework::plugins::PluginContext;
 use crate::core::framework::{Framework, ProfileError};
 use crate::core::lease::{Elector, Timing};
@@ -657,7 +658,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
 
         if shutdown_deadline.is_none() && sched.has_work() {
             let start = Instant::now();
-            if let Some((attempt, _)) = sched.schedule_one(start, false) {
+            if let Some((attempt, _)) = sched.schedule_one(start, Explain::Off) {
                 let elapsed = start.elapsed().as_secs_f64();
                 match &attempt {
                     Attempt::Unschedulable { .. } | Attempt::Error { .. } => {

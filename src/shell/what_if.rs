@@ -49,7 +49,7 @@ pub fn read_into(
 ) -> Result<(), WhatIfError> {
     let name = path.display().to_string();
     let mut sink = feeding(sim, &name, lenient, out);
-    let ignored = cluster_file::read_file(path, &mut sink as &mut Sink<'_>)?;
+    let ignored = cluster_file::read_file(path, &mut sink as &mut Sink<'_>, lenient)?;
     for (kind, n) in ignored {
         eprintln!("note: {name}: ignoring {n} {kind} object(s)");
     }
@@ -111,7 +111,7 @@ pub fn simulate_cmd(opts: &SimulateOptions) -> Result<(), WhatIfError> {
         let nodes = sim.node_use();
         let text = match format {
             OutputFormat::Json => summary.render_json(&nodes),
-            _ => summary.render_text(&nodes),
+            _ => summary.render_text(&nodes, opts.summary_nodes),
         };
         w.write_all(text.as_bytes()).map_err(runtime)?;
     }
@@ -149,7 +149,7 @@ mod tests {
                 Ok(())
             };
             let mut sink = feeding(&mut sim, "c.yaml", false, &mut write);
-            cluster_file::read(text.as_bytes(), "c.yaml", &mut sink as &mut Sink<'_>).expect("reads");
+            cluster_file::read(text.as_bytes(), "c.yaml", &mut sink as &mut Sink<'_>, false).expect("reads");
         }
         run(&mut sim, out)
     }
@@ -157,10 +157,15 @@ mod tests {
     /// The cluster text read whole into memory first, then fed kind by kind.
     fn in_memory(cfg: &SchedulerConfig, text: &str) -> String {
         let mut cluster = Cluster::default();
-        cluster_file::read(text.as_bytes(), "c.yaml", &mut |_, c| {
-            cluster.push(c);
-            Ok(())
-        })
+        cluster_file::read(
+            text.as_bytes(),
+            "c.yaml",
+            &mut |_, c| {
+                cluster.push(c);
+                Ok(())
+            },
+            false,
+        )
         .expect("reads");
         let mut sim = Simulation::new(cfg, 3, Instant::now()).expect("sim");
         let mut out = String::new();
@@ -235,10 +240,15 @@ mod tests {
         let cfg = crate::core::config::load_str(cfg_text, "c.yaml").expect("config").config;
         let text = "kind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '2', pods: '10'}}\n---\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: '2', pods: '10'}}\n---\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c}]}\n";
         let mut cluster = Cluster::default();
-        cluster_file::read(text.as_bytes(), "c.yaml", &mut |_, c| {
-            cluster.push(c);
-            Ok(())
-        })
+        cluster_file::read(
+            text.as_bytes(),
+            "c.yaml",
+            &mut |_, c| {
+                cluster.push(c);
+                Ok(())
+            },
+            false,
+        )
         .expect("reads");
         let transport: Arc<dyn ExtenderTransport> = Arc::new(KeepN2);
         let decide = |transport: Option<Arc<dyn ExtenderTransport>>| {

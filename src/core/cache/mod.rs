@@ -440,7 +440,7 @@ impl Cache {
 
     /// Add a node or update it in place, keeping its pods; returns what changed.
     pub fn upsert_node(&mut self, spec: NodeSpecInfo) -> NodeChange {
-        if let Some(&id) = self.by_name.get(&spec.name) {
+        if let Some(&id) = self.by_name.get(&*spec.name) {
             let mut change = NodeChange::default();
             let old = self.slots[id as usize].as_ref().map(|n| n.node.clone());
             if let Some(old) = old {
@@ -483,7 +483,7 @@ impl Cache {
         };
         self.add_images(&spec);
         let zone = zone_key(&spec.labels);
-        let name: Box<str> = spec.name.clone();
+        let name: Box<str> = (*spec.name).into();
         self.domains.node_labels(&spec.labels, 1);
         let mut info = NodeInfo::new(id, spec);
         if let Some(orphans) = self.orphans.remove(&name) {
@@ -532,7 +532,7 @@ impl Cache {
             account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &info.node.labels, -1);
         }
         if !info.pods.is_empty() {
-            self.orphans.insert(info.node.name.clone(), info.pods);
+            self.orphans.insert((*info.node.name).into(), info.pods);
         }
         true
     }

@@ -108,7 +108,7 @@ fn run(fw: &Framework, set: &ExtenderSet, nodes: &[NodeBuilder], pod: PodBuilder
         next_start_node_index: &mut start,
         percentage_of_nodes_to_score: 0,
         rng: &mut rng,
-        explain: true,
+        explain: crate::core::framework::cycle::Explain::All,
         extenders: Some(CycleExtenders::new(set, &api_pod)),
         waiting: None,
     };

@@ -29,12 +29,26 @@ pub struct CycleParams<'a> {
     /// The global `percentageOfNodesToScore` (0 = adaptive).
     pub percentage_of_nodes_to_score: i32,
     pub rng: &'a mut Rng,
-    /// Keep every plugin's score for every node (for `simulate`/`explain`).
-    pub explain: bool,
+    /// Which nodes' per-plugin scores to keep (for `simulate`/`explain`).
+    pub explain: Explain,
     /// The configured extenders and the pod as they receive it (`None` without extenders).
     pub extenders: Option<CycleExtenders<'a>>,
     /// Pods waiting at Permit, shown to Permit and PostFilter plugins (`None`: nobody waits).
     pub waiting: Option<&'a WaitingPods>,
+}
+
+/// Which feasible nodes' per-plugin scores a cycle keeps. The scores of every plugin are kept
+/// for all nodes in one flat table while the cycle runs; only the kept nodes become
+/// [`NodeScores`], so `simulate --top 5` on a large cluster does not build thousands of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Explain {
+    /// None (the live scheduler).
+    #[default]
+    Off,
+    /// Every feasible node.
+    All,
+    /// The best N by total, ties by node name (the order `simulate` prints them in).
+    Top(usize),
 }
 
 /// What a cycle needs to consult the extenders (see [`crate::core::extender`]).
@@ -55,7 +69,7 @@ impl<'a> CycleExtenders<'a> {
     fn filter<'n>(&self, feasible: Vec<&'n NodeInfo>, diagnosis: &mut Diagnosis) -> Result<Vec<&'n NodeInfo>, String> {
         let verdict = self.set.filter(self.pod, &self.doc, &feasible, &mut diagnosis.extender_notes)?;
         for (node, r) in verdict.statuses {
-            diagnosis.node_to_status.insert(node, r);
+            diagnosis.node_to_status.insert(node.into(), r);
         }
         if verdict.kept.len() != feasible.len() {
             diagnosis.add_plugin(EXTENDER_NAME);
@@ -387,7 +401,7 @@ impl Framework {
                         }
                     };
                     if passed {
-                        let result = ScheduleResult { node: node.node.name.clone(), evaluated_nodes: 1, feasible_nodes: 1 };
+                        let result = ScheduleResult { node: (*node.node.name).into(), evaluated_nodes: 1, feasible_nodes: 1 };
                         return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), params.waiting, rec);
                     }
                 }
@@ -423,6 +437,9 @@ impl Framework {
         let start = *params.next_start_node_index;
         let len = nodes.len();
         let mut error: Option<String> = None;
+        // Rejections in walk order (node names shared, reasons inline): collected into the
+        // name-ordered map once, which costs far less than one ordered insert per node.
+        let mut rejected: Vec<(std::sync::Arc<str>, Rejection)> = Vec::new();
         if len > 0 {
             for i in 0..len {
                 let node = cache.node(nodes[(start + i) % len]);
@@ -440,10 +457,15 @@ impl Framework {
                     Err(r) => {
                         failed += 1;
                         diagnosis.add_plugin(r.plugin);
-                        diagnosis.node_to_status.insert(node.node.name.clone(), r);
+                        rejected.push((node.node.name.clone(), r));
                     }
                 }
             }
+        }
+        if diagnosis.node_to_status.is_empty() {
+            diagnosis.node_to_status = rejected.into_iter().collect();
+        } else {
+            diagnosis.node_to_status.extend(rejected);
         }
         let processed = feasible.len() + failed;
         *params.next_start_node_index = (start + processed) % all_nodes.len();
@@ -461,11 +483,12 @@ impl Framework {
         }
         let evaluated = feasible.len() + diagnosis.node_to_status.len();
         if feasible.len() == 1 {
-            let result = ScheduleResult { node: feasible[0].node.name.clone(), evaluated_nodes: evaluated, feasible_nodes: 1 };
+            let result = ScheduleResult { node: (*feasible[0].node.name).into(), evaluated_nodes: evaluated, feasible_nodes: 1 };
             return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), params.waiting, rec);
         }
 
-        let mut scores = match self.prioritize(cache, pod, &feasible, &mut cs, params.explain, params.extenders.is_some(), rec) {
+        let explain = params.explain != Explain::Off;
+        let mut scores = match self.prioritize(cache, pod, &feasible, &mut cs, explain, params.extenders.is_some(), rec) {
             Ok(s) => s,
             Err(message) => return ScheduleOutcome::Error { message, diagnosis },
         };
@@ -473,18 +496,16 @@ impl Framework {
             let extra = x.set.prioritize(x.pod, &x.doc, &feasible, &mut diagnosis.extender_notes);
             for (k, add) in extra.into_iter().enumerate() {
                 scores.totals[k] = scores.totals[k].saturating_add(add);
-                if let Some(e) = scores.explained.get_mut(k) {
-                    e.total = e.total.saturating_add(add);
-                }
             }
         }
+        let explained = scores.kept(&feasible, params.explain);
         let chosen = select_host(&scores.totals, params.rng);
         let result = ScheduleResult {
-            node: feasible[chosen].node.name.clone(),
+            node: (*feasible[chosen].node.name).into(),
             evaluated_nodes: evaluated,
             feasible_nodes: feasible.len(),
         };
-        self.reserve_on(cache, pod, &cs, result, diagnosis, scores.explained, params.waiting, rec)
+        self.reserve_on(cache, pod, &cs, result, diagnosis, explained, params.waiting, rec)
     }
 
     /// Reserve on the chosen node: collect the PreBind actions; a rejection turns the attempt
@@ -580,7 +601,7 @@ impl Framework {
                     let mut d =
                         Diagnosis { waiting_actions: std::mem::take(&mut diagnosis.waiting_actions), ..Default::default() };
                     d.add_plugin(pl.name());
-                    d.node_to_status.insert(result.node.clone(), r.with_plugin(pl.name()));
+                    d.node_to_status.insert((*result.node).into(), r.with_plugin(pl.name()));
                     let message = fit_error_message(1, &d);
                     return ScheduleOutcome::Unschedulable {
                         num_all_nodes: 1,
@@ -627,7 +648,7 @@ impl Framework {
                     Err(r) => {
                         let mut d = Diagnosis::default();
                         d.add_plugin(pl.name());
-                        d.node_to_status.insert(result.node.clone(), r.with_plugin(pl.name()));
+                        d.node_to_status.insert((*result.node).into(), r.with_plugin(pl.name()));
                         let message = fit_error_message(1, &d);
                         diagnosis = d;
                         return ScheduleOutcome::Unschedulable {
@@ -686,7 +707,7 @@ impl Framework {
                         break;
                     }
                     Some(rej) if rej.code == Code::UnschedulableAndUnresolvable || rej.code == Code::Error => {
-                        reasons = rej.reasons.clone();
+                        reasons = rej.reasons.to_vec();
                         rejector = pl.name();
                         chosen = Some(PostFilterResult { rejection: Some(rej.clone().with_plugin(pl.name())), ..r });
                         break;
@@ -705,11 +726,12 @@ impl Framework {
             post = match chosen {
                 Some(r) if r.rejection.is_none() => r,
                 Some(mut r) => {
-                    r.rejection = Some(Rejection { code: Code::Unschedulable, reasons: reasons.clone(), plugin: rejector });
+                    r.rejection =
+                        Some(Rejection { code: Code::Unschedulable, reasons: reasons.clone().into(), plugin: rejector });
                     r
                 }
                 None => PostFilterResult {
-                    rejection: Some(Rejection { code: Code::Unschedulable, reasons, plugin: rejector }),
+                    rejection: Some(Rejection { code: Code::Unschedulable, reasons: reasons.into(), plugin: rejector }),
                     ..Default::default()
                 },
             };
@@ -735,7 +757,7 @@ impl Framework {
     ) -> Result<Scores, String> {
         // Without score plugins and extenders every node scores 1 (prioritizeNodes).
         if self.score.is_empty() && !has_extenders {
-            return Ok(Scores { totals: vec![1; nodes.len()], explained: Vec::new() });
+            return Ok(Scores { totals: vec![1; nodes.len()], plugins: Vec::new(), table: None });
         }
         let start = rec.start();
         for &i in &self.pre_score {
@@ -776,10 +798,7 @@ impl Framework {
         rec: Rec<'_>,
     ) -> Result<Scores, String> {
         let mut totals = vec![0i64; nodes.len()];
-        let mut explained: Vec<NodeScores> = Vec::new();
-        if explain {
-            explained = nodes.iter().map(|n| NodeScores { node: n.node.name.clone(), total: 0, plugins: Vec::new() }).collect();
-        }
+        let (mut plugins, mut table) = (Vec::new(), explain.then(Vec::new));
         let mut raw = vec![0i64; nodes.len()];
         for &(i, weight) in &self.score {
             if cs.skip_score[i] {
@@ -806,23 +825,57 @@ impl Framework {
                     return Err(texts::invalid_score(pl.name(), *s, MIN_NODE_SCORE, MAX_NODE_SCORE));
                 }
                 totals[k] += s * weight;
-                if explain {
-                    explained[k].plugins.push((pl.name(), *s));
-                }
+            }
+            if let Some(table) = &mut table {
+                plugins.push(pl.name());
+                table.extend_from_slice(&raw);
             }
         }
-        if explain {
-            for (e, t) in explained.iter_mut().zip(&totals) {
-                e.total = *t;
-            }
-        }
-        Ok(Scores { totals, explained })
+        Ok(Scores { totals, plugins, table })
     }
 }
 
+/// The scores of a cycle's feasible nodes.
 struct Scores {
+    /// Weighted total per node (extenders' scores added by the caller).
     totals: Vec<i64>,
-    explained: Vec<NodeScores>,
+    /// Plugins that scored, in order, when explaining.
+    plugins: Vec<&'static str>,
+    /// Their normalised scores, plugin by plugin: `table[p * nodes + k]` (`None`: not kept).
+    table: Option<Vec<i64>>,
+}
+
+impl Scores {
+    /// The [`NodeScores`] of the nodes `explain` keeps, in `nodes` order.
+    fn kept(&self, nodes: &[&NodeInfo], explain: Explain) -> Vec<NodeScores> {
+        let n = nodes.len();
+        let Some(table) = self.table.as_ref().filter(|t| t.len() == self.plugins.len() * n) else {
+            return Vec::new();
+        };
+        let mut keep: Vec<usize> = match explain {
+            Explain::Off => return Vec::new(),
+            Explain::All => (0..n).collect(),
+            Explain::Top(top) => {
+                let mut idx: Vec<usize> = (0..n).collect();
+                if top < n {
+                    let rank = |a: &usize, b: &usize| {
+                        self.totals[*b].cmp(&self.totals[*a]).then_with(|| nodes[*a].node.name.cmp(&nodes[*b].node.name))
+                    };
+                    idx.select_nth_unstable_by(top, rank);
+                    idx.truncate(top);
+                }
+                idx
+            }
+        };
+        keep.sort_unstable();
+        keep.into_iter()
+            .map(|k| NodeScores {
+                node: (*nodes[k].node.name).into(),
+                total: self.totals[k],
+                plugins: self.plugins.iter().enumerate().map(|(p, name)| (*name, table[p * n + k])).collect(),
+            })
+            .collect()
+    }
 }
 
 /// Highest total wins; ties are broken uniformly at random (reservoir sampling, as `selectHost`).

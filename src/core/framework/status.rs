@@ -20,22 +20,22 @@ pub enum Code {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rejection {
     pub code: Code,
-    pub reasons: Vec<Cow<'static, str>>,
+    pub reasons: Reasons,
     /// The rejecting plugin, filled in by the framework.
     pub plugin: &'static str,
 }
 
 impl Rejection {
     pub fn unschedulable(reason: impl Into<Cow<'static, str>>) -> Rejection {
-        Rejection { code: Code::Unschedulable, reasons: vec![reason.into()], plugin: "" }
+        Rejection { code: Code::Unschedulable, reasons: Reasons::One(reason.into()), plugin: "" }
     }
 
     pub fn unresolvable(reason: impl Into<Cow<'static, str>>) -> Rejection {
-        Rejection { code: Code::UnschedulableAndUnresolvable, reasons: vec![reason.into()], plugin: "" }
+        Rejection { code: Code::UnschedulableAndUnresolvable, reasons: Reasons::One(reason.into()), plugin: "" }
     }
 
     pub fn error(reason: impl Into<Cow<'static, str>>) -> Rejection {
-        Rejection { code: Code::Error, reasons: vec![reason.into()], plugin: "" }
+        Rejection { code: Code::Error, reasons: Reasons::One(reason.into()), plugin: "" }
     }
 
     pub fn with_plugin(mut self, plugin: &'static str) -> Rejection {
@@ -49,11 +49,84 @@ impl Rejection {
     }
 }
 
+/// A rejection's reasons (upstream `Status.reasons`). Filters reject thousands of nodes per
+/// cycle, almost always with one static text: that case is held inline, so a per-node rejection
+/// allocates nothing. Reads as a slice either way.
+#[derive(Debug, Clone)]
+pub enum Reasons {
+    One(Cow<'static, str>),
+    Many(Vec<Cow<'static, str>>),
+}
+
+impl Default for Reasons {
+    fn default() -> Reasons {
+        Reasons::Many(Vec::new())
+    }
+}
+
+impl std::ops::Deref for Reasons {
+    type Target = [Cow<'static, str>];
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Reasons::One(r) => std::slice::from_ref(r),
+            Reasons::Many(v) => v,
+        }
+    }
+}
+
+impl PartialEq for Reasons {
+    fn eq(&self, other: &Reasons) -> bool {
+        self[..] == other[..]
+    }
+}
+
+impl Eq for Reasons {}
+
+impl<T> PartialEq<Vec<T>> for Reasons
+where
+    Cow<'static, str>: PartialEq<T>,
+{
+    fn eq(&self, other: &Vec<T>) -> bool {
+        self[..] == other[..]
+    }
+}
+
+impl From<Vec<Cow<'static, str>>> for Reasons {
+    fn from(v: Vec<Cow<'static, str>>) -> Reasons {
+        Reasons::Many(v)
+    }
+}
+
+impl FromIterator<Cow<'static, str>> for Reasons {
+    fn from_iter<I: IntoIterator<Item = Cow<'static, str>>>(iter: I) -> Reasons {
+        Reasons::Many(iter.into_iter().collect())
+    }
+}
+
+impl Extend<Cow<'static, str>> for Reasons {
+    fn extend<I: IntoIterator<Item = Cow<'static, str>>>(&mut self, iter: I) {
+        let mut v = match std::mem::take(self) {
+            Reasons::One(r) => vec![r],
+            Reasons::Many(v) => v,
+        };
+        v.extend(iter);
+        *self = Reasons::Many(v);
+    }
+}
+
+impl<'a> IntoIterator for &'a Reasons {
+    type Item = &'a Cow<'static, str>;
+    type IntoIter = std::slice::Iter<'a, Cow<'static, str>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// Upstream `Diagnosis`: per-node verdicts of the filters, plus what PreFilter/PostFilter said.
 #[derive(Debug, Clone, Default)]
 pub struct Diagnosis {
     /// Node name → rejection, for every node a filter rejected.
-    pub node_to_status: BTreeMap<Box<str>, Rejection>,
+    pub node_to_status: BTreeMap<std::sync::Arc<str>, Rejection>,
     /// Status of nodes that were never evaluated because PreFilter restricted the node set or
     /// rejected the pod outright (upstream `AbsentNodesStatus`).
     pub absent_nodes_status: Option<Rejection>,

@@ -82,7 +82,7 @@ impl Scheduler {
         }
         let mut diagnosis = Diagnosis::default();
         diagnosis.add_plugin(plugin);
-        diagnosis.node_to_status.insert(d.bind.node.clone(), Rejection::unschedulable(message.to_string()).with_plugin(plugin));
+        diagnosis.node_to_status.insert((*d.bind.node).into(), Rejection::unschedulable(message.to_string()).with_plugin(plugin));
         let fit = fit_error_message(1, &diagnosis);
         self.fail(d.fw_index, &d.qp, Requeue::Rejected { plugins: vec![plugin] }, REASON_UNSCHEDULABLE, &fit, None, now);
         self.apply_waiting_actions(unreserved, now);

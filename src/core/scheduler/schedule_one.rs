@@ -46,8 +46,12 @@ impl Scheduler {
         self.update_gauges();
     }
 
-    /// Schedule the next pod, if any. `explain` keeps per-plugin scores in the returned outcome.
-    pub fn schedule_one(&mut self, now: Instant, explain: bool) -> Option<(Attempt, Option<ScheduleOutcome>)> {
+    /// Schedule the next pod, if any. `explain` says whose per-plugin scores the returned outcome keeps.
+    pub fn schedule_one(
+        &mut self,
+        now: Instant,
+        explain: crate::core::framework::cycle::Explain,
+    ) -> Option<(Attempt, Option<ScheduleOutcome>)> {
         if !self.leading || !self.caches_synced() {
             return None;
         }

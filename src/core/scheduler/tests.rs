@@ -67,7 +67,7 @@ impl Harness {
     pub(super) fn cycles(&mut self) -> Vec<Attempt> {
         let mut out = Vec::new();
         while self.s.has_work() {
-            match self.s.schedule_one(self.now, false) {
+            match self.s.schedule_one(self.now, crate::core::framework::cycle::Explain::Off) {
                 Some((a, _)) => out.push(a),
                 None => break,
             }

@@ -49,13 +49,16 @@ pub struct DecodeContext<'a> {
     /// Objects of kinds the scheduler does not read, by kind (reported, not fatal).
     pub ignored_kinds: BTreeMap<String, usize>,
     sink: &'a mut Sink<'a>,
+    /// `--lenient`: an object whose fields do not decode is skipped and reported here (the
+    /// text names the file, document, item, object and field) instead of failing the file.
+    pub skip_undecodable: Option<fn(&str)>,
     /// The first problem found (serde errors only carry text; this keeps the typed one).
     failure: Option<SimError>,
 }
 
 impl<'a> DecodeContext<'a> {
     pub fn new(file: impl Into<String>, sink: &'a mut Sink<'a>) -> DecodeContext<'a> {
-        DecodeContext { file: file.into(), ignored_kinds: BTreeMap::new(), sink, failure: None }
+        DecodeContext { file: file.into(), ignored_kinds: BTreeMap::new(), sink, skip_undecodable: None, failure: None }
     }
 
     /// Decode one document (a list or one object; an empty document is skipped).
@@ -176,14 +179,36 @@ fn typed<'de, A: MapAccess<'de>>(
     // input format (decoding each type straight from the YAML and JSON readers, or with path
     // tracking, multiplied the decoding code and broke the binary's size budget).
     let value = <serde_json::Value as serde::Deserialize>::deserialize(ObjectDe(replay))?;
-    let decoded = watched::visit(row.id, &mut DecodeAs(Some(value)));
+    let mut visitor = DecodeAs(Some(value));
+    let decoded = watched::visit(row.id, &mut visitor);
     match decoded {
         Ok(change) => (ctx.sink)(origin, change).map_err(|e| ctx.fail(e)),
-        Err((at, inner)) => Err(ctx.fail(SimError(format!("{}: {origin} ({kind}): {at}: {inner}", ctx.file)))),
+        Err((at, inner)) => {
+            let text = format!("{}: {origin} ({kind}): {at}: {inner}", ctx.file);
+            match ctx.skip_undecodable {
+                Some(warn) => {
+                    let object = visitor.0.as_ref().map(object_name).unwrap_or_default();
+                    warn(&format!("{text}; {kind} {object} skipped"));
+                    Ok(())
+                }
+                None => Err(ctx.fail(SimError(text))),
+            }
+        }
     }
 }
 
-/// Decodes one object's value as the type of the visited kind.
+/// `namespace/name` (or `name`) of an object's value, for messages.
+fn object_name(v: &serde_json::Value) -> String {
+    let field = |f: &str| v.pointer(f).and_then(|n| n.as_str()).filter(|n| !n.is_empty());
+    match (field("/metadata/namespace"), field("/metadata/name")) {
+        (Some(ns), Some(name)) => format!("{ns}/{name}"),
+        (None, Some(name)) => name.to_string(),
+        (_, None) => "(unnamed)".to_string(),
+    }
+}
+
+/// Decodes one object's value as the type of the visited kind (the value stays when it does
+/// not decode, so the message can name the object).
 struct DecodeAs(Option<serde_json::Value>);
 
 impl KindVisitor for DecodeAs {
@@ -196,12 +221,19 @@ impl KindVisitor for DecodeAs {
     {
         let value = self.0.take().unwrap_or_default();
         let text = serde_json::to_string_pretty(&value).map_err(|e| (String::new(), e.to_string()))?;
-        let obj: T = crate::core::gojson::from_str(&text).map_err(|e| {
+        let obj: Result<T, _> = crate::core::gojson::from_str(&text).map_err(|e| {
             // The position is in the text made here, not in the user's file: the field says where.
             let message = e.to_string();
             let message = message.split(" at line ").next().unwrap_or_default().to_string();
             (field_at(&text, e.line()), message)
-        })?;
+        });
+        let obj = match obj {
+            Ok(o) => o,
+            Err(e) => {
+                self.0 = Some(value);
+                return Err(e);
+            }
+        };
         Ok(T::wrap(crate::core::watched::Change::Added(Box::new(obj))))
     }
 }
@@ -365,8 +397,10 @@ impl<'de> Visitor<'de> for Item<'_, '_, '_> {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a Kubernetes object")
     }
+    /// An item of a `List` may itself be a `List` (lists of lists, as several `kubectl get`
+    /// outputs gathered into one); a typed list's items are objects.
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-        object(self.ctx, self.origin, self.item_kind, false, map)
+        object(self.ctx, self.origin, self.item_kind, self.item_kind.is_none(), map)
     }
 }
 

@@ -297,7 +297,7 @@ pub fn explain_pods(
             continue;
         }
         sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(Box::new(pod.clone()))), now);
-        let result = sched.schedule_one(now, true);
+        let result = sched.schedule_one(now, crate::core::framework::cycle::Explain::All);
         // Undo: forget any assumption and drop the pod from the queue.
         let _ = sched.take_effects();
         let key_arc: crate::core::model::PodKey = std::sync::Arc::from(key.as_str());

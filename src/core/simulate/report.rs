@@ -37,6 +37,16 @@ impl Detail {
         Detail { scores: true, reasons: true, top }
     }
 
+    /// Which nodes' per-plugin scores the cycle must keep for this detail.
+    pub fn explain(&self) -> crate::core::framework::cycle::Explain {
+        use crate::core::framework::cycle::Explain;
+        match (self.scores, self.top) {
+            (false, _) => Explain::Off,
+            (true, 0) => Explain::All,
+            (true, n) => Explain::Top(n),
+        }
+    }
+
     fn keep(&self, n: usize) -> usize {
         if self.top == 0 {
             n
@@ -347,6 +357,15 @@ impl NodeUse {
     }
 }
 
+impl NodeUse {
+    /// The node's highest use in percent: of cpu, memory and pods, whichever is fullest.
+    pub fn highest_use(&self) -> i64 {
+        percent(self.cpu_requested_milli, self.cpu_allocatable_milli)
+            .max(percent(self.memory_requested, self.memory_allocatable))
+            .max(percent(self.pods as i64, self.pods_allocatable))
+    }
+}
+
 /// Percent of `part` in `whole` (0 when `whole` is 0), for display.
 fn percent(part: i64, whole: i64) -> i64 {
     if whole <= 0 {
@@ -381,13 +400,35 @@ impl Summary {
         }
     }
 
-    /// The footer as text.
-    pub fn render_text(&self, nodes: &[NodeUse]) -> String {
+    /// The footer as text. With `limit` > 0 and more nodes than that, a line on the use of all
+    /// nodes (percentiles of each node's highest use of cpu, memory and pods) and the `limit`
+    /// most used nodes, most used first; with `limit` 0 every node, by name.
+    pub fn render_text(&self, nodes: &[NodeUse], limit: usize) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "SUMMARY\n  placed: {}\n  not placed: {}", self.placed, self.not_placed);
         for (reason, n) in &self.not_placed_by_reason {
             let _ = writeln!(out, "    {n} pod(s): {reason}");
         }
+        let mut shown: Vec<&NodeUse> = nodes.iter().collect();
+        if limit > 0 && nodes.len() > limit {
+            let mut uses: Vec<i64> = nodes.iter().map(NodeUse::highest_use).collect();
+            uses.sort_unstable();
+            let at = |q: usize| uses[(uses.len() - 1) * q / 100];
+            let _ = writeln!(
+                out,
+                "  node use (highest of cpu, memory, pods) over {} nodes: min {}%, p50 {}%, p90 {}%, p99 {}%, max {}%",
+                uses.len(),
+                at(0),
+                at(50),
+                at(90),
+                at(99),
+                at(100)
+            );
+            let _ = writeln!(out, "  {limit} most used nodes (--summary-nodes 0 lists all):");
+            shown.sort_by(|a, b| b.highest_use().cmp(&a.highest_use()).then_with(|| a.node.cmp(&b.node)));
+            shown.truncate(limit);
+        }
+        let nodes = shown;
         let width = nodes.iter().map(|n| n.node.len()).max().unwrap_or(4).max(4);
         let _ = writeln!(out, "  {:<width$}  {:>22}  {:>30}  {:>14}", "NODE", "CPU(m) REQ/ALLOC", "MEMORY REQ/ALLOC", "PODS");
         for n in nodes {
@@ -413,5 +454,49 @@ impl Summary {
     pub fn render_json(&self, nodes: &[NodeUse]) -> String {
         let v = serde_json::json!({ "summary": self, "nodes": nodes });
         format!("{v}\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, cpu: i64, pods: usize) -> NodeUse {
+        NodeUse {
+            node: name.into(),
+            cpu_requested_milli: cpu,
+            cpu_allocatable_milli: 1000,
+            memory_requested: 0,
+            memory_allocatable: 100,
+            pods,
+            pods_allocatable: 10,
+        }
+    }
+
+    /// The node names of a summary's table rows.
+    fn listed(text: &str) -> Vec<&str> {
+        text.lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|w| w.len() == 3 && w.starts_with('n') && w[1..].bytes().all(|b| b.is_ascii_digit()))
+            .collect()
+    }
+
+    #[test]
+    fn summary_lists_the_most_used_nodes_after_a_distribution_line() {
+        let nodes: Vec<NodeUse> = (0..20).map(|i| node(&format!("n{i:02}"), i * 50, 1)).collect();
+        let s = Summary { placed: 3, ..Default::default() };
+        let text = s.render_text(&nodes, 2);
+        assert!(
+            text.contains("node use (highest of cpu, memory, pods) over 20 nodes: min 10%, p50 45%, p90 85%, p99 90%, max 95%\n"),
+            "{text}"
+        );
+        assert!(text.contains("2 most used nodes (--summary-nodes 0 lists all):\n"), "{text}");
+        assert_eq!(listed(&text), ["n19", "n18"]);
+        // 0, or no more nodes than the limit: every node by name, no distribution line.
+        for (limit, nodes) in [(0, &nodes[..]), (20, &nodes[..])] {
+            let text = s.render_text(nodes, limit);
+            assert!(!text.contains("node use"), "{text}");
+            assert_eq!(listed(&text).len(), 20);
+        }
     }
 }

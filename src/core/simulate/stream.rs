@@ -293,7 +293,7 @@ impl Simulation {
         let budget = self.scheduler_names.len().saturating_mul(4).saturating_add(16);
         for _ in 0..budget {
             self.now += Duration::from_millis(1);
-            let Some((attempt, outcome)) = self.sched.schedule_one(self.now, detail.scores) else { break };
+            let Some((attempt, outcome)) = self.sched.schedule_one(self.now, detail.explain()) else { break };
             let key = match &attempt {
                 Attempt::Scheduled { pod, .. }
                 | Attempt::Unschedulable { pod, .. }

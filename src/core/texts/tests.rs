@@ -72,7 +72,7 @@ fn schedule_in(fw: &Framework, cache: &Cache, pod: &PodInfo) -> ScheduleOutcome 
         next_start_node_index: &mut start,
         percentage_of_nodes_to_score: 0,
         rng: &mut rng,
-        explain: false,
+        explain: crate::core::framework::cycle::Explain::Off,
         extenders: None,
         waiting: None,
     };
@@ -262,7 +262,7 @@ impl Core {
     /// Schedule the next pod and return the effects of the attempt.
     fn attempt(&mut self) -> Vec<Effect> {
         self.now += Duration::from_millis(1);
-        self.sched.schedule_one(self.now, false).expect("a pod to schedule");
+        self.sched.schedule_one(self.now, crate::core::framework::cycle::Explain::Off).expect("a pod to schedule");
         self.sched.take_effects()
     }
 }
@@ -1130,7 +1130,7 @@ fn post_filter(nodes: &[NodeBuilder], pods: &[PodBuilder], pod: PodBuilder, stat
     let pod = pod.info();
     let mut d = Diagnosis::default();
     for (n, code) in statuses {
-        d.node_to_status.insert((*n).into(), Rejection { code: *code, reasons: Vec::new(), plugin: "" });
+        d.node_to_status.insert((*n).into(), Rejection { code: *code, reasons: Default::default(), plugin: "" });
     }
     d.absent_nodes_status = Some(Rejection::unresolvable(""));
     let runner = FitRunner::new(&cache, &pod);
@@ -1495,7 +1495,8 @@ fn fit_error_table_of_types_test() {
         for (n, m) in nodes {
             d.node_to_status.insert((*n).into(), status(m));
         }
-        d.absent_nodes_status = Some(Rejection { code: Code::UnschedulableAndUnresolvable, reasons: Vec::new(), plugin: "" });
+        d.absent_nodes_status =
+            Some(Rejection { code: Code::UnschedulableAndUnresolvable, reasons: Default::default(), plugin: "" });
         d
     };
     let pre = "Node(s) failed PreFilter plugin FalsePreFilter";

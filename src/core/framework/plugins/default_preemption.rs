@@ -235,7 +235,7 @@ impl Plugin for DefaultPreemption {
                         } else {
                             violating += 1;
                         }
-                        candidates.push(Candidate { node: node.node.name.clone(), victims, pdb_violations });
+                        candidates.push(Candidate { node: (*node.node.name).into(), victims, pdb_violations });
                         if non_violating > 0 && non_violating + violating >= wanted {
                             break;
                         }

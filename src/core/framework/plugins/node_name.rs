@@ -25,7 +25,7 @@ impl Plugin for NodeName {
     }
 
     fn filter(&self, _cache: &Cache, pod: &PodInfo, node: &NodeInfo, _state: &PluginState) -> Result<(), Rejection> {
-        if pod.node_name.is_empty() || pod.node_name == node.node.name {
+        if pod.node_name.is_empty() || *pod.node_name == *node.node.name {
             Ok(())
         } else {
             Err(Rejection::unresolvable(ERR_REASON))

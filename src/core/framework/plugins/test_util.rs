@@ -357,7 +357,7 @@ pub fn explained_params<'a>(
         next_start_node_index: start,
         percentage_of_nodes_to_score: 0,
         rng,
-        explain: true,
+        explain: crate::core::framework::cycle::Explain::All,
         extenders: None,
         waiting: None,
     }

@@ -131,7 +131,7 @@ fn throughput_5000_nodes() {
                 next_start_node_index: &mut start,
                 percentage_of_nodes_to_score: 0,
                 rng: &mut rng,
-                explain: false,
+                explain: crate::core::framework::cycle::Explain::Off,
                 extenders: None,
                 waiting: None,
             };

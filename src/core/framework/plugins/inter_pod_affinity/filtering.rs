@@ -192,9 +192,7 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
     };
     if let Some((term, counts)) = single {
         if let (Some(key), Some(counts)) = (term.topology_key, counts) {
-            for (v, n) in counts.by_value() {
-                affinity.add(key, v, *n);
-            }
+            affinity.add_all(key, counts.by_value().iter());
         }
     } else if let Some(first) = terms.affinity.first() {
         // A pod counts only if it matches every term, so the first term's candidates suffice.
@@ -212,9 +210,7 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
     for t in &terms.anti_affinity {
         if let Some(counts) = term_counts(cache, t) {
             if let (Some(key), Some(counts)) = (t.topology_key, counts) {
-                for (v, n) in counts.by_value() {
-                    anti.add(key, v, *n);
-                }
+                anti.add_all(key, counts.by_value().iter());
             }
             continue;
         }

@@ -85,6 +85,27 @@ impl TopologyCounts {
         }
     }
 
+    /// Add every (value, count) of one key at once (a tally's counts): the map is sized once
+    /// instead of growing value by value.
+    pub fn add_all<'a>(&mut self, key: Name, counts: impl ExactSizeIterator<Item = (&'a Box<str>, &'a i64)>) {
+        if counts.len() == 0 {
+            return;
+        }
+        let inner = self.map.entry(key).or_default();
+        if inner.is_empty() {
+            // The usual case: one term per key, so the tally's values are all new here.
+            inner.reserve(counts.len());
+            inner.extend(counts.filter(|(_, n)| **n != 0).map(|(v, n)| (v.clone(), *n)));
+            if inner.is_empty() {
+                self.map.remove(&key);
+            }
+            return;
+        }
+        for (v, n) in counts {
+            self.add(key, v, *n);
+        }
+    }
+
     /// The count of one pair (0 when absent).
     pub fn get(&self, key: Name, value: &str) -> i64 {
         self.map.get(&key).and_then(|m| m.get(value)).copied().unwrap_or(0)
