@@ -447,17 +447,21 @@ struct E2eResult {
     runs: usize,
     pods_per_sec: f64,
     seconds: f64,
+    /// edgesched's own CPU time (user + system) per pod while the pods were bound, µs.
+    cpu_us_per_pod: f64,
 }
 
 fn e2e(nodes: usize, pods: usize, qps: Qps, runs: usize) -> E2eResult {
     let mut rates = Vec::new();
     let mut secs = Vec::new();
+    let mut cpu = Vec::new();
     for run in 0..runs {
         let server = start_server();
         add_nodes(&server, 0, nodes);
         let es = launch(&server, qps);
         wait_synced(&es, Duration::from_secs(120));
         let ns = format!("/api/v1/namespaces/e2e-{run}/pods");
+        let cpu0 = proc_cpu_s(es.pid());
         let t0 = Instant::now();
         let creator = {
             let objs: Vec<Value> = (0..pods).map(|i| pending_pod(&format!("e2e-{run}"), i, false)).collect();
@@ -475,13 +479,15 @@ fn e2e(nodes: usize, pods: usize, qps: Qps, runs: usize) -> E2eResult {
             std::thread::sleep(Duration::from_millis(5));
         }
         let dt = t0.elapsed().as_secs_f64();
+        let cpu_us = (proc_cpu_s(es.pid()) - cpu0) * 1e6 / pods as f64;
         eprintln!(
-            "  e2e run {run}: {nodes} nodes, {pods} pods in {dt:.2}s ({:.0} pods/s; creating took {:.2}s)",
+            "  e2e run {run}: {nodes} nodes, {pods} pods in {dt:.2}s ({:.0} pods/s; creating took {:.2}s; edgesched CPU {cpu_us:.0} µs/pod)",
             pods as f64 / dt,
             creator.as_secs_f64()
         );
         rates.push(pods as f64 / dt);
         secs.push(dt);
+        cpu.push(cpu_us);
         drop(es);
     }
     E2eResult {
@@ -494,6 +500,7 @@ fn e2e(nodes: usize, pods: usize, qps: Qps, runs: usize) -> E2eResult {
         runs,
         pods_per_sec: median(&mut rates),
         seconds: median(&mut secs),
+        cpu_us_per_pod: median(&mut cpu),
     }
 }
 
@@ -961,20 +968,21 @@ fn main() {
         );
         let _ = writeln!(
             out,
-            "{:>6} {:>7} {:>18} {:>10} {:>9} {:>10} {:>9}",
-            "nodes", "pods", "qps/burst", "pods/s", "seconds", "limit/s", "of limit"
+            "{:>6} {:>7} {:>18} {:>10} {:>9} {:>10} {:>9} {:>10}",
+            "nodes", "pods", "qps/burst", "pods/s", "seconds", "limit/s", "of limit", "CPU µs/pod"
         );
         for (r, limit) in &rows {
             let _ = writeln!(
                 out,
-                "{:>6} {:>7} {:>18} {:>10.0} {:>9.2} {:>10.0} {:>8.0}%",
+                "{:>6} {:>7} {:>18} {:>10.0} {:>9.2} {:>10.0} {:>8.0}% {:>10.0}",
                 r.nodes,
                 r.pods,
                 r.qps,
                 r.pods_per_sec,
                 r.seconds,
                 limit.unwrap_or(f64::NAN),
-                limit.map(|l| 100.0 * r.pods_per_sec / l).unwrap_or(f64::NAN)
+                limit.map(|l| 100.0 * r.pods_per_sec / l).unwrap_or(f64::NAN),
+                r.cpu_us_per_pod
             );
         }
         results.insert(
@@ -984,6 +992,7 @@ fn main() {
                     .map(|(r, limit)| {
                         json!({"nodes": r.nodes, "pods": r.pods, "qps_burst": r.qps, "runs": r.runs,
                                "pods_per_sec": r.pods_per_sec.round(), "seconds": (r.seconds * 100.0).round() / 100.0,
+                               "cpu_us_per_pod": r.cpu_us_per_pod.round(),
                                "binding_limit_per_sec": limit.map(f64::round),
                                "fraction_of_limit": limit.map(|l| (r.pods_per_sec / l * 1000.0).round() / 1000.0)})
                     })

@@ -39,6 +39,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use ureq::http;
 
+/// Size of each connection's output buffers (see [`Client::new`]).
+const OUTPUT_BUFFER_BYTES: usize = 8 * 1024;
+
 /// Largest successful response body we accept (a page of a few hundred big objects is a few MB;
 /// this only stops a runaway response from exhausting memory).
 pub const MAX_BODY_BYTES: u64 = 256 * 1024 * 1024;
@@ -294,11 +297,17 @@ impl Client {
             // ureq's default 128 KiB input and output buffers are allocated (zeroed) per
             // connection and per layer (TCP and TLS): ~0.5 MiB resident for each of the dozen
             // long-lived watch connections. TLS records are at most 16 KiB and API server
-            // headers are small, so 16 KiB buffers cost no throughput.
+            // headers are small, so 16 KiB buffers cost no throughput. What we send is a request
+            // head and at most a small JSON body (a binding, an event, a patch), written in
+            // pieces of the output buffer when longer. Each line of the head must fit (ureq
+            // refuses a longer one), and the longest is the `Authorization` header: 8 KiB holds
+            // the largest bearer tokens in use and saves 16 KiB resident per connection (a dozen
+            // watches hold one each) for TCP and TLS.
             .input_buffer_size(IO_BUFFER_BYTES)
-            .output_buffer_size(IO_BUFFER_BYTES)
-            .build()
-            .new_agent();
+            .output_buffer_size(OUTPUT_BUFFER_BYTES)
+            .build();
+        let agent =
+            ureq::Agent::with_parts(agent, ureq::unversioned::transport::DefaultConnector::default(), LiteralFirst::default());
         Ok(Client {
             inner: Arc::new(Inner {
                 agent,
@@ -621,6 +630,38 @@ impl Client {
                 FailureStage::Permanent,
             )
         })
+    }
+}
+
+/// The resolver of the client's connections. ureq resolves the server's host before every
+/// request, pooled connection or not, and with a deadline set (every request has one) its default
+/// resolver does so on a thread of its own: a thread started, its stack mapped and unmapped, for
+/// each binding and event. An address literal (an in-cluster service IP, a loopback test
+/// server) needs no lookup at all; names still go through the default resolver.
+#[derive(Debug, Default)]
+struct LiteralFirst(ureq::unversioned::resolver::DefaultResolver);
+
+impl ureq::unversioned::resolver::Resolver for LiteralFirst {
+    fn resolve(
+        &self,
+        uri: &http::Uri,
+        config: &ureq::config::Config,
+        timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        let host = uri.host().map(|h| h.trim_start_matches('[').trim_end_matches(']'));
+        let port = uri.port_u16().or(match uri.scheme_str() {
+            Some("https") => Some(443),
+            Some("http") => Some(80),
+            _ => None,
+        });
+        match (host.and_then(|h| h.parse::<std::net::IpAddr>().ok()), port) {
+            (Some(ip), Some(port)) => {
+                let mut addrs = self.empty();
+                addrs.push(std::net::SocketAddr::new(ip, port));
+                Ok(addrs)
+            }
+            _ => self.0.resolve(uri, config, timeout),
+        }
     }
 }
 
