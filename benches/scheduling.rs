@@ -58,10 +58,14 @@ struct Opts {
     sizes: Vec<usize>,
     /// Only the replayed workloads whose name contains this.
     workload: Option<String>,
+    /// Only these footprint cases (`idle`, `small`, `nodes-only`, `ready`, `large`) and end-to-end
+    /// cases (`e2e-1000`, `e2e-5000`, `e2e-default-qps`); empty means all.
+    cases: Vec<String>,
 }
 
 fn parse_opts() -> Opts {
-    let mut o = Opts { smoke: false, only: Vec::new(), repeats: 0, out: None, sizes: Vec::new(), workload: None };
+    let mut o =
+        Opts { smoke: false, only: Vec::new(), repeats: 0, out: None, sizes: Vec::new(), workload: None, cases: Vec::new() };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -70,6 +74,7 @@ fn parse_opts() -> Opts {
             "--repeats" => o.repeats = args.next().and_then(|v| v.parse().ok()).unwrap_or(0),
             "--out" => o.out = args.next().map(PathBuf::from),
             "--workload" => o.workload = args.next(),
+            "--cases" => o.cases = args.next().unwrap_or_default().split(',').map(str::to_string).collect(),
             "--sizes" => o.sizes = args.next().unwrap_or_default().split(',').filter_map(|v| v.parse().ok()).collect(),
             // `cargo bench` passes `--bench`; filters and other libtest flags are ignored.
             _ => {}
@@ -84,6 +89,10 @@ fn parse_opts() -> Opts {
 impl Opts {
     fn wants(&self, part: &str) -> bool {
         self.only.is_empty() || self.only.iter().any(|p| p == part)
+    }
+
+    fn wants_case(&self, case: &str) -> bool {
+        self.cases.is_empty() || self.cases.iter().any(|c| c == case)
     }
 }
 
@@ -438,17 +447,21 @@ struct E2eResult {
     runs: usize,
     pods_per_sec: f64,
     seconds: f64,
+    /// edgesched's own CPU time (user + system) per pod while the pods were bound, µs.
+    cpu_us_per_pod: f64,
 }
 
 fn e2e(nodes: usize, pods: usize, qps: Qps, runs: usize) -> E2eResult {
     let mut rates = Vec::new();
     let mut secs = Vec::new();
+    let mut cpu = Vec::new();
     for run in 0..runs {
         let server = start_server();
         add_nodes(&server, 0, nodes);
         let es = launch(&server, qps);
         wait_synced(&es, Duration::from_secs(120));
         let ns = format!("/api/v1/namespaces/e2e-{run}/pods");
+        let cpu0 = proc_cpu_s(es.pid());
         let t0 = Instant::now();
         let creator = {
             let objs: Vec<Value> = (0..pods).map(|i| pending_pod(&format!("e2e-{run}"), i, false)).collect();
@@ -466,13 +479,15 @@ fn e2e(nodes: usize, pods: usize, qps: Qps, runs: usize) -> E2eResult {
             std::thread::sleep(Duration::from_millis(5));
         }
         let dt = t0.elapsed().as_secs_f64();
+        let cpu_us = (proc_cpu_s(es.pid()) - cpu0) * 1e6 / pods as f64;
         eprintln!(
-            "  e2e run {run}: {nodes} nodes, {pods} pods in {dt:.2}s ({:.0} pods/s; creating took {:.2}s)",
+            "  e2e run {run}: {nodes} nodes, {pods} pods in {dt:.2}s ({:.0} pods/s; creating took {:.2}s; edgesched CPU {cpu_us:.0} µs/pod)",
             pods as f64 / dt,
             creator.as_secs_f64()
         );
         rates.push(pods as f64 / dt);
         secs.push(dt);
+        cpu.push(cpu_us);
         drop(es);
     }
     E2eResult {
@@ -485,7 +500,65 @@ fn e2e(nodes: usize, pods: usize, qps: Qps, runs: usize) -> E2eResult {
         runs,
         pods_per_sec: median(&mut rates),
         seconds: median(&mut secs),
+        cpu_us_per_pod: median(&mut cpu),
     }
+}
+
+/// How many bindings per second the test API server absorbs from a trivial client: the pods are
+/// created pending (nobody schedules them), then as many threads as edgesched has API workers
+/// (`MAX_API_WORKERS`), sharing one `Client` (edgesched's own, so the same TLS stack,
+/// keep-alive pool and request body), POST `pods/binding` for them round-robin over the nodes.
+/// Timed from the first POST to the last response; the creation is not timed. This is the
+/// ceiling edgesched's end-to-end rate is reported against (it also creates the pods, receives
+/// their watch events, schedules, binds and records an Event per pod).
+fn binding_limit(nodes: usize, pods: usize, runs: usize) -> f64 {
+    use edgesched::core::framework::plugins::default_binder::binding_for;
+    use edgesched::shell::api_workers::MAX_API_WORKERS;
+    use edgesched::shell::kube::client::{Client, ClientOptions};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let mut rates = Vec::new();
+    for run in 0..runs {
+        let server = start_server();
+        add_nodes(&server, 0, nodes);
+        let ns = format!("limit-{run}");
+        let uids: Vec<String> = (0..pods)
+            .map(|i| {
+                let created = server.create(&format!("/api/v1/namespaces/{ns}/pods"), pending_pod(&ns, i, false));
+                created["metadata"]["uid"].as_str().unwrap_or("").to_string()
+            })
+            .collect();
+        let dir = support::tempdir("edgesched-bench-limit");
+        let kubeconfig = server.write_kubeconfig(&dir, KubeAuth::ClientCert { user: "system:kube-scheduler".into() });
+        let rest = edgesched::shell::kube::kubeconfig::load_kubeconfig(&kubeconfig, None).expect("bench kubeconfig");
+        let options = ClientOptions { qps: 100_000.0, burst: 100_000, ..Default::default() };
+        let client = Client::new(&rest, &options).expect("bench client");
+        let next = AtomicUsize::new(0);
+        let failed = AtomicUsize::new(0);
+        let t0 = Instant::now();
+        std::thread::scope(|scope| {
+            for _ in 0..MAX_API_WORKERS {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(uid) = uids.get(i) else { break };
+                    let name = format!("p-{i:06}");
+                    let body = binding_for(&ns, &name, uid, &format!("node-{:05}", i % nodes.max(1)));
+                    let path = format!("/api/v1/namespaces/{ns}/pods/{name}/binding");
+                    if client.create::<_, Value>(&path, &body).is_err() {
+                        failed.fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+        let dt = t0.elapsed().as_secs_f64();
+        let bound = server.total_bindings();
+        eprintln!(
+            "  binding limit run {run}: {bound} of {pods} bound in {dt:.2}s ({:.0} bindings/s, {MAX_API_WORKERS} threads, {} failed)",
+            bound as f64 / dt,
+            failed.load(Ordering::Relaxed)
+        );
+        rates.push(bound as f64 / dt);
+    }
+    median(&mut rates)
 }
 
 #[derive(Clone, Debug)]
@@ -876,21 +949,52 @@ fn main() {
         let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
         let mut rows = Vec::new();
         for (n, p, q) in cases {
+            let name = if q.is_some() { format!("e2e-{n}") } else { "e2e-default-qps".to_string() };
+            if !opts.wants_case(&name) {
+                continue;
+            }
             eprintln!("e2e: {n} nodes, {p} pods, qps {q:?}");
-            rows.push(e2e(n, p, q, runs));
+            let r = e2e(n, p, q, runs);
+            // The ceiling only means something where the client is not rate limited.
+            let limit = q.filter(|(qps, _)| *qps >= 100_000).map(|_| {
+                eprintln!("binding limit: {n} nodes, {p} pods");
+                binding_limit(n, p, runs)
+            });
+            rows.push((r, limit));
         }
-        let _ = writeln!(out, "\nEnd to end (pod created -> binding confirmed by the API server; median of {runs} runs)");
-        let _ = writeln!(out, "{:>6} {:>7} {:>18} {:>10} {:>9}", "nodes", "pods", "qps/burst", "pods/s", "seconds");
-        for r in &rows {
-            let _ = writeln!(out, "{:>6} {:>7} {:>18} {:>10.0} {:>9.2}", r.nodes, r.pods, r.qps, r.pods_per_sec, r.seconds);
+        let _ = writeln!(
+            out,
+            "\nEnd to end (pod created -> binding confirmed by the API server; median of {runs} runs; limit = bindings/s of a trivial client)"
+        );
+        let _ = writeln!(
+            out,
+            "{:>6} {:>7} {:>18} {:>10} {:>9} {:>10} {:>9} {:>10}",
+            "nodes", "pods", "qps/burst", "pods/s", "seconds", "limit/s", "of limit", "CPU µs/pod"
+        );
+        for (r, limit) in &rows {
+            let _ = writeln!(
+                out,
+                "{:>6} {:>7} {:>18} {:>10.0} {:>9.2} {:>10.0} {:>8.0}% {:>10.0}",
+                r.nodes,
+                r.pods,
+                r.qps,
+                r.pods_per_sec,
+                r.seconds,
+                limit.unwrap_or(f64::NAN),
+                limit.map(|l| 100.0 * r.pods_per_sec / l).unwrap_or(f64::NAN),
+                r.cpu_us_per_pod
+            );
         }
         results.insert(
             "e2e".into(),
             Value::Array(
                 rows.iter()
-                    .map(|r| {
+                    .map(|(r, limit)| {
                         json!({"nodes": r.nodes, "pods": r.pods, "qps_burst": r.qps, "runs": r.runs,
-                               "pods_per_sec": r.pods_per_sec.round(), "seconds": (r.seconds * 100.0).round() / 100.0})
+                               "pods_per_sec": r.pods_per_sec.round(), "seconds": (r.seconds * 100.0).round() / 100.0,
+                               "cpu_us_per_pod": r.cpu_us_per_pod.round(),
+                               "binding_limit_per_sec": limit.map(f64::round),
+                               "fraction_of_limit": limit.map(|l| (r.pods_per_sec / l * 1000.0).round() / 1000.0)})
                     })
                     .collect(),
             ),
@@ -911,27 +1015,30 @@ fn main() {
     if opts.wants("footprint") {
         let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
         let mut rows: Vec<(&'static str, FootprintResult)> = Vec::new();
-        {
+        let mut measure = |case: &'static str, server: &TestApiServer, nodes: usize, pods: usize, runs: usize| {
+            if opts.wants_case(case) {
+                eprintln!("footprint {case}: {nodes} nodes, {pods} pods");
+                rows.push((case, footprint(server, nodes, pods, runs)));
+            }
+        };
+        if ["idle", "small"].iter().any(|c| opts.wants_case(c)) {
             let server = start_server();
-            eprintln!("footprint: empty cluster");
-            rows.push(("idle", footprint(&server, 0, 0, runs)));
+            measure("idle", &server, 0, 0, runs);
             let (n, p) = if opts.smoke { (100, 300) } else { (100, 3_000) };
             add_nodes(&server, 0, n);
             add_existing(&server, 0, p, n);
-            eprintln!("footprint: {n} nodes, {p} pods");
-            rows.push(("small", footprint(&server, n, p, runs)));
+            measure("small", &server, n, p, runs);
         }
-        if !opts.smoke {
+        if !opts.smoke && ["nodes-only", "ready", "large"].iter().any(|c| opts.wants_case(c)) {
             let server = start_server();
             add_nodes(&server, 0, 5_000);
-            eprintln!("footprint: 5000 nodes");
-            rows.push(("nodes-only", footprint(&server, 5_000, 0, runs)));
+            measure("nodes-only", &server, 5_000, 0, runs);
             add_existing(&server, 0, 50_000, 5_000);
-            eprintln!("footprint: 5000 nodes, 50000 pods (ready time)");
-            rows.push(("ready", footprint(&server, 5_000, 50_000, runs)));
-            add_existing(&server, 50_000, 150_000, 5_000);
-            eprintln!("footprint: 5000 nodes, 150000 pods");
-            rows.push(("large", footprint(&server, 5_000, 150_000, runs.min(2))));
+            measure("ready", &server, 5_000, 50_000, runs);
+            if opts.wants_case("large") {
+                add_existing(&server, 50_000, 150_000, 5_000);
+                measure("large", &server, 5_000, 150_000, runs.min(2));
+            }
         }
         let find = |k: &str| rows.iter().find(|(n, _)| *n == k).map(|(_, r)| r.clone());
         let idle = find("idle");
@@ -997,6 +1104,9 @@ fn main() {
     let path = opts.out.clone().unwrap_or_else(|| {
         if opts.smoke {
             manifest_dir().join("target/bench-smoke-results.json")
+        } else if !opts.cases.is_empty() {
+            // A few cases are for looking into something, not for publishing.
+            manifest_dir().join("target/bench-cases-results.json")
         } else {
             manifest_dir().join("benches/results.json")
         }

@@ -56,7 +56,8 @@ pub struct EventRecord {
 #[derive(Debug, Clone)]
 pub enum EventWrite {
     /// POST a new events.k8s.io/v1 Event into the regarding object's namespace.
-    Create(Box<api::Event>),
+    /// Shared with the series cache, which keeps the event to patch its series later.
+    Create(std::sync::Arc<api::Event>),
     /// PATCH the `series` of an event created before (the event carries it). Upstream's
     /// `recordEvent` creates the event anew when the patch finds it gone.
     PatchSeries(Box<api::Event>),
@@ -66,7 +67,8 @@ impl EventWrite {
     /// The event written.
     pub fn event(&self) -> &api::Event {
         match self {
-            EventWrite::Create(e) | EventWrite::PatchSeries(e) => e,
+            EventWrite::Create(e) => e,
+            EventWrite::PatchSeries(e) => e,
         }
     }
 }
@@ -83,7 +85,7 @@ struct Key {
 #[derive(Debug)]
 struct Cached {
     /// The event as created (its series is filled in when written again).
-    event: api::Event,
+    event: std::sync::Arc<api::Event>,
     count: u32,
     last_observed: Instant,
     last_observed_wall: SystemTime,
@@ -92,7 +94,7 @@ struct Cached {
 
 impl Cached {
     fn series_write(&self) -> EventWrite {
-        let mut event = self.event.clone();
+        let mut event = api::Event::clone(&self.event);
         event.series = Some(api::EventSeries {
             count: i32::try_from(self.count).unwrap_or(i32::MAX),
             last_observed_time: timefmt::format_micro(self.last_observed_wall),
@@ -134,10 +136,10 @@ impl EventSeries {
                 return None;
             }
         }
-        let event = self.build(ev, wall);
+        let event = std::sync::Arc::new(self.build(ev, wall));
         let cached = Cached { event: event.clone(), count: 1, last_observed: now, last_observed_wall: wall, last_patch: now };
         self.cache.insert(key, cached);
-        Some(EventWrite::Create(Box::new(event)))
+        Some(EventWrite::Create(event))
     }
 
     /// Periodic maintenance: finish idle series, refresh long-running ones.

@@ -32,7 +32,17 @@ pub fn from_str<'a, T: Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> 
 
 /// Decode `T` from JSON bytes with Go's rules (invalid UTF-8 replaced, as Go does).
 pub fn from_slice<T: de::DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
-    from_str(&String::from_utf8_lossy(bytes))
+    from_str(&text(bytes))
+}
+
+/// JSON bytes as text, invalid UTF-8 replaced as Go's decoder does. Valid input (all of it, in
+/// practice) is borrowed after the standard library's fast check, which is several times
+/// quicker than the replacing scan over a megabyte list page.
+pub fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// Decode `T` from an already parsed document (cluster files) with Go's rules.

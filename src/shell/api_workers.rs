@@ -85,6 +85,12 @@ pub fn spawn_workers(max: usize, ctx: WorkerContext) -> std::io::Result<Workers>
     Ok(Workers { pool })
 }
 
+/// Most API worker threads the daemon runs at once: upstream binds every pod on its own
+/// goroutine, so a burst of bindings needs parallel requests; 32 keeps the API server's round
+/// trips overlapped without a thread per pod. The end-to-end benchmark's trivial binding client
+/// uses the same number of threads, so its rate is the limit edgesched's is compared with.
+pub const MAX_API_WORKERS: usize = 32;
+
 /// How long an API worker beyond the first waits for work before it ends.
 const WORKER_IDLE_EXIT: Duration = Duration::from_secs(60);
 
@@ -93,7 +99,7 @@ fn run_job(ctx: &WorkerContext, job: Job) {
         Job::Bind(req) => run_bind(ctx, req),
         Job::PatchStatus(p) => {
             let result = patch_status(&ctx.client, &p, ctx.clock.wall());
-            ctx.denials.outcome(&plain("patch", "", "pods/status"), &format!("{}/{}", p.namespace, p.name), &result);
+            ctx.denials.outcome(|| plain("patch", "", "pods/status"), &format!("{}/{}", p.namespace, p.name), &result);
             if let Err(e) = result {
                 Line::new("Error updating pod").s("pod", format!("{}/{}", p.namespace, p.name)).s("err", e).warning();
             }
@@ -114,8 +120,8 @@ pub fn bind(client: &Client, pod: &crate::core::model::PodInfo, node: &str, deni
     crate::core::logging::v(3, || Line::new("Attempting to bind pod to node").o("pod", &pod.key).o("node", node));
     let body = binding_for(&pod.namespace, &pod.name, &pod.uid, node);
     let path = format!("/api/v1/namespaces/{}/pods/{}/binding", pod.namespace, pod.name);
-    let result = client.create::<_, serde_json::Value>(&path, &body);
-    denials.outcome(&plain("create", "", "pods/binding"), &pod.key, &result);
+    let result = client.create::<_, serde::de::IgnoredAny>(&path, &body);
+    denials.outcome(|| plain("create", "", "pods/binding"), &pod.key, &result);
     match result {
         Ok(_) => Ok(()),
         Err(e) if e.is_conflict() => Err(BindFailure::Conflict(e.to_string())),
@@ -196,7 +202,7 @@ fn checked<T>(
     object: &str,
     result: Result<T, ApiError>,
 ) -> Result<T, PreBindError> {
-    denials.outcome(&plain(verb, "", resource), object, &result);
+    denials.outcome(|| plain(verb, "", resource), object, &result);
     result.map_err(PreBindError::Api)
 }
 
@@ -438,7 +444,7 @@ fn evict(ctx: &WorkerContext, ev: &crate::core::scheduler::effects::Eviction) ->
     let status_path = format!("/api/v1/namespaces/{namespace}/pods/{name}/status");
     let object = format!("{namespace}/{name}");
     let patched = ctx.client.patch::<serde_json::Value>(&status_path, PatchType::StrategicMerge, &cond);
-    ctx.denials.outcome(&plain("patch", "", "pods/status"), &object, &patched);
+    ctx.denials.outcome(|| plain("patch", "", "pods/status"), &object, &patched);
     match patched {
         Ok(_) => {}
         Err(e) if e.is_not_found() => return Ok(()),
@@ -448,7 +454,7 @@ fn evict(ctx: &WorkerContext, ev: &crate::core::scheduler::effects::Eviction) ->
     }
     let path = format!("/api/v1/namespaces/{namespace}/pods/{name}");
     let deleted = ctx.client.delete(&path, Some(uid));
-    ctx.denials.outcome(&plain("delete", "", "pods"), &object, &deleted);
+    ctx.denials.outcome(|| plain("delete", "", "pods"), &object, &deleted);
     match deleted {
         Ok(()) => crate::core::logging::v(2, || {
             Line::new("Preemptor Pod preempted victim Pod").o("preemptor", preemptor_key).o("victim", &object).o("node", node)

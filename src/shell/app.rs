@@ -341,7 +341,7 @@ fn run_cmd(opts: RunOptions) -> i32 {
         insecure_addrs: insecure,
         always_allow_paths: opts.authorization_always_allow_paths.clone(),
         hostname: run::hostname(),
-        api_workers: 32,
+        api_workers: crate::shell::api_workers::MAX_API_WORKERS,
         known_scheduler_names: opts.known_scheduler_names.clone(),
         warn_unserved_scheduler_names: opts.warn_unserved_scheduler_names,
         metrics,

@@ -26,6 +26,7 @@ use crate::core::rng::Rng;
 use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::client::{Client, PatchType};
 use crate::shell::permissions::{plain, Denials};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -114,8 +115,8 @@ impl Recorder {
 
 /// The API calls the recorder makes (the real one is [`ApiSink`]; tests script one).
 pub trait EventSink {
-    /// POST `body` to `path`.
-    fn post(&mut self, path: &str, body: &Value) -> Result<(), ApiError>;
+    /// POST `body` (JSON, encoded once from the typed event) to `path`.
+    fn post(&mut self, path: &str, body: &RawValue) -> Result<(), ApiError>;
     /// Merge-patch `path` with `body`.
     fn patch(&mut self, path: &str, body: &Value) -> Result<(), ApiError>;
     /// From now on, every call ends by `deadline` (the shutdown flush).
@@ -136,11 +137,12 @@ impl ApiSink {
 }
 
 impl EventSink for ApiSink {
-    fn post(&mut self, path: &str, body: &Value) -> Result<(), ApiError> {
-        self.client.create::<_, Value>(path, body).map(|_| ())
+    fn post(&mut self, path: &str, body: &RawValue) -> Result<(), ApiError> {
+        // Only the status matters: the echoed event is checked to be JSON, never built.
+        self.client.create::<_, serde::de::IgnoredAny>(path, body).map(|_| ())
     }
     fn patch(&mut self, path: &str, body: &Value) -> Result<(), ApiError> {
-        self.client.patch::<Value>(path, PatchType::Merge, body).map(|_| ())
+        self.client.patch::<serde::de::IgnoredAny>(path, PatchType::Merge, body).map(|_| ())
     }
     fn until(&mut self, deadline: Instant) {
         self.client = self.base.until(deadline);
@@ -332,9 +334,8 @@ impl<S: EventSink> Worker<S> {
     fn create(&mut self, ev: &api::Event) -> Result<(), ApiError> {
         if !self.core_v1 {
             let path = format!("/apis/events.k8s.io/v1/namespaces/{}/events", ev.metadata.namespace);
-            let body = serde_json::to_value(ev).unwrap_or(Value::Null);
-            let result = self.sink.post(&path, &body);
-            self.denials.outcome(&plain("create", "events.k8s.io", "events"), &ev.reason, &result);
+            let result = self.sink.post(&path, &encode(ev)?);
+            self.denials.outcome(|| plain("create", "events.k8s.io", "events"), &ev.reason, &result);
             match result {
                 Err(e) if e.code() == Some(404) => {
                     Line::new("events.k8s.io/v1 is not served; recording events through core/v1").warning();
@@ -345,8 +346,8 @@ impl<S: EventSink> Worker<S> {
         }
         let core = to_core(ev, &self.hostname);
         let path = format!("/api/v1/namespaces/{}/events", core.metadata.namespace);
-        let result = self.sink.post(&path, &serde_json::to_value(&core).unwrap_or(Value::Null));
-        self.denials.outcome(&plain("create", "", "events"), &core.reason, &result);
+        let result = self.sink.post(&path, &encode(&core)?);
+        self.denials.outcome(|| plain("create", "", "events"), &core.reason, &result);
         result
     }
 
@@ -363,6 +364,12 @@ impl<S: EventSink> Worker<S> {
         };
         self.sink.patch(&path, &body)
     }
+}
+
+/// An event as the JSON body of its POST, encoded straight from the typed value.
+fn encode<T: serde::Serialize>(ev: &T) -> Result<Box<RawValue>, ApiError> {
+    serde_json::value::to_raw_value(ev)
+        .map_err(|e| ApiError::Decode { request: "POST events".to_string(), message: format!("cannot encode event: {e}") })
 }
 
 /// The core/v1 view of an events.k8s.io event.
@@ -406,8 +413,9 @@ mod tests {
     }
 
     impl EventSink for FakeSink {
-        fn post(&mut self, path: &str, body: &Value) -> Result<(), ApiError> {
-            self.calls.lock().unwrap().push(("POST".into(), path.into(), body.clone()));
+        fn post(&mut self, path: &str, body: &RawValue) -> Result<(), ApiError> {
+            let body: Value = serde_json::from_str(body.get()).unwrap();
+            self.calls.lock().unwrap().push(("POST".into(), path.into(), body));
             self.script.lock().unwrap().pop_front().unwrap_or(Ok(()))
         }
         fn patch(&mut self, path: &str, body: &Value) -> Result<(), ApiError> {

@@ -137,9 +137,14 @@ pub fn init(opts: &Options) {
     if !opts.vmodule.is_empty() {
         logging::install_vmodule(opts.vmodule.clone());
     }
-    if log::set_boxed_logger(Box::new(Bridge)).is_ok() {
-        log::set_max_level(log::LevelFilter::Trace);
-    }
+    let _ = log::set_boxed_logger(Box::new(Bridge));
+    // Records the verbosity would drop are never built: the HTTP and TLS libraries log at debug
+    // and trace level on every request and read, a dynamic call each when let through.
+    log::set_max_level(match (opts.vmodule.is_empty(), opts.verbosity) {
+        (false, _) | (true, 5..) => log::LevelFilter::Trace,
+        (true, 4) => log::LevelFilter::Debug,
+        (true, _) => log::LevelFilter::Info,
+    });
 }
 
 /// Write out buffered lines (at exit).

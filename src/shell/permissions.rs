@@ -420,6 +420,11 @@ impl Denials {
 
     /// `access` succeeded: forget a denial. Returns whether there was one (so the caller can log
     /// that the permission was granted meanwhile).
+    /// Whether any denial is in force.
+    fn any(&self) -> bool {
+        !self.inner.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
+    }
+
     pub fn allowed(&self, access: &Access) -> bool {
         let mut map = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         map.remove(&access.to_string()).is_some()
@@ -447,9 +452,18 @@ impl Denials {
     /// Record the outcome of a request that needed `access` (on `object`, for the log): a 403 is
     /// recorded and logged at error level with the verb, resource, object and the rule that
     /// would grant it; a success clears an earlier denial (and says so).
-    pub fn outcome<T>(&self, access: &Access, object: &str, result: &Result<T, crate::shell::kube::api_error::ApiError>) {
+    ///
+    /// `access` is only built when there is something to record: a success with no denial in
+    /// force (every binding and event in steady state) costs one look at the table.
+    pub fn outcome<T>(
+        &self,
+        access: impl FnOnce() -> Access,
+        object: &str,
+        result: &Result<T, crate::shell::kube::api_error::ApiError>,
+    ) {
         match result {
             Err(e) if e.is_forbidden() => {
+                let access = &access();
                 self.denied(access, &e.server_message(), Instant::now());
                 crate::core::logging::Line::new("Permission denied")
                     .s("verb", &access.verb)
@@ -460,8 +474,9 @@ impl Denials {
                     .error();
             }
             Ok(_) => {
-                if self.allowed(access) {
-                    crate::core::logging::Line::new("Permission granted").s("access", access).info();
+                let access = if self.any() { access() } else { return };
+                if self.allowed(&access) {
+                    crate::core::logging::Line::new("Permission granted").s("access", &access).info();
                 }
             }
             Err(_) => {}

@@ -647,6 +647,11 @@ impl Cache {
         self.pods.values().filter(|r| r.assumed).count()
     }
 
+    /// Whether any pod is accounted (a first list has nothing to reconcile).
+    pub fn has_pods(&self) -> bool {
+        !self.pods.is_empty()
+    }
+
     /// Keys of every accounted pod (for relist reconciliation).
     pub fn pod_keys(&self) -> Vec<PodKey> {
         self.pods.keys().cloned().collect()

@@ -51,13 +51,23 @@ pub const SKIP: &str = "Skip";
 /// Points whose calls `scheduler_plugin_evaluation_total` counts, in counter order.
 const EVALUATED: [&str; 4] = [point::PRE_FILTER, point::FILTER, point::PRE_SCORE, point::SCORE];
 
+/// The timed calls of one plugin at one point with one status.
+struct PluginSamples {
+    plugin: &'static str,
+    point: &'static str,
+    status: &'static str,
+    secs: Vec<f64>,
+}
+
 /// The measurements of one cycle.
 pub struct CycleRecorder<'a> {
     ticker: &'a dyn Ticker,
     /// Whether plugin calls are timed in this cycle.
     sample: bool,
     points: RefCell<Vec<(&'static str, &'static str, f64)>>,
-    plugins: RefCell<Vec<(&'static str, &'static str, &'static str, f64)>>,
+    /// Durations of the sampled plugin calls, grouped by series: a sampled cycle times every
+    /// Filter call on every node, thousands of samples for a few dozen series.
+    plugins: RefCell<Vec<PluginSamples>>,
     /// plugin index → calls per [`EVALUATED`] point.
     evaluations: RefCell<Vec<[u64; 4]>>,
     names: RefCell<Vec<&'static str>>,
@@ -111,7 +121,14 @@ impl<'a> CycleRecorder<'a> {
         let start = self.ticker.now();
         let r = call();
         let secs = self.ticker.now().saturating_duration_since(start).as_secs_f64();
-        self.plugins.borrow_mut().push((plugin, point, status(&r), secs));
+        let status = status(&r);
+        let mut plugins = self.plugins.borrow_mut();
+        // Label values are constants: the pointers identify them (equal text compares equal too).
+        let same = |a: &str, b: &str| std::ptr::eq(a, b) || a == b;
+        match plugins.iter_mut().find(|s| same(s.plugin, plugin) && same(s.point, point) && same(s.status, status)) {
+            Some(series) => series.secs.push(secs),
+            None => plugins.push(PluginSamples { plugin, point, status, secs: vec![secs] }),
+        }
         r
     }
 
@@ -120,8 +137,8 @@ impl<'a> CycleRecorder<'a> {
         for (point, status, secs) in self.points.borrow().iter() {
             metrics.observe(names::EXTENSION_POINT_DURATION, &[point, status, profile], *secs);
         }
-        for (plugin, point, status, secs) in self.plugins.borrow().iter() {
-            metrics.observe(names::PLUGIN_DURATION, &[plugin, point, status], *secs);
+        for s in self.plugins.borrow().iter() {
+            metrics.observe_many(names::PLUGIN_DURATION, &[s.plugin, s.point, s.status], &s.secs);
         }
         let names = self.names.borrow();
         for (i, counts) in self.evaluations.borrow().iter().enumerate() {

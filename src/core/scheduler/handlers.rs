@@ -314,6 +314,10 @@ pub(super) trait Keep: Watched {
     fn remove(s: &mut Scheduler, key: &str, listing: bool, now: Instant);
     /// Keys of the objects kept (what a relist reconciles against).
     fn keys(s: &Scheduler) -> Vec<String>;
+    /// Whether any object is kept: a list that starts with none has nothing to reconcile.
+    fn holds_any(s: &Scheduler) -> bool {
+        !Self::keys(s).is_empty()
+    }
     /// A relist completed.
     fn listed(_s: &mut Scheduler, _now: Instant) {}
     /// RBAC forbids the kind (optional kinds): forget what was kept.
@@ -385,15 +389,21 @@ fn timed(s: &mut Scheduler, label: Option<&'static str>, handle: impl FnOnce(&mu
 pub(super) fn apply<T: Keep>(s: &mut Scheduler, change: Change<Box<T>>, now: Instant) {
     match change {
         Change::ListBegin => {
-            s.relists.insert(T::ID, HashSet::new());
+            // The first list of a kind (start-up) finds nothing to remove: no bookkeeping.
+            if T::holds_any(s) {
+                s.relists.insert(T::ID, HashSet::new());
+            } else {
+                s.relists.remove(&T::ID);
+            }
         }
         Change::ListPage(items) => {
             for o in items {
-                if let Some(seen) = s.relists.get_mut(&T::ID) {
-                    seen.insert(o.key());
-                }
+                let key = o.key();
                 let label = T::event_label(s, Some(&o), "", ADD);
-                log_event(label, &o.key());
+                log_event(label, &key);
+                if let Some(seen) = s.relists.get_mut(&T::ID) {
+                    seen.insert(key);
+                }
                 timed(s, label, |s| T::upsert(s, o, true, now));
             }
         }
@@ -462,6 +472,9 @@ impl Keep for api::Pod {
         };
         labels.get(action).copied()
     }
+    fn holds_any(s: &Scheduler) -> bool {
+        s.cache.has_pods() || !s.pending.is_empty() || !s.foreign.is_empty()
+    }
     fn keys(s: &Scheduler) -> Vec<String> {
         let mut known: HashSet<PodKey> = s.cache.pod_keys().into_iter().collect();
         known.extend(s.pending.keys().cloned());
@@ -494,6 +507,9 @@ impl Keep for api::Node {
     }
     fn event_label(_s: &Scheduler, _node: Option<&Self>, _key: &str, action: usize) -> Option<&'static str> {
         ["NodeAdd", "NodeUpdate", "NodeDelete"].get(action).copied()
+    }
+    fn holds_any(s: &Scheduler) -> bool {
+        s.cache.num_nodes() > 0
     }
     fn keys(s: &Scheduler) -> Vec<String> {
         s.cache.node_names().into_iter().map(|n| n.to_string()).collect()

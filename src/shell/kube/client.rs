@@ -39,6 +39,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use ureq::http;
 
+/// Size of each connection's output buffers (see [`Client::new`]).
+const OUTPUT_BUFFER_BYTES: usize = 8 * 1024;
+
 /// Largest successful response body we accept (a page of a few hundred big objects is a few MB;
 /// this only stops a runaway response from exhausting memory).
 pub const MAX_BODY_BYTES: u64 = 256 * 1024 * 1024;
@@ -294,11 +297,17 @@ impl Client {
             // ureq's default 128 KiB input and output buffers are allocated (zeroed) per
             // connection and per layer (TCP and TLS): ~0.5 MiB resident for each of the dozen
             // long-lived watch connections. TLS records are at most 16 KiB and API server
-            // headers are small, so 16 KiB buffers cost no throughput.
+            // headers are small, so 16 KiB buffers cost no throughput. What we send is a request
+            // head and at most a small JSON body (a binding, an event, a patch), written in
+            // pieces of the output buffer when longer. Each line of the head must fit (ureq
+            // refuses a longer one), and the longest is the `Authorization` header: 8 KiB holds
+            // the largest bearer tokens in use and saves 16 KiB resident per connection (a dozen
+            // watches hold one each) for TCP and TLS.
             .input_buffer_size(IO_BUFFER_BYTES)
-            .output_buffer_size(IO_BUFFER_BYTES)
-            .build()
-            .new_agent();
+            .output_buffer_size(OUTPUT_BUFFER_BYTES)
+            .build();
+        let agent =
+            ureq::Agent::with_parts(agent, ureq::unversioned::transport::DefaultConnector::default(), LiteralFirst::default());
         Ok(Client {
             inner: Arc::new(Inner {
                 agent,
@@ -349,13 +358,26 @@ impl Client {
 
     /// One page of a list, its objects decoded one by one ([`decode_list`]).
     pub fn list<T: DeserializeOwned + Object + 'static>(&self, path: &str, params: &ListParams) -> Result<ListPage<T>, ApiError> {
+        self.list_into(path, params, &mut Vec::new())
+    }
+
+    /// [`Client::list`] reading the page into `buffer`, which a caller paging through a list
+    /// keeps from page to page (a page of pods is about a megabyte: read into a fresh vector,
+    /// it was grown by doubling and copied for every page).
+    pub fn list_into<T: DeserializeOwned + Object + 'static>(
+        &self,
+        path: &str,
+        params: &ListParams,
+        buffer: &mut Vec<u8>,
+    ) -> Result<ListPage<T>, ApiError> {
         let full = with_query(path, &params.query());
-        let body = self.request(RawRequest { verb: Verb::Get, path: &full, body: None, content_type: None, idempotent: true })?;
-        decode_list(&body).map_err(|message| ApiError::Decode { request: request_label(Verb::Get, path), message })
+        let req = RawRequest { verb: Verb::Get, path: &full, body: None, content_type: None, idempotent: true };
+        self.request_into(req, buffer)?;
+        decode_list(buffer).map_err(|message| ApiError::Decode { request: request_label(Verb::Get, path), message })
     }
 
     /// POST a new object (never retried after a possible write).
-    pub fn create<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, ApiError> {
+    pub fn create<B: Serialize + ?Sized, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, ApiError> {
         let bytes = encode(Verb::Post, path, body)?;
         let resp = self.request(RawRequest {
             verb: Verb::Post,
@@ -421,13 +443,20 @@ impl Client {
     /// Send any request with the client's auth, rate limit and retry rules; returns the body of
     /// a 2xx response.
     pub fn request(&self, req: RawRequest<'_>) -> Result<Vec<u8>, ApiError> {
+        let mut body = Vec::new();
+        self.request_into(req, &mut body)?;
+        Ok(body)
+    }
+
+    /// [`Client::request`] with the body of the 2xx response read into `body` (cleared first).
+    pub fn request_into(&self, req: RawRequest<'_>, body: &mut Vec<u8>) -> Result<(), ApiError> {
         let label = request_label(req.verb, req.path);
         let url = self.url(req.path, &label)?;
         let mut retries_done = 0;
         loop {
             self.throttle(req.verb);
-            let (error, stage) = match self.attempt(&req, &url, &label) {
-                Ok(body) => return Ok(body),
+            let (error, stage) = match self.attempt(&req, &url, &label, body) {
+                Ok(()) => return Ok(()),
                 Err(failure) => failure,
             };
             let Some(wait) = self.inner.retry.delay(&error, stage, req.idempotent, retries_done) else {
@@ -506,8 +535,14 @@ impl Client {
         }
     }
 
-    /// One HTTP exchange, body included.
-    fn attempt(&self, req: &RawRequest<'_>, url: &http::Uri, label: &str) -> Result<Vec<u8>, (ApiError, FailureStage)> {
+    /// One HTTP exchange, body included (read into `out`).
+    fn attempt(
+        &self,
+        req: &RawRequest<'_>,
+        url: &http::Uri,
+        label: &str,
+        out: &mut Vec<u8>,
+    ) -> Result<(), (ApiError, FailureStage)> {
         let timeout = self.attempt_timeout(label).map_err(|e| (e, FailureStage::Permanent))?;
         let sent_at = Instant::now();
         let request = self.build(req.verb, url, req.body.clone(), req.content_type, label)?;
@@ -527,19 +562,22 @@ impl Client {
         let retry_after = header(&response, "retry-after");
         let success = (200..300).contains(&code);
         let limit = if success { MAX_BODY_BYTES } else { MAX_ERROR_BODY_BYTES };
-        let body = response.into_body().into_with_config().limit(limit).read_to_vec();
-        self.observe_latency(verb, sent_at);
-        if let (Some(m), Ok(b)) = (&self.inner.metrics, &body) {
-            m.observe(names::REST_RESPONSE_SIZE, &[verb, host], b.len() as f64);
+        let body = response.into_body();
+        out.clear();
+        // Sized once when the server says how big the body is (pages are read whole).
+        if let Some(len) = body.content_length().filter(|n| *n <= limit) {
+            out.reserve(usize::try_from(len).unwrap_or(0));
         }
-        match (success, body) {
-            (true, Ok(body)) => Ok(body),
-            (true, Err(e)) => Err(transport_error(label, e)),
+        let read = std::io::Read::read_to_end(&mut body.into_with_config().limit(limit).reader(), out);
+        self.observe_latency(verb, sent_at);
+        if let (Some(m), Ok(_)) = (&self.inner.metrics, &read) {
+            m.observe(names::REST_RESPONSE_SIZE, &[verb, host], out.len() as f64);
+        }
+        match (success, read) {
+            (true, Ok(_)) => Ok(()),
+            (true, Err(e)) => Err(transport_error(label, ureq::Error::from(e))),
             // A truncated error body still tells us the status code.
-            (false, body) => Err((
-                error_from_response(label, code, retry_after.as_deref(), &body.unwrap_or_default()),
-                FailureStage::MaybeSent,
-            )),
+            (false, _) => Err((error_from_response(label, code, retry_after.as_deref(), out), FailureStage::MaybeSent)),
         }
     }
 
@@ -592,6 +630,38 @@ impl Client {
                 FailureStage::Permanent,
             )
         })
+    }
+}
+
+/// The resolver of the client's connections. ureq resolves the server's host before every
+/// request, pooled connection or not, and with a deadline set (every request has one) its default
+/// resolver does so on a thread of its own: a thread started, its stack mapped and unmapped, for
+/// each binding and event. An address literal (an in-cluster service IP, a loopback test
+/// server) needs no lookup at all; names still go through the default resolver.
+#[derive(Debug, Default)]
+struct LiteralFirst(ureq::unversioned::resolver::DefaultResolver);
+
+impl ureq::unversioned::resolver::Resolver for LiteralFirst {
+    fn resolve(
+        &self,
+        uri: &http::Uri,
+        config: &ureq::config::Config,
+        timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        let host = uri.host().map(|h| h.trim_start_matches('[').trim_end_matches(']'));
+        let port = uri.port_u16().or(match uri.scheme_str() {
+            Some("https") => Some(443),
+            Some("http") => Some(80),
+            _ => None,
+        });
+        match (host.and_then(|h| h.parse::<std::net::IpAddr>().ok()), port) {
+            (Some(ip), Some(port)) => {
+                let mut addrs = self.empty();
+                addrs.push(std::net::SocketAddr::new(ip, port));
+                Ok(addrs)
+            }
+            _ => self.0.resolve(uri, config, timeout),
+        }
     }
 }
 

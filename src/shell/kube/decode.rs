@@ -41,7 +41,7 @@ pub fn decode_list<T: DeserializeOwned + Object + 'static>(body: &[u8]) -> Resul
         #[serde(borrow, default)]
         items: Option<Vec<&'a RawValue>>,
     }
-    let text = String::from_utf8_lossy(body);
+    let text = gojson::text(body);
     let envelope: Envelope<'_> = serde_json::from_str(&text).map_err(|e| format!("list: {e}"))?;
     let metadata = match envelope.metadata {
         Some(raw) => gojson::from_str(raw.get()).map_err(|e| format!("list metadata: {e}"))?,

@@ -139,13 +139,20 @@ pub struct ClientTransport {
     pub client: Client,
     /// Collection path, e.g. `/api/v1/pods`.
     pub path: String,
+    /// The page being decoded, kept from page to page of one list and released after the last.
+    pub page: Vec<u8>,
 }
 
 impl<T: DeserializeOwned + Object + 'static> ListWatchTransport<T> for ClientTransport {
     type Stream = WatchStream<T>;
 
     fn list(&mut self, params: &ListParams) -> Result<ListPage<T>, ApiError> {
-        self.client.list(&self.path, params)
+        let page = self.client.list_into(&self.path, params, &mut self.page);
+        if !page.as_ref().is_ok_and(|p| !p.metadata.continue_token.is_empty()) {
+            // The list is over (or failed): a watching informer keeps no page-sized buffer.
+            self.page = Vec::new();
+        }
+        page
     }
 
     fn watch(&mut self, params: &WatchParams) -> Result<WatchStream<T>, ApiError> {
@@ -493,7 +500,7 @@ pub fn run_watcher<T>(client: Client, spec: WatchSpec, stop: Arc<AtomicBool>, rn
 where
     T: DeserializeOwned + Object + Send + 'static,
 {
-    let transport = ClientTransport { client, path: spec.path.clone() };
+    let transport = ClientTransport { client, path: spec.path.clone(), page: Vec::new() };
     Reflector::new(spec, transport, SystemClock, stop, rng_seed).run(sink);
 }
 

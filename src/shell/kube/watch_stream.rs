@@ -88,7 +88,7 @@ pub fn decode_watch_line<T: DeserializeOwned + Object + 'static>(line: &[u8]) ->
         resource_version: String,
     }
     let decode_error = |message: String| ApiError::Decode { request: String::new(), message };
-    let text = String::from_utf8_lossy(line);
+    let text = gojson::text(line);
     let raw: RawEvent<'_> = serde_json::from_str(&text).map_err(|e| decode_error(format!("watch event: {e}")))?;
     let object = raw.object.get();
     let typed = |what: &str| -> Result<T, ApiError> {
