@@ -3,27 +3,71 @@
 //! scheduler core and end to end by the shipped binary against the test API server. The metric is
 //! upstream's `SchedulingThroughput`: measured pods per second while they are being scheduled.
 
+use super::support::process::Edgesched;
+use super::support::TestApiServer;
 use super::{decode, launch, median, start_server, thread_cpu_ns, wait_synced, SCHEDULER};
 use edgesched::core::api;
 use edgesched::core::scheduler::{BindOutcome, Effect, Input};
 use edgesched::core::watched::Change;
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// One op of a workload, with its objects' templates loaded.
 #[derive(Debug, Clone)]
 pub enum Op {
     /// `createNodes`; `label` is upstream's `labelNodePrepareStrategy` (key, values).
-    Nodes { count: usize, template: Value, label: Option<(String, Vec<String>)> },
+    Nodes { count: usize, template: Template, label: Option<(String, Vec<String>)> },
     /// `createNamespaces`: `{prefix}-0` … `{prefix}-{count-1}`.
     Namespaces { prefix: String, count: usize },
     /// `createAny` (here: Services).
     Any { namespace: String, object: Value },
-    /// `createPods`; upstream waits until they are scheduled before the next op (the barrier).
-    Pods { count: usize, namespace: String, template: Value, measured: bool },
+    /// `createPods`; unless `skipWaitToCompletion` (`wait` false) upstream waits until they are
+    /// scheduled before the next op.
+    Pods { count: usize, namespace: String, template: Template, measured: bool, wait: bool },
+    /// `churn`: from now to the end of the workload, every `interval` one object of each
+    /// template is created (`create`, at most `number` of each when non-zero) or, in
+    /// `recreate`, created for `number` intervals and deleted (oldest first) for the next
+    /// `number`.
+    Churn { recreate: bool, number: usize, interval: Duration, templates: Vec<Value>, namespace: String },
+    /// `deletePods`: the pods of `namespace` (as listed when the op starts) deleted at
+    /// `per_second` (0: all at once); unless `skipWaitToCompletion`, the op waits for it.
+    DeletePods { namespace: String, per_second: usize, wait: bool },
+    /// `barrier`: wait until the pods created so far (in `namespaces`, all when empty) are
+    /// bound (`Scheduled`) or have been tried at least once (`Attempted`; gated pods count once
+    /// they are queued).
+    Barrier { namespaces: Vec<String>, attempted: bool },
 }
+
+/// An object template; `indexed` when it uses upstream's `{{.Index}}` (the object's index within
+/// its op), which is then substituted per object.
+#[derive(Debug, Clone)]
+pub struct Template {
+    pub value: Value,
+    pub indexed: bool,
+}
+
+impl Template {
+    fn load(path: &Path) -> Template {
+        let value = read_yaml(path);
+        let indexed = value.to_string().contains(INDEX);
+        Template { value, indexed }
+    }
+
+    /// The object for index `i` of its op.
+    fn at(&self, i: usize) -> Value {
+        if !self.indexed {
+            return self.value.clone();
+        }
+        let text = self.value.to_string().replace(INDEX, &i.to_string());
+        serde_json::from_str(&text).expect("substituted template stays JSON")
+    }
+}
+
+/// Upstream's text/template placeholder for the object's index within its op.
+const INDEX: &str = "{{.Index}}";
 
 /// A test case's workload with its parameters applied.
 #[derive(Debug, Clone)]
@@ -91,10 +135,13 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
             for (i, op) in case["workloadTemplate"].as_array().expect("workloadTemplate").iter().enumerate() {
                 // Upstream names an op's namespace after its index when none is given.
                 let namespace = op["namespace"].as_str().map(str::to_string).unwrap_or_else(|| format!("namespace-{i}"));
+                let skip_wait = op["skipWaitToCompletion"].as_bool().unwrap_or(false);
                 ops.push(match op["opcode"].as_str().unwrap_or("") {
                     "createNodes" => Op::Nodes {
                         count: param(op),
-                        template: read_yaml(&dir.join(op["nodeTemplatePath"].as_str().unwrap_or("templates/node-default.yaml"))),
+                        template: Template::load(
+                            &dir.join(op["nodeTemplatePath"].as_str().unwrap_or("templates/node-default.yaml")),
+                        ),
                         label: op.get("labelNodePrepareStrategy").map(|s| {
                             let key = s["labelKey"].as_str().unwrap_or("").to_string();
                             let values = s["labelValues"].as_array().into_iter().flatten();
@@ -112,10 +159,38 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
                         Op::Pods {
                             count: param(op),
                             namespace,
-                            template: read_yaml(&dir.join(path)),
+                            template: Template::load(&dir.join(path)),
                             measured: op["collectMetrics"].as_bool().unwrap_or(false),
+                            wait: !skip_wait,
                         }
                     }
+                    "churn" => Op::Churn {
+                        recreate: op["mode"].as_str() == Some("recreate"),
+                        number: op["number"].as_u64().unwrap_or(0) as usize,
+                        // Upstream's default interval is 500 ms.
+                        interval: Duration::from_millis(op["intervalMilliseconds"].as_u64().unwrap_or(500)),
+                        templates: op["templatePaths"]
+                            .as_array()
+                            .expect("templatePaths")
+                            .iter()
+                            .map(|p| read_yaml(&dir.join(p.as_str().expect("template path"))))
+                            .collect(),
+                        namespace,
+                    },
+                    "deletePods" => Op::DeletePods {
+                        namespace,
+                        per_second: op["deletePodsPerSecond"].as_u64().unwrap_or(0) as usize,
+                        wait: !skip_wait,
+                    },
+                    "barrier" => Op::Barrier {
+                        namespaces: op["namespaces"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|n| n.as_str().map(str::to_string))
+                            .collect(),
+                        attempted: op["stageRequirement"].as_str() == Some("Attempted"),
+                    },
                     other => panic!("{case_name}: op {other} is not replayed"),
                 });
             }
@@ -129,11 +204,11 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
     out
 }
 
-/// Node `i` of a `createNodes` op: named after `generateName`, labelled by the prepare strategy
-/// (round robin over the values), allocatable defaulted from capacity as kube-apiserver does
-/// (`SetDefaults_NodeStatus`).
-fn node_object(template: &Value, label: &Option<(String, Vec<String>)>, i: usize) -> Value {
-    let mut n = template.clone();
+/// Node `i` of a `createNodes` op (`index` within the op): named after `generateName`,
+/// labelled by the prepare strategy (round robin over the values), allocatable defaulted from
+/// capacity as kube-apiserver does (`SetDefaults_NodeStatus`).
+fn node_object(template: &Template, label: &Option<(String, Vec<String>)>, i: usize, index: usize) -> Value {
+    let mut n = template.at(index);
     if n["metadata"]["name"].as_str().is_none() {
         let prefix = n["metadata"]["generateName"].as_str().unwrap_or("node-").to_string();
         n["metadata"]["name"] = json!(format!("{prefix}{i:05}"));
@@ -152,11 +227,14 @@ fn node_object(template: &Value, label: &Option<(String, Vec<String>)>, i: usize
     n
 }
 
-/// Pod `i` of a `createPods` op, for our scheduler.
-fn pod_object(template: &Value, namespace: &str, i: usize) -> Value {
-    let mut p = template.clone();
-    let prefix = p["metadata"]["generateName"].as_str().unwrap_or("pod-").to_string();
-    p["metadata"]["name"] = json!(format!("{prefix}{i:06}"));
+/// Pod `i` of a `createPods` op (`index` within the op), for our scheduler; a template with a
+/// fixed name keeps it.
+fn pod_object(template: &Template, namespace: &str, i: usize, index: usize) -> Value {
+    let mut p = template.at(index);
+    if p["metadata"]["name"].as_str().is_none() {
+        let prefix = p["metadata"]["generateName"].as_str().unwrap_or("pod-").to_string();
+        p["metadata"]["name"] = json!(format!("{prefix}{i:06}"));
+    }
     p["metadata"]["namespace"] = json!(namespace);
     if let Some(m) = p["metadata"].as_object_mut() {
         m.remove("generateName");
@@ -180,6 +258,49 @@ fn named(obj: &Value, namespace: &str, i: usize) -> Value {
     o
 }
 
+/// Churn object `i` of a template: a pod is for our scheduler; nodes get allocatable.
+fn churn_object(template: &Value, namespace: &str, i: usize) -> Value {
+    let kind = template["kind"].as_str().unwrap_or("");
+    match kind {
+        "Pod" => pod_object(&Template { value: template.clone(), indexed: false }, namespace, i, i),
+        "Node" => node_object(&Template { value: template.clone(), indexed: false }, &None, i, i),
+        _ => named(template, namespace, i),
+    }
+}
+
+/// Where an object of `kind` is created (collection path).
+fn collection(kind: &str, namespace: &str) -> String {
+    match kind {
+        "Node" => "/api/v1/nodes".to_string(),
+        "Namespace" => "/api/v1/namespaces".to_string(),
+        k => format!("/api/v1/namespaces/{namespace}/{}s", k.to_lowercase()),
+    }
+}
+
+/// The churn op's schedule: what to do at tick `t` (1-based) — create one of each template, or
+/// delete the oldest of each (recreate mode's second half), or nothing (create mode at its cap).
+fn churn_step(recreate: bool, number: usize, t: usize, created: usize) -> ChurnStep {
+    if recreate {
+        let n = number.max(1);
+        if ((t - 1) / n) % 2 == 0 {
+            ChurnStep::Create
+        } else {
+            ChurnStep::Delete
+        }
+    } else if number == 0 || created < number {
+        ChurnStep::Create
+    } else {
+        ChurnStep::Idle
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChurnStep {
+    Create,
+    Delete,
+    Idle,
+}
+
 /// What one mode measured.
 #[derive(Debug, Clone, Default)]
 pub struct Measured {
@@ -192,76 +313,340 @@ pub struct Measured {
     pub seconds: f64,
 }
 
+impl Measured {
+    fn add(&mut self, scheduled: usize, seconds: f64, cpu_seconds: Option<f64>) {
+        self.scheduled += scheduled;
+        self.seconds += seconds;
+        self.pods_per_sec = self.scheduled as f64 / self.seconds.max(1e-9);
+        if let Some(c) = cpu_seconds {
+            self.pods_per_cpu_sec = scheduled as f64 / c.max(1e-9);
+        }
+    }
+}
+
+/// A background op of the in-process replay (churn, paced deletions), driven by wall time.
+struct Background {
+    started: Instant,
+    ticks: usize,
+    kind: BackgroundKind,
+}
+
+enum BackgroundKind {
+    Churn { recreate: bool, number: usize, interval: Duration, templates: Vec<Value>, namespace: String, live: Vec<Vec<Live>> },
+    Delete { keys: Vec<String>, per_second: usize },
+}
+
+/// An object the churn created and may delete.
+enum Live {
+    Node(api::Node),
+    Pod(String),
+    Service(api::Service),
+}
+
+/// The in-process replay's world: the scheduler core and what the API server would hold.
+struct Sim {
+    sched: edgesched::core::scheduler::Scheduler,
+    /// Virtual time handed to the core (advanced per cycle; jumped over backoff waits).
+    now: Instant,
+    /// Live pods by `namespace/name`.
+    pods: HashMap<String, api::Pod>,
+    /// Pod keys per namespace in creation order.
+    by_ns: HashMap<String, Vec<String>>,
+    /// Pods created and not yet bound.
+    unbound: HashSet<String>,
+    /// Pods created with finalizers (a delete only marks them).
+    finalized: HashSet<String>,
+    background: Vec<Background>,
+    churned: usize,
+}
+
+impl Sim {
+    fn new() -> Sim {
+        let now = Instant::now();
+        let mut sched = super::bench_scheduler(now);
+        sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
+        sched.handle(Input::watch_boxed::<api::Node>(Change::ListPage(Vec::new())), now);
+        sched.handle(Input::watch_boxed::<api::Node>(Change::ListDone), now);
+        sched.handle(Input::watch_boxed::<api::Pod>(Change::ListBegin), now);
+        sched.handle(Input::watch_boxed::<api::Pod>(Change::ListPage(Vec::new())), now);
+        sched.handle(Input::watch_boxed::<api::Pod>(Change::ListDone), now);
+        sched.handle(Input::Leading(true), now);
+        Sim {
+            sched,
+            now,
+            pods: HashMap::new(),
+            by_ns: HashMap::new(),
+            unbound: HashSet::new(),
+            finalized: HashSet::new(),
+            background: Vec::new(),
+            churned: 0,
+        }
+    }
+
+    fn add_pod(&mut self, p: api::Pod, finalizers: bool) {
+        let key = format!("{}/{}", p.metadata.namespace, p.metadata.name);
+        if finalizers {
+            self.finalized.insert(key.clone());
+        }
+        self.now += Duration::from_micros(1);
+        self.unbound.insert(key.clone());
+        self.by_ns.entry(p.metadata.namespace.clone()).or_default().push(key.clone());
+        self.pods.insert(key, p.clone());
+        self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(Box::new(p))), self.now);
+    }
+
+    /// Delete a pod as the API server would: a pod with finalizers only gets its
+    /// `deletionTimestamp`; others are gone.
+    fn delete_pod(&mut self, key: &str) {
+        let Some(p) = self.pods.get(key) else { return };
+        if self.finalized.contains(key) {
+            if p.metadata.deletion_timestamp.is_none() {
+                let mut p = p.clone();
+                p.metadata.deletion_timestamp = Some("2026-01-01T00:00:00Z".into());
+                self.pods.insert(key.to_string(), p.clone());
+                self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(Box::new(p))), self.now);
+            }
+            return;
+        }
+        if let Some(p) = self.pods.remove(key) {
+            self.unbound.remove(key);
+            self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(p))), self.now);
+        }
+    }
+
+    /// One scheduling cycle and its effects (bindings confirmed, victims deleted); false when
+    /// nothing was runnable.
+    fn cycle(&mut self) -> bool {
+        self.now += Duration::from_micros(10);
+        if self.sched.schedule_one(self.now, edgesched::core::framework::cycle::Explain::Off).is_none() {
+            return false;
+        }
+        for e in self.sched.take_effects() {
+            match e {
+                Effect::Bind(b) => {
+                    let key = b.pod.key.clone();
+                    let node = b.node.clone();
+                    self.sched.handle(Input::BindDone(BindOutcome { key: key.clone(), node: b.node, result: Ok(()) }), self.now);
+                    if let Some(p) = self.pods.get_mut(&*key) {
+                        p.spec.node_name = node.to_string();
+                        let p = p.clone();
+                        self.unbound.remove(&*key);
+                        self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(Box::new(p))), self.now);
+                    }
+                }
+                Effect::Evict(v) => self.delete_pod(&format!("{}/{}", v.namespace, v.name)),
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// Let virtual time pass to the core's next wake-up (backoff expiry, flush); false when
+    /// nothing is due within `limit` of `since`.
+    fn wait_virtual(&mut self, since: Instant, limit: Duration) -> bool {
+        let next = self.sched.next_wakeup(self.now).unwrap_or(self.now + Duration::from_secs(1));
+        let next = next.max(self.now + Duration::from_millis(1));
+        if next.duration_since(since) > limit {
+            return false;
+        }
+        self.now = next;
+        self.sched.tick(self.now, std::time::SystemTime::now());
+        true
+    }
+
+    /// Run the background ops that are due by wall time.
+    fn pump(&mut self) {
+        let mut bg = std::mem::take(&mut self.background);
+        for b in &mut bg {
+            let elapsed = b.started.elapsed();
+            match &mut b.kind {
+                BackgroundKind::Churn { recreate, number, interval, templates, namespace, live } => {
+                    let due = (elapsed.as_nanos() / interval.as_nanos().max(1)) as usize;
+                    while b.ticks < due {
+                        b.ticks += 1;
+                        let created = live.first().map_or(0, Vec::len);
+                        match churn_step(*recreate, *number, b.ticks, created) {
+                            ChurnStep::Create => {
+                                for (t, template) in templates.iter().enumerate() {
+                                    self.churned += 1;
+                                    let obj = churn_object(template, namespace, self.churned);
+                                    let l = match template["kind"].as_str().unwrap_or("") {
+                                        "Node" => {
+                                            let n: api::Node = decode(obj);
+                                            self.sched.handle(
+                                                Input::watch_boxed::<api::Node>(Change::Added(Box::new(n.clone()))),
+                                                self.now,
+                                            );
+                                            Live::Node(n)
+                                        }
+                                        "Pod" => {
+                                            let p: api::Pod = decode(obj);
+                                            let key = format!("{}/{}", p.metadata.namespace, p.metadata.name);
+                                            self.add_pod(p, false);
+                                            Live::Pod(key)
+                                        }
+                                        _ => {
+                                            let s: api::Service = decode(obj);
+                                            self.sched.handle(Input::watch::<api::Service>(Change::Added(s.clone())), self.now);
+                                            Live::Service(s)
+                                        }
+                                    };
+                                    if live.len() <= t {
+                                        live.resize_with(t + 1, Vec::new);
+                                    }
+                                    live[t].push(l);
+                                }
+                            }
+                            ChurnStep::Delete => {
+                                for objs in live.iter_mut() {
+                                    if objs.is_empty() {
+                                        continue;
+                                    }
+                                    match objs.remove(0) {
+                                        Live::Node(n) => self
+                                            .sched
+                                            .handle(Input::watch_boxed::<api::Node>(Change::Deleted(Box::new(n))), self.now),
+                                        Live::Pod(key) => self.delete_pod(&key),
+                                        Live::Service(s) => {
+                                            self.sched.handle(Input::watch::<api::Service>(Change::Deleted(s)), self.now)
+                                        }
+                                    }
+                                }
+                            }
+                            ChurnStep::Idle => {}
+                        }
+                    }
+                }
+                BackgroundKind::Delete { keys, per_second } => {
+                    let due = if *per_second == 0 {
+                        keys.len()
+                    } else {
+                        ((elapsed.as_secs_f64() * *per_second as f64) as usize).min(keys.len())
+                    };
+                    while b.ticks < due {
+                        let key = keys[b.ticks].clone();
+                        b.ticks += 1;
+                        self.delete_pod(&key);
+                    }
+                }
+            }
+        }
+        bg.retain(|b| !matches!(&b.kind, BackgroundKind::Delete { keys, .. } if b.ticks >= keys.len()));
+        self.background = bg;
+    }
+
+    /// Schedule until every pod of `keys` is bound (or the core has nothing left to try for
+    /// ten virtual minutes); returns how many are bound.
+    fn until_bound(&mut self, keys: &[String]) -> usize {
+        let mut since = self.now;
+        let mut left = keys.iter().filter(|k| self.unbound.contains(*k)).count();
+        while left > 0 {
+            self.pump();
+            if self.cycle() {
+                since = self.now;
+                left = keys.iter().filter(|k| self.unbound.contains(*k)).count();
+                continue;
+            }
+            left = keys.iter().filter(|k| self.unbound.contains(*k)).count();
+            if left > 0 && !self.wait_virtual(since, Duration::from_secs(600)) {
+                break;
+            }
+        }
+        keys.len() - left
+    }
+
+    /// Schedule until nothing is runnable (every queued pod tried once, gated ones queued).
+    fn until_attempted(&mut self) {
+        self.pump();
+        while self.cycle() {
+            self.pump();
+        }
+    }
+}
+
 /// In process: the scheduler core handles the watch events, schedules, and gets the bindings
-/// confirmed (BindDone, then the pod seen bound), as the scheduler thread would.
+/// confirmed (BindDone, then the pod seen bound), as the scheduler thread would; the API server's
+/// part (deleting evicted victims and deleted pods, churn) is applied to it directly. Waiting for
+/// backoff happens in virtual time: the figure is the decision's cost, not upstream's timers.
 pub fn decision(w: &Workload) -> Measured {
-    let mut now = Instant::now();
-    let mut sched = super::bench_scheduler(now);
-    sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
-    sched.handle(Input::watch_boxed::<api::Node>(Change::ListPage(Vec::new())), now);
-    sched.handle(Input::watch_boxed::<api::Node>(Change::ListDone), now);
-    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListBegin), now);
-    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListPage(Vec::new())), now);
-    sched.handle(Input::watch_boxed::<api::Pod>(Change::ListDone), now);
-    sched.handle(Input::Leading(true), now);
+    let mut sim = Sim::new();
     let mut result = Measured::default();
     let (mut nodes, mut pods) = (0usize, 0usize);
     for op in &w.ops {
         match op {
             Op::Nodes { count, template, label } => {
-                for _ in 0..*count {
-                    let n: api::Node = decode(node_object(template, label, nodes));
+                for index in 0..*count {
+                    let n: api::Node = decode(node_object(template, label, nodes, index));
                     nodes += 1;
-                    sched.handle(Input::watch_boxed::<api::Node>(Change::Added(Box::new(n))), now);
+                    sim.sched.handle(Input::watch_boxed::<api::Node>(Change::Added(Box::new(n))), sim.now);
                 }
             }
             Op::Namespaces { prefix, count } => {
                 for i in 0..*count {
                     let ns: api::Namespace = decode(namespace_object(&format!("{prefix}-{i}")));
-                    sched.handle(Input::watch::<api::Namespace>(Change::Added(ns)), now);
+                    sim.sched.handle(Input::watch::<api::Namespace>(Change::Added(ns)), sim.now);
                 }
             }
             Op::Any { namespace, object } => {
                 let s: api::Service = decode(named(object, namespace, 0));
-                sched.handle(Input::watch::<api::Service>(Change::Added(s)), now);
+                sim.sched.handle(Input::watch::<api::Service>(Change::Added(s)), sim.now);
             }
-            Op::Pods { count, namespace, template, measured } => {
+            Op::Pods { count, namespace, template, measured, wait } => {
                 // Decoding is the API server's and the informer's work, not the decision's.
-                let objs: Vec<api::Pod> = (0..*count).map(|i| decode(pod_object(template, namespace, pods + i))).collect();
+                let objs: Vec<api::Pod> = (0..*count).map(|i| decode(pod_object(template, namespace, pods + i, i))).collect();
                 pods += count;
-                let mut pending: HashMap<String, api::Pod> =
-                    objs.iter().map(|p| (format!("{}/{}", p.metadata.namespace, p.metadata.name), p.clone())).collect();
+                let keys: Vec<String> = objs.iter().map(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name)).collect();
                 let (t0, c0) = (Instant::now(), thread_cpu_ns());
+                let finalizers = template.value["metadata"]["finalizers"].as_array().is_some_and(|f| !f.is_empty());
                 for p in objs {
-                    now += Duration::from_micros(1);
-                    sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(Box::new(p))), now);
+                    sim.add_pod(p, finalizers);
                 }
-                let mut scheduled = 0usize;
-                loop {
-                    now += Duration::from_micros(10);
-                    if sched.schedule_one(now, edgesched::core::framework::cycle::Explain::Off).is_none() {
-                        break;
-                    }
-                    for e in sched.take_effects() {
-                        if let Effect::Bind(b) = e {
-                            let key = b.pod.key.clone();
-                            let node = b.node.clone();
-                            sched.handle(Input::BindDone(BindOutcome { key: key.clone(), node: b.node, result: Ok(()) }), now);
-                            if let Some(mut p) = pending.remove(&*key) {
-                                p.spec.node_name = node.to_string();
-                                sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(Box::new(p))), now);
-                                scheduled += 1;
-                            }
-                        }
-                    }
+                if !*wait {
+                    continue;
                 }
+                let scheduled = sim.until_bound(&keys);
                 if *measured {
-                    let dt = t0.elapsed().as_secs_f64();
                     let dc = thread_cpu_ns().saturating_sub(c0) as f64 / 1e9;
-                    result.scheduled += scheduled;
-                    result.seconds += dt;
-                    result.pods_per_sec = result.scheduled as f64 / result.seconds.max(1e-9);
-                    result.pods_per_cpu_sec = scheduled as f64 / dc.max(1e-9);
+                    result.add(scheduled, t0.elapsed().as_secs_f64(), Some(dc));
+                }
+            }
+            Op::Churn { recreate, number, interval, templates, namespace } => sim.background.push(Background {
+                started: Instant::now(),
+                ticks: 0,
+                kind: BackgroundKind::Churn {
+                    recreate: *recreate,
+                    number: *number,
+                    interval: *interval,
+                    templates: templates.clone(),
+                    namespace: namespace.clone(),
+                    live: Vec::new(),
+                },
+            }),
+            Op::DeletePods { namespace, per_second, wait } => {
+                let keys = sim.by_ns.get(namespace).cloned().unwrap_or_default();
+                sim.background.push(Background {
+                    started: Instant::now(),
+                    ticks: 0,
+                    kind: BackgroundKind::Delete { keys, per_second: *per_second },
+                });
+                while *wait && sim.background.iter().any(|b| matches!(b.kind, BackgroundKind::Delete { .. })) {
+                    sim.pump();
+                    if !sim.cycle() {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+            }
+            Op::Barrier { namespaces, attempted } => {
+                if *attempted {
+                    sim.until_attempted();
+                } else {
+                    let keys: Vec<String> = sim
+                        .by_ns
+                        .iter()
+                        .filter(|(ns, _)| namespaces.is_empty() || namespaces.contains(ns))
+                        .flat_map(|(_, k)| k.iter().cloned())
+                        .collect();
+                    sim.until_bound(&keys);
                 }
             }
         }
@@ -269,64 +654,195 @@ pub fn decision(w: &Workload) -> Measured {
     result
 }
 
+/// Whether the process's `/metrics` shows at least `n` pods in scheduling gates.
+fn gated_at_least(es: &Edgesched, token: &str, n: usize) -> bool {
+    let url = format!("https://127.0.0.1:{}/metrics", es.secure_port);
+    let Ok((200, body)) = super::support::https::get(&url, Some(token)) else { return false };
+    let gauge = body
+        .lines()
+        .find_map(|l| l.strip_prefix("scheduler_pending_pods{queue=\"gated\"} "))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .unwrap_or(0.0);
+    gauge as usize >= n
+}
+
+/// Pods of `namespace` bound so far (from the test API server's binding log).
+fn bound_in(server: &TestApiServer, namespace: &str, names: &[String]) -> usize {
+    names.iter().filter(|n| server.bindings(namespace, n) > 0).count()
+}
+
 /// End to end: the test API server, the shipped binary, the same objects created through the
 /// API; the measured rate is measured pods over the time from their first create to their last
-/// binding.
+/// binding. Churn and paced deletions run on their own threads until the workload ends.
 pub fn e2e(w: &Workload) -> Measured {
     let server = start_server();
-    let mut es = None;
+    let token = "bench-metrics-token";
+    server.add_token(token, "bench-metrics", &[]);
+    server.allow_non_resource("bench-metrics", "/metrics");
+    let stop = AtomicBool::new(false);
     let mut result = Measured::default();
-    let (mut nodes, mut pods) = (0usize, 0usize);
-    for op in &w.ops {
-        match op {
-            Op::Nodes { count, template, label } => {
-                for _ in 0..*count {
-                    server.create("/api/v1/nodes", node_object(template, label, nodes));
-                    nodes += 1;
+    std::thread::scope(|scope| {
+        let mut es: Option<Edgesched> = None;
+        let (mut nodes, mut pods) = (0usize, 0usize);
+        let mut created: HashMap<String, Vec<String>> = HashMap::new();
+        let mut gated = 0usize;
+        let mut waiters = Vec::new();
+        for op in &w.ops {
+            match op {
+                Op::Nodes { count, template, label } => {
+                    for index in 0..*count {
+                        server.create("/api/v1/nodes", node_object(template, label, nodes, index));
+                        nodes += 1;
+                    }
                 }
-            }
-            Op::Namespaces { prefix, count } => {
-                for i in 0..*count {
-                    server.create("/api/v1/namespaces", namespace_object(&format!("{prefix}-{i}")));
+                Op::Namespaces { prefix, count } => {
+                    for i in 0..*count {
+                        server.create("/api/v1/namespaces", namespace_object(&format!("{prefix}-{i}")));
+                    }
                 }
-            }
-            Op::Any { namespace, object } => {
-                let kind = object["kind"].as_str().unwrap_or("Service").to_lowercase();
-                server.create(&format!("/api/v1/namespaces/{namespace}/{kind}s"), named(object, namespace, 0));
-            }
-            Op::Pods { count, namespace, template, measured } => {
-                if es.is_none() {
-                    let started = launch(&server, Some((100_000, 100_000)));
-                    wait_synced(&started, Duration::from_secs(120));
-                    es = Some(started);
+                Op::Any { namespace, object } => {
+                    let kind = object["kind"].as_str().unwrap_or("Service");
+                    server.create(&collection(kind, namespace), named(object, namespace, 0));
                 }
-                let objs: Vec<Value> = (0..*count).map(|i| pod_object(template, namespace, pods + i)).collect();
-                pods += count;
-                let path = format!("/api/v1/namespaces/{namespace}/pods");
-                let before = server.total_bindings();
-                let t0 = Instant::now();
-                for o in objs {
-                    server.create(&path, o);
+                Op::Pods { count, namespace, template, measured, wait } => {
+                    if es.is_none() {
+                        let started = launch(&server, Some((100_000, 100_000)));
+                        wait_synced(&started, Duration::from_secs(120));
+                        es = Some(started);
+                    }
+                    let objs: Vec<Value> = (0..*count).map(|i| pod_object(template, namespace, pods + i, i)).collect();
+                    pods += count;
+                    if objs.first().is_some_and(|p| p["spec"]["schedulingGates"].as_array().is_some_and(|g| !g.is_empty())) {
+                        gated += count;
+                    }
+                    let names: Vec<String> =
+                        objs.iter().map(|o| o["metadata"]["name"].as_str().unwrap_or("").to_string()).collect();
+                    created.entry(namespace.clone()).or_default().extend(names.iter().cloned());
+                    let path = format!("/api/v1/namespaces/{namespace}/pods");
+                    let before = server.total_bindings();
+                    let t0 = Instant::now();
+                    for o in objs {
+                        server.create(&path, o);
+                    }
+                    if !*wait {
+                        continue;
+                    }
+                    // The barrier: this op's pods are bound (or the time is up). The binding
+                    // count is a cheap trigger; the op's own pods are then counted by name.
+                    let limit = Duration::from_secs(120 + *count as u64 / 50);
+                    let mut bound = 0;
+                    while t0.elapsed() < limit {
+                        if server.total_bindings() >= before + count {
+                            bound = bound_in(&server, namespace, &names);
+                            if bound >= *count {
+                                break;
+                            }
+                        }
+                        std::thread::sleep(Duration::from_millis(2));
+                    }
+                    let dt = t0.elapsed().as_secs_f64();
+                    if bound < *count {
+                        bound = bound_in(&server, namespace, &names);
+                        eprintln!("  {}: only {bound} of {count} pods bound after {limit:?}", w.name);
+                    }
+                    if *measured {
+                        result.add(bound, dt, None);
+                    }
                 }
-                // The barrier: this op's pods are bound (or the time is up).
-                let limit = Duration::from_secs(120 + *count as u64 / 50);
-                while server.total_bindings() < before + count && t0.elapsed() < limit {
-                    std::thread::sleep(Duration::from_millis(2));
+                Op::Churn { recreate, number, interval, templates, namespace } => {
+                    let (server, stop) = (&server, &stop);
+                    scope.spawn(move || {
+                        let start = Instant::now();
+                        let mut live: Vec<Vec<(String, String)>> = vec![Vec::new(); templates.len()];
+                        let mut t = 0usize;
+                        let mut serial = 0usize;
+                        while !stop.load(Ordering::Relaxed) {
+                            let next = start + *interval * (t as u32 + 1);
+                            if let Some(d) = next.checked_duration_since(Instant::now()) {
+                                std::thread::sleep(d.min(Duration::from_millis(20)));
+                                continue;
+                            }
+                            t += 1;
+                            match churn_step(*recreate, *number, t, live[0].len()) {
+                                ChurnStep::Create => {
+                                    for (i, template) in templates.iter().enumerate() {
+                                        serial += 1;
+                                        let obj = churn_object(template, namespace, 1_000_000 + serial);
+                                        let kind = template["kind"].as_str().unwrap_or("");
+                                        let coll = collection(kind, namespace);
+                                        let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
+                                        if server.try_create(&coll, obj).is_ok() {
+                                            live[i].push((coll, name));
+                                        }
+                                    }
+                                }
+                                ChurnStep::Delete => {
+                                    for objs in live.iter_mut() {
+                                        if !objs.is_empty() {
+                                            let (coll, name) = objs.remove(0);
+                                            server.delete(&format!("{coll}/{name}"));
+                                        }
+                                    }
+                                }
+                                ChurnStep::Idle => {}
+                            }
+                        }
+                    });
                 }
-                let dt = t0.elapsed().as_secs_f64();
-                let bound = server.total_bindings().saturating_sub(before);
-                if bound < *count {
-                    eprintln!("  {}: only {bound} of {count} pods bound after {limit:?}", w.name);
+                Op::DeletePods { namespace, per_second, wait } => {
+                    let names = created.get(namespace).cloned().unwrap_or_default();
+                    let (server, stop) = (&server, &stop);
+                    let namespace = namespace.clone();
+                    let per_second = *per_second;
+                    let h = scope.spawn(move || {
+                        let start = Instant::now();
+                        for (i, name) in names.iter().enumerate() {
+                            if stop.load(Ordering::Relaxed) {
+                                return;
+                            }
+                            if per_second > 0 {
+                                let at = start + Duration::from_secs_f64(i as f64 / per_second as f64);
+                                while let Some(d) = at.checked_duration_since(Instant::now()) {
+                                    if stop.load(Ordering::Relaxed) {
+                                        return;
+                                    }
+                                    std::thread::sleep(d.min(Duration::from_millis(20)));
+                                }
+                            }
+                            server.delete(&format!("/api/v1/namespaces/{namespace}/pods/{name}"));
+                        }
+                    });
+                    if *wait {
+                        let _ = h.join();
+                    } else {
+                        waiters.push(h);
+                    }
                 }
-                if *measured {
-                    result.scheduled += bound;
-                    result.seconds += dt;
-                    result.pods_per_sec = result.scheduled as f64 / result.seconds.max(1e-9);
+                Op::Barrier { namespaces, attempted } => {
+                    let t0 = Instant::now();
+                    let limit = Duration::from_secs(300);
+                    let scope_ns: Vec<(&String, &Vec<String>)> =
+                        created.iter().filter(|(ns, _)| namespaces.is_empty() || namespaces.contains(ns)).collect();
+                    let total: usize = scope_ns.iter().map(|(_, n)| n.len()).sum();
+                    while t0.elapsed() < limit {
+                        let bound: usize = scope_ns.iter().map(|(ns, names)| bound_in(&server, ns, names)).sum();
+                        let done = if *attempted {
+                            es.as_ref().is_some_and(|e| gated_at_least(e, token, gated)) && bound + gated >= total
+                        } else {
+                            bound >= total
+                        };
+                        if done {
+                            break;
+                        }
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
                 }
             }
         }
-    }
-    drop(es);
+        stop.store(true, Ordering::Relaxed);
+        drop(waiters);
+        drop(es);
+    });
     result
 }
 

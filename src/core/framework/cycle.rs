@@ -414,7 +414,12 @@ impl Framework {
             Some(names) => {
                 // Names to ids once, then the snapshot's order kept (integer compares, not names).
                 let ids: Vec<NodeId> = names.iter().filter_map(|nm| cache.node_id(nm)).collect();
-                restricted_ids = all_nodes.iter().copied().filter(|id| ids.contains(id)).collect();
+                // One node (a daemonset pod's `metadata.name` field selector) has one order: only
+                // that node is evaluated, as upstream's findNodesThatFitPod (schedule_one.go)
+                // takes just the PreFilterResult's nodes from the snapshot. Every known node is in
+                // the order, so no walk over the cluster is needed for it.
+                restricted_ids =
+                    if ids.len() <= 1 { ids } else { all_nodes.iter().copied().filter(|id| ids.contains(id)).collect() };
                 // Sorted, as upstream's `sets.List(unscheduledPlugins)`.
                 let mut plugins = pre.plugins_with_nodes.clone();
                 plugins.sort_unstable();
