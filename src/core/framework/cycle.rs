@@ -479,6 +479,7 @@ impl Framework {
             }
         }
         let chosen = select_host(&scores.totals, params.rng);
+        self.scratch.borrow_mut().totals = std::mem::take(&mut scores.totals);
         let result = ScheduleResult {
             node: feasible[chosen].node.name.clone(),
             evaluated_nodes: evaluated,
@@ -765,12 +766,18 @@ impl Framework {
         explain: bool,
         rec: Rec<'_>,
     ) -> Result<Scores, String> {
-        let mut totals = vec![0i64; nodes.len()];
+        let (mut totals, mut raw) = {
+            let mut s = self.scratch.borrow_mut();
+            (std::mem::take(&mut s.totals), std::mem::take(&mut s.raw))
+        };
+        totals.clear();
+        totals.resize(nodes.len(), 0);
+        raw.clear();
+        raw.resize(nodes.len(), 0);
         let mut explained: Vec<NodeScores> = Vec::new();
         if explain {
             explained = nodes.iter().map(|n| NodeScores { node: n.node.name.clone(), total: 0, plugins: Vec::new() }).collect();
         }
-        let mut raw = vec![0i64; nodes.len()];
         for &(i, weight) in &self.score {
             if cs.skip_score[i] {
                 continue;
@@ -806,6 +813,7 @@ impl Framework {
                 e.total = *t;
             }
         }
+        self.scratch.borrow_mut().raw = raw;
         Ok(Scores { totals, explained })
     }
 }

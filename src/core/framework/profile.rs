@@ -40,6 +40,17 @@ pub struct Framework {
     pub(crate) pre_bind: Vec<usize>,
     pub(crate) bind: Vec<usize>,
     pub(crate) post_bind: Vec<usize>,
+    /// The score vectors of the last cycle, reused by the next one (see [`ScoreScratch`]).
+    pub(crate) scratch: std::cell::RefCell<ScoreScratch>,
+}
+
+/// Per-node score vectors kept from cycle to cycle: allocated afresh they were a page each, which
+/// musl's allocator maps and unmaps again on every cycle (an `munmap`, its TLB shoot-down and the
+/// page faults of the next `mmap`).
+#[derive(Debug, Default)]
+pub(crate) struct ScoreScratch {
+    pub(crate) totals: Vec<i64>,
+    pub(crate) raw: Vec<i64>,
 }
 
 impl fmt::Debug for Framework {
@@ -110,6 +121,7 @@ impl Framework {
             pre_bind: Vec::new(),
             bind: Vec::new(),
             post_bind: Vec::new(),
+            scratch: Default::default(),
         };
 
         let points: [(&str, &PluginSet, PointSel); 12] = [
