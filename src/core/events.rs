@@ -288,7 +288,7 @@ mod tests {
         assert_eq!(ev.reporting_instance, "my-scheduler-node-a");
         assert!(ev.metadata.name.starts_with("p.") && ev.metadata.name.len() > 3);
         assert_eq!(ev.type_, "Warning");
-        let v = serde_json::to_value(&ev).expect("json");
+        let v = serde_json::to_value(&*ev).expect("json");
         for field in ["action", "eventTime", "note", "reason", "regarding", "reportingController", "reportingInstance", "type"] {
             assert!(v.get(field).is_some(), "missing {field}");
         }

@@ -505,6 +505,7 @@ impl Framework {
         }
         let explained = scores.kept(&feasible, params.explain);
         let chosen = select_host(&scores.totals, params.rng);
+        self.scratch.borrow_mut().totals = std::mem::take(&mut scores.totals);
         let result = ScheduleResult {
             node: (*feasible[chosen].node.name).into(),
             evaluated_nodes: evaluated,
@@ -802,9 +803,15 @@ impl Framework {
         explain: bool,
         rec: Rec<'_>,
     ) -> Result<Scores, String> {
-        let mut totals = vec![0i64; nodes.len()];
+        let (mut totals, mut raw) = {
+            let mut s = self.scratch.borrow_mut();
+            (std::mem::take(&mut s.totals), std::mem::take(&mut s.raw))
+        };
+        totals.clear();
+        totals.resize(nodes.len(), 0);
+        raw.clear();
+        raw.resize(nodes.len(), 0);
         let (mut plugins, mut table) = (Vec::new(), explain.then(Vec::new));
-        let mut raw = vec![0i64; nodes.len()];
         for &(i, weight) in &self.score {
             if cs.skip_score[i] {
                 continue;
@@ -836,6 +843,7 @@ impl Framework {
                 table.extend_from_slice(&raw);
             }
         }
+        self.scratch.borrow_mut().raw = raw;
         Ok(Scores { totals, plugins, table })
     }
 }

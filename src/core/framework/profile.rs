@@ -42,6 +42,17 @@ pub struct Framework {
     pub(crate) post_bind: Vec<usize>,
     /// The out-of-tree PreBind/Bind/PostBind plugins, run by the shell's binder threads.
     pub(crate) binding: Option<Arc<super::binding::BindingPlugins>>,
+    /// The score vectors of the last cycle, reused by the next one (see [`ScoreScratch`]).
+    pub(crate) scratch: std::cell::RefCell<ScoreScratch>,
+}
+
+/// Per-node score vectors kept from cycle to cycle: allocated afresh they were a page each, which
+/// musl's allocator maps and unmaps again on every cycle (an `munmap`, its TLB shoot-down and the
+/// page faults of the next `mmap`).
+#[derive(Debug, Default)]
+pub(crate) struct ScoreScratch {
+    pub(crate) totals: Vec<i64>,
+    pub(crate) raw: Vec<i64>,
 }
 
 impl fmt::Debug for Framework {
@@ -113,6 +124,7 @@ impl Framework {
             bind: Vec::new(),
             post_bind: Vec::new(),
             binding: None,
+            scratch: Default::default(),
         };
 
         let points: [(&str, &PluginSet, PointSel); 12] = [
