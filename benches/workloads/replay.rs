@@ -356,6 +356,8 @@ struct Sim {
     unbound: HashSet<String>,
     /// Pods created with finalizers (a delete only marks them).
     finalized: HashSet<String>,
+    /// The unbound pods an op waits for (emptied as they are bound or deleted).
+    awaited: HashSet<String>,
     background: Vec<Background>,
     churned: usize,
 }
@@ -378,6 +380,7 @@ impl Sim {
             by_ns: HashMap::new(),
             unbound: HashSet::new(),
             finalized: HashSet::new(),
+            awaited: HashSet::new(),
             background: Vec::new(),
             churned: 0,
         }
@@ -410,6 +413,7 @@ impl Sim {
         }
         if let Some(p) = self.pods.remove(key) {
             self.unbound.remove(key);
+            self.awaited.remove(key);
             self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(p))), self.now);
         }
     }
@@ -431,6 +435,7 @@ impl Sim {
                         p.spec.node_name = node.to_string();
                         let p = p.clone();
                         self.unbound.remove(&*key);
+                        self.awaited.remove(&*key);
                         self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(Box::new(p))), self.now);
                     }
                 }
@@ -539,20 +544,19 @@ impl Sim {
     /// ten virtual minutes); returns how many are bound.
     fn until_bound(&mut self, keys: &[String]) -> usize {
         let mut since = self.now;
-        let mut left = keys.iter().filter(|k| self.unbound.contains(*k)).count();
-        while left > 0 {
+        self.awaited = keys.iter().filter(|k| self.unbound.contains(*k)).cloned().collect();
+        while !self.awaited.is_empty() {
             self.pump();
             if self.cycle() {
                 since = self.now;
-                left = keys.iter().filter(|k| self.unbound.contains(*k)).count();
                 continue;
             }
-            left = keys.iter().filter(|k| self.unbound.contains(*k)).count();
-            if left > 0 && !self.wait_virtual(since, Duration::from_secs(600)) {
+            if !self.awaited.is_empty() && !self.wait_virtual(since, Duration::from_secs(600)) {
                 break;
             }
         }
-        keys.len() - left
+        self.awaited.clear();
+        keys.iter().filter(|k| !self.unbound.contains(*k) && self.pods.contains_key(*k)).count()
     }
 
     /// Schedule until nothing is runnable (every queued pod tried once, gated ones queued).
@@ -900,8 +904,8 @@ fn ratio(rate: f64, threshold: Option<f64>) -> Option<f64> {
 /// The table printed after a run.
 pub fn table(rows: &[Row]) -> String {
     let mut s = format!(
-        "{:<53} {:>6} {:>6} {:>7} {:>9} {:>10} {:>7} {:>10} {:>7}\n",
-        "workload", "nodes", "init", "measure", "threshold", "in-proc/s", "ratio", "e2e/s", "ratio"
+        "{:<53} {:>6} {:>6} {:>7} {:>9} {:>10} {:>7} {:>10} {:>7} {:>10} {:>7}\n",
+        "workload", "nodes", "init", "measure", "threshold", "in-proc/s", "ratio", "[cpu/s]", "[ratio]", "e2e/s", "ratio"
     );
     for r in rows {
         let t = r.threshold.map_or("-".into(), |t| format!("{t:.0}"));
@@ -911,7 +915,7 @@ pub fn table(rows: &[Row]) -> String {
             None => ("-".into(), "-".into()),
         };
         s += &format!(
-            "{:<53} {:>6} {:>6} {:>7} {:>9} {:>10.0} {:>7} {:>10} {:>7}\n",
+            "{:<53} {:>6} {:>6} {:>7} {:>9} {:>10.0} {:>7} {:>10.0} {:>7} {:>10} {:>7}\n",
             r.name,
             r.nodes,
             r.init_pods,
@@ -919,6 +923,8 @@ pub fn table(rows: &[Row]) -> String {
             t,
             r.decision.pods_per_sec,
             fmt_ratio(ratio(r.decision.pods_per_sec, r.threshold)),
+            r.decision.pods_per_cpu_sec,
+            fmt_ratio(ratio(r.decision.pods_per_cpu_sec, r.threshold)),
             e,
             er
         );
@@ -938,6 +944,7 @@ pub fn to_json(rows: &[Row]) -> Value {
                     "decision_pods_per_cpu_sec": r.decision.pods_per_cpu_sec.round(),
                     "decision_scheduled": r.decision.scheduled,
                     "decision_ratio": ratio(r.decision.pods_per_sec, r.threshold),
+                    "decision_cpu_ratio": ratio(r.decision.pods_per_cpu_sec, r.threshold),
                     "e2e_pods_per_sec": r.e2e.as_ref().map(|e| e.pods_per_sec.round()),
                     "e2e_scheduled": r.e2e.as_ref().map(|e| e.scheduled),
                     "e2e_ratio": r.e2e.as_ref().and_then(|e| ratio(e.pods_per_sec, r.threshold)),

@@ -80,9 +80,12 @@ impl NodeInfo {
         self.generation += 1;
     }
 
-    /// Release a pod's accounting; returns false if the pod was not on this node.
+    /// Release a pod's accounting; returns false if the pod was not on this node. The search
+    /// starts from the newest pod: the pod removed is most often the one just assumed (its
+    /// binding confirmed), which keeps a node holding thousands of pods (a daemonset-like
+    /// workload on one node) from costing a scan of all of them per pod.
     pub fn remove_pod(&mut self, key: &str) -> bool {
-        let Some(i) = self.pods.iter().position(|p| &*p.key == key) else {
+        let Some(i) = self.pods.iter().rposition(|p| &*p.key == key) else {
             return false;
         };
         let pod = self.pods.swap_remove(i);
