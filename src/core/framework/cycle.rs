@@ -836,28 +836,33 @@ struct Scores {
 }
 
 impl Scores {
-    /// The [`NodeScores`] of the nodes `explain` keeps, in `nodes` order.
+    /// The [`NodeScores`] of the nodes `explain` keeps (all in `nodes` order, or the best first).
     fn kept(&self, nodes: &[&NodeInfo], explain: Explain) -> Vec<NodeScores> {
         let n = nodes.len();
         let Some(table) = self.table.as_ref().filter(|t| t.len() == self.plugins.len() * n) else {
             return Vec::new();
         };
-        let mut keep: Vec<usize> = match explain {
+        let keep: Vec<usize> = match explain {
             Explain::Off => return Vec::new(),
             Explain::All => (0..n).collect(),
             Explain::Top(top) => {
-                let mut idx: Vec<usize> = (0..n).collect();
-                if top < n {
-                    let rank = |a: &usize, b: &usize| {
-                        self.totals[*b].cmp(&self.totals[*a]).then_with(|| nodes[*a].node.name.cmp(&nodes[*b].node.name))
-                    };
-                    idx.select_nth_unstable_by(top, rank);
-                    idx.truncate(top);
+                // The best `top`, best first, by insertion (`top` is small: no sort code is
+                // instantiated for this in the binary).
+                let better = |a: usize, b: usize| {
+                    (self.totals[a], std::cmp::Reverse(&nodes[a].node.name))
+                        > (self.totals[b], std::cmp::Reverse(&nodes[b].node.name))
+                };
+                let mut best: Vec<usize> = Vec::with_capacity(top.min(n) + 1);
+                for k in 0..n {
+                    let at = best.iter().position(|&b| better(k, b)).unwrap_or(best.len());
+                    if at < top {
+                        best.insert(at, k);
+                        best.truncate(top);
+                    }
                 }
-                idx
+                best
             }
         };
-        keep.sort_unstable();
         keep.into_iter()
             .map(|k| NodeScores {
                 node: (*nodes[k].node.name).into(),
