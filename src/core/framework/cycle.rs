@@ -437,9 +437,6 @@ impl Framework {
         let start = *params.next_start_node_index;
         let len = nodes.len();
         let mut error: Option<String> = None;
-        // Rejections in walk order (node names shared, reasons inline): collected into the
-        // name-ordered map once, which costs far less than one ordered insert per node.
-        let mut rejected: Vec<(std::sync::Arc<str>, Rejection)> = Vec::new();
         if len > 0 {
             for i in 0..len {
                 let node = cache.node(nodes[(start + i) % len]);
@@ -457,15 +454,11 @@ impl Framework {
                     Err(r) => {
                         failed += 1;
                         diagnosis.add_plugin(r.plugin);
-                        rejected.push((node.node.name.clone(), r));
+                        // The node's name is shared and the reason held inline: no allocation.
+                        diagnosis.node_to_status.insert(node.node.name.clone(), r);
                     }
                 }
             }
-        }
-        if diagnosis.node_to_status.is_empty() {
-            diagnosis.node_to_status = rejected.into_iter().collect();
-        } else {
-            diagnosis.node_to_status.extend(rejected);
         }
         let processed = feasible.len() + failed;
         *params.next_start_node_index = (start + processed) % all_nodes.len();
