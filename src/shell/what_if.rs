@@ -154,19 +154,20 @@ mod tests {
         run(&mut sim, out)
     }
 
+    /// The cluster text read whole into memory.
+    fn read_whole(text: &str) -> Cluster {
+        let mut cluster = Cluster::default();
+        let mut push = |_, c| {
+            cluster.push(c);
+            Ok(())
+        };
+        cluster_file::read(text.as_bytes(), "c.yaml", &mut push, false).expect("reads");
+        cluster
+    }
+
     /// The cluster text read whole into memory first, then fed kind by kind.
     fn in_memory(cfg: &SchedulerConfig, text: &str) -> String {
-        let mut cluster = Cluster::default();
-        cluster_file::read(
-            text.as_bytes(),
-            "c.yaml",
-            &mut |_, c| {
-                cluster.push(c);
-                Ok(())
-            },
-            false,
-        )
-        .expect("reads");
+        let cluster = read_whole(text);
         let mut sim = Simulation::new(cfg, 3, Instant::now()).expect("sim");
         let mut out = String::new();
         for change in cluster.changes() {
@@ -239,17 +240,7 @@ mod tests {
         let cfg_text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nextenders:\n- urlPrefix: http://ext\n  filterVerb: filter\n  nodeCacheCapable: true\n";
         let cfg = crate::core::config::load_str(cfg_text, "c.yaml").expect("config").config;
         let text = "kind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '2', pods: '10'}}\n---\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: '2', pods: '10'}}\n---\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c}]}\n";
-        let mut cluster = Cluster::default();
-        cluster_file::read(
-            text.as_bytes(),
-            "c.yaml",
-            &mut |_, c| {
-                cluster.push(c);
-                Ok(())
-            },
-            false,
-        )
-        .expect("reads");
+        let cluster = read_whole(text);
         let transport: Arc<dyn ExtenderTransport> = Arc::new(KeepN2);
         let decide = |transport: Option<Arc<dyn ExtenderTransport>>| {
             let mut sim = Simulation::new(&cfg, 1, Instant::now()).expect("sim");

@@ -442,9 +442,6 @@ impl Framework {
         let start = *params.next_start_node_index;
         let len = nodes.len();
         let mut error: Option<String> = None;
-        // Rejections in walk order (node names shared, reasons inline): collected into the
-        // name-ordered map once, which costs far less than one ordered insert per node.
-        let mut rejected: Vec<(std::sync::Arc<str>, Rejection)> = Vec::new();
         if len > 0 {
             for i in 0..len {
                 let node = cache.node(nodes[(start + i) % len]);
@@ -462,15 +459,11 @@ impl Framework {
                     Err(r) => {
                         failed += 1;
                         diagnosis.add_plugin(r.plugin);
-                        rejected.push((node.node.name.clone(), r));
+                        // The node's name is shared and the reason held inline: no allocation.
+                        diagnosis.node_to_status.insert(node.node.name.clone(), r);
                     }
                 }
             }
-        }
-        if diagnosis.node_to_status.is_empty() {
-            diagnosis.node_to_status = rejected.into_iter().collect();
-        } else {
-            diagnosis.node_to_status.extend(rejected);
         }
         let processed = feasible.len() + failed;
         *params.next_start_node_index = (start + processed) % all_nodes.len();
@@ -859,28 +852,33 @@ struct Scores {
 }
 
 impl Scores {
-    /// The [`NodeScores`] of the nodes `explain` keeps, in `nodes` order.
+    /// The [`NodeScores`] of the nodes `explain` keeps (all in `nodes` order, or the best first).
     fn kept(&self, nodes: &[&NodeInfo], explain: Explain) -> Vec<NodeScores> {
         let n = nodes.len();
         let Some(table) = self.table.as_ref().filter(|t| t.len() == self.plugins.len() * n) else {
             return Vec::new();
         };
-        let mut keep: Vec<usize> = match explain {
+        let keep: Vec<usize> = match explain {
             Explain::Off => return Vec::new(),
             Explain::All => (0..n).collect(),
             Explain::Top(top) => {
-                let mut idx: Vec<usize> = (0..n).collect();
-                if top < n {
-                    let rank = |a: &usize, b: &usize| {
-                        self.totals[*b].cmp(&self.totals[*a]).then_with(|| nodes[*a].node.name.cmp(&nodes[*b].node.name))
-                    };
-                    idx.select_nth_unstable_by(top, rank);
-                    idx.truncate(top);
+                // The best `top`, best first, by insertion (`top` is small: no sort code is
+                // instantiated for this in the binary).
+                let better = |a: usize, b: usize| {
+                    (self.totals[a], std::cmp::Reverse(&nodes[a].node.name))
+                        > (self.totals[b], std::cmp::Reverse(&nodes[b].node.name))
+                };
+                let mut best: Vec<usize> = Vec::with_capacity(top.min(n) + 1);
+                for k in 0..n {
+                    let at = best.iter().position(|&b| better(k, b)).unwrap_or(best.len());
+                    if at < top {
+                        best.insert(at, k);
+                        best.truncate(top);
+                    }
                 }
-                idx
+                best
             }
         };
-        keep.sort_unstable();
         keep.into_iter()
             .map(|k| NodeScores {
                 node: (*nodes[k].node.name).into(),

@@ -425,8 +425,19 @@ impl Summary {
                 at(100)
             );
             let _ = writeln!(out, "  {limit} most used nodes (--summary-nodes 0 lists all):");
-            shown.sort_by(|a, b| b.highest_use().cmp(&a.highest_use()).then_with(|| a.node.cmp(&b.node)));
-            shown.truncate(limit);
+            // The `limit` most used, by insertion (no sort code instantiated for a footer).
+            let mut most: Vec<&NodeUse> = Vec::with_capacity(limit + 1);
+            fn key(u: &NodeUse) -> (i64, std::cmp::Reverse<&str>) {
+                (u.highest_use(), std::cmp::Reverse(u.node.as_str()))
+            }
+            for n in nodes {
+                let at = most.iter().position(|m| key(n) > key(m)).unwrap_or(most.len());
+                if at < limit {
+                    most.insert(at, n);
+                    most.truncate(limit);
+                }
+            }
+            shown = most;
         }
         let nodes = shown;
         let width = nodes.iter().map(|n| n.node.len()).max().unwrap_or(4).max(4);
