@@ -86,6 +86,7 @@
 //! default). A decoding error fails `check-config` and start-up with the profile and plugin named.
 
 pub use crate::core::cache::{AssignedPod, Cache, NodeInfo};
+pub use crate::core::custom_resources::{CustomObject, CustomResource};
 pub use crate::core::framework::registry::{decode_args, Factory, Registry, RegistryError};
 pub use crate::core::framework::waiting::{WaitingHandle, WaitingPod};
 pub use crate::core::framework::{
@@ -134,6 +135,13 @@ impl Builder {
         if let Err(e) = self.registry.register_with_args(name, build) {
             self.errors.push(e);
         }
+        self
+    }
+
+    /// Declare that plugin `plugin` reads the custom resource `resource` (see
+    /// [`Registry::read_custom_resource`]); its objects are in [`Cache::custom_object`].
+    pub fn with_custom_resource(mut self, plugin: &str, resource: CustomResource) -> Builder {
+        self.registry.read_custom_resource(plugin, resource);
         self
     }
 

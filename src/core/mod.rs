@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod cache;
+pub mod custom_resources;
 pub mod conditions;
 pub mod config;
 pub mod events;

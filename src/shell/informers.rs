@@ -160,7 +160,7 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
             }
             _ => {}
         }
-        self.tx.send(Input::watch(change)).is_ok()
+        self.tx.send(Input::Watch(T::wrap_as(self.kind.id, change.map(Box::new)))).is_ok()
     }
 
     /// Required: an error every time (the reflector backs off). Optional: one warning naming the
@@ -193,7 +193,7 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
                         Line::new("Still forbidden").s("verb", verb).s("resource", kind.qualified_resource())
                     });
                 }
-                self.tx.send(Input::watch::<T>(Change::Unavailable)).is_ok()
+                self.tx.send(Input::Watch(T::wrap_as(kind.id, Change::<Box<T>>::Unavailable))).is_ok()
             }
         }
     }
