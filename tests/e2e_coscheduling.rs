@@ -200,3 +200,24 @@ fn without_the_pod_group_rule_the_scheduler_names_it() {
     create_group(&server, "g", 2, 2);
     wait_until(T, "the group bound", || bound_in(&server, "g", 2) == 2).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
 }
+
+#[test]
+fn the_shipped_crd_declares_what_the_example_reads_and_the_server_serves() {
+    let crd = support::deploy::doc_of_kind(
+        &support::deploy::repo().join("examples/coscheduling/manifests/podgroup-crd.yaml"),
+        "CustomResourceDefinition",
+    );
+    let spec = &crd["spec"];
+    assert_eq!(crd["metadata"]["name"], "podgroups.scheduling.x-k8s.io");
+    assert_eq!((spec["group"].as_str(), spec["scope"].as_str()), (Some("scheduling.x-k8s.io"), Some("Namespaced")));
+    assert_eq!((spec["names"]["plural"].as_str(), spec["names"]["kind"].as_str()), (Some("podgroups"), Some("PodGroup")));
+    assert_eq!(spec["versions"][0]["name"], "v1alpha1");
+    let fields = &spec["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    for f in ["minMember", "minResources", "scheduleTimeoutSeconds"] {
+        assert!(fields.get(f).is_some(), "{f}");
+    }
+    // The example's declaration (coscheduling.rs pod_group_resource) lists and watches this path.
+    let source = std::fs::read_to_string(support::deploy::repo().join("examples/coscheduling/coscheduling.rs")).expect("source");
+    assert!(source.contains(r#"CustomResource::namespaced("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup")"#));
+    assert!(POD_GROUPS.starts_with("/apis/scheduling.x-k8s.io/v1alpha1/"));
+}
