@@ -61,7 +61,11 @@ impl Scheduler {
             KindChange::ReplicaSet(c) => apply(self, c, now),
             KindChange::StatefulSet(c) => apply(self, c, now),
             KindChange::Lease(c) => apply(self, c, now),
-            KindChange::Custom(i, c) => apply_as(self, KindId::Custom(i), c, now),
+            KindChange::Custom(i, c) => {
+                if let Some(apply) = CUSTOM_APPLY.get() {
+                    apply(self, KindId::Custom(i), c, now);
+                }
+            }
         }
     }
 
@@ -710,6 +714,18 @@ pub(super) fn scheduling_relevant_change(old: &api::Pod, new: &api::Pod) -> bool
         (Ok(a), Ok(b)) => a != b,
         _ => true,
     }
+}
+
+/// Applies a change of a custom resource's row. Set by [`enable_custom_resources`], which only
+/// custom builds call (`edgesched::plugin::Builder::run`): the shipped binary, which never has
+/// such a row, then carries none of the code that keeps their objects.
+type CustomApply = fn(&mut Scheduler, KindId, Change<Box<CustomObject>>, Instant);
+
+static CUSTOM_APPLY: std::sync::OnceLock<CustomApply> = std::sync::OnceLock::new();
+
+/// Keep the objects of custom resources' rows and deliver their events (see [`CustomApply`]).
+pub fn enable_custom_resources() {
+    let _ = CUSTOM_APPLY.set(|s, id, change, now| apply_as(s, id, change, now));
 }
 
 /// Custom resources of out-of-tree plugins: kept as JSON in the cache, each change an

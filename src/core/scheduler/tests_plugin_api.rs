@@ -323,6 +323,7 @@ fn binding_plugins_travel_with_the_bind_request_only_when_out_of_tree() {
 fn custom_resource_changes_reach_the_store_and_re_ask_gated_pods() {
     use crate::core::watched::{Change as C, KindChange, KindSync, Watched};
     let id = ticket_row();
+    enable_custom_resources();
     let crate::core::watched::KindId::Custom(index) = id else { panic!("{id:?}") };
     let log = Arc::new(Mutex::new(Vec::new()));
     let mut h = custom("    multiPoint:\n      enabled:\n      - name: NeedsTicket\n", &log);
