@@ -196,7 +196,8 @@ fn check_cluster_resource(cache: &Cache, g: &Group<'_>, min: &serde_json::Map<St
             return Ok(());
         }
     }
-    let gap: Vec<String> = wanted.iter().map(|(n, w)| if n == "cpu" { format!("{n}: {w}m") } else { format!("{n}: {w}") }).collect();
+    let gap: Vec<String> =
+        wanted.iter().map(|(n, w)| if n == "cpu" { format!("{n}: {w}m") } else { format!("{n}: {w}") }).collect();
     Err(format!("resource gap: {}", gap.join(", ")))
 }
 
@@ -276,9 +277,8 @@ impl Plugin for Coscheduling {
 
     /// A new pod only helps pods of its own group, a PodGroup only its own pods.
     fn queueing_hint(&self, event: &ClusterEvent<'_>, pod: &PodInfo) -> QueueingHint {
-        let same_group = |namespace: &str, name: Option<&str>| {
-            namespace == &*pod.namespace && name.is_some() && name == label_of(pod)
-        };
+        let same_group =
+            |namespace: &str, name: Option<&str>| namespace == &*pod.namespace && name.is_some() && name == label_of(pod);
         let helps = match (event.mask, event.new) {
             (EventMask::UNSCHEDULED_POD_ADD, Some(EventObject::Pod(added))) => {
                 same_group(&added.namespace, added.labels.get_str(POD_GROUP_LABEL))
@@ -661,7 +661,9 @@ mod tests {
         assert_eq!(cs.pre_enqueue(&cache, &a).map_err(|r| r.message()), Err("PodGroup not found".into()));
         let node = cache.node_by_name("n1").expect("node");
         let mut h = WaitingHandle::new(None);
-        assert!(matches!(cs.permit(&cache, &a, node, &None, &mut h), PermitOutcome::Reject(r) if r.message() == "PodGroup not found"));
+        assert!(
+            matches!(cs.permit(&cache, &a, node, &None, &mut h), PermitOutcome::Reject(r) if r.message() == "PodGroup not found")
+        );
         // Its PodGroup's creation asks again; another group's does not, nor does a deletion.
         let pg = |name: &str| {
             let mut o = CustomObject::from_value(serde_json::json!({

@@ -48,7 +48,8 @@ impl CustomResource {
 }
 
 /// One object of a custom resource: its metadata (what stores and relists key by) and the whole
-/// object as the API server sent it.
+/// object as the API server sent it. [`Object`] and [`CustomObject::resource`] come with the kind
+/// table (`crate::core::watched`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CustomObject {
     pub metadata: api::ObjectMeta,
@@ -73,11 +74,6 @@ impl CustomObject {
         };
         CustomObject { metadata, object, custom: 0 }
     }
-
-    /// `podgroups.scheduling.x-k8s.io`, the resource this object belongs to.
-    pub fn resource(&self) -> String {
-        crate::core::watched::kind(crate::core::watched::KindId::Custom(self.custom)).qualified_resource()
-    }
 }
 
 impl<'de> serde::Deserialize<'de> for CustomObject {
@@ -93,18 +89,6 @@ impl<'de> serde::Deserialize<'de> for CustomObject {
 impl serde::Serialize for CustomObject {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.object.serialize(s)
-    }
-}
-
-impl Object for CustomObject {
-    fn name(&self) -> &str {
-        &self.metadata.name
-    }
-    fn namespace(&self) -> &str {
-        &self.metadata.namespace
-    }
-    fn resource_version(&self) -> &str {
-        &self.metadata.resource_version
     }
 }
 

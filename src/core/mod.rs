@@ -4,9 +4,9 @@
 
 pub mod api;
 pub mod cache;
-pub mod custom_resources;
 pub mod conditions;
 pub mod config;
+pub mod custom_resources;
 pub mod events;
 pub mod extender;
 pub mod features;

@@ -119,16 +119,9 @@ pub trait Watched: Object + Sized + Clone {
     }
 }
 
-macro_rules! watched_kinds {
-    ($($id:ident => $ty:ty),* $(,)?) => {
-        /// Identifies a watched kind (a row of [`KINDS`]).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum KindId {
-            $($id,)*
-            /// A custom resource a plugin declared (index among [`custom_kinds`]).
-            Custom(u8),
-        }
-
+/// [`Object`] for API types that carry an [`api::ObjectMeta`] as `metadata`.
+macro_rules! object_by_metadata {
+    ($($ty:ty),*) => {
         $(impl Object for $ty {
             fn name(&self) -> &str {
                 &self.metadata.name
@@ -140,6 +133,29 @@ macro_rules! watched_kinds {
                 &self.metadata.resource_version
             }
         })*
+    };
+}
+
+object_by_metadata!(CustomObject);
+
+impl CustomObject {
+    /// `podgroups.scheduling.x-k8s.io`, the resource this object belongs to (its row's name).
+    pub fn resource(&self) -> String {
+        kind(KindId::Custom(self.custom)).qualified_resource()
+    }
+}
+
+macro_rules! watched_kinds {
+    ($($id:ident => $ty:ty),* $(,)?) => {
+        /// Identifies a watched kind (a row of [`KINDS`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum KindId {
+            $($id,)*
+            /// A custom resource a plugin declared (index among [`custom_kinds`]).
+            Custom(u8),
+        }
+
+        object_by_metadata!($($ty),*);
 
         /// A change of one watched kind (objects boxed, so that inputs stay small in the channel).
         #[derive(Debug, Clone)]
@@ -606,8 +622,11 @@ pub fn snapshot_kinds() -> impl Iterator<Item = &'static WatchedKind> {
 /// The row of `id`.
 pub fn kind(id: KindId) -> &'static WatchedKind {
     // KINDS lists every built-in KindId exactly once (checked by a test), in declaration order;
-    // custom ids come from `install_custom`.
-    all_kinds().find(|k| k.id == id).unwrap_or(&KINDS[0])
+    // custom ids index the rows of `install_custom`.
+    match id {
+        KindId::Custom(i) => CUSTOM.get().and_then(|rows| rows.get(usize::from(i))).unwrap_or(&KINDS[0]),
+        _ => KINDS.iter().find(|k| k.id == id).unwrap_or(&KINDS[0]),
+    }
 }
 
 /// The row whose objects have this `kind` (cluster files).

@@ -8,13 +8,13 @@ use super::state::{ForeignPod, Scheduler, POD_SPEC};
 use crate::core::api::{self, Object};
 use crate::core::cache::cluster::ClusterKind;
 use crate::core::cache::NodeChange;
+use crate::core::custom_resources::CustomObject;
 use crate::core::framework::{ClusterEvent, EventMask, EventObject};
 use crate::core::logging::{self, Line};
 use crate::core::metrics::names as m;
 use crate::core::model::{NodeSpecInfo, PodInfo, PodKey};
 use crate::core::queue::QueuedPod;
 use crate::core::texts;
-use crate::core::custom_resources::CustomObject;
 use crate::core::watched::{Change, KindChange, KindId, Undecodable, Watched};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -725,7 +725,7 @@ static CUSTOM_APPLY: std::sync::OnceLock<CustomApply> = std::sync::OnceLock::new
 
 /// Keep the objects of custom resources' rows and deliver their events (see [`CustomApply`]).
 pub fn enable_custom_resources() {
-    let _ = CUSTOM_APPLY.set(|s, id, change, now| apply_as(s, id, change, now));
+    let _ = CUSTOM_APPLY.set(apply_as::<CustomObject>);
 }
 
 /// Custom resources of out-of-tree plugins: kept as JSON in the cache, each change an

@@ -205,10 +205,9 @@ impl KindVisitor for DecodeAs {
         Ok(T::wrap(crate::core::watched::Change::Added(Box::new(obj))))
     }
 
-    /// A custom resource's object is kept as the JSON it is.
-    fn visit_custom(&mut self, id: crate::core::watched::KindId) -> Self::Output {
-        let obj = crate::core::watched::CustomObject::from_value(self.0.take().unwrap_or_default());
-        Ok(<crate::core::watched::CustomObject as Watched>::wrap_as(id, crate::core::watched::Change::Added(Box::new(obj))))
+    /// Cluster files hold the built-in kinds: `simulate` does not model plugins' custom resources.
+    fn visit_custom(&mut self, _id: crate::core::watched::KindId) -> Self::Output {
+        Err((String::new(), "custom resources are not simulated".into()))
     }
 }
 
