@@ -156,7 +156,8 @@ type CustomStarter = fn(&Informers, &'static WatchedKind) -> Result<(), StartErr
 
 static CUSTOM_STARTER: OnceLock<CustomStarter> = OnceLock::new();
 
-/// Make the custom resources' rows startable (see [`CustomStarter`]) and have the scheduler core
+/// Make the custom resources' rows startable (only custom builds call this, so the shipped binary
+/// carries no reflector for [`CustomObject`]) and have the scheduler core
 /// keep their objects ([`crate::core::scheduler::enable_custom_resources`]).
 pub fn enable_custom_resources() {
     crate::core::scheduler::enable_custom_resources();

@@ -723,7 +723,8 @@ type CustomApply = fn(&mut Scheduler, KindId, Change<Box<CustomObject>>, Instant
 
 static CUSTOM_APPLY: std::sync::OnceLock<CustomApply> = std::sync::OnceLock::new();
 
-/// Keep the objects of custom resources' rows and deliver their events (see [`CustomApply`]).
+/// Keep the objects of custom resources' rows and deliver their events. Only custom builds call
+/// it (`edgesched::plugin::Builder::run`), so the shipped binary carries none of that code.
 pub fn enable_custom_resources() {
     let _ = CUSTOM_APPLY.set(apply_as::<CustomObject>);
 }
