@@ -51,7 +51,8 @@
 //! - QueueSort ([`Plugin::less`] over [`QueuedPod`]s): replaces PrioritySort's order for the one
 //!   scheduling queue; every profile must name the same queue-sort plugin, as upstream.
 //! - PreEnqueue ([`Plugin::pre_enqueue`]): hold a pod back (gated) — it may count other pending
-//!   pods ([`Cache::pending_pods`]) — until an event it registered for lets it in.
+//!   pods ([`Cache::pending_pods`]) or read a declared custom resource ([`Cache::custom_object`])
+//!   — until an event it registered for lets it in.
 //! - PreFilter (+ `add_pod`/`remove_pod` for preemption's simulations), Filter, PostFilter (with
 //!   a [`FilterRunner`] to re-run the filters and see the pods waiting at Permit), PreScore,
 //!   Score + NormalizeScore (`points().normalize`).
@@ -71,6 +72,31 @@
 //!   object, [`ClusterEvent`]) whether it does — [`QueueingHint::QueueSkip`] leaves the pod in
 //!   the unschedulable pool.
 //!
+//! # Custom resources
+//!
+//! A plugin that reads objects of another project's API — scheduler-plugins' Coscheduling reads
+//! `PodGroup`s — declares the resource with [`Builder::with_custom_resource`]:
+//!
+//! ```no_run
+//! # use edgesched::plugin::{Builder, CustomResource};
+//! # struct Gang;
+//! # impl edgesched::plugin::Plugin for Gang {
+//! #     fn name(&self) -> &'static str { "Gang" }
+//! #     fn points(&self) -> edgesched::plugin::Points { Default::default() }
+//! # }
+//! let builder = Builder::new()
+//!     .with_plugin("Gang", || Gang)
+//!     .with_custom_resource("Gang", CustomResource::namespaced("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup"));
+//! ```
+//!
+//! A scheduler whose profiles enable the plugin then lists and watches the resource like its own
+//! kinds (readiness waits for its first list; RBAC must grant `list` and `watch`, and a denial is
+//! logged with the rule to add), keeps the objects as JSON ([`Cache::custom_object`], the
+//! resource named `plural.group`), and delivers each addition, change and deletion as an
+//! [`EventMask::CUSTOM_RESOURCE`] event carrying [`EventObject::Custom`] — to the queueing hints
+//! of pods the plugin rejected and to the PreEnqueue of pods it gated, so a pod waiting for its
+//! object is asked again when the object appears.
+//!
 //! Per-pod state computed at PreFilter/PreScore lives in the plugin's [`PluginState`] slot
 //! ([`state_as`] reads it back).
 //!
@@ -86,6 +112,7 @@
 //! default). A decoding error fails `check-config` and start-up with the profile and plugin named.
 
 pub use crate::core::cache::{AssignedPod, Cache, NodeInfo};
+pub use crate::core::custom_resources::{CustomObject, CustomResource};
 pub use crate::core::framework::registry::{decode_args, Factory, Registry, RegistryError};
 pub use crate::core::framework::waiting::{WaitingHandle, WaitingPod};
 pub use crate::core::framework::{
@@ -137,6 +164,13 @@ impl Builder {
         self
     }
 
+    /// Declare that plugin `plugin` reads the custom resource `resource` (see
+    /// [`Registry::read_custom_resource`]); its objects are in [`Cache::custom_object`].
+    pub fn with_custom_resource(mut self, plugin: &str, resource: CustomResource) -> Builder {
+        self.registry.read_custom_resource(plugin, resource);
+        self
+    }
+
     /// The registry built so far (for tests that build frameworks directly).
     pub fn registry(&self) -> &Registry {
         &self.registry
@@ -155,6 +189,7 @@ impl Builder {
             eprintln!("error: plugins were already installed in this process");
             return 2;
         }
+        crate::shell::informers::enable_custom_resources();
         crate::shell::app::main()
     }
 }

@@ -2,10 +2,14 @@
 //! plugin API) schedules real pods through the test API server (RBAC enforced, scheduler
 //! identity): a group binds all-or-nothing, other pods are not held up by a group that cannot
 //! fit, two groups competing for the same room do not deadlock, a group is held before the queue
-//! until enough of its pods exist (PreEnqueue), and a group that lost pods is refused at PreFilter.
+//! until enough of its pods exist (PreEnqueue) and until its PodGroup exists, a group that lost
+//! pods is refused at PreFilter, and without the example's RBAC for PodGroups the scheduler says
+//! which rule is missing. Groups are scheduler-plugins' `PodGroup` objects, served by the test API
+//! server as the example's CRD (`examples/coscheduling/manifests/`) declares them.
 
 mod support;
 
+use serde_json::json;
 use std::time::Duration;
 use support::objects::{node, pod};
 use support::process::{Edgesched, Launch};
@@ -15,31 +19,46 @@ const NODES: &str = "/api/v1/nodes";
 const PODS: &str = "/api/v1/namespaces/default/pods";
 const T: Duration = Duration::from_secs(60);
 const GROUP: &str = "scheduling.x-k8s.io/pod-group";
-const MIN_MEMBER: &str = "edgesched.io/pod-group-min-member";
+const POD_GROUPS: &str = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups";
+
+/// The example's RBAC (list/watch of PodGroups for the scheduler's identities), as shipped.
+fn grant_pod_groups(server: &TestApiServer) {
+    server.apply_file(&support::deploy::repo().join("examples/coscheduling/manifests/rbac.yaml"));
+}
 
 fn start(server: &TestApiServer) -> Edgesched {
-    let es = Launch {
-        program: Some(support::process::example_binary("coscheduling")),
-        profile_extra: "  plugins:\n    queueSort:\n      enabled:\n      - name: Coscheduling\n      disabled:\n      - name: '*'\n    multiPoint:\n      enabled:\n      - name: Coscheduling\n  pluginConfig:\n  - name: Coscheduling\n    args:\n      permitWaitingTimeSeconds: 3\n".into(),
-        ..Default::default()
-    }
-    .start(server);
+    grant_pod_groups(server);
+    let es = launch(server);
     es.wait_for_log("Caches are synced", T).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
     es
 }
 
-fn create_group(server: &TestApiServer, group: &str, size: usize, min: usize) {
-    for i in 0..size {
-        server.create(
-            PODS,
-            pod("default", &format!("{group}-{i}"))
-                .scheduler("edgesched")
-                .cpu("1")
-                .label(GROUP, group)
-                .label(MIN_MEMBER, &min.to_string())
-                .build(),
-        );
+fn launch(server: &TestApiServer) -> Edgesched {
+    Launch {
+        program: Some(support::process::example_binary("coscheduling")),
+        profile_extra: "  plugins:\n    queueSort:\n      enabled:\n      - name: Coscheduling\n      disabled:\n      - name: '*'\n    multiPoint:\n      enabled:\n      - name: Coscheduling\n  pluginConfig:\n  - name: Coscheduling\n    args:\n      permitWaitingTimeSeconds: 3\n".into(),
+        ..Default::default()
     }
+    .start(server)
+}
+
+fn create_pod_group(server: &TestApiServer, group: &str, min: usize) {
+    server.create(
+        POD_GROUPS,
+        json!({"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+            "metadata": {"name": group, "namespace": "default"}, "spec": {"minMember": min}}),
+    );
+}
+
+fn create_pods(server: &TestApiServer, group: &str, from: usize, to: usize) {
+    for i in from..to {
+        server.create(PODS, pod("default", &format!("{group}-{i}")).scheduler("edgesched").cpu("1").label(GROUP, group).build());
+    }
+}
+
+fn create_group(server: &TestApiServer, group: &str, size: usize, min: usize) {
+    create_pod_group(server, group, min);
+    create_pods(server, group, 0, size);
 }
 
 fn bound(server: &TestApiServer, name: &str) -> bool {
@@ -92,18 +111,12 @@ fn two_groups_competing_for_the_room_do_not_deadlock() {
     let server = TestApiServer::start();
     server.create(NODES, node("n1").cpu("4").build());
     let es = start(&server);
+    create_pod_group(&server, "a", 3);
+    create_pod_group(&server, "b", 3);
     // Interleaved creation: both groups get some room at first.
     for i in 0..3 {
         for g in ["a", "b"] {
-            server.create(
-                PODS,
-                pod("default", &format!("{g}-{i}"))
-                    .scheduler("edgesched")
-                    .cpu("1")
-                    .label(GROUP, g)
-                    .label(MIN_MEMBER, "3")
-                    .build(),
-            );
+            create_pods(&server, g, i, i + 1);
         }
     }
     wait_until(T, "one group fully bound", || bound_in(&server, "a", 3) == 3 || bound_in(&server, "b", 3) == 3)
@@ -127,10 +140,7 @@ fn a_group_is_held_until_min_member_pods_exist() {
     // Gated at PreEnqueue: never attempted, so neither bound nor reported as failed.
     assert_eq!(bound_in(&server, "early", 2), 0);
     assert!(failed_scheduling(&server, "early-").is_empty(), "{:?}", failed_scheduling(&server, "early-"));
-    server.create(
-        PODS,
-        pod("default", "early-2").scheduler("edgesched").cpu("1").label(GROUP, "early").label(MIN_MEMBER, "3").build(),
-    );
+    create_pods(&server, "early", 2, 3);
     wait_until(T, "the completed group bound", || bound_in(&server, "early", 3) == 3)
         .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
 }
@@ -154,4 +164,60 @@ fn a_group_that_lost_pods_is_refused_at_pre_filter() {
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
     assert_eq!(bound_in(&server, "short", 2), 0);
+}
+
+#[test]
+fn a_group_whose_pod_group_comes_later_binds_once_it_appears() {
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("4").build());
+    let es = start(&server);
+    create_pods(&server, "late", 0, 3);
+    server.create(PODS, pod("default", "solo").scheduler("edgesched").cpu("100m").build());
+    wait_until(T, "solo bound", || bound(&server, "solo")).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    // Gated at PreEnqueue ("PodGroup not found"): never attempted.
+    assert_eq!(bound_in(&server, "late", 3), 0);
+    assert!(failed_scheduling(&server, "late-").is_empty(), "{:?}", failed_scheduling(&server, "late-"));
+    create_pod_group(&server, "late", 3);
+    wait_until(T, "the group bound once its PodGroup exists", || bound_in(&server, "late", 3) == 3)
+        .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+}
+
+#[test]
+fn without_the_pod_group_rule_the_scheduler_names_it() {
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("4").build());
+    // The scheduler's own roles only: PodGroups are forbidden.
+    let es = launch(&server);
+    // klog quotes the value: the rule's own quotes are escaped.
+    let rule = r#"rule="{apiGroups: [\"scheduling.x-k8s.io\"], resources: [\"podgroups\"], verbs: [\"list\"]} in a ClusterRole""#;
+    es.wait_for_log(rule, T).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    let logs = es.logs();
+    assert!(logs.contains("Permission denied; scheduling waits for it"), "{logs}");
+    assert!(!logs.contains("Caches are synced"), "not ready without a required kind\n{logs}");
+    // Granted while running: the reflector's retry lists it and the scheduler becomes ready.
+    grant_pod_groups(&server);
+    es.wait_for_log("Caches are synced", T).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    create_group(&server, "g", 2, 2);
+    wait_until(T, "the group bound", || bound_in(&server, "g", 2) == 2).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+}
+
+#[test]
+fn the_shipped_crd_declares_what_the_example_reads_and_the_server_serves() {
+    let crd = support::deploy::doc_of_kind(
+        &support::deploy::repo().join("examples/coscheduling/manifests/podgroup-crd.yaml"),
+        "CustomResourceDefinition",
+    );
+    let spec = &crd["spec"];
+    assert_eq!(crd["metadata"]["name"], "podgroups.scheduling.x-k8s.io");
+    assert_eq!((spec["group"].as_str(), spec["scope"].as_str()), (Some("scheduling.x-k8s.io"), Some("Namespaced")));
+    assert_eq!((spec["names"]["plural"].as_str(), spec["names"]["kind"].as_str()), (Some("podgroups"), Some("PodGroup")));
+    assert_eq!(spec["versions"][0]["name"], "v1alpha1");
+    let fields = &spec["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    for f in ["minMember", "minResources", "scheduleTimeoutSeconds"] {
+        assert!(fields.get(f).is_some(), "{f}");
+    }
+    // The example's declaration (coscheduling.rs pod_group_resource) lists and watches this path.
+    let source = std::fs::read_to_string(support::deploy::repo().join("examples/coscheduling/coscheduling.rs")).expect("source");
+    assert!(source.contains(r#"CustomResource::namespaced("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup")"#));
+    assert!(POD_GROUPS.starts_with("/apis/scheduling.x-k8s.io/v1alpha1/"));
 }

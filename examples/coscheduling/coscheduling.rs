@@ -2,20 +2,26 @@
 //! `pkg/coscheduling` (coscheduling.go, core/core.go): the pods of a group bind all together or
 //! not at all.
 //!
-//! A pod belongs to the group named by its `scheduling.x-k8s.io/pod-group` label (scheduler-plugins'
-//! label). The group's `minMember` — in scheduler-plugins a field of the `PodGroup` custom
-//! resource — is read from the pod's `edgesched.io/pod-group-min-member` label, so no CRD has to
-//! be installed or watched.
+//! A pod belongs to the group named by its `scheduling.x-k8s.io/pod-group` label; the group is the
+//! `PodGroup` object of that name in the pod's namespace (custom resource
+//! `podgroups.scheduling.x-k8s.io/v1alpha1`, which this plugin declares so that the scheduler
+//! lists and watches it: see `main.rs`). From it the plugin reads `spec.minMember`,
+//! `spec.scheduleTimeoutSeconds` and `spec.minResources`.
 //!
 //! - QueueSort: priority first, then the group's time (a pod without a group: its own first
 //!   attempt), then the group's name and the pod's key — so a group's pods leave the queue one
 //!   after another instead of interleaved with others.
-//! - PreEnqueue: a group pod is held (gated) until `minMember` pods of its group exist (pending or
-//!   assigned); the arrival of a sibling asks again (queueing hint on unscheduled-pod additions).
-//! - PreFilter: a pod whose group was just denied fails fast, and a group that lost pods below
-//!   `minMember` is rejected as unresolvable (no preemption is tried for it).
+//! - PreEnqueue: a group pod is held (gated) while its PodGroup does not exist ("PodGroup not
+//!   found") and until `minMember` pods of its group exist (pending or assigned); the arrival of a
+//!   sibling and the PodGroup's creation or change ask again (queueing hints).
+//! - PreFilter: a pod whose group was just denied fails fast, a group that lost pods below
+//!   `minMember` is rejected as unresolvable (no preemption is tried for it), and a group with
+//!   `minResources` is rejected when the cluster's free allocatable (the group's own pods
+//!   counted as free) cannot hold them and `minMember` pods ("resource gap").
 //! - Permit: a group pod waits (assumed on its node) until `minMember` pods of its group are
-//!   assumed or bound; the pod that completes the group allows all its waiting siblings.
+//!   assumed or bound — at most `scheduleTimeoutSeconds` (else `permitWaitingTimeSeconds`); the
+//!   pod that completes the group allows all its waiting siblings. A PodGroup deleted meanwhile
+//!   rejects the pod ("PodGroup not found").
 //! - PostFilter: when a group pod fits nowhere and the group is more than 10% short, its waiting
 //!   siblings are rejected at once ("optimistic rejection") so their room goes back to other
 //!   pods, and the group is denied: its pending siblings fail fast at PreFilter instead of each
@@ -23,15 +29,17 @@
 //! - Unreserve: when a group pod is not bound after all (its wait ran out, it was rejected, its
 //!   binding failed) the waiting siblings are rejected with it.
 //!
-//! Differences from scheduler-plugins, because no `PodGroup` object exists and plugins have no
-//! clock: the group's time is the first attempt of the first of its pods the queue compared
-//! (scheduler-plugins: the PodGroup's creation time), and a denial lasts until each sibling that
-//! was pending when it was denied has failed fast once (scheduler-plugins: `podGroupBackoffSeconds`,
-//! accepted here for compatibility). `minResources` is not checked.
+//! Differences from scheduler-plugins, because plugins have no clock and no API client: the
+//! group's time in the queue order is the first attempt of the first of its pods the queue
+//! compared (scheduler-plugins: the PodGroup's creation time), a denial lasts until each sibling
+//! that was pending when it was denied has failed fast once (scheduler-plugins:
+//! `podGroupBackoffSeconds`, accepted here for compatibility), the `minResources` check is not
+//! cached between the group's pods (scheduler-plugins' `permittedPG`), and the PodGroup's status
+//! is not written (scheduler-plugins' controller does that, not the scheduler).
 
 use edgesched::plugin::{
-    Cache, ClusterEvent, Diagnosis, EventMask, EventObject, FilterRunner, NodeInfo, PermitOutcome, Plugin, PluginState, PodInfo,
-    PodKey, Points, PostFilterResult, PreFilterOutcome, QueuedPod, QueueingHint, Rejection, WaitingHandle,
+    Cache, ClusterEvent, CustomResource, Diagnosis, EventMask, EventObject, FilterRunner, NodeInfo, PermitOutcome, Plugin,
+    PluginState, PodInfo, PodKey, Points, PostFilterResult, PreFilterOutcome, QueuedPod, QueueingHint, Rejection, WaitingHandle,
 };
 use serde::Deserialize;
 use std::collections::{HashMap, HashSet};
@@ -42,16 +50,24 @@ use std::time::{Duration, Instant};
 pub const NAME: &str = "Coscheduling";
 /// scheduler-plugins' `PodGroupLabel`.
 pub const POD_GROUP_LABEL: &str = "scheduling.x-k8s.io/pod-group";
-/// Stands in for `PodGroup.spec.minMember`.
-pub const MIN_MEMBER_LABEL: &str = "edgesched.io/pod-group-min-member";
+/// The PodGroup resource as stores and events name it.
+pub const POD_GROUPS: &str = "podgroups.scheduling.x-k8s.io";
+/// scheduler-plugins' `PodGroupNotFound` status.
+const NOT_FOUND: &str = "PodGroup not found";
 /// `DefaultWaitTime` of scheduler-plugins' CoschedulingArgs.
 const DEFAULT_WAIT_SECONDS: u64 = 60;
+
+/// The custom resource this plugin reads (`scheduling.x-k8s.io/v1alpha1` `podgroups`, namespaced).
+pub fn pod_group_resource() -> CustomResource {
+    CustomResource::namespaced("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup")
+}
 
 /// `CoschedulingArgs`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct CoschedulingArgs {
-    /// How long group pods wait at Permit for their siblings (0: 60 s).
+    /// How long group pods wait at Permit for their siblings when their PodGroup sets no
+    /// `scheduleTimeoutSeconds` (0: 60 s).
     pub permit_waiting_time_seconds: u64,
     /// Accepted for compatibility; a denial lasts until the pending siblings failed fast once.
     pub pod_group_backoff_seconds: u64,
@@ -66,18 +82,22 @@ pub struct Coscheduling {
     denied: Mutex<HashMap<String, HashSet<PodKey>>>,
 }
 
-/// A pod's group: its namespace, name and `minMember`.
-#[derive(Debug, PartialEq, Eq)]
+/// A pod's group as its PodGroup describes it.
+#[derive(Debug)]
 struct Group<'a> {
     namespace: &'a str,
     name: &'a str,
     min_member: usize,
+    /// `spec.scheduleTimeoutSeconds` when set and not 0.
+    timeout: Option<Duration>,
+    /// `spec.minResources`.
+    min_resources: Option<&'a serde_json::Map<String, serde_json::Value>>,
 }
 
 impl Group<'_> {
     /// `namespace/name` (`GetPodGroupFullName`).
     fn full_name(&self) -> String {
-        format!("{}/{}", self.namespace, self.name)
+        full_name(self.namespace, self.name)
     }
 
     fn has(&self, namespace: &str, labels: &edgesched::plugin::Labels) -> bool {
@@ -85,14 +105,100 @@ impl Group<'_> {
     }
 }
 
-fn group_of(pod: &PodInfo) -> Option<Group<'_>> {
-    let name = pod.labels.get_str(POD_GROUP_LABEL).filter(|n| !n.is_empty())?;
-    let min_member = pod.labels.get_str(MIN_MEMBER_LABEL).and_then(|m| m.parse::<usize>().ok()).unwrap_or(1);
-    Some(Group { namespace: &pod.namespace, name, min_member })
+fn full_name(namespace: &str, name: &str) -> String {
+    format!("{namespace}/{name}")
+}
+
+/// The group a pod names (`GetPodGroupLabel`), without looking it up.
+fn label_of(pod: &PodInfo) -> Option<&str> {
+    pod.labels.get_str(POD_GROUP_LABEL).filter(|n| !n.is_empty())
+}
+
+/// What `GetPodGroup` finds for a pod.
+enum Lookup<'a> {
+    /// The pod names no group.
+    NoGroup,
+    /// The pod names a group whose PodGroup does not exist.
+    NotFound,
+    Found(Group<'a>),
+}
+
+fn lookup<'a>(cache: &'a Cache, pod: &'a PodInfo) -> Lookup<'a> {
+    let Some(name) = label_of(pod) else { return Lookup::NoGroup };
+    let Some(pg) = cache.custom_object(POD_GROUPS, &pod.namespace, name) else {
+        return Lookup::NotFound;
+    };
+    let spec = &pg.object["spec"];
+    // int32 fields: a negative or absent minMember asks for nothing.
+    let min_member = spec["minMember"].as_u64().and_then(|m| usize::try_from(m).ok()).unwrap_or(0);
+    let timeout = spec["scheduleTimeoutSeconds"].as_u64().filter(|s| *s > 0).map(Duration::from_secs);
+    let min_resources = spec["minResources"].as_object().filter(|m| !m.is_empty());
+    Lookup::Found(Group { namespace: &pod.namespace, name, min_member, timeout, min_resources })
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `CheckClusterResource`: whether the nodes' free allocatable — the group's own pods counted as
+/// free — holds `minResources` plus `minMember` pods, node by node greedily as scheduler-plugins
+/// does; the error lists what is missing. Resources the cluster does not know are missing.
+fn check_cluster_resource(cache: &Cache, g: &Group<'_>, min: &serde_json::Map<String, serde_json::Value>) -> Result<(), String> {
+    use edgesched::core::quantity::{parse_milli, parse_value};
+    // What is still wanted, by resource name: cpu in millicores, the rest in units.
+    let mut wanted: Vec<(String, i64)> = Vec::new();
+    for (name, q) in min {
+        let q = q.as_str().map(str::to_string).unwrap_or_else(|| q.to_string());
+        let amount = if name == "cpu" { parse_milli(&q) } else { parse_value(&q) };
+        let amount = amount.map_err(|e| format!("podGroup {}: minResources {name}: {e}", g.full_name()))?;
+        wanted.push((name.clone(), amount));
+    }
+    wanted.retain(|(n, _)| n != "pods");
+    wanted.push(("pods".into(), i64::try_from(g.min_member).unwrap_or(i64::MAX)));
+    for node in cache.nodes() {
+        let mut free = node.node.allocatable.clone();
+        let req = &node.requested;
+        free.milli_cpu = free.milli_cpu.saturating_sub(req.milli_cpu);
+        free.memory = free.memory.saturating_sub(req.memory);
+        free.ephemeral_storage = free.ephemeral_storage.saturating_sub(req.ephemeral_storage);
+        let mut pods = node.pods.len() as i64;
+        for p in node.pods.iter().filter(|p| g.has(&p.namespace, &p.labels)) {
+            let r = &p.resources.requests;
+            free.milli_cpu = free.milli_cpu.saturating_add(r.milli_cpu);
+            free.memory = free.memory.saturating_add(r.memory);
+            free.ephemeral_storage = free.ephemeral_storage.saturating_add(r.ephemeral_storage);
+            pods -= 1;
+        }
+        for (name, want) in wanted.iter_mut() {
+            let have = match name.as_str() {
+                "cpu" => free.milli_cpu,
+                "memory" => free.memory,
+                "ephemeral-storage" => free.ephemeral_storage,
+                "pods" => free.allowed_pod_number.saturating_sub(pods),
+                other => {
+                    let alloc = free.scalars.iter().find(|(n, _)| n.as_str() == other).map_or(0, |(_, v)| *v);
+                    let used = req.scalars.iter().find(|(n, _)| n.as_str() == other).map_or(0, |(_, v)| *v);
+                    let own: i64 = node
+                        .pods
+                        .iter()
+                        .filter(|p| g.has(&p.namespace, &p.labels))
+                        .flat_map(|p| p.resources.requests.scalars.iter())
+                        .filter(|(n, _)| n.as_str() == other)
+                        .map(|(_, v)| *v)
+                        .sum();
+                    alloc.saturating_sub(used).saturating_add(own)
+                }
+            };
+            *want = want.saturating_sub(have.max(0));
+        }
+        wanted.retain(|(_, w)| *w > 0);
+        if wanted.is_empty() {
+            return Ok(());
+        }
+    }
+    let gap: Vec<String> =
+        wanted.iter().map(|(n, w)| if n == "cpu" { format!("{n}: {w}m") } else { format!("{n}: {w}") }).collect();
+    Err(format!("resource gap: {}", gap.join(", ")))
 }
 
 impl Coscheduling {
@@ -121,15 +227,15 @@ impl Coscheduling {
     /// `GetCreationTimestamp`: the group's time, or the pod's first attempt without a group.
     fn queue_time(&self, q: &QueuedPod) -> Instant {
         let own = q.initial_attempt.unwrap_or(q.timestamp);
-        match group_of(&q.pod) {
-            Some(g) => *lock(&self.group_times).entry(g.full_name()).or_insert(own),
+        match label_of(&q.pod) {
+            Some(name) => *lock(&self.group_times).entry(full_name(&q.pod.namespace, name)).or_insert(own),
             None => own,
         }
     }
 
     /// The key pods are ordered by last: the group's name, then the pod's key.
     fn sort_key(pod: &PodInfo) -> (String, &str) {
-        (group_of(pod).map(|g| g.full_name()).unwrap_or_default(), &pod.key)
+        (label_of(pod).map(|n| full_name(&pod.namespace, n)).unwrap_or_default(), &pod.key)
     }
 
     fn reject_waiting_siblings(g: &Group<'_>, waiting: &mut WaitingHandle<'_>, message: &str) {
@@ -158,20 +264,36 @@ impl Plugin for Coscheduling {
         }
     }
 
-    /// `EventsToRegister`: a pod added (a sibling may complete the group) — and, because a group
-    /// that timed out at Permit was rejected by this plugin alone, room freed or added.
+    /// `EventsToRegister`: a pod added (a sibling may complete the group), a PodGroup added or
+    /// changed — and, because a group that timed out at Permit was rejected by this plugin
+    /// alone, room freed or added.
     fn events(&self) -> EventMask {
-        EventMask::UNSCHEDULED_POD_ADD | EventMask::ASSIGNED_POD_DELETE | EventMask::NODE_ADD | EventMask::NODE_ALLOCATABLE
+        EventMask::UNSCHEDULED_POD_ADD
+            | EventMask::CUSTOM_RESOURCE
+            | EventMask::ASSIGNED_POD_DELETE
+            | EventMask::NODE_ADD
+            | EventMask::NODE_ALLOCATABLE
     }
 
-    /// A new pod only helps pods of its own group.
+    /// A new pod only helps pods of its own group, a PodGroup only its own pods.
     fn queueing_hint(&self, event: &ClusterEvent<'_>, pod: &PodInfo) -> QueueingHint {
-        match (event.mask == EventMask::UNSCHEDULED_POD_ADD, event.new) {
-            (true, Some(EventObject::Pod(added))) => match group_of(pod) {
-                Some(g) if g.has(&added.namespace, &added.labels) => QueueingHint::Queue,
-                _ => QueueingHint::QueueSkip,
-            },
-            _ => QueueingHint::Queue,
+        let same_group =
+            |namespace: &str, name: Option<&str>| namespace == &*pod.namespace && name.is_some() && name == label_of(pod);
+        let helps = match (event.mask, event.new) {
+            (EventMask::UNSCHEDULED_POD_ADD, Some(EventObject::Pod(added))) => {
+                same_group(&added.namespace, added.labels.get_str(POD_GROUP_LABEL))
+            }
+            (EventMask::CUSTOM_RESOURCE, Some(EventObject::Custom(pg))) => {
+                pg.resource() == POD_GROUPS && same_group(&pg.metadata.namespace, Some(&pg.metadata.name))
+            }
+            // A PodGroup deleted helps nobody.
+            (EventMask::CUSTOM_RESOURCE, _) => false,
+            _ => true,
+        };
+        if helps {
+            QueueingHint::Queue
+        } else {
+            QueueingHint::QueueSkip
         }
     }
 
@@ -188,7 +310,11 @@ impl Plugin for Coscheduling {
     }
 
     fn pre_enqueue(&self, cache: &Cache, pod: &PodInfo) -> Result<(), Rejection> {
-        let Some(g) = group_of(pod) else { return Ok(()) };
+        let g = match lookup(cache, pod) {
+            Lookup::NoGroup => return Ok(()),
+            Lookup::NotFound => return Err(Rejection::unresolvable(NOT_FOUND)),
+            Lookup::Found(g) => g,
+        };
         let n = Self::members(cache, &g);
         if n < g.min_member {
             return Err(Rejection::unresolvable(format!(
@@ -200,7 +326,8 @@ impl Plugin for Coscheduling {
     }
 
     fn pre_filter(&self, cache: &Cache, pod: &PodInfo, _state: &mut PluginState) -> PreFilterOutcome {
-        let Some(g) = group_of(pod) else { return PreFilterOutcome::Skip };
+        // A pod whose PodGroup is gone is treated as no group here and refused at Permit.
+        let Lookup::Found(g) = lookup(cache, pod) else { return PreFilterOutcome::Skip };
         let full = g.full_name();
         {
             let mut denied = lock(&self.denied);
@@ -221,6 +348,11 @@ impl Plugin for Coscheduling {
                 pod.name, g.min_member
             )));
         }
+        if let Some(min) = g.min_resources {
+            if let Err(gap) = check_cluster_resource(cache, &g, min) {
+                return PreFilterOutcome::Reject(Rejection::unresolvable(gap));
+            }
+        }
         PreFilterOutcome::Skip
     }
 
@@ -232,10 +364,14 @@ impl Plugin for Coscheduling {
         _state: &PluginState,
         waiting: &mut WaitingHandle<'_>,
     ) -> PermitOutcome {
-        let Some(g) = group_of(pod) else { return PermitOutcome::Allow };
+        let g = match lookup(cache, pod) {
+            Lookup::NoGroup => return PermitOutcome::Allow,
+            Lookup::NotFound => return PermitOutcome::Reject(Rejection::unresolvable(NOT_FOUND)),
+            Lookup::Found(g) => g,
+        };
         // The pod itself is not yet counted among the assumed pods.
         if Self::assigned(cache, &g) + 1 < g.min_member {
-            return PermitOutcome::Wait(self.wait);
+            return PermitOutcome::Wait(g.timeout.unwrap_or(self.wait));
         }
         let siblings: Vec<_> =
             waiting.iter().filter(|w| g.has(&w.pod.namespace, &w.pod.labels)).map(|w| w.pod.key.clone()).collect();
@@ -245,8 +381,8 @@ impl Plugin for Coscheduling {
         PermitOutcome::Allow
     }
 
-    fn unreserve(&self, _cache: &Cache, pod: &PodInfo, _node: &str, waiting: &mut WaitingHandle<'_>) {
-        if let Some(g) = group_of(pod) {
+    fn unreserve(&self, cache: &Cache, pod: &PodInfo, _node: &str, waiting: &mut WaitingHandle<'_>) {
+        if let Lookup::Found(g) = lookup(cache, pod) {
             Self::reject_waiting_siblings(&g, waiting, "rejection in Unreserve");
         }
     }
@@ -261,7 +397,7 @@ impl Plugin for Coscheduling {
     ) -> PostFilterResult {
         let unschedulable =
             |msg: String| PostFilterResult { rejection: Some(Rejection::unschedulable(msg)), ..Default::default() };
-        let Some(g) = group_of(pod) else { return unschedulable("can not find pod group".into()) };
+        let Lookup::Found(g) = lookup(cache, pod) else { return unschedulable("can not find pod group".into()) };
         // Refused by this plugin's own PreFilter (the group was denied or is short of pods):
         // nothing was assumed for it, and denying the group again would never end the denial.
         if diagnosis.unschedulable_plugins.contains(&NAME) {
@@ -297,6 +433,7 @@ mod tests {
     use edgesched::core::api;
     use edgesched::core::framework::waiting::{WaitingAction, WaitingPods};
     use edgesched::core::model::{NoPriorityClasses, NodeSpecInfo};
+    use edgesched::plugin::CustomObject;
     use std::sync::Arc;
     use std::time::Instant;
 
@@ -304,15 +441,27 @@ mod tests {
         let mut p = api::Pod::default();
         p.metadata.namespace = "ns".into();
         p.metadata.name = name.into();
-        if let Some((g, min)) = group {
+        if let Some((g, _min)) = group {
             p.metadata.labels.insert(POD_GROUP_LABEL.into(), g.into());
-            p.metadata.labels.insert(MIN_MEMBER_LABEL.into(), min.to_string());
         }
         PodInfo::from_api(&p, &NoPriorityClasses)
     }
 
-    fn cache_with(assigned: &[PodInfo]) -> Cache {
+    /// Create (or replace) PodGroup `ns/name` with this spec.
+    fn pod_group(cache: &mut Cache, name: &str, spec: serde_json::Value) {
+        let pg = CustomObject::from_value(serde_json::json!({
+            "apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": "ns"}, "spec": spec,
+        }));
+        cache.custom.upsert(POD_GROUPS, Arc::new(pg));
+    }
+
+    /// One node `n1` with these pods assigned, and PodGroups of these names and `minMember`s.
+    fn cache_with(assigned: &[PodInfo], groups: &[(&str, usize)]) -> Cache {
         let mut cache = Cache::new();
+        for (g, min) in groups {
+            pod_group(&mut cache, g, serde_json::json!({"minMember": min}));
+        }
         let mut n = api::Node::default();
         n.metadata.name = "n1".into();
         cache.upsert_node(NodeSpecInfo::from_api(&n));
@@ -327,7 +476,7 @@ mod tests {
     #[test]
     fn pods_without_a_group_are_allowed() {
         let cs = Coscheduling::new(CoschedulingArgs::default()).expect("plugin");
-        let cache = cache_with(&[]);
+        let cache = cache_with(&[], &[]);
         let node = cache.node_by_name("n1").expect("node");
         let mut h = WaitingHandle::new(None);
         assert!(matches!(cs.permit(&cache, &pod("p", None), node, &None, &mut h), PermitOutcome::Allow));
@@ -338,7 +487,7 @@ mod tests {
         // coscheduling_test.go TestPermit: "pods belong to a podGroup, Wait" / "Allow".
         let cs = Coscheduling::new(CoschedulingArgs { permit_waiting_time_seconds: 10, ..Default::default() }).expect("plugin");
         let a = pod("a", Some(("g", 3)));
-        let cache = cache_with(std::slice::from_ref(&a));
+        let cache = cache_with(std::slice::from_ref(&a), &[("g", 3)]);
         let node = cache.node_by_name("n1").expect("node");
         let mut h = WaitingHandle::new(None);
         assert!(
@@ -346,7 +495,7 @@ mod tests {
         );
 
         let b = pod("b", Some(("g", 3)));
-        let cache = cache_with(&[a.clone(), b.clone()]);
+        let cache = cache_with(&[a.clone(), b.clone()], &[("g", 3)]);
         let node = cache.node_by_name("n1").expect("node");
         let mut waiting = WaitingPods::default();
         let now = Instant::now();
@@ -411,7 +560,7 @@ mod tests {
     #[test]
     fn pre_enqueue_holds_a_group_until_min_member_pods_exist() {
         let cs = Coscheduling::new(CoschedulingArgs::default()).expect("plugin");
-        let mut cache = cache_with(&[pod("a", Some(("g", 3)))]);
+        let mut cache = cache_with(&[pod("a", Some(("g", 3)))], &[("g", 3)]);
         let b = pod("b", Some(("g", 3)));
         pending(&mut cache, std::slice::from_ref(&b));
         assert_eq!(
@@ -435,7 +584,7 @@ mod tests {
     fn pre_filter_rejects_a_group_short_of_pods_as_unresolvable() {
         // core_test.go TestPreFilter: "pod belongs to a podGroup with not enough pods".
         let cs = Coscheduling::new(CoschedulingArgs::default()).expect("plugin");
-        let mut cache = cache_with(&[]);
+        let mut cache = cache_with(&[], &[("g", 2)]);
         let a = pod("a", Some(("g", 2)));
         pending(&mut cache, std::slice::from_ref(&a));
         match cs.pre_filter(&cache, &a, &mut None) {
@@ -455,7 +604,7 @@ mod tests {
     #[test]
     fn a_denied_group_fails_fast_once_per_pending_sibling() {
         let cs = Coscheduling::new(CoschedulingArgs::default()).expect("plugin");
-        let mut cache = cache_with(&[]);
+        let mut cache = cache_with(&[], &[("g", 3)]);
         let pods: Vec<PodInfo> = ["a", "b", "c"].iter().map(|n| pod(n, Some(("g", 3)))).collect();
         pending(&mut cache, &pods);
         struct NoWaiting;
@@ -488,7 +637,7 @@ mod tests {
     fn unreserve_rejects_the_waiting_siblings() {
         // coscheduling_test.go TestUnreserve.
         let cs = Coscheduling::new(CoschedulingArgs::default()).expect("plugin");
-        let cache = cache_with(&[]);
+        let cache = cache_with(&[], &[("g", 3), ("h", 3)]);
         let mut waiting = WaitingPods::default();
         let now = Instant::now();
         waiting.add(Arc::new(pod("a", Some(("g", 3)))), "n1".into(), &[(NAME, Duration::from_secs(10))], now);
@@ -499,5 +648,86 @@ mod tests {
             h.into_actions(),
             vec![WaitingAction::Reject { pod: "ns/a".into(), plugin: NAME, message: "rejection in Unreserve".into() }]
         );
+    }
+
+    #[test]
+    fn a_pod_whose_pod_group_does_not_exist_is_gated_until_it_appears() {
+        // The row of the PodGroups, as main.rs declares it (events name their resource by it).
+        edgesched::core::watched::install_custom(&[(NAME.to_string(), pod_group_resource())]);
+        let cs = Coscheduling::new(CoschedulingArgs::default()).expect("plugin");
+        let mut cache = cache_with(&[], &[]);
+        let a = pod("a", Some(("g", 1)));
+        pending(&mut cache, std::slice::from_ref(&a));
+        assert_eq!(cs.pre_enqueue(&cache, &a).map_err(|r| r.message()), Err("PodGroup not found".into()));
+        let node = cache.node_by_name("n1").expect("node");
+        let mut h = WaitingHandle::new(None);
+        assert!(
+            matches!(cs.permit(&cache, &a, node, &None, &mut h), PermitOutcome::Reject(r) if r.message() == "PodGroup not found")
+        );
+        // Its PodGroup's creation asks again; another group's does not, nor does a deletion.
+        let pg = |name: &str| {
+            let mut o = CustomObject::from_value(serde_json::json!({
+                "apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+                "metadata": {"name": name, "namespace": "ns"}, "spec": {"minMember": 1},
+            }));
+            // As the scheduler hands it over: the object of the (only) declared row.
+            o = serde_json::from_value(serde_json::to_value(&o).expect("encodes")).expect("decodes");
+            o
+        };
+        let (mine, other) = (pg("g"), pg("h"));
+        let ev = |o: &CustomObject, new: bool| {
+            let obj = Some(EventObject::Custom(o));
+            let (old, new) = if new { (None, obj) } else { (obj, None) };
+            cs.queueing_hint(&ClusterEvent { mask: EventMask::CUSTOM_RESOURCE, old, new }, &a)
+        };
+        assert_eq!(ev(&mine, true), QueueingHint::Queue);
+        assert_eq!(ev(&other, true), QueueingHint::QueueSkip);
+        assert_eq!(ev(&mine, false), QueueingHint::QueueSkip);
+        pod_group(&mut cache, "g", serde_json::json!({"minMember": 1}));
+        assert!(cs.pre_enqueue(&cache, &a).is_ok());
+    }
+
+    #[test]
+    fn schedule_timeout_seconds_overrides_the_permit_wait() {
+        // util.GetWaitTimeDuration: the PodGroup's scheduleTimeoutSeconds when set, else the args'.
+        let cs = Coscheduling::new(CoschedulingArgs { permit_waiting_time_seconds: 10, ..Default::default() }).expect("plugin");
+        let mut cache = cache_with(&[], &[]);
+        pod_group(&mut cache, "g", serde_json::json!({"minMember": 2, "scheduleTimeoutSeconds": 4}));
+        pod_group(&mut cache, "h", serde_json::json!({"minMember": 2, "scheduleTimeoutSeconds": 0}));
+        let node = cache.node_by_name("n1").expect("node");
+        let mut h = WaitingHandle::new(None);
+        let wait = |p: &PodInfo, h: &mut WaitingHandle<'_>| match cs.permit(&cache, p, node, &None, h) {
+            PermitOutcome::Wait(d) => Some(d),
+            _ => None,
+        };
+        assert_eq!(wait(&pod("a", Some(("g", 2))), &mut h), Some(Duration::from_secs(4)));
+        assert_eq!(wait(&pod("b", Some(("h", 2))), &mut h), Some(Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn min_resources_are_checked_against_the_free_allocatable() {
+        // core.go CheckClusterResource: minResources plus minMember pods against the nodes'
+        // free allocatable (enough / not enough room, an unknown resource, a bad quantity).
+        let cs = Coscheduling::new(CoschedulingArgs::default()).expect("plugin");
+        let mut cache = Cache::new();
+        let mut n = api::Node::default();
+        n.metadata.name = "n1".into();
+        for (k, v) in [("cpu", "4"), ("memory", "4Gi"), ("pods", "10")] {
+            n.status.allocatable.insert(k.into(), api::QuantityStr(v.into()));
+        }
+        cache.upsert_node(NodeSpecInfo::from_api(&n));
+        let a = pod("a", Some(("g", 2)));
+        let b = pod("b", Some(("g", 2)));
+        pending(&mut cache, &[a.clone(), b.clone()]);
+        let outcome = |cache: &Cache| match cs.pre_filter(cache, &a, &mut None) {
+            PreFilterOutcome::Reject(r) => Err(r.message()),
+            _ => Ok(()),
+        };
+        pod_group(&mut cache, "g", serde_json::json!({"minMember": 2, "minResources": {"cpu": "3", "memory": "1Gi"}}));
+        assert_eq!(outcome(&cache), Ok(()));
+        pod_group(&mut cache, "g", serde_json::json!({"minMember": 2, "minResources": {"cpu": "5", "nvidia.com/gpu": "1"}}));
+        assert_eq!(outcome(&cache), Err("resource gap: cpu: 1000m, nvidia.com/gpu: 1".into()));
+        pod_group(&mut cache, "g", serde_json::json!({"minMember": 2, "minResources": {"cpu": "lots"}}));
+        assert!(outcome(&cache).is_err_and(|e| e.starts_with("podGroup ns/g: minResources cpu:")));
     }
 }

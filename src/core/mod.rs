@@ -6,6 +6,7 @@ pub mod api;
 pub mod cache;
 pub mod conditions;
 pub mod config;
+pub mod custom_resources;
 pub mod events;
 pub mod extender;
 pub mod features;

@@ -14,6 +14,9 @@
 //! turned off (with one warning naming the rule to add) instead of blocking readiness.
 
 use crate::core::api::{self, Object};
+pub use crate::core::custom_resources::CustomObject;
+use crate::core::custom_resources::CustomResource;
+use std::sync::OnceLock;
 
 // ---------------------------------------------------------------------------------------------
 // The types of the watched kinds, listed once: the kind ids, the API type of each, their
@@ -104,19 +107,21 @@ pub enum KindSync {
 
 /// An API type the scheduler mirrors: its row of the kind table and its [`KindChange`] variant.
 pub trait Watched: Object + Sized + Clone {
+    /// The row of a built-in kind. Custom resources share one type ([`CustomObject`]) whose rows
+    /// are known at run time: their id comes with each change ([`Watched::wrap_as`]).
     const ID: KindId;
     /// Wrap a change of this type for the core.
     fn wrap(change: Change<Box<Self>>) -> KindChange;
+    /// Wrap a change of the kind `id` (what the informers call: a custom resource's row is only
+    /// known at run time).
+    fn wrap_as(_id: KindId, change: Change<Box<Self>>) -> KindChange {
+        Self::wrap(change)
+    }
 }
 
-macro_rules! watched_kinds {
-    ($($id:ident => $ty:ty),* $(,)?) => {
-        /// Identifies a watched kind (a row of [`KINDS`]).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum KindId {
-            $($id,)*
-        }
-
+/// [`Object`] for API types that carry an [`api::ObjectMeta`] as `metadata`.
+macro_rules! object_by_metadata {
+    ($($ty:ty),*) => {
         $(impl Object for $ty {
             fn name(&self) -> &str {
                 &self.metadata.name
@@ -128,11 +133,36 @@ macro_rules! watched_kinds {
                 &self.metadata.resource_version
             }
         })*
+    };
+}
+
+object_by_metadata!(CustomObject);
+
+impl CustomObject {
+    /// `podgroups.scheduling.x-k8s.io`, the resource this object belongs to (its row's name).
+    pub fn resource(&self) -> String {
+        kind(KindId::Custom(self.custom)).qualified_resource()
+    }
+}
+
+macro_rules! watched_kinds {
+    ($($id:ident => $ty:ty),* $(,)?) => {
+        /// Identifies a watched kind (a row of [`KINDS`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum KindId {
+            $($id,)*
+            /// A custom resource a plugin declared (index among [`custom_kinds`]).
+            Custom(u8),
+        }
+
+        object_by_metadata!($($ty),*);
 
         /// A change of one watched kind (objects boxed, so that inputs stay small in the channel).
         #[derive(Debug, Clone)]
         pub enum KindChange {
             $($id(Change<Box<$ty>>),)*
+            /// A change of the custom resource with this index.
+            Custom(u8, Change<Box<CustomObject>>),
         }
 
         impl KindChange {
@@ -140,6 +170,7 @@ macro_rules! watched_kinds {
             pub fn id(&self) -> KindId {
                 match self {
                     $(KindChange::$id(_) => KindId::$id,)*
+                    KindChange::Custom(i, _) => KindId::Custom(*i),
                 }
             }
 
@@ -147,6 +178,7 @@ macro_rules! watched_kinds {
             pub fn sync_state(&self) -> Option<KindSync> {
                 match self {
                     $(KindChange::$id(c) => c.sync_state(),)*
+                    KindChange::Custom(_, c) => c.sync_state(),
                 }
             }
 
@@ -154,6 +186,7 @@ macro_rules! watched_kinds {
             pub fn object(&self) -> Option<&dyn Object> {
                 match self {
                     $(KindChange::$id(Change::Added(o) | Change::Modified(o) | Change::Deleted(o)) => Some(&**o),)*
+                    KindChange::Custom(_, Change::Added(o) | Change::Modified(o) | Change::Deleted(o)) => Some(&**o),
                     _ => None,
                 }
             }
@@ -162,6 +195,7 @@ macro_rules! watched_kinds {
             pub fn is_added(&self) -> bool {
                 match self {
                     $(KindChange::$id(c) => matches!(c, Change::Added(_)),)*
+                    KindChange::Custom(_, c) => matches!(c, Change::Added(_)),
                 }
             }
 
@@ -178,6 +212,7 @@ macro_rules! watched_kinds {
             pub fn object_json(&self) -> Option<serde_json::Result<serde_json::Value>> {
                 match self {
                     $(KindChange::$id(Change::Added(o) | Change::Modified(o) | Change::Deleted(o)) => Some(serde_json::to_value(&**o)),)*
+                    KindChange::Custom(_, Change::Added(o) | Change::Modified(o) | Change::Deleted(o)) => Some(Ok(o.object.clone())),
                     _ => None,
                 }
             }
@@ -187,6 +222,7 @@ macro_rules! watched_kinds {
             pub fn into_list_page(self) -> KindChange {
                 match self {
                     $(KindChange::$id(Change::Added(o)) => KindChange::$id(Change::ListPage(vec![o])),)*
+                    KindChange::Custom(i, Change::Added(o)) => KindChange::Custom(i, Change::ListPage(vec![o])),
                     other => other,
                 }
             }
@@ -206,12 +242,18 @@ macro_rules! watched_kinds {
             fn visit<T>(&mut self) -> Self::Output
             where
                 T: Watched + serde::de::DeserializeOwned + Send + 'static;
+            /// The same for the custom-resource row `id` (type [`CustomObject`]). Separate so
+            /// that the visitors that only meet built-in rows (snapshots, `simulate`) answer
+            /// without their generic path being compiled for it: each instantiation costs
+            /// binary size.
+            fn visit_custom(&mut self, id: KindId) -> Self::Output;
         }
 
         /// Call `v.visit::<T>()` with the API type `T` of kind `id`.
         pub fn visit<V: KindVisitor>(id: KindId, v: &mut V) -> V::Output {
             match id {
                 $(KindId::$id => v.visit::<$ty>(),)*
+                KindId::Custom(_) => v.visit_custom(id),
             }
         }
     };
@@ -233,6 +275,27 @@ watched_kinds!(
     StatefulSet => api::StatefulSet,
     Lease => api::Lease,
 );
+
+impl Watched for CustomObject {
+    /// Not a row of its own: every change comes through [`Watched::wrap_as`] with its row's id.
+    const ID: KindId = KindId::Custom(0);
+    fn wrap(change: Change<Box<Self>>) -> KindChange {
+        Self::wrap_as(Self::ID, change)
+    }
+    fn wrap_as(id: KindId, change: Change<Box<Self>>) -> KindChange {
+        let index = match id {
+            KindId::Custom(i) => i,
+            _ => 0,
+        };
+        KindChange::Custom(
+            index,
+            change.map(|mut o| {
+                o.custom = index;
+                o
+            }),
+        )
+    }
+}
 
 /// Where the objects of a kind are listed from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -335,7 +398,48 @@ impl WatchedKind {
 /// without volume plugins opens no storage watches, one without topology spread no controller
 /// watches.
 pub fn kinds_read_by<'a>(plugins: &'a [&str]) -> impl Iterator<Item = &'static WatchedKind> + 'a {
-    KINDS.iter().filter(move |k| k.is_read_by(plugins))
+    all_kinds().filter(move |k| k.is_read_by(plugins))
+}
+
+/// The built-in rows ([`KINDS`]) followed by the custom resources plugins declared.
+pub fn all_kinds() -> impl Iterator<Item = &'static WatchedKind> {
+    KINDS.iter().chain(custom_kinds())
+}
+
+static CUSTOM: OnceLock<Vec<WatchedKind>> = OnceLock::new();
+
+/// Most custom resources one process can declare (their index is a `u8`).
+pub const MAX_CUSTOM: usize = u8::MAX as usize;
+
+/// Add the custom resources out-of-tree plugins declared as rows of the table, each read by
+/// its plugin (once, at start-up, when the plugin registry is installed; the rows live for the
+/// process). Returns `false` when rows were already installed or there are too many.
+pub fn install_custom(declared: &[(String, CustomResource)]) -> bool {
+    if declared.len() > MAX_CUSTOM {
+        return false;
+    }
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+    let rows = declared
+        .iter()
+        .enumerate()
+        .map(|(i, (plugin, r))| WatchedKind {
+            id: KindId::Custom(i as u8),
+            kind: leak(&r.kind),
+            group: leak(&r.group),
+            version: leak(&r.version),
+            resource: leak(&r.resource),
+            scope: if r.namespaced { Scope::AllNamespaces } else { Scope::Cluster },
+            field_selector: None,
+            need: Need::Required,
+            read_by: ReadBy::Plugins(Box::leak(vec![leak(plugin)].into_boxed_slice())),
+        })
+        .collect();
+    CUSTOM.set(rows).is_ok()
+}
+
+/// The custom resources' rows (empty in the shipped binary).
+pub fn custom_kinds() -> impl Iterator<Item = &'static WatchedKind> {
+    CUSTOM.get().into_iter().flatten()
 }
 
 const VOLUME_PLUGINS: &[&str] = &["VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits"];
@@ -517,13 +621,17 @@ pub fn snapshot_kinds() -> impl Iterator<Item = &'static WatchedKind> {
 
 /// The row of `id`.
 pub fn kind(id: KindId) -> &'static WatchedKind {
-    // KINDS lists every KindId exactly once (checked by a test), in declaration order.
-    KINDS.iter().find(|k| k.id == id).unwrap_or(&KINDS[0])
+    // KINDS lists every built-in KindId exactly once (checked by a test), in declaration order;
+    // custom ids index the rows of `install_custom`.
+    match id {
+        KindId::Custom(i) => CUSTOM.get().and_then(|rows| rows.get(usize::from(i))).unwrap_or(&KINDS[0]),
+        _ => KINDS.iter().find(|k| k.id == id).unwrap_or(&KINDS[0]),
+    }
 }
 
 /// The row whose objects have this `kind` (cluster files).
 pub fn by_kind(kind: &str) -> Option<&'static WatchedKind> {
-    KINDS.iter().find(|k| k.kind == kind)
+    all_kinds().find(|k| k.kind == kind)
 }
 
 #[cfg(test)]
@@ -562,6 +670,9 @@ mod tests {
             T: Watched + serde::de::DeserializeOwned + Send + 'static,
         {
             T::ID
+        }
+        fn visit_custom(&mut self, id: KindId) -> KindId {
+            id
         }
     }
 

@@ -98,6 +98,11 @@ impl KindVisitor for ListKind<'_> {
             token = Some(page.metadata.continue_token);
         }
     }
+
+    /// Custom resources are no part of a snapshot (its rows are the built-in kinds).
+    fn visit_custom(&mut self, _id: crate::core::watched::KindId) -> Self::Output {
+        Ok(true)
+    }
 }
 
 /// Every object of the cluster-state kinds, in table order; `each` returns `false` to stop.

@@ -9,7 +9,7 @@ use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Metrics};
 use crate::core::rng::Rng;
 use crate::core::scheduler::Input;
-use crate::core::watched::{visit, Change, KindVisitor, Watched};
+use crate::core::watched::{visit, Change, CustomObject, KindVisitor, Watched};
 use crate::core::watched::{Need, WatchedKind};
 use crate::shell::kube::client::Client;
 use crate::shell::kube::watch::{spawn_watcher, Sink, WatchSpec};
@@ -17,7 +17,7 @@ use crate::shell::permissions::{self, Denials};
 use serde::de::DeserializeOwned;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::SyncSender;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Environment variable overriding how long a watch may stay completely silent (no event, no
@@ -136,6 +136,32 @@ impl KindVisitor for Starter<'_> {
             .map(|_| ())
             .map_err(|source| StartError { resource: kind.resource, source })
     }
+
+    fn visit_custom(&mut self, _id: crate::core::watched::KindId) -> Result<(), StartError> {
+        match CUSTOM_STARTER.get() {
+            Some(start) => start(self.informers, self.kind),
+            None => Err(StartError {
+                resource: self.kind.resource,
+                source: std::io::Error::other("custom resources are only watched by builds made with edgesched::plugin::Builder"),
+            }),
+        }
+    }
+}
+
+/// Starts the informer of a custom resource's row. Set by [`enable_custom_resources`], which
+/// only custom builds call ([`crate::plugin::Builder::run`]): the shipped binary, which never has
+/// such a row, then carries no list+watch code for [`CustomObject`] (each kind's reflector is
+/// its own instantiation, tens of kilobytes).
+type CustomStarter = fn(&Informers, &'static WatchedKind) -> Result<(), StartError>;
+
+static CUSTOM_STARTER: OnceLock<CustomStarter> = OnceLock::new();
+
+/// Make the custom resources' rows startable (only custom builds call this, so the shipped binary
+/// carries no reflector for [`CustomObject`]) and have the scheduler core
+/// keep their objects ([`crate::core::scheduler::enable_custom_resources`]).
+pub fn enable_custom_resources() {
+    crate::core::scheduler::enable_custom_resources();
+    let _ = CUSTOM_STARTER.set(|informers, kind| Starter { informers, kind }.visit::<CustomObject>());
 }
 
 /// The sink of one informer: changes go to the core; denials are recorded and logged.
@@ -160,7 +186,7 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
             }
             _ => {}
         }
-        self.tx.send(Input::watch(change)).is_ok()
+        self.tx.send(Input::Watch(T::wrap_as(self.kind.id, change.map(Box::new)))).is_ok()
     }
 
     /// Required: an error every time (the reflector backs off). Optional: one warning naming the
@@ -193,7 +219,7 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
                         Line::new("Still forbidden").s("verb", verb).s("resource", kind.qualified_resource())
                     });
                 }
-                self.tx.send(Input::watch::<T>(Change::Unavailable)).is_ok()
+                self.tx.send(Input::Watch(T::wrap_as(kind.id, Change::<Box<T>>::Unavailable))).is_ok()
             }
         }
     }

@@ -168,6 +168,8 @@ pub struct Cache {
     /// Pods not yet bound (queued, gated, in flight), kept only when some out-of-tree plugin may
     /// read them ([`Cache::pending_pods`]); `None` costs nothing.
     pending: Option<HashMap<PodKey, Arc<crate::core::model::PodInfo>>>,
+    /// Objects of the custom resources out-of-tree plugins declared ([`Cache::custom_object`]).
+    pub custom: crate::core::custom_resources::CustomStore,
 }
 
 /// Account a pod placed on (`delta` 1) or leaving (−1) node `id` with `labels` in the counts
@@ -233,6 +235,18 @@ impl Cache {
     /// scheduler runs an out-of-tree plugin. A pod being bound is both here and assigned.
     pub fn pending_pods(&self) -> impl Iterator<Item = &Arc<crate::core::model::PodInfo>> {
         self.pending.iter().flat_map(|p| p.values())
+    }
+
+    /// The object `namespace/name` of a custom resource a plugin declared
+    /// ([`crate::plugin::Builder::with_custom_resource`]), named as `resource.group` (e.g.
+    /// `podgroups.scheduling.x-k8s.io`); `namespace` is empty for cluster-scoped resources.
+    pub fn custom_object(
+        &self,
+        resource: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Option<&Arc<crate::core::custom_resources::CustomObject>> {
+        self.custom.get(resource, namespace, name)
     }
 
     /// Storage objects and bindings the volume plugins read.

@@ -36,6 +36,9 @@ impl EventMask {
     /// An unscheduled pod was added (another pod of a group arrived, for a PreEnqueue waiting
     /// for siblings).
     pub const UNSCHEDULED_POD_ADD: EventMask = EventMask(1 << 16);
+    /// An object of a custom resource a plugin declared was added, updated or deleted (the
+    /// event's objects say which resource: [`EventObject::Custom`]).
+    pub const CUSTOM_RESOURCE: EventMask = EventMask(1 << 17);
     pub const ALL: EventMask = EventMask(u32::MAX);
 
     pub fn intersects(self, other: EventMask) -> bool {
@@ -91,6 +94,9 @@ pub enum EventObject<'a> {
     AssignedPod(&'a crate::core::cache::AssignedPod),
     /// A pod not yet bound.
     Pod(&'a crate::core::model::PodInfo),
+    /// An object of a declared custom resource ([`crate::core::custom_resources::CustomObject::resource`]
+    /// names it).
+    Custom(&'a crate::core::custom_resources::CustomObject),
 }
 
 /// A cluster event with the objects before and after (upstream `QueueingHintFn`'s `oldObj`,

@@ -7,6 +7,7 @@
 //! table is not I/O: it is a value fixed at start-up, like the configuration.
 
 use super::Plugin;
+use crate::core::custom_resources::CustomResource;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -39,6 +40,8 @@ impl std::error::Error for RegistryError {}
 #[derive(Clone, Default)]
 pub struct Registry {
     factories: BTreeMap<String, Factory>,
+    /// Custom resources the plugins read, with the plugin that reads each.
+    custom: Vec<(String, CustomResource)>,
 }
 
 impl fmt::Debug for Registry {
@@ -75,6 +78,22 @@ impl Registry {
         self.register(name, factory)
     }
 
+    /// Declare that plugin `plugin` reads the custom resource `resource`: every scheduler whose
+    /// profiles enable the plugin lists and watches it (a required kind: readiness waits for its
+    /// first list, RBAC must grant list and watch), keeps its objects in the cache
+    /// ([`crate::core::cache::Cache::custom_object`]) and delivers their changes as
+    /// [`super::EventMask::CUSTOM_RESOURCE`] events. Declaring the same resource twice keeps one.
+    pub fn read_custom_resource(&mut self, plugin: &str, resource: CustomResource) {
+        if !self.custom.iter().any(|(_, r)| r.qualified() == resource.qualified()) {
+            self.custom.push((plugin.to_string(), resource));
+        }
+    }
+
+    /// The declared custom resources, with their readers.
+    pub fn custom_resources(&self) -> &[(String, CustomResource)] {
+        &self.custom
+    }
+
     /// The factory registered under `name`.
     pub fn get(&self, name: &str) -> Option<&Factory> {
         self.factories.get(name)
@@ -107,6 +126,9 @@ static INSTALLED: OnceLock<Registry> = OnceLock::new();
 /// Install the process's out-of-tree plugins (once, at start-up). A second call returns the
 /// registry it was given back.
 pub fn install(registry: Registry) -> Result<(), Registry> {
+    if !crate::core::watched::install_custom(&registry.custom) {
+        return Err(registry);
+    }
     INSTALLED.set(registry)
 }
 

@@ -8,13 +8,14 @@ use super::state::{ForeignPod, Scheduler, POD_SPEC};
 use crate::core::api::{self, Object};
 use crate::core::cache::cluster::ClusterKind;
 use crate::core::cache::NodeChange;
+use crate::core::custom_resources::CustomObject;
 use crate::core::framework::{ClusterEvent, EventMask, EventObject};
 use crate::core::logging::{self, Line};
 use crate::core::metrics::names as m;
 use crate::core::model::{NodeSpecInfo, PodInfo, PodKey};
 use crate::core::queue::QueuedPod;
 use crate::core::texts;
-use crate::core::watched::{Change, KindChange, Undecodable, Watched};
+use crate::core::watched::{Change, KindChange, KindId, Undecodable, Watched};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -60,6 +61,11 @@ impl Scheduler {
             KindChange::ReplicaSet(c) => apply(self, c, now),
             KindChange::StatefulSet(c) => apply(self, c, now),
             KindChange::Lease(c) => apply(self, c, now),
+            KindChange::Custom(i, c) => {
+                if let Some(apply) = CUSTOM_APPLY.get() {
+                    apply(self, KindId::Custom(i), c, now);
+                }
+            }
         }
     }
 
@@ -318,6 +324,22 @@ pub(super) trait Keep: Watched {
     fn holds_any(s: &Scheduler) -> bool {
         !Self::keys(s).is_empty()
     }
+    /// [`Keep::holds_any`] for the row `id`.
+    fn holds_any_of(s: &Scheduler, _id: KindId) -> bool {
+        Self::holds_any(s)
+    }
+    /// [`Keep::keys`] of the row `id` (several custom resources share one type).
+    fn keys_of(s: &Scheduler, _id: KindId) -> Vec<String> {
+        Self::keys(s)
+    }
+    /// [`Keep::remove`] from the row `id`.
+    fn remove_of(s: &mut Scheduler, _id: KindId, key: &str, listing: bool, now: Instant) {
+        Self::remove(s, key, listing, now)
+    }
+    /// [`Keep::unavailable`] for the row `id`.
+    fn unavailable_of(s: &mut Scheduler, _id: KindId, now: Instant) {
+        Self::unavailable(s, now)
+    }
     /// A relist completed.
     fn listed(_s: &mut Scheduler, _now: Instant) {}
     /// RBAC forbids the kind (optional kinds): forget what was kept.
@@ -387,13 +409,18 @@ fn timed(s: &mut Scheduler, label: Option<&'static str>, handle: impl FnOnce(&mu
 /// Apply one change of kind `T`: relist bookkeeping (objects not seen between `ListBegin` and
 /// `ListDone` are removed), then the kind's own upsert/remove.
 pub(super) fn apply<T: Keep>(s: &mut Scheduler, change: Change<Box<T>>, now: Instant) {
+    apply_as(s, T::ID, change, now)
+}
+
+/// [`apply`] for the row `id` of type `T`.
+fn apply_as<T: Keep>(s: &mut Scheduler, id: KindId, change: Change<Box<T>>, now: Instant) {
     match change {
         Change::ListBegin => {
             // The first list of a kind (start-up) finds nothing to remove: no bookkeeping.
-            if T::holds_any(s) {
-                s.relists.insert(T::ID, HashSet::new());
+            if T::holds_any_of(s, id) {
+                s.relists.insert(id, HashSet::new());
             } else {
-                s.relists.remove(&T::ID);
+                s.relists.remove(&id);
             }
         }
         Change::ListPage(items) => {
@@ -401,19 +428,19 @@ pub(super) fn apply<T: Keep>(s: &mut Scheduler, change: Change<Box<T>>, now: Ins
                 let key = o.key();
                 let label = T::event_label(s, Some(&o), "", ADD);
                 log_event(label, &key);
-                if let Some(seen) = s.relists.get_mut(&T::ID) {
+                if let Some(seen) = s.relists.get_mut(&id) {
                     seen.insert(key);
                 }
                 timed(s, label, |s| T::upsert(s, o, true, now));
             }
         }
         Change::ListDone => {
-            if let Some(seen) = s.relists.remove(&T::ID) {
-                for key in T::keys(s) {
+            if let Some(seen) = s.relists.remove(&id) {
+                for key in T::keys_of(s, id) {
                     if !seen.contains(&key) {
                         let label = T::event_label(s, None, &key, DELETE);
                         log_event(label, &key);
-                        timed(s, label, |s| T::remove(s, &key, true, now));
+                        timed(s, label, |s| T::remove_of(s, id, &key, true, now));
                     }
                 }
             }
@@ -433,15 +460,15 @@ pub(super) fn apply<T: Keep>(s: &mut Scheduler, change: Change<Box<T>>, now: Ins
             let key = o.key();
             let label = T::event_label(s, Some(&o), &key, DELETE);
             log_event(label, &key);
-            timed(s, label, |s| T::remove(s, &key, false, now));
+            timed(s, label, |s| T::remove_of(s, id, &key, false, now));
         }
         Change::Unavailable => {
-            s.relists.remove(&T::ID);
-            T::unavailable(s, now);
+            s.relists.remove(&id);
+            T::unavailable_of(s, id, now);
         }
         Change::Undecodable(u) => {
             // Seen by the list: a relist must not drop it as gone.
-            if let Some(seen) = s.relists.get_mut(&T::ID) {
+            if let Some(seen) = s.relists.get_mut(&id) {
                 seen.insert(u.key());
             }
             T::undecodable(s, &u, now);
@@ -706,5 +733,58 @@ pub(super) fn scheduling_relevant_change(old: &api::Pod, new: &api::Pod) -> bool
     match (serde_json::to_vec(&old.spec), serde_json::to_vec(&new.spec)) {
         (Ok(a), Ok(b)) => a != b,
         _ => true,
+    }
+}
+
+/// Applies a change of a custom resource's row. Set by [`enable_custom_resources`], which only
+/// custom builds call (`edgesched::plugin::Builder::run`): the shipped binary, which never has
+/// such a row, then carries none of the code that keeps their objects.
+type CustomApply = fn(&mut Scheduler, KindId, Change<Box<CustomObject>>, Instant);
+
+static CUSTOM_APPLY: std::sync::OnceLock<CustomApply> = std::sync::OnceLock::new();
+
+/// Keep the objects of custom resources' rows and deliver their events. Only custom builds call
+/// it (`edgesched::plugin::Builder::run`), so the shipped binary carries none of that code.
+pub fn enable_custom_resources() {
+    let _ = CUSTOM_APPLY.set(apply_as::<CustomObject>);
+}
+
+/// Custom resources of out-of-tree plugins: kept as JSON in the cache, each change an
+/// [`EventMask::CUSTOM_RESOURCE`] event with the objects before and after, so the queueing hints
+/// and gated pods' PreEnqueue see, e.g., a pod's PodGroup appear.
+impl Keep for CustomObject {
+    fn upsert(s: &mut Scheduler, obj: Box<Self>, _listing: bool, now: Instant) {
+        let resource = obj.resource();
+        let new = Arc::new(*obj);
+        let old = s.cache.custom.upsert(&resource, new.clone());
+        if old.as_ref().is_some_and(|o| o.object == new.object) {
+            return;
+        }
+        let event = ClusterEvent {
+            mask: EventMask::CUSTOM_RESOURCE,
+            old: old.as_deref().map(EventObject::Custom),
+            new: Some(EventObject::Custom(&new)),
+        };
+        s.move_pods_on(&event, now);
+    }
+    fn remove(_s: &mut Scheduler, _key: &str, _listing: bool, _now: Instant) {}
+    fn remove_of(s: &mut Scheduler, id: KindId, key: &str, _listing: bool, now: Instant) {
+        let resource = crate::core::watched::kind(id).qualified_resource();
+        if let Some(old) = s.cache.custom.remove(&resource, key) {
+            let event = ClusterEvent { mask: EventMask::CUSTOM_RESOURCE, old: Some(EventObject::Custom(&old)), new: None };
+            s.move_pods_on(&event, now);
+        }
+    }
+    fn keys(_s: &Scheduler) -> Vec<String> {
+        Vec::new()
+    }
+    fn keys_of(s: &Scheduler, id: KindId) -> Vec<String> {
+        s.cache.custom.keys(&crate::core::watched::kind(id).qualified_resource())
+    }
+    fn holds_any_of(s: &Scheduler, id: KindId) -> bool {
+        !Self::keys_of(s, id).is_empty()
+    }
+    fn unavailable_of(s: &mut Scheduler, id: KindId, _now: Instant) {
+        s.cache.custom.clear(&crate::core::watched::kind(id).qualified_resource());
     }
 }

@@ -25,6 +25,6 @@ mod tests_plugin_api;
 mod unserved;
 
 pub use effects::{Attempt, BindRequest, Effect, StatusPatch};
-pub use handlers::node_change_mask;
+pub use handlers::{enable_custom_resources, node_change_mask};
 pub use input::{BindFailure, BindOutcome, Input};
 pub use state::{PriorityClasses, Scheduler, Settings, UNSERVED_GRACE};

@@ -116,6 +116,62 @@ impl Plugin for TeamOfTwo {
     }
 }
 
+/// The custom resource [`NeedsTicket`] reads (a run-time row of the kind table).
+const TICKETS: &str = "tickets.example.com";
+
+/// Holds pods labelled `ticket` until the `Ticket` object of that name exists in the pod's
+/// namespace with `spec.open: true` (a PreEnqueue reading a custom resource, as Coscheduling
+/// reads PodGroups); only changes of tickets are worth asking again.
+struct NeedsTicket;
+
+impl Plugin for NeedsTicket {
+    fn name(&self) -> &'static str {
+        "NeedsTicket"
+    }
+    fn points(&self) -> Points {
+        Points { pre_enqueue: true, ..Default::default() }
+    }
+    fn events(&self) -> EventMask {
+        EventMask::CUSTOM_RESOURCE
+    }
+    fn queueing_hint(&self, event: &ClusterEvent<'_>, pod: &PodInfo) -> QueueingHint {
+        match event.new.or(event.old) {
+            Some(EventObject::Custom(t))
+                if t.resource() == TICKETS && Some(t.metadata.name.as_str()) == pod.labels.get_str("ticket") =>
+            {
+                QueueingHint::Queue
+            }
+            _ => QueueingHint::QueueSkip,
+        }
+    }
+    fn pre_enqueue(&self, cache: &Cache, pod: &PodInfo) -> Result<(), Rejection> {
+        let Some(name) = pod.labels.get_str("ticket") else { return Ok(()) };
+        match cache.custom_object(TICKETS, &pod.namespace, name) {
+            Some(t) if t.object["spec"]["open"] == true => Ok(()),
+            Some(_) => Err(Rejection::unresolvable("ticket closed")),
+            None => Err(Rejection::unresolvable("ticket not found")),
+        }
+    }
+}
+
+/// The custom-resource row of the tickets (installed once per test process).
+fn ticket_row() -> crate::core::watched::KindId {
+    use crate::core::custom_resources::CustomResource;
+    let declared = [("NeedsTicket".to_string(), CustomResource::namespaced("example.com", "v1", "tickets", "Ticket"))];
+    crate::core::watched::install_custom(&declared);
+    let row = crate::core::watched::custom_kinds().find(|k| k.resource == "tickets").expect("tickets row");
+    assert_eq!((row.path(""), row.is_read_by(&["NeedsTicket"])), ("/apis/example.com/v1/tickets".to_string(), true));
+    row.id
+}
+
+fn ticket(name: &str, open: bool, rv: &str) -> crate::core::custom_resources::CustomObject {
+    crate::core::custom_resources::CustomObject::from_value(serde_json::json!({
+        "apiVersion": "example.com/v1", "kind": "Ticket",
+        "metadata": {"name": name, "namespace": "default", "resourceVersion": rv},
+        "spec": {"open": open}
+    }))
+}
+
 /// A Bind plugin (it never runs here: binding plugins run on the shell's binder threads).
 struct OwnBinder;
 
@@ -141,6 +197,7 @@ fn custom(plugins: &str, log: &Arc<Mutex<Vec<String>>>) -> Harness {
     add("NeedsReady", Arc::new(|_| Ok(Arc::new(NeedsReady) as Arc<dyn Plugin>)));
     add("TeamOfTwo", Arc::new(|_| Ok(Arc::new(TeamOfTwo) as Arc<dyn Plugin>)));
     add("OwnBinder", Arc::new(|_| Ok(Arc::new(OwnBinder) as Arc<dyn Plugin>)));
+    add("NeedsTicket", Arc::new(|_| Ok(Arc::new(NeedsTicket) as Arc<dyn Plugin>)));
     let yaml = format!(
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: edgesched\n  plugins:\n{plugins}"
     );
@@ -260,4 +317,52 @@ fn binding_plugins_travel_with_the_bind_request_only_when_out_of_tree() {
     plain.start(&[node("n1", "4")], &[pod("a", "100m")]);
     plain.cycles();
     assert!(plain.s.take_effects().iter().any(|e| matches!(e, Effect::Bind(b) if b.binding.is_none())));
+}
+
+#[test]
+fn custom_resource_changes_reach_the_store_and_re_ask_gated_pods() {
+    use crate::core::watched::{Change as C, KindChange, KindSync, Watched};
+    let id = ticket_row();
+    enable_custom_resources();
+    let crate::core::watched::KindId::Custom(index) = id else { panic!("{id:?}") };
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut h = custom("    multiPoint:\n      enabled:\n      - name: NeedsTicket\n", &log);
+    h.s.watch_kinds(&[crate::core::watched::KindId::Node, crate::core::watched::KindId::Pod, id]);
+    h.start(&[node("n1", "4")], &[]);
+    let feed = |h: &mut Harness, c: C<Box<crate::core::custom_resources::CustomObject>>| {
+        h.s.handle(Input::Watch(crate::core::custom_resources::CustomObject::wrap_as(id, c)), h.now)
+    };
+    // Readiness waits for the custom resource's first list like any required kind.
+    assert_eq!(h.s.kinds.get(&id), Some(&KindSync::Waiting));
+    feed(&mut h, C::ListBegin);
+    feed(&mut h, C::ListPage(vec![Box::new(ticket("old", true, "1"))]));
+    feed(&mut h, C::ListDone);
+    assert_eq!(h.s.kinds.get(&id), Some(&KindSync::Synced));
+    assert!(h.s.cache.custom_object(TICKETS, "default", "old").is_some());
+    assert!(matches!(KindChange::Custom(index, C::ListDone).id(), crate::core::watched::KindId::Custom(i) if i == index));
+
+    // A pod whose ticket does not exist stays gated; another ticket's arrival does not re-ask it.
+    h.feed(Change::Added(pod("a", "100m").labels(&[("ticket", "t")]).pod));
+    assert_eq!(h.s.queue.location("default/a"), Some(Location::Gated));
+    feed(&mut h, C::Added(Box::new(ticket("other", true, "2"))));
+    assert_eq!(h.s.queue.location("default/a"), Some(Location::Gated));
+    // Its ticket appears closed: asked again, still gated; opened by an update: enqueued.
+    feed(&mut h, C::Added(Box::new(ticket("t", false, "3"))));
+    assert_eq!(h.s.queue.location("default/a"), Some(Location::Gated));
+    feed(&mut h, C::Modified(Box::new(ticket("t", true, "4"))));
+    assert_eq!(h.s.queue.location("default/a"), Some(Location::Active));
+    h.cycles();
+    assert_eq!(binds(&mut h), vec!["bind default/a -> n1"]);
+
+    // Deleted by a watch event, and gone from a relist.
+    feed(&mut h, C::Deleted(Box::new(ticket("t", true, "5"))));
+    assert!(h.s.cache.custom_object(TICKETS, "default", "t").is_none());
+    feed(&mut h, C::ListBegin);
+    feed(&mut h, C::ListPage(vec![Box::new(ticket("other", true, "2"))]));
+    feed(&mut h, C::ListDone);
+    assert!(h.s.cache.custom_object(TICKETS, "default", "old").is_none(), "not seen by the relist");
+    assert!(h.s.cache.custom_object(TICKETS, "default", "other").is_some());
+    // RBAC took it away: forgotten.
+    feed(&mut h, C::Unavailable);
+    assert!(h.s.cache.custom_object(TICKETS, "default", "other").is_none());
 }

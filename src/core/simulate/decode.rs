@@ -236,6 +236,11 @@ impl KindVisitor for DecodeAs {
         };
         Ok(T::wrap(crate::core::watched::Change::Added(Box::new(obj))))
     }
+
+    /// Cluster files hold the built-in kinds: `simulate` does not model plugins' custom resources.
+    fn visit_custom(&mut self, _id: crate::core::watched::KindId) -> Self::Output {
+        Err((String::new(), "custom resources are not simulated".into()))
+    }
 }
 
 /// The field on `line` (1-based) of pretty-printed JSON, as `spec.containers[0].name`: where a

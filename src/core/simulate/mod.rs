@@ -106,6 +106,9 @@ impl KindVisitor for FeedKind<'_> {
         self.sched.handle(Input::watch_boxed::<T>(Change::ListPage(items)), self.now);
         self.sched.handle(Input::watch_boxed::<T>(Change::ListDone), self.now);
     }
+
+    /// Snapshots hold the built-in kinds only.
+    fn visit_custom(&mut self, _id: KindId) {}
 }
 
 /// Everything of a cluster but the pods, listed as the informers would.

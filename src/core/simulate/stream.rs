@@ -113,6 +113,11 @@ impl KindVisitor for ListMark {
     {
         T::wrap(if self.0 { Change::ListBegin } else { Change::ListDone })
     }
+
+    fn visit_custom(&mut self, id: KindId) -> KindChange {
+        let change = if self.0 { Change::ListBegin } else { Change::ListDone };
+        <watched::CustomObject as Watched>::wrap_as(id, change)
+    }
 }
 
 fn scheduler_name(p: &api::Pod) -> &str {

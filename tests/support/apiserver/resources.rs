@@ -38,7 +38,7 @@ const fn r(
 /// The RBAC API group, whose objects the authorizer reads on every request.
 pub const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 
-/// Everything the server serves (all at version v1).
+/// Everything the server serves (the built-in kinds at version v1).
 pub const RESOURCES: &[ResourceType] = &[
     r("", "namespaces", "Namespace", false, true, &["ns"]),
     r("", "nodes", "Node", false, true, &["no"]),
@@ -69,6 +69,19 @@ pub const RESOURCES: &[ResourceType] = &[
     r(RBAC_GROUP, "rolebindings", "RoleBinding", true, false, &[]),
     r("authentication.k8s.io", "tokenreviews", "TokenReview", false, false, &[]),
     r("authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview", false, false, &[]),
+    // A custom resource, served as an installed CRD is (stored as given, every verb, RBAC by
+    // group and plural): scheduler-plugins' PodGroup, whose CRD ships with the coscheduling
+    // example (examples/coscheduling/manifests/podgroup-crd.yaml). A CRD with a status
+    // subresource splits status from spec like the built-in kinds.
+    ResourceType {
+        group: "scheduling.x-k8s.io",
+        version: "v1alpha1",
+        plural: "podgroups",
+        kind: "PodGroup",
+        namespaced: true,
+        status_subresource: true,
+        short_names: &["pg", "pgs"],
+    },
 ];
 
 /// Resources that are create-only reviews, answered without storing anything.
