@@ -78,6 +78,23 @@ fn failed_scheduling(server: &TestApiServer, prefix: &str) -> Vec<String> {
         .collect()
 }
 
+/// The message of each named pod's `PodScheduled` condition ("" when it has none).
+fn unscheduled_messages(server: &TestApiServer, names: &[&str]) -> Vec<String> {
+    names
+        .iter()
+        .map(|name| {
+            let pod = server.get(&format!("{PODS}/{name}")).unwrap_or_default();
+            let conditions = pod["status"]["conditions"].as_array().cloned().unwrap_or_default();
+            conditions
+                .iter()
+                .find(|c| c["type"] == "PodScheduled")
+                .and_then(|c| c["message"].as_str())
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
 #[test]
 fn a_group_larger_than_the_room_binds_none_and_others_are_unaffected() {
     let server = TestApiServer::start();
@@ -157,10 +174,12 @@ fn a_group_that_lost_pods_is_refused_at_pre_filter() {
     // A pending pod's deletion is no event Coscheduling registered for (as scheduler-plugins');
     // a new node is, and the group now fits, but two pods are fewer than minMember.
     server.create(NODES, node("n2").cpu("2").build());
+    // The pods' PodScheduled condition carries the latest reason; their FailedScheduling events
+    // may not (a later failure of the same pod is a series of its first event, whose note stays).
     wait_until(T, "the others refused for lack of siblings", || {
-        failed_scheduling(&server, "short-")
+        unscheduled_messages(&server, &["short-0", "short-1"])
             .iter()
-            .any(|n| n.contains("cannot find enough sibling pods, current pods number: 2, minMember of group: 3"))
+            .all(|n| n.contains("cannot find enough sibling pods, current pods number: 2, minMember of group: 3"))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
     assert_eq!(bound_in(&server, "short", 2), 0);
