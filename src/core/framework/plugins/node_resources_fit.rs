@@ -47,6 +47,12 @@ pub fn least_requested_score(requested: i64, capacity: i64) -> i64 {
 /// `a * b / c` without intermediate overflow (Go's int64 would wrap on absurd quantities; we
 /// compute exactly instead, which agrees with Go whenever Go does not overflow).
 fn mul_div(a: i64, b: i64, c: i64) -> i64 {
+    // The product fits in i64 for every realistic quantity: skip the slow 128-bit division.
+    if let Some(p) = a.checked_mul(b) {
+        if c != -1 {
+            return p / c;
+        }
+    }
     let r = i128::from(a) * i128::from(b) / i128::from(c);
     r.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
@@ -529,6 +535,21 @@ mod tests {
     use super::*;
     use crate::core::config::{RequestedToCapacityRatioParam, ScoringStrategy};
     use crate::core::framework::plugins::test_util::{cache_with, node, NodeBuilder, PodBuilder};
+
+    #[test]
+    fn mul_div_agrees_with_wide_arithmetic() {
+        let wide = |a: i64, b: i64, c: i64| {
+            (i128::from(a) * i128::from(b) / i128::from(c)).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+        };
+        let values = [0, 1, -1, 7, 100, 4_000, 128 << 30, i64::MAX / 3, i64::MAX, i64::MIN, i64::MIN + 1];
+        for a in values {
+            for b in values {
+                for c in values.into_iter().filter(|c| *c != 0) {
+                    assert_eq!(mul_div(a, b, c), wide(a, b, c), "{a} * {b} / {c}");
+                }
+            }
+        }
+    }
 
     const EXT_A: &str = "example.com/aaa";
     const EXT_B: &str = "example.com/bbb";
