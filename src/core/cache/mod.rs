@@ -414,12 +414,15 @@ impl Cache {
             }
             idx += 1;
         }
-        let mut by_name: Vec<(&str, NodeId)> = self.by_name.iter().map(|(n, id)| (&**n, *id)).collect();
-        by_name.sort_unstable();
+        // Names alone are sorted (the sort the binary already has), then looked up for their ids.
+        let mut names: Vec<&str> = self.by_name.keys().map(|n| &**n).collect();
+        names.sort_unstable();
         self.name_rank.clear();
         self.name_rank.resize(self.slots.len(), u32::MAX);
-        for (rank, (_, id)) in by_name.into_iter().enumerate() {
-            self.name_rank[id as usize] = u32::try_from(rank).unwrap_or(u32::MAX);
+        for (rank, name) in names.into_iter().enumerate() {
+            if let Some(&id) = self.by_name.get(name) {
+                self.name_rank[id as usize] = u32::try_from(rank).unwrap_or(u32::MAX);
+            }
         }
         self.order_dirty = false;
     }
