@@ -79,6 +79,8 @@ impl Hasher for FxHasher {
 
 /// A `HashMap` using [`FxHasher`] (construct with `default()`).
 pub type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A `HashSet` with [`FxHasher`] (ids and other keys no outsider chooses).
+pub type FxHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
 
 #[cfg(test)]
 mod tests {

@@ -148,6 +148,9 @@ pub struct Cache {
     zones: Vec<(String, Vec<NodeId>)>,
     order: Vec<NodeId>,
     order_dirty: bool,
+    /// Node id → position of its name in name order (rebuilt with `order`): lets a cycle sort
+    /// thousands of rejected nodes by integer, not by name.
+    name_rank: Vec<u32>,
     pods: HashMap<PodKey, PodRecord>,
     /// Pods bound to nodes we have not seen (or no longer see); they join the node when it appears.
     orphans: HashMap<Box<str>, Vec<Arc<AssignedPod>>>,
@@ -425,7 +428,23 @@ impl Cache {
             }
             idx += 1;
         }
+        // Names alone are sorted (the sort the binary already has), then looked up for their ids.
+        let mut names: Vec<&str> = self.by_name.keys().map(|n| &**n).collect();
+        names.sort_unstable();
+        self.name_rank.clear();
+        self.name_rank.resize(self.slots.len(), u32::MAX);
+        for (rank, name) in names.into_iter().enumerate() {
+            if let Some(&id) = self.by_name.get(name) {
+                self.name_rank[id as usize] = u32::try_from(rank).unwrap_or(u32::MAX);
+            }
+        }
         self.order_dirty = false;
+    }
+
+    /// Position of node `id`'s name in name order, as of the last [`Cache::prepare`] (equal
+    /// names cannot happen; an unknown id sorts last).
+    pub fn name_rank(&self, id: NodeId) -> u32 {
+        self.name_rank.get(id as usize).copied().unwrap_or(u32::MAX)
     }
 
     /// Iterate all nodes (in slot order).
@@ -750,6 +769,21 @@ mod tests {
         c.remove_node("b1");
         let names: Vec<&str> = c.node_order().to_vec().iter().map(|id| c.node(*id).name()).collect();
         assert_eq!(names, ["a1", "c1", "a2", "c2", "a3"]);
+    }
+
+    #[test]
+    fn name_rank_follows_name_order_across_changes() {
+        let mut c = Cache::new();
+        for (n, z) in [("c1", "a"), ("a1", "b"), ("b1", "a"), ("a2", "b")] {
+            c.upsert_node(node(n, z));
+        }
+        c.prepare();
+        let rank = |c: &Cache, n: &str| c.name_rank(c.node_id(n).expect("known node"));
+        assert_eq!(["a1", "a2", "b1", "c1"].map(|n| rank(&c, n)), [0, 1, 2, 3]);
+        c.remove_node("a2");
+        c.upsert_node(node("b0", "c"));
+        c.prepare();
+        assert_eq!(["a1", "b0", "b1", "c1"].map(|n| rank(&c, n)), [0, 1, 2, 3]);
     }
 
     #[test]

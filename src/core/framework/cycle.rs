@@ -442,6 +442,9 @@ impl Framework {
         let start = *params.next_start_node_index;
         let len = nodes.len();
         let mut error: Option<String> = None;
+        // Rejections in walk order (node names shared, reasons inline): collected into the
+        // name-ordered map once, which costs far less than one ordered insert per node.
+        let mut rejected: Vec<(u32, std::sync::Arc<str>, Rejection)> = Vec::new();
         if len > 0 {
             for i in 0..len {
                 let node = cache.node(nodes[(start + i) % len]);
@@ -459,11 +462,19 @@ impl Framework {
                     Err(r) => {
                         failed += 1;
                         diagnosis.add_plugin(r.plugin);
-                        // The node's name is shared and the reason held inline: no allocation.
-                        diagnosis.node_to_status.insert(node.node.name.clone(), r);
+                        rejected.push((cache.name_rank(node.id), node.node.name.clone(), r));
                     }
                 }
             }
+        }
+        if diagnosis.node_to_status.is_empty() {
+            // Sorted by the cache's name rank first (integer compares), the map's own sort of
+            // its input only confirms the order.
+            rejected.sort_unstable_by_key(|(rank, _, _)| *rank);
+            diagnosis.node_to_status = rejected.into_iter().map(|(_, name, r)| (name, r)).collect();
+        } else {
+            let rejected = rejected.into_iter().map(|(_, name, r)| (name, r));
+            diagnosis.node_to_status.extend(rejected);
         }
         let processed = feasible.len() + failed;
         *params.next_start_node_index = (start + processed) % all_nodes.len();

@@ -11,6 +11,7 @@
 
 use crate::core::cache::{Cache, NodeInfo};
 use crate::core::config::{NodeResourcesFitArgs, PluginArgs, ResourceSpec, ScoringStrategyType, UtilizationShapePoint};
+use crate::core::framework::status::Reasons;
 use crate::core::framework::{
     state_as, Code, EventMask, Plugin, PluginState, Points, PreFilterOutcome, PreScoreOutcome, Rejection, MAX_NODE_SCORE,
 };
@@ -46,6 +47,12 @@ pub fn least_requested_score(requested: i64, capacity: i64) -> i64 {
 /// `a * b / c` without intermediate overflow (Go's int64 would wrap on absurd quantities; we
 /// compute exactly instead, which agrees with Go whenever Go does not overflow).
 fn mul_div(a: i64, b: i64, c: i64) -> i64 {
+    // The product fits in i64 for every realistic quantity: skip the slow 128-bit division.
+    if let Some(p) = a.checked_mul(b) {
+        if c != -1 {
+            return p / c;
+        }
+    }
     let r = i128::from(a) * i128::from(b) / i128::from(c);
     r.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
@@ -254,7 +261,22 @@ pub struct NodeResourcesFit {
 
 /// PreFilter state: the scalar requests Filter must check (zero and ignored ones dropped),
 /// sorted by name so reasons come out in a stable order.
-struct FitState(Arc<Vec<(Name, i64)>>);
+struct FitState(Arc<Vec<ScalarRequest>>);
+
+/// One scalar request Filter checks, with its `Insufficient <name>` text built once per cycle
+/// (interned like the name itself), so rejecting thousands of nodes allocates no text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScalarRequest {
+    pub name: Name,
+    pub quantity: i64,
+    pub reason: &'static str,
+}
+
+impl ScalarRequest {
+    pub fn new(name: Name, quantity: i64) -> ScalarRequest {
+        ScalarRequest { name, quantity, reason: Name::new(&insufficient_reason(name.as_str())).as_str() }
+    }
+}
 
 /// PreScore state: the pod's request per configured resource.
 struct ScoreState(Vec<i64>);
@@ -276,13 +298,20 @@ fn insufficient(reason: Cow<'static, str>, requested: i64, used: i64, capacity: 
 
 /// `fitsRequest`: every resource the node lacks for the pod. `scalars` are the pod's scalar
 /// requests left after dropping ignored ones.
-pub fn fits_request(pod: &Resources, scalars: &[(Name, i64)], node: &NodeInfo) -> Vec<InsufficientResource> {
+pub fn fits_request(pod: &Resources, scalars: &[ScalarRequest], node: &NodeInfo) -> Vec<InsufficientResource> {
     let mut out = Vec::new();
+    each_insufficient(pod, scalars, node, |r| out.push(r));
+    out
+}
+
+/// [`fits_request`] as a visitor, in upstream's order, so Filter can build its status without
+/// collecting the failures first.
+fn each_insufficient(pod: &Resources, scalars: &[ScalarRequest], node: &NodeInfo, mut out: impl FnMut(InsufficientResource)) {
     let alloc = &node.node.allocatable;
     let used = &node.requested;
     let pods = node.pod_count() as i64;
     if pods + 1 > alloc.allowed_pod_number {
-        out.push(InsufficientResource {
+        out(InsufficientResource {
             reason: Cow::Borrowed(REASON_TOO_MANY_PODS),
             requested: 1,
             used: pods,
@@ -291,35 +320,47 @@ pub fn fits_request(pod: &Resources, scalars: &[(Name, i64)], node: &NodeInfo) -
         });
     }
     if pod.milli_cpu == 0 && pod.memory == 0 && pod.ephemeral_storage == 0 && scalars.is_empty() {
-        return out;
+        return;
     }
     if pod.milli_cpu > 0 && pod.milli_cpu > alloc.milli_cpu - used.milli_cpu {
-        out.push(insufficient(Cow::Borrowed(INSUFFICIENT_CPU), pod.milli_cpu, used.milli_cpu, alloc.milli_cpu));
+        out(insufficient(Cow::Borrowed(INSUFFICIENT_CPU), pod.milli_cpu, used.milli_cpu, alloc.milli_cpu));
     }
     if pod.memory > 0 && pod.memory > alloc.memory - used.memory {
-        out.push(insufficient(Cow::Borrowed(INSUFFICIENT_MEMORY), pod.memory, used.memory, alloc.memory));
+        out(insufficient(Cow::Borrowed(INSUFFICIENT_MEMORY), pod.memory, used.memory, alloc.memory));
     }
     if pod.ephemeral_storage > 0 && pod.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage {
-        out.push(insufficient(
+        out(insufficient(
             Cow::Borrowed(INSUFFICIENT_EPHEMERAL_STORAGE),
             pod.ephemeral_storage,
             used.ephemeral_storage,
             alloc.ephemeral_storage,
         ));
     }
-    for &(name, quantity) in scalars {
-        let (capacity, in_use) = (alloc.scalar(name), used.scalar(name));
-        if quantity > capacity - in_use {
-            out.push(insufficient(Cow::Owned(insufficient_reason(name.as_str())), quantity, in_use, capacity));
+    for s in scalars {
+        let (capacity, in_use) = (alloc.scalar(s.name), used.scalar(s.name));
+        if s.quantity > capacity - in_use {
+            out(insufficient(Cow::Borrowed(s.reason), s.quantity, in_use, capacity));
         }
     }
-    out
 }
 
-/// The status Filter returns for a non-empty `fitsRequest` result.
-pub fn rejection_for(insufficient: Vec<InsufficientResource>) -> Rejection {
-    let code = if insufficient.iter().any(|r| r.unresolvable) { Code::UnschedulableAndUnresolvable } else { Code::Unschedulable };
-    Rejection { code, reasons: insufficient.into_iter().map(|r| r.reason).collect(), plugin: "" }
+/// The status Filter returns for the node, `None` when it fits: one failing resource (the
+/// common case) is held inline, so rejecting a node allocates nothing.
+fn fit_rejection(pod: &Resources, scalars: &[ScalarRequest], node: &NodeInfo) -> Option<Rejection> {
+    let mut rejection: Option<Rejection> = None;
+    each_insufficient(pod, scalars, node, |r| match &mut rejection {
+        None => {
+            let code = if r.unresolvable { Code::UnschedulableAndUnresolvable } else { Code::Unschedulable };
+            rejection = Some(Rejection { code, reasons: Reasons::One(r.reason), plugin: "" });
+        }
+        Some(rej) => {
+            if r.unresolvable {
+                rej.code = Code::UnschedulableAndUnresolvable;
+            }
+            rej.reasons.extend(std::iter::once(r.reason));
+        }
+    });
+    rejection
 }
 
 impl NodeResourcesFit {
@@ -367,10 +408,14 @@ impl NodeResourcesFit {
         self.ignored_resources.iter().any(|r| r == name) || self.ignored_resource_groups.iter().any(|g| g == group)
     }
 
-    fn checked_scalars(&self, requests: &Resources) -> Vec<(Name, i64)> {
-        let mut v: Vec<(Name, i64)> =
-            requests.scalars.iter().copied().filter(|(n, q)| *q != 0 && !self.is_ignored(n.as_str())).collect();
-        v.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+    fn checked_scalars(&self, requests: &Resources) -> Vec<ScalarRequest> {
+        let mut v: Vec<ScalarRequest> = requests
+            .scalars
+            .iter()
+            .filter(|(n, q)| *q != 0 && !self.is_ignored(n.as_str()))
+            .map(|&(n, q)| ScalarRequest::new(n, q))
+            .collect();
+        v.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
         v
     }
 
@@ -457,18 +502,16 @@ impl Plugin for NodeResourcesFit {
     fn filter(&self, _cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
         let requests = &pod_resources(pod)?.requests;
         let computed;
-        let scalars: &[(Name, i64)] = match state_as::<FitState>(state) {
+        let scalars: &[ScalarRequest] = match state_as::<FitState>(state) {
             Some(s) => &s.0,
             None => {
                 computed = self.checked_scalars(requests);
                 &computed
             }
         };
-        let insufficient = fits_request(requests, scalars, node);
-        if insufficient.is_empty() {
-            Ok(())
-        } else {
-            Err(rejection_for(insufficient))
+        match fit_rejection(requests, scalars, node) {
+            None => Ok(()),
+            Some(r) => Err(r),
         }
     }
 
@@ -492,6 +535,21 @@ mod tests {
     use super::*;
     use crate::core::config::{RequestedToCapacityRatioParam, ScoringStrategy};
     use crate::core::framework::plugins::test_util::{cache_with, node, NodeBuilder, PodBuilder};
+
+    #[test]
+    fn mul_div_agrees_with_wide_arithmetic() {
+        let wide = |a: i64, b: i64, c: i64| {
+            (i128::from(a) * i128::from(b) / i128::from(c)).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+        };
+        let values = [0, 1, -1, 7, 100, 4_000, 128 << 30, i64::MAX / 3, i64::MAX, i64::MIN, i64::MIN + 1];
+        for a in values {
+            for b in values {
+                for c in values.into_iter().filter(|c| *c != 0) {
+                    assert_eq!(mul_div(a, b, c), wide(a, b, c), "{a} * {b} / {c}");
+                }
+            }
+        }
+    }
 
     const EXT_A: &str = "example.com/aaa";
     const EXT_B: &str = "example.com/bbb";

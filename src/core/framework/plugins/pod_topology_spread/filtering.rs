@@ -80,9 +80,23 @@ pub(crate) struct PreFilterState {
     pub tp_value_to_match_num: Vec<HashMap<Box<str>, i64>>,
     /// The incoming pod's nodeSelector + required node affinity (nodeAffinityPolicy: Honor).
     pub required: Arc<RequiredNodeAffinity>,
+    /// Per constraint, 1 when its selector matches the incoming pod (`selfMatchNum`), computed
+    /// once per cycle rather than per node.
+    pub self_match: Vec<i64>,
 }
 
 impl PreFilterState {
+    fn new(
+        pod: &PodInfo,
+        constraints: Vec<Constraint>,
+        tp: Vec<HashMap<Box<str>, i64>>,
+        required: Arc<RequiredNodeAffinity>,
+    ) -> PreFilterState {
+        let critical_paths = tp.iter().map(CriticalPaths::of).collect();
+        let self_match = constraints.iter().map(|c| i64::from(c.selector.matches(&pod.labels))).collect();
+        PreFilterState { constraints: Arc::new(constraints), critical_paths, tp_value_to_match_num: tp, required, self_match }
+    }
+
     /// `minMatchNum`: the global minimum, 0 while fewer than `minDomains` domains exist.
     pub fn min_match_num(&self, i: usize, min_domains: i32) -> i64 {
         if self.tp_value_to_match_num[i].len() < usize::try_from(min_domains).unwrap_or(0) {
@@ -125,8 +139,7 @@ pub(crate) fn compute_state(pod: &PodInfo, constraints: Vec<Constraint>, cache: 
                 _ => HashMap::default(),
             })
             .collect();
-        let critical_paths = tp.iter().map(CriticalPaths::of).collect();
-        return PreFilterState { constraints: Arc::new(constraints), critical_paths, tp_value_to_match_num: tp, required };
+        return PreFilterState::new(pod, constraints, tp, required);
     }
     let mut tp: Vec<HashMap<Box<str>, i64>> = vec![HashMap::default(); constraints.len()];
     // eligible[node id * n + i]: the node counts for constraint i.
@@ -174,8 +187,7 @@ pub(crate) fn compute_state(pod: &PodInfo, constraints: Vec<Constraint>, cache: 
             }
         }
     }
-    let critical_paths = tp.iter().map(CriticalPaths::of).collect();
-    PreFilterState { constraints: Arc::new(constraints), critical_paths, tp_value_to_match_num: tp, required }
+    PreFilterState::new(pod, constraints, tp, required)
 }
 
 /// PreFilter: Skip without `DoNotSchedule` constraints, otherwise count.
@@ -218,7 +230,7 @@ pub(crate) fn update_with_pod(state: &mut PluginState, pod: &PodInfo, updated: &
 }
 
 /// Filter: every `DoNotSchedule` constraint must keep its skew within `maxSkew`.
-pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+pub(crate) fn filter(_pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
     let Some(s) = state_as::<PreFilterState>(state) else {
         return Err(Rejection::error(texts::PRE_FILTER_STATE_MISSING));
     };
@@ -228,7 +240,7 @@ pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Res
             return Err(Rejection::unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH));
         };
         let min = s.min_match_num(i, c.min_domains);
-        let self_match = i64::from(c.selector.matches(&pod.labels));
+        let self_match = s.self_match[i];
         let match_num = s.tp_value_to_match_num[i].get(value).copied().unwrap_or(0);
         if match_num + self_match - min > i64::from(c.max_skew) {
             return Err(Rejection::unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH));

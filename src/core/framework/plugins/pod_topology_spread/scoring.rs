@@ -10,9 +10,8 @@ use super::{action, count_matching, node_has_all_keys, tallies_for, Constraint, 
 use crate::core::cache::{Cache, NodeId, NodeInfo};
 use crate::core::framework::plugins::helper::RequiredNodeAffinity;
 use crate::core::framework::{state_as, PluginState, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
-use crate::core::fxhash::FxHashMap as HashMap;
+use crate::core::fxhash::{FxHashMap as HashMap, FxHashSet};
 use crate::core::model::PodInfo;
-use std::collections::HashSet;
 
 /// `invalidScore`: the raw score of ignored nodes, turned into 0 by normalisation.
 const INVALID_SCORE: i64 = -1;
@@ -21,7 +20,7 @@ const INVALID_SCORE: i64 = -1;
 #[derive(Debug)]
 pub(crate) struct PreScoreState {
     pub constraints: Vec<Constraint>,
-    pub ignored_nodes: HashSet<NodeId>,
+    pub ignored_nodes: FxHashSet<NodeId>,
     pub topology_value_to_pod_counts: Vec<HashMap<Box<str>, i64>>,
     pub topology_normalizing_weight: Vec<f64>,
     /// Per hostname constraint: matching pods per node id, when the label index could count
@@ -60,7 +59,7 @@ pub(crate) fn pre_score(
         Err(e) => {
             *state = Some(Box::new(PreScoreState {
                 constraints: Vec::new(),
-                ignored_nodes: HashSet::new(),
+                ignored_nodes: FxHashSet::default(),
                 topology_value_to_pod_counts: Vec::new(),
                 topology_normalizing_weight: Vec::new(),
                 host_counts: Vec::new(),
@@ -73,7 +72,7 @@ pub(crate) fn pre_score(
         return PreScoreOutcome::Skip;
     }
     let mut s = PreScoreState {
-        ignored_nodes: HashSet::new(),
+        ignored_nodes: FxHashSet::default(),
         topology_value_to_pod_counts: vec![HashMap::default(); constraints.len()],
         topology_normalizing_weight: Vec::with_capacity(constraints.len()),
         host_counts: vec![None; constraints.len()],
