@@ -249,9 +249,8 @@ fn wait_bound(server: &TestApiServer, es: &Edgesched, name: &str) -> String {
 }
 
 fn scheduling_condition_reason(server: &TestApiServer, name: &str) -> Option<String> {
-    let pod = server.get(&format!("{}/{name}", pods_path("default")))?;
-    let conds = pod["status"]["conditions"].as_array()?.clone();
-    conds.iter().find(|c| c["type"] == "PodScheduled").and_then(|c| c["reason"].as_str().map(str::to_string))
+    let cond = server.pod_scheduled(&format!("{}/{name}", pods_path("default")))?;
+    cond["reason"].as_str().map(str::to_string)
 }
 
 #[test]

@@ -83,14 +83,8 @@ fn unscheduled_messages(server: &TestApiServer, names: &[&str]) -> Vec<String> {
     names
         .iter()
         .map(|name| {
-            let pod = server.get(&format!("{PODS}/{name}")).unwrap_or_default();
-            let conditions = pod["status"]["conditions"].as_array().cloned().unwrap_or_default();
-            conditions
-                .iter()
-                .find(|c| c["type"] == "PodScheduled")
-                .and_then(|c| c["message"].as_str())
-                .unwrap_or_default()
-                .to_string()
+            let cond = server.pod_scheduled(&format!("{PODS}/{name}")).unwrap_or_default();
+            cond["message"].as_str().unwrap_or_default().to_string()
         })
         .collect()
 }

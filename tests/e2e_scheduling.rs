@@ -89,12 +89,7 @@ fn binds_pods_to_suitable_nodes_with_upstream_events() {
         .expect("log line");
 
     // The pod's condition carries the full message.
-    let p = server.get(&format!("{}/port-b", pods_path(ns))).expect("pod");
-    let cond = p["status"]["conditions"]
-        .as_array()
-        .and_then(|c| c.iter().find(|c| c["type"] == "PodScheduled"))
-        .cloned()
-        .expect("condition");
+    let cond = server.pod_scheduled(&format!("{}/port-b", pods_path(ns))).expect("condition");
     assert_eq!(cond["status"], "False");
     assert_eq!(cond["reason"], "Unschedulable");
     assert!(cond["message"].as_str().is_some_and(|m| m.starts_with("0/4 nodes are available")));

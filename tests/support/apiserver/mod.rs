@@ -353,6 +353,13 @@ impl TestApiServer {
         self.shared.lock_store().get(&key).cloned()
     }
 
+    /// The `PodScheduled` condition of the pod at `path`, if the pod exists and has one.
+    #[allow(dead_code)] // not every test binary reads conditions
+    pub fn pod_scheduled(&self, path: &str) -> Option<Value> {
+        let pod = self.get(path)?;
+        pod["status"]["conditions"].as_array()?.iter().find(|c| c["type"] == "PodScheduled").cloned()
+    }
+
     /// All objects in the collection at `path` (with kind/apiVersion), sorted by
     /// namespace/name. A `?labelSelector=...&fieldSelector=...` suffix filters.
     pub fn list(&self, path: &str) -> Vec<Value> {
