@@ -114,6 +114,21 @@ pub enum ScheduleOutcome {
     Error { message: String, diagnosis: Diagnosis },
 }
 
+/// The filters' rejections (walk order) into `diagnosis.node_to_status`, keyed by node name.
+fn statuses_into(cache: &Cache, mut rejected: Vec<(NodeId, Rejection)>, diagnosis: &mut Diagnosis) {
+    if diagnosis.node_to_status.is_empty() {
+        // Sorted by the cache's name rank first (integer compares), the map's own sort of its
+        // input only confirms the order.
+        rejected.sort_unstable_by_key(|(id, _)| cache.name_rank(*id));
+    }
+    let named = rejected.into_iter().map(|(id, r)| (cache.node(id).node.name.clone(), r));
+    if diagnosis.node_to_status.is_empty() {
+        diagnosis.node_to_status = named.collect();
+    } else {
+        diagnosis.node_to_status.extend(named);
+    }
+}
+
 /// `numFeasibleNodesToFind`: how many feasible nodes are enough to stop filtering.
 pub fn num_feasible_nodes_to_find(percentage: i32, num_all_nodes: usize) -> usize {
     if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND {
@@ -442,9 +457,9 @@ impl Framework {
         let start = *params.next_start_node_index;
         let len = nodes.len();
         let mut error: Option<String> = None;
-        // Rejections in walk order (node names shared, reasons inline): collected into the
-        // name-ordered map once, which costs far less than one ordered insert per node.
-        let mut rejected: Vec<(u32, std::sync::Arc<str>, Rejection)> = Vec::new();
+        // Rejections in walk order (node ids, reasons inline): turned into the name-ordered map
+        // once, and only when something reads it (see `statuses_into`).
+        let mut rejected: Vec<(NodeId, Rejection)> = Vec::new();
         if len > 0 {
             for i in 0..len {
                 let node = cache.node(nodes[(start + i) % len]);
@@ -462,35 +477,39 @@ impl Framework {
                     Err(r) => {
                         failed += 1;
                         diagnosis.add_plugin(r.plugin);
-                        rejected.push((cache.name_rank(node.id), node.node.name.clone(), r));
+                        rejected.push((node.id, r));
                     }
                 }
             }
         }
-        if diagnosis.node_to_status.is_empty() {
-            // Sorted by the cache's name rank first (integer compares), the map's own sort of
-            // its input only confirms the order.
-            rejected.sort_unstable_by_key(|(rank, _, _)| *rank);
-            diagnosis.node_to_status = rejected.into_iter().map(|(_, name, r)| (name, r)).collect();
-        } else {
-            let rejected = rejected.into_iter().map(|(_, name, r)| (name, r));
-            diagnosis.node_to_status.extend(rejected);
-        }
         let processed = feasible.len() + failed;
         *params.next_start_node_index = (start + processed) % all_nodes.len();
         if let Some(message) = error {
+            statuses_into(cache, rejected, &mut diagnosis);
             return ScheduleOutcome::Error { message, diagnosis };
         }
         if let Some(x) = &params.extenders {
             feasible = match x.filter(feasible, &mut diagnosis) {
                 Ok(kept) => kept,
-                Err(message) => return ScheduleOutcome::Error { message, diagnosis },
+                Err(message) => {
+                    statuses_into(cache, rejected, &mut diagnosis);
+                    return ScheduleOutcome::Error { message, diagnosis };
+                }
             };
         }
+        // The extenders' rejections are in the map already; the filters' are counted apart.
+        let evaluated = feasible.len() + failed + diagnosis.node_to_status.len();
         if feasible.is_empty() {
+            statuses_into(cache, rejected, &mut diagnosis);
             return self.fit_error(cache, pod, diagnosis, &cs, params, rec);
         }
-        let evaluated = feasible.len() + diagnosis.node_to_status.len();
+        // A placed pod's per-node statuses are read only to explain the cycle: upstream's
+        // ScheduleResult keeps just the counts, and the live scheduler drops them. Building the
+        // name-ordered map for thousands of rejected nodes per placed pod cost more than the
+        // filters themselves when one node in thousands fits (SchedulingWithExtendedResource).
+        if params.explain != Explain::Off {
+            statuses_into(cache, rejected, &mut diagnosis);
+        }
         if feasible.len() == 1 {
             let result = ScheduleResult { node: (*feasible[0].node.name).into(), evaluated_nodes: evaluated, feasible_nodes: 1 };
             return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), params.waiting, rec);

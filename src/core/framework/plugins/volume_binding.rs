@@ -699,7 +699,7 @@ mod tests {
             next_start_node_index: &mut next,
             percentage_of_nodes_to_score: 0,
             rng: &mut rng,
-            explain: crate::core::framework::cycle::Explain::Off,
+            explain: crate::core::framework::cycle::Explain::All, // the tests read placed pods' filter statuses
             extenders: None,
             waiting: None,
         };
