@@ -401,6 +401,18 @@ impl TestApiServer {
         self.shared.write(|s| s.remove(&key)).is_some()
     }
 
+    /// Delete the object at `path` as a client's DELETE without options would: an object with
+    /// finalizers is only marked deleting (and a bound pod only terminating with graceful
+    /// deletion on). Returns the object if it is still stored.
+    pub fn delete_as_client(&self, path: &str) -> Option<Value> {
+        let (_, key) = expect_key(path);
+        let graceful = self.shared.graceful_pod_deletion.load(Ordering::SeqCst);
+        match self.shared.write(|s| verbs::delete(s, &key, &json!({}), graceful, SystemTime::now())) {
+            Ok(verbs::Deleted::Terminating(obj)) => Some(obj),
+            Ok(verbs::Deleted::Gone(_)) | Err(_) => None,
+        }
+    }
+
     /// Bind a pod server-side, as a competing scheduler would; the error is the HTTP code the
     /// binding would have got (404, 409). Counts in [`TestApiServer::bindings`].
     pub fn bind(&self, ns: &str, name: &str, node: &str) -> Result<(), u16> {

@@ -180,7 +180,23 @@ fn commit(store: &mut Store, key: &ObjKey, part: Part, old: Value, mut new: Valu
     if res.group == resources::RBAC_GROUP && res.plural.ends_with("bindings") && old.get("roleRef") != next.get("roleRef") {
         return Err(role_ref_changed(res, &key.name, &next["roleRef"]));
     }
+    if finalized(&old, &next) {
+        // The stored state (finalizers and all) is what the DELETED event carries.
+        return store.remove(key).ok_or_else(|| status::not_found(res, &key.name));
+    }
     Ok(store.replace(key, next))
+}
+
+fn has_finalizers(obj: &Value) -> bool {
+    obj["metadata"]["finalizers"].as_array().is_some_and(|f| !f.is_empty())
+}
+
+/// `ShouldDeleteDuringUpdate` (k8s.io/apiserver/pkg/registry/generic/registry/store.go, commit
+/// 0021a864a65a17f2ad15b60545ef41fdfc30cc4c): an update that leaves no finalizers on an object
+/// whose deletion was requested (deletionTimestamp set, grace period nil or 0) deletes it.
+fn finalized(old: &Value, next: &Value) -> bool {
+    let grace = old["metadata"]["deletionGracePeriodSeconds"].as_i64().unwrap_or(0);
+    !has_finalizers(next) && !old["metadata"]["deletionTimestamp"].is_null() && grace == 0
 }
 
 /// 422 for a binding update that changes `roleRef` (`ValidateRoleBindingUpdate`), which upstream
@@ -229,12 +245,18 @@ pub fn patched(store: &Store, key: &ObjKey, kind: PatchKind, body: &Value) -> Re
 pub enum Deleted {
     /// The object is gone; its last state.
     Gone(Value),
-    /// Graceful pod deletion started: the object with `deletionTimestamp` set.
+    /// Graceful pod deletion started, or finalizers pending: the object with `deletionTimestamp`
+    /// set, still stored.
     Terminating(Value),
 }
 
 /// DELETE with optional `preconditions` (uid, resourceVersion) and grace period. Pods bound to a
-/// node are only marked terminating when `graceful` is set (a kubelet would finish the job).
+/// node are only marked terminating when `graceful` is set (a kubelet would finish the job). An
+/// object with finalizers is never removed here (`Store.Delete` and
+/// `updateForGracefulDeletionAndFinalizers` in k8s.io/apiserver/pkg/registry/generic/registry/
+/// store.go, commit 0021a864a65a17f2ad15b60545ef41fdfc30cc4c): it is marked deleting
+/// (`markAsDeleting`: deletionTimestamp now unless already earlier, deletionGracePeriodSeconds 0)
+/// and stays until an update empties its finalizers ([`finalized`]).
 pub fn delete(store: &mut Store, key: &ObjKey, options: &Value, graceful: bool, now: SystemTime) -> Result<Deleted, ApiError> {
     let res = res_of(key);
     let current = get(store, key)?;
@@ -262,6 +284,16 @@ pub fn delete(store: &mut Store, key: &ObjKey, options: &Value, graceful: bool, 
         let at = now + std::time::Duration::from_secs(grace as u64);
         next["metadata"]["deletionTimestamp"] = json!(clock::rfc3339(at));
         next["metadata"]["deletionGracePeriodSeconds"] = json!(grace);
+        return Ok(Deleted::Terminating(store.replace(key, next)));
+    }
+    if has_finalizers(&current) {
+        let mut next = current.clone();
+        let at = clock::rfc3339(now);
+        // RFC 3339 UTC timestamps of one format order as text.
+        if next["metadata"]["deletionTimestamp"].as_str().is_none_or(|t| t > at.as_str()) {
+            next["metadata"]["deletionTimestamp"] = json!(at);
+        }
+        next["metadata"]["deletionGracePeriodSeconds"] = json!(0);
         return Ok(Deleted::Terminating(store.replace(key, next)));
     }
     store.remove(key).map(Deleted::Gone).ok_or_else(|| status::not_found(res, &key.name))
