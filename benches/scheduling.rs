@@ -10,6 +10,7 @@
 //! cargo bench --bench scheduling -- --only simulate           # simulate at 5,000 nodes / 60,000 pods
 //! cargo bench --bench scheduling -- --only workloads          # upstream's scheduler_perf workloads
 //! cargo bench --bench scheduling -- --only workloads-decision --workload Topology   # in process only, a subset
+//! cargo bench --bench scheduling -- --only workloads --workload Daemonset,Gated     # names containing any of these
 //! ```
 //!
 //! `simulate` runs the binary Cargo built for this bench on a synthetic cluster file
@@ -56,7 +57,7 @@ struct Opts {
     out: Option<PathBuf>,
     /// Decision sizes (node counts) instead of the standard ones.
     sizes: Vec<usize>,
-    /// Only the replayed workloads whose name contains this.
+    /// Only the replayed workloads whose name contains this (or one of its comma-separated parts).
     workload: Option<String>,
     /// Only these footprint cases (`idle`, `small`, `nodes-only`, `ready`, `large`) and end-to-end
     /// cases (`e2e-1000`, `e2e-5000`, `e2e-default-qps`); empty means all.
@@ -904,6 +905,10 @@ fn machine() -> Value {
 
 fn main() {
     let opts = parse_opts();
+    if let Ok(name) = std::env::var(replay::CHILD_ENV) {
+        replay::child(&name, opts.smoke, opts.repeats);
+        return;
+    }
     let started = Instant::now();
     let mut out = String::new();
     let mut results = serde_json::Map::new();
