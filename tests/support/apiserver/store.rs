@@ -67,6 +67,9 @@ pub struct Page<'a> {
     pub remaining: usize,
 }
 
+/// An object's list-item bytes and the resourceVersion they were encoded at.
+type Encoded = (String, Arc<[u8]>);
+
 /// Default number of events kept for watch resumption and list snapshots.
 pub const DEFAULT_HISTORY_WINDOW: usize = 10_000;
 
@@ -83,7 +86,7 @@ pub struct Store {
     /// a page is then a concatenation instead of a clone and an ordered serialization per item.
     /// An entry is valid while the object's resourceVersion is unchanged, so writes need not
     /// know about it.
-    list_items: RefCell<HashMap<ObjKey, (String, Arc<[u8]>)>>,
+    list_items: RefCell<HashMap<ObjKey, Encoded>>,
 }
 
 fn set_rv(obj: &mut Value, rv: u64) {
