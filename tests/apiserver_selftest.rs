@@ -549,13 +549,7 @@ fn list_pages_are_the_objects_as_get_writes_them_and_follow_writes() {
     let db = c.call("GET", &format!("{PODS}?labelSelector=app%3Ddb"), None).json();
     assert_eq!(names(&db), ["p1"]);
     let empty = c.call("GET", "/api/v1/namespaces/none/pods", None).text();
-    assert_eq!(
-        empty,
-        format!(
-            "{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"{}\"}},\"items\":[]}}\n",
-            server.resource_version()
-        )
-    );
+    assert_eq!(empty, format!("{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"{}\"}},\"items\":[]}}\n", server.resource_version()));
 }
 
 #[test]
@@ -836,50 +830,6 @@ fn option_combinations_the_real_server_rejects_get_422() {
     let r = c.call("GET", &format!("{PODS}?watch=1&resourceVersionMatch=NotOlderThan"), None);
     assert_eq!(r.code, 422);
     assert_eq!(c.call("GET", &format!("{PODS}?resourceVersion=0&resourceVersionMatch=NotOlderThan"), None).code, 200);
-}
-
-#[test]
-fn the_reflector_transport_requests_the_next_page_while_decoding_one_and_keeps_the_order() {
-    use edgesched::core::api;
-    use edgesched::shell::kube::client::{Client, ClientOptions};
-    use edgesched::shell::kube::kubeconfig::load_kubeconfig;
-    use edgesched::shell::kube::query::ListParams;
-    use edgesched::shell::kube::watch::{ClientTransport, ListWatchTransport};
-    let server = TestApiServer::start();
-    server.grant_cluster_admin("edgesched");
-    let dir = support::tempdir("selftest-pager");
-    let config =
-        load_kubeconfig(&server.write_kubeconfig(&dir, KubeAuth::ClientCert { user: "edgesched".into() }), None).unwrap();
-    let client = Client::new(&config, &ClientOptions { max_retries: 0, ..Default::default() }).unwrap();
-    for i in 0..7 {
-        server.create(PODS, pod("default", &format!("p{i}")).build());
-    }
-    let mut transport = ClientTransport::new(client, "/api/v1/pods".into());
-    let first = ListParams { limit: Some(2), ..Default::default() };
-    let mut list = |params: &ListParams| ListWatchTransport::<api::Pod>::list(&mut transport, params).unwrap();
-    // A list restarted after its first page asks for the first page again: the page requested
-    // ahead is not the one wanted, so the first page is requested anew.
-    let restarted = list(&first);
-    assert_eq!(restarted.items[0].metadata.name, "p0");
-    let (mut names, mut params) = (Vec::new(), first.clone());
-    loop {
-        let page = list(&params);
-        names.extend(page.items.iter().map(|p| p.metadata.name.clone()));
-        if page.metadata.continue_token.is_empty() {
-            break;
-        }
-        params = ListParams { continue_token: Some(page.metadata.continue_token), ..first.clone() };
-    }
-    assert_eq!(names, ["p0", "p1", "p2", "p3", "p4", "p5", "p6"]);
-    let lists: Vec<bool> = server
-        .requests()
-        .iter()
-        .filter(|r| r.method == "GET" && r.path == "/api/v1/pods")
-        .map(|r| r.query.contains("continue="))
-        .collect();
-    // Two first pages (the restart), the second page once for each, the last two once.
-    assert_eq!((lists.iter().filter(|c| !**c).count(), lists.iter().filter(|c| **c).count()), (2, 4), "{lists:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -34,15 +34,6 @@ impl<T> ListPage<T> {
 /// Decode a list response body. Fails only when the envelope itself is not a list (not JSON, or
 /// `items` not an array): then nothing in it can be trusted.
 pub fn decode_list<T: DeserializeOwned + Object + 'static>(body: &[u8]) -> Result<ListPage<T>, String> {
-    decode_list_then(body, |_| ())
-}
-
-/// [`decode_list`], calling `envelope_read` with the page's metadata once the envelope is read and
-/// before the items are decoded (a pager asks for the next page meanwhile).
-pub fn decode_list_then<T: DeserializeOwned + Object + 'static>(
-    body: &[u8],
-    envelope_read: impl FnOnce(&ListMeta),
-) -> Result<ListPage<T>, String> {
     #[derive(Deserialize)]
     struct Envelope<'a> {
         #[serde(borrow, default)]
@@ -56,7 +47,6 @@ pub fn decode_list_then<T: DeserializeOwned + Object + 'static>(
         Some(raw) => gojson::from_str(raw.get()).map_err(|e| format!("list metadata: {e}"))?,
         None => ListMeta::default(),
     };
-    envelope_read(&metadata);
     let raw_items = envelope.items.unwrap_or_default();
     let mut page = ListPage { metadata, items: Vec::with_capacity(raw_items.len()), undecodable: Vec::new() };
     for raw in raw_items {

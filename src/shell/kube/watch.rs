@@ -47,7 +47,6 @@
 //! A watch blocked waiting for data notices it at the next event or bookmark, or when the idle
 //! timeout ends the stream, so callers should not wait for watcher threads at shutdown.
 
-use crate::core::api::ListMeta;
 use crate::core::api::Object;
 use crate::core::logging::Line;
 use crate::core::rng::Rng;
@@ -55,9 +54,9 @@ use crate::core::watched::Change;
 use crate::shell::clock::{self, Clock, SystemClock};
 use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::backoff::Backoff;
-use crate::shell::kube::client::{Client, RawRequest, Verb};
-use crate::shell::kube::decode::{decode_list_then, ListPage};
-use crate::shell::kube::query::{with_query, ListParams, WatchParams};
+use crate::shell::kube::client::Client;
+use crate::shell::kube::decode::ListPage;
+use crate::shell::kube::query::{ListParams, WatchParams};
 use crate::shell::kube::watch_stream::{StreamError, WatchEvent, WatchStream};
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -134,100 +133,24 @@ pub trait ListWatchTransport<T> {
 }
 
 /// [`ListWatchTransport`] over a real [`Client`] for one collection path.
-///
-/// Pages are pipelined: as soon as a page's envelope is read (its `continue` token known), the
-/// next page is requested on a short-lived thread while this one's objects are decoded, so the
-/// API server builds and sends page N+1 while the scheduler decodes page N instead of the two
-/// taking turns (client-go's pager fetches one page at a time; the requests and their order
-/// are the same, only earlier).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ClientTransport {
-    client: Client,
-    path: String,
+    /// The API client.
+    pub client: Client,
+    /// Collection path, e.g. `/api/v1/pods`.
+    pub path: String,
     /// The page being decoded, kept from page to page of one list and released after the last.
-    page: Vec<u8>,
-    /// The buffer the next page is read into (swapped with `page` when it arrives).
-    spare: Vec<u8>,
-    /// The next page's request, in flight.
-    next: Option<Prefetch>,
-}
-
-/// A list page requested ahead: its parameters and the thread reading it.
-#[derive(Debug)]
-struct Prefetch {
-    params: ListParams,
-    fetch: std::thread::JoinHandle<(Result<(), ApiError>, Vec<u8>)>,
-}
-
-impl ClientTransport {
-    /// A transport for the collection at `path`.
-    pub fn new(client: Client, path: String) -> ClientTransport {
-        ClientTransport { client, path, page: Vec::new(), spare: Vec::new(), next: None }
-    }
-
-    /// Read the page `params` asks for into `self.page`: the prefetched one when it is that
-    /// page, else requested now.
-    fn read_page(&mut self, params: &ListParams) -> Result<(), ApiError> {
-        match self.next.take() {
-            Some(next) if next.params == *params => {
-                if let Ok((result, buffer)) = next.fetch.join() {
-                    self.spare = std::mem::replace(&mut self.page, buffer);
-                    return result;
-                }
-            }
-            // Another page (the list restarted): the stale request finishes unobserved.
-            _ => {}
-        }
-        fetch_page(&self.client, &self.path, params, &mut self.page)
-    }
-
-    /// Once a page's envelope is read: request the page after it, if there is one.
-    fn request_next(
-        next: &mut Option<Prefetch>,
-        spare: &mut Vec<u8>,
-        client: &Client,
-        path: &str,
-        params: &ListParams,
-        meta: &ListMeta,
-    ) {
-        if meta.continue_token.is_empty() {
-            return;
-        }
-        let params = ListParams { continue_token: Some(meta.continue_token.clone()), ..params.clone() };
-        let (client, path, query, mut buffer) = (client.clone(), path.to_string(), params.clone(), std::mem::take(spare));
-        let thread = std::thread::Builder::new().name("list-next".into()).spawn(move || {
-            let result = fetch_page(&client, &path, &query, &mut buffer);
-            (result, buffer)
-        });
-        // Without a thread the page is simply requested when asked for.
-        *next = thread.ok().map(|fetch| Prefetch { params, fetch });
-    }
-
-    /// The list is over (or failed): a watching informer keeps no page-sized buffer.
-    fn release(&mut self) {
-        (self.page, self.spare, self.next) = (Vec::new(), Vec::new(), None);
-    }
-}
-
-/// GET one list page into `buffer`.
-fn fetch_page(client: &Client, path: &str, params: &ListParams, buffer: &mut Vec<u8>) -> Result<(), ApiError> {
-    let full = with_query(path, &params.query());
-    client.request_into(RawRequest { verb: Verb::Get, path: &full, body: None, content_type: None, idempotent: true }, buffer)
+    pub page: Vec<u8>,
 }
 
 impl<T: DeserializeOwned + Object + 'static> ListWatchTransport<T> for ClientTransport {
     type Stream = WatchStream<T>;
 
     fn list(&mut self, params: &ListParams) -> Result<ListPage<T>, ApiError> {
-        if let Err(e) = self.read_page(params) {
-            self.release();
-            return Err(e);
-        }
-        let (next, spare, client, path) = (&mut self.next, &mut self.spare, &self.client, self.path.as_str());
-        let page = decode_list_then(&self.page, |meta| Self::request_next(next, spare, client, path, params, meta))
-            .map_err(|message| ApiError::Decode { request: format!("GET {path}"), message });
+        let page = self.client.list_into(&self.path, params, &mut self.page);
         if !page.as_ref().is_ok_and(|p| !p.metadata.continue_token.is_empty()) {
-            self.release();
+            // The list is over (or failed): a watching informer keeps no page-sized buffer.
+            self.page = Vec::new();
         }
         page
     }
@@ -577,7 +500,7 @@ pub fn run_watcher<T>(client: Client, spec: WatchSpec, stop: Arc<AtomicBool>, rn
 where
     T: DeserializeOwned + Object + Send + 'static,
 {
-    let transport = ClientTransport::new(client, spec.path.clone());
+    let transport = ClientTransport { client, path: spec.path.clone(), page: Vec::new() };
     Reflector::new(spec, transport, SystemClock, stop, rng_seed).run(sink);
 }
 
