@@ -5,12 +5,10 @@
 //! ~3.7 MB of code maps all of it: tracing the page faults of an idle start showed 55 faults
 //! in the code mapping (one per distinct 64 KiB window) leaving 3.5 MiB of it resident, most of
 //! it code that only start-up runs (configuration, TLS set-up, the first lists). `MADV_RANDOM`
-//! does not turn fault-around off (measured: no change). [`release_startup_code`] unmaps the
-//! read-only segments of the executable (`MADV_DONTNEED`) when start-up is over — once the
-//! caches are synced, and when each watched kind has opened its first watch (the last of those
-//! often comes after the sync): their pages stay in the page cache and whatever runs afterwards
-//! faults back in, again with fault-around, so the resident code becomes what the scheduler
-//! runs from then on.
+//! does not turn fault-around off (measured: no change). Once the caches are synced,
+//! [`release_startup_code`] unmaps the read-only segments of the executable (`MADV_DONTNEED`):
+//! their pages stay in the page cache and whatever runs afterwards faults back in, again with
+//! fault-around, so the resident code becomes what the scheduler runs from then on.
 
 /// Tell the kernel to unmap the executable's read-only (code and constant) pages from this
 /// process; best effort, a failure only leaves them resident. Writable segments are never

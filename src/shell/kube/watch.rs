@@ -141,8 +141,6 @@ pub struct ClientTransport {
     pub path: String,
     /// The page being decoded, kept from page to page of one list and released after the last.
     pub page: Vec<u8>,
-    /// Whether a watch was opened already (the first one ends this kind's start-up).
-    pub watched: bool,
 }
 
 impl<T: DeserializeOwned + Object + 'static> ListWatchTransport<T> for ClientTransport {
@@ -158,13 +156,7 @@ impl<T: DeserializeOwned + Object + 'static> ListWatchTransport<T> for ClientTra
     }
 
     fn watch(&mut self, params: &WatchParams) -> Result<WatchStream<T>, ApiError> {
-        let stream = self.client.watch(&self.path, params)?;
-        if !std::mem::replace(&mut self.watched, true) {
-            // Listed and watching: the code of this kind's start-up is no longer needed (the
-            // last kind to get here often does after the caches are synced).
-            crate::shell::code_pages::release_startup_code();
-        }
-        Ok(stream)
+        self.client.watch(&self.path, params)
     }
 }
 
@@ -508,7 +500,7 @@ pub fn run_watcher<T>(client: Client, spec: WatchSpec, stop: Arc<AtomicBool>, rn
 where
     T: DeserializeOwned + Object + Send + 'static,
 {
-    let transport = ClientTransport { client, path: spec.path.clone(), page: Vec::new(), watched: false };
+    let transport = ClientTransport { client, path: spec.path.clone(), page: Vec::new() };
     Reflector::new(spec, transport, SystemClock, stop, rng_seed).run(sink);
 }
 
