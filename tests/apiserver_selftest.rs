@@ -549,7 +549,13 @@ fn list_pages_are_the_objects_as_get_writes_them_and_follow_writes() {
     let db = c.call("GET", &format!("{PODS}?labelSelector=app%3Ddb"), None).json();
     assert_eq!(names(&db), ["p1"]);
     let empty = c.call("GET", "/api/v1/namespaces/none/pods", None).text();
-    assert_eq!(empty, format!("{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"{}\"}},\"items\":[]}}\n", server.resource_version()));
+    assert_eq!(
+        empty,
+        format!(
+            "{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"{}\"}},\"items\":[]}}\n",
+            server.resource_version()
+        )
+    );
 }
 
 #[test]
