@@ -8,10 +8,10 @@
 //! [`Undecodable`] (with whatever identity could be read from it) while the rest of the page is
 //! used. Pure: the fuzz target `list_page` drives it with arbitrary bytes.
 
-use crate::core::api::{ListMeta, Object, Pod};
+use crate::core::api::{ListMeta, Object};
 use crate::core::gojson;
 use crate::core::watched::Undecodable;
-use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -42,14 +42,6 @@ pub fn decode_list<T: DeserializeOwned + Object + 'static>(body: &[u8]) -> Resul
         items: Option<Vec<&'a RawValue>>,
     }
     let text = gojson::text(body);
-    let is_pod = std::any::TypeId::of::<T>() == std::any::TypeId::of::<Pod>();
-    if let Some(page) = is_pod.then(|| pod_page_in_one_pass(&text)).flatten() {
-        // `T` is `Pod`, so this always succeeds.
-        let page: Box<dyn std::any::Any> = Box::new(page);
-        if let Ok(page) = page.downcast::<ListPage<T>>() {
-            return Ok(*page);
-        }
-    }
     let envelope: Envelope<'_> = serde_json::from_str(&text).map_err(|e| format!("list: {e}"))?;
     let metadata = match envelope.metadata {
         Some(raw) => gojson::from_str(raw.get()).map_err(|e| format!("list metadata: {e}"))?,
@@ -64,89 +56,6 @@ pub fn decode_list<T: DeserializeOwned + Object + 'static>(body: &[u8]) -> Resul
         }
     }
     Ok(page)
-}
-
-/// A page of pods decoded in one pass, when pods need not keep their JSON and
-/// every item decodes and has a name: the common case, which then skips the envelope pass that
-/// locates each item (a tenth of the work of a page). `None` otherwise: the caller decodes item
-/// by item, with the same outcome as before for good pages and the per-item reports for bad
-/// ones. Items are decoded by the same Go-rules code as [`decode_object`], so both paths agree.
-fn pod_page_in_one_pass(text: &str) -> Option<ListPage<Pod>> {
-    let mut probe = Pod::default();
-    probe.keep_source("");
-    if probe.source.is_some() {
-        return None;
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let (metadata, items) = de.deserialize_map(PodPage).ok()?;
-    de.end().ok()?;
-    if items.iter().any(|p| p.metadata.name.is_empty()) {
-        return None;
-    }
-    Some(ListPage { metadata, items, undecodable: Vec::new() })
-}
-
-/// Visits a pod list's envelope: `metadata` and `items`, other keys skipped.
-struct PodPage;
-
-impl<'de> Visitor<'de> for PodPage {
-    type Value = (ListMeta, Vec<Pod>);
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a pod list")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut metadata, mut items) = (ListMeta::default(), Vec::new());
-        while let Some(key) = map.next_key::<&str>()? {
-            match key {
-                "metadata" => metadata = map.next_value_seed(GoValue(std::marker::PhantomData))?,
-                "items" => items = map.next_value_seed(PodItems)?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok((metadata, items))
-    }
-}
-
-/// A value decoded with Go's rules, as [`gojson::from_str`] decodes it.
-struct GoValue<V>(std::marker::PhantomData<V>);
-
-impl<'de, V: Deserialize<'de>> DeserializeSeed<'de> for GoValue<V> {
-    type Value = V;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<V, D::Error> {
-        V::deserialize(gojson::Go(d))
-    }
-}
-
-/// The `items` array of a pod list (a `null` one is left to the item-by-item path).
-struct PodItems;
-
-impl<'de> DeserializeSeed<'de> for PodItems {
-    type Value = Vec<Pod>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Pod>, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for PodItems {
-    type Value = Vec<Pod>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an array of pods")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Pod>, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(pod) = seq.next_element_seed(GoValue(std::marker::PhantomData))? {
-            items.push(pod);
-        }
-        Ok(items)
-    }
 }
 
 /// Decode one object; an object without a name is as useless as one that does not decode (Go
@@ -203,40 +112,6 @@ mod tests {
         assert_eq!((b.key().as_str(), b.uid.as_str(), b.scheduler_name.as_str()), ("ns/b", "u-b", "edgesched"));
         assert!(b.error.contains("invalid type"), "{}", b.error);
         assert_eq!(page.undecodable[1].error, "object has no metadata.name");
-    }
-
-    #[test]
-    fn pod_pages_decode_alike_in_one_pass_and_item_by_item() {
-        // Real pods (tests/fixtures/watch, recorded from kind v1.36), with Go's nulls added.
-        let recorded = String::from_utf8(crate::shell::kube::fixture("watch/watch-pods-kube-system-kind-v1.36.jsonl")).unwrap();
-        let mut items: Vec<Value> =
-            recorded.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["object"].clone()).collect();
-        items.push(serde_json::json!({"metadata": {"name": "n", "labels": null}, "spec": null, "status": {"phase": null}}));
-        let body = serde_json::json!({"kind": "PodList", "apiVersion": "v1",
-            "metadata": {"resourceVersion": "9", "continue": "c", "remainingItemCount": 3}, "items": items});
-        let text = body.to_string();
-        let fast = pod_page_in_one_pass(&text).expect("one pass");
-        let one_by_one: Vec<Pod> = items.iter().map(|i| decode_object::<Pod>(&i.to_string()).unwrap()).collect();
-        assert_eq!(fast.items.len(), 6);
-        assert_eq!(format!("{:?}", fast.items), format!("{one_by_one:?}"));
-        assert_eq!(
-            format!("{:?}", fast.metadata),
-            format!(
-                "{:?}",
-                decode_list::<Pod>(b"{\"metadata\":{\"resourceVersion\":\"9\",\"continue\":\"c\",\"remainingItemCount\":3}}")
-                    .unwrap()
-                    .metadata
-            )
-        );
-        // Anything unusual is left to the item-by-item path.
-        for odd in [
-            r#"{"items":null}"#,
-            r#"{"items":[{"metadata":{}}]}"#,
-            r#"{"items":[null]}"#,
-            r#"{"items":[{"spec":{"priority":"x"}}]}"#,
-        ] {
-            assert!(pod_page_in_one_pass(odd).is_none(), "{odd}");
-        }
     }
 
     #[test]
