@@ -513,6 +513,52 @@ fn pagination_is_a_consistent_snapshot_and_expires_with_410() {
 }
 
 #[test]
+fn list_pages_are_the_objects_as_get_writes_them_and_follow_writes() {
+    // Pages are put together from cached item encodings: byte for byte what encoding the list
+    // document gives, i.e. each item is the object's GET body without `kind` and `apiVersion`.
+    let server = TestApiServer::start();
+    let mut c = admin(&server);
+    for i in 0..3 {
+        server.create(PODS, pod("default", &format!("p{i}")).cpu("100m").label("app", "web").build());
+    }
+    let item = |c: &mut Conn, name: &str| {
+        let body = c.call("GET", &format!("{PODS}/{name}"), None).text();
+        let rest = body.trim_end().strip_prefix(r#"{"kind":"Pod","apiVersion":"v1","#).expect("kind first").to_string();
+        format!("{{{rest}")
+    };
+    for round in 0..2 {
+        if round == 1 {
+            server.patch_merge(&format!("{PODS}/p1"), json!({"metadata": {"labels": {"app": "db"}}}));
+        }
+        let rv = server.resource_version();
+        let first = c.call("GET", &format!("{PODS}?limit=2"), None).text();
+        let token = serde_json::from_str::<Value>(&first).unwrap()["metadata"]["continue"].as_str().unwrap().to_string();
+        let expected = format!(
+            "{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"{rv}\",\"continue\":\"{token}\",\"remainingItemCount\":1}},\"items\":[{},{}]}}\n",
+            item(&mut c, "p0"),
+            item(&mut c, "p1")
+        );
+        assert_eq!(first, expected);
+        let last = c.call("GET", &format!("{PODS}?limit=2&continue={token}"), None).text();
+        let expected = format!(
+            "{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"{rv}\"}},\"items\":[{}]}}\n",
+            item(&mut c, "p2")
+        );
+        assert_eq!(last, expected);
+    }
+    let db = c.call("GET", &format!("{PODS}?labelSelector=app%3Ddb"), None).json();
+    assert_eq!(names(&db), ["p1"]);
+    let empty = c.call("GET", "/api/v1/namespaces/none/pods", None).text();
+    assert_eq!(
+        empty,
+        format!(
+            "{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"{}\"}},\"items\":[]}}\n",
+            server.resource_version()
+        )
+    );
+}
+
+#[test]
 fn watch_streams_changes_and_resumes_from_a_resource_version() {
     let server = TestApiServer::start();
     let mut c = admin(&server);

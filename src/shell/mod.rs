@@ -10,6 +10,7 @@ pub mod cli;
 pub mod clock;
 pub mod cluster_file;
 pub mod cluster_reader;
+pub mod code_pages;
 pub mod diagnose;
 pub mod event_recorder;
 pub mod extender_client;

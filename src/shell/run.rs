@@ -648,6 +648,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
                 p.health.synced.store(true, Ordering::SeqCst);
                 crate::shell::sdnotify::notify("READY=1");
                 Line::new("Caches are synced").n("nodes", sched.cache().num_nodes()).n("pods", sched.cache().num_pods()).info();
+                crate::shell::code_pages::release_startup_code();
             } else if let Ok(mut w) = p.health.waiting_for.lock() {
                 let names: Vec<&str> =
                     sched.kinds_not_synced().iter().map(|id| crate::core::watched::kind(*id).resource).collect();

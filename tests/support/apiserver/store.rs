@@ -4,9 +4,12 @@
 //! tokens; once an event falls out of the window, both answer 410 Expired like a compacted etcd.
 
 use super::resources::ResId;
+use super::wire;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, VecDeque};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::{Bound, RangeBounds};
+use std::sync::Arc;
 
 /// Where an object lives: resource, namespace ("" for cluster-scoped) and name. Ordered so a
 /// resource's objects sort by namespace then name, the order lists return.
@@ -53,16 +56,19 @@ pub struct Event {
     pub prev: Option<Value>,
 }
 
-/// One page of a list.
+/// One page of a list, borrowing the store's objects.
 #[derive(Debug, Clone)]
-pub struct Page {
+pub struct Page<'a> {
     /// Matching objects, in key order.
-    pub items: Vec<Value>,
+    pub items: Vec<(&'a ObjKey, &'a Value)>,
     /// Key of the last returned item when more matching items follow.
     pub next_after: Option<ObjKey>,
     /// How many matching items follow this page.
     pub remaining: usize,
 }
+
+/// An object's list-item bytes and the resourceVersion they were encoded at.
+type Encoded = (String, Arc<[u8]>);
 
 /// Default number of events kept for watch resumption and list snapshots.
 pub const DEFAULT_HISTORY_WINDOW: usize = 10_000;
@@ -75,6 +81,12 @@ pub struct Store {
     history: VecDeque<Event>,
     window: usize,
     compacted_rv: u64,
+    /// Each object's list-item encoding with the resourceVersion it was made from, filled as
+    /// lists read objects (kube-apiserver's watch cache likewise keeps objects ready to serve):
+    /// a page is then a concatenation instead of a clone and an ordered serialization per item.
+    /// An entry is valid while the object's resourceVersion is unchanged, so writes need not
+    /// know about it.
+    list_items: RefCell<HashMap<ObjKey, Encoded>>,
 }
 
 fn set_rv(obj: &mut Value, rv: u64) {
@@ -96,7 +108,14 @@ fn without_rv(obj: &Value) -> Value {
 impl Store {
     /// An empty store keeping `window` events of history.
     pub fn new(window: usize) -> Store {
-        Store { objects: BTreeMap::new(), rv: 0, history: VecDeque::new(), window, compacted_rv: 0 }
+        Store {
+            objects: BTreeMap::new(),
+            rv: 0,
+            history: VecDeque::new(),
+            window,
+            compacted_rv: 0,
+            list_items: RefCell::default(),
+        }
     }
 
     /// The latest resourceVersion.
@@ -193,8 +212,8 @@ impl Store {
     /// after `after` (exclusive), keeping those `matches` accepts, at most `limit` of them.
     /// `remaining` is exact with `count_remaining`, else 1 when more items follow.
     #[allow(clippy::too_many_arguments)]
-    pub fn page_at(
-        &self,
+    pub fn page_at<'a>(
+        &'a self,
         res: ResId,
         ns: Option<&str>,
         at: u64,
@@ -202,7 +221,7 @@ impl Store {
         matches: &dyn Fn(&Value) -> bool,
         limit: Option<usize>,
         count_remaining: bool,
-    ) -> Result<Page, u64> {
+    ) -> Result<Page<'a>, u64> {
         if at < self.compacted_rv {
             return Err(self.compacted_rv + 1);
         }
@@ -252,9 +271,35 @@ impl Store {
                 let remaining = 1 + if count_remaining { matching.count() } else { 0 };
                 return Ok(Page { items, next_after: last, remaining });
             }
-            items.push(v.clone());
+            items.push((k, v));
             last = Some(k.clone());
         }
         Ok(Page { items, next_after: None, remaining: 0 })
+    }
+
+    /// `obj` (the object of `key`, current or from history) as a list writes it: compact JSON
+    /// without `kind` and `apiVersion`, no trailing newline. Cached per object and version.
+    pub fn list_item_bytes(&self, key: &ObjKey, obj: &Value) -> Arc<[u8]> {
+        let rv = obj["metadata"]["resourceVersion"].as_str().unwrap_or("");
+        if let Some((cached_rv, bytes)) = self.list_items.borrow().get(key) {
+            if cached_rv == rv {
+                return bytes.clone();
+            }
+        }
+        let mut item = obj.clone();
+        if let Some(m) = item.as_object_mut() {
+            m.remove("kind");
+            m.remove("apiVersion");
+        }
+        let mut bytes = wire::encode(&item, false);
+        bytes.pop(); // the newline that ends a body
+        let bytes: Arc<[u8]> = bytes.into();
+        let mut cache = self.list_items.borrow_mut();
+        if cache.len() > 2 * self.objects.len() + 1024 {
+            // Deleted objects' entries: drop what no current object uses.
+            cache.retain(|k, _| self.objects.contains_key(k));
+        }
+        cache.insert(key.clone(), (rv.to_string(), bytes.clone()));
+        bytes
     }
 }

@@ -87,19 +87,20 @@ impl WatchSpec {
         ev.key.res == self.res && self.ns.as_ref().is_none_or(|n| &ev.key.ns == n)
     }
 
-    /// The line this watcher sees for `ev`, if any (selector transitions included).
-    fn convert(&self, ev: &Event) -> Option<Vec<u8>> {
+    /// The event this watcher sees for `ev`, if any (selector transitions included): its type
+    /// and object, encoded by the caller once the store is unlocked.
+    fn convert(&self, ev: &Event) -> Option<(&'static str, Value)> {
         if !self.in_scope(ev) {
             return None;
         }
         let now_matches = ev.change != Change::Deleted && self.selectors.matches(&ev.object);
         let was_matching = ev.prev.as_ref().is_some_and(|p| self.selectors.matches(p));
         match (now_matches, was_matching) {
-            (true, false) => Some(event_line("ADDED", self.compat.object(ev.object.clone()))),
-            (true, true) => Some(event_line("MODIFIED", self.compat.object(ev.object.clone()))),
+            (true, false) => Some(("ADDED", self.compat.object(ev.object.clone()))),
+            (true, true) => Some(("MODIFIED", self.compat.object(ev.object.clone()))),
             (false, true) => {
                 let last = if ev.change == Change::Deleted { ev.object.clone() } else { with_rv(ev.prev.clone()?, ev.rv) };
-                Some(event_line("DELETED", self.compat.object(last)))
+                Some(("DELETED", self.compat.object(last)))
             }
             (false, false) => None,
         }
@@ -191,13 +192,15 @@ pub fn serve(shared: &Shared, stream: &mut Tls, spec: &WatchSpec, audit_id: &str
             http::write_last_chunk(stream)?;
             return Ok(true);
         }
-        let mut lines: Vec<Vec<u8>> = store.events_after(cursor).filter_map(|ev| spec.convert(ev)).collect();
+        // Only selected and copied under the lock; encoded after it is released, so writers and
+        // other watches do not wait for this watch's serialization.
+        let mut events: Vec<(&str, Value)> = store.events_after(cursor).filter_map(|ev| spec.convert(ev)).collect();
         cursor = store.rv();
-        if lines.is_empty() && spec.bookmarks && now >= next_bookmark {
-            lines.push(event_line("BOOKMARK", bookmark_object(spec.res, cursor, false)));
+        if events.is_empty() && spec.bookmarks && now >= next_bookmark {
+            events.push(("BOOKMARK", bookmark_object(spec.res, cursor, false)));
             next_bookmark = now + shared.bookmark_interval();
         }
-        if lines.is_empty() {
+        if events.is_empty() {
             let mut wait = POLL;
             if let Some(d) = deadline {
                 wait = wait.min(d.saturating_duration_since(now));
@@ -209,8 +212,8 @@ pub fn serve(shared: &Shared, stream: &mut Tls, spec: &WatchSpec, audit_id: &str
             continue;
         }
         drop(store);
-        for line in lines {
-            if out.send(stream, &line)? {
+        for (kind, object) in events {
+            if out.send(stream, &event_line(kind, object))? {
                 return Ok(true);
             }
         }
