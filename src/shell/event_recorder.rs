@@ -42,6 +42,11 @@ const MAX_TRIES: u32 = 12;
 const RETRY_SLEEP: Duration = Duration::from_secs(10);
 /// How often idle series are finished and long ones refreshed.
 const TICK: Duration = Duration::from_secs(30);
+/// Pause after a batch of records, letting the next ones gather (an event is written at most
+/// this much later).
+const GATHER: Duration = Duration::from_millis(5);
+/// Most records taken per wake-up.
+const BATCH: usize = 64;
 /// How long a graceful shutdown writes queued events when [`FLUSH_BUDGET_ENV`] does not say.
 pub const DEFAULT_FLUSH_BUDGET: Duration = Duration::from_secs(5);
 /// Environment variable overriding the shutdown flush budget, in seconds.
@@ -223,6 +228,12 @@ impl<S: EventSink> Worker<S> {
                 Ok(Msg::Record(ev)) => {
                     self.queued.fetch_sub(1, Ordering::SeqCst);
                     self.record(&ev);
+                    self.record_queued(rx);
+                    // While this thread sleeps, senders queue without waking it: under load a
+                    // wake-up serves a batch of events instead of one each.
+                    if self.flush.lock().map_or(false, |f| f.is_none()) {
+                        std::thread::sleep(GATHER);
+                    }
                 }
                 Ok(Msg::Wake) | Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
@@ -235,6 +246,19 @@ impl<S: EventSink> Worker<S> {
                     self.attempt(w, 1);
                 }
             }
+        }
+    }
+
+    /// Record what else is queued now (at most [`BATCH`], so retries and ticks stay on time;
+    /// none once a shutdown flush is asked for, which has its own budget).
+    fn record_queued(&mut self, rx: &Receiver<Msg>) {
+        for _ in 1..BATCH {
+            if self.flush.lock().map_or(true, |f| f.is_some()) {
+                return;
+            }
+            let Ok(Msg::Record(ev)) = rx.try_recv() else { return };
+            self.queued.fetch_sub(1, Ordering::SeqCst);
+            self.record(&ev);
         }
     }
 
