@@ -231,7 +231,7 @@ impl<S: EventSink> Worker<S> {
                     self.record_queued(rx);
                     // While this thread sleeps, senders queue without waking it: under load a
                     // wake-up serves a batch of events instead of one each.
-                    if self.flush.lock().map_or(false, |f| f.is_none()) {
+                    if !self.flush_requested() {
                         std::thread::sleep(GATHER);
                     }
                 }
@@ -249,11 +249,16 @@ impl<S: EventSink> Worker<S> {
         }
     }
 
+    /// Whether a shutdown flush waits to be taken.
+    fn flush_requested(&self) -> bool {
+        self.flush.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    }
+
     /// Record what else is queued now (at most [`BATCH`], so retries and ticks stay on time;
     /// none once a shutdown flush is asked for, which has its own budget).
     fn record_queued(&mut self, rx: &Receiver<Msg>) {
         for _ in 1..BATCH {
-            if self.flush.lock().map_or(true, |f| f.is_some()) {
+            if self.flush_requested() {
                 return;
             }
             let Ok(Msg::Record(ev)) = rx.try_recv() else { return };
