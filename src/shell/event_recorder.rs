@@ -11,7 +11,8 @@
 //! anew; a write that fails without an answer from the server is retried every ~10 s (jittered by
 //! up to 25 %) up to 12 tries; an answer refusing the event is final ("will not retry!").
 //!
-//! The scheduler never blocks on it: the queue holds 1000 records (client-go's broadcaster
+//! The scheduler never blocks on it: once woken the recorder takes what is queued, then pauses
+//! a few milliseconds so that under load a wake-up serves a batch, not one event. The queue holds 1000 records (client-go's broadcaster
 //! queue, `maxQueuedEvents`); when it is full, events are dropped and counted
 //! (`edgesched_events_dropped_total`). Writes go to `events.k8s.io/v1`; if that API is not
 //! served, the recorder falls back to core/v1. On graceful shutdown [`Recorder::flush`] writes
