@@ -12,12 +12,12 @@
 //! up to 25 %) up to 12 tries; an answer refusing the event is final ("will not retry!").
 //!
 //! The scheduler never blocks on it: once woken the recorder takes what is queued, then pauses
-//! a few milliseconds so that under load a wake-up serves a batch, not one event. The queue holds 1000 records (client-go's broadcaster
-//! queue, `maxQueuedEvents`); when it is full, events are dropped and counted
-//! (`edgesched_events_dropped_total`). Writes go to `events.k8s.io/v1`; if that API is not
-//! served, the recorder falls back to core/v1. On graceful shutdown [`Recorder::flush`] writes
-//! what is still queued within a time budget, then the recorder stops (upstream loses queued
-//! events at exit).
+//! a few milliseconds so that under load a wake-up serves a batch, not one event. The queue
+//! holds 1000 records (client-go's broadcaster queue, `maxQueuedEvents`); when it is full,
+//! events are dropped and counted (`edgesched_events_dropped_total`). Writes go to
+//! `events.k8s.io/v1`; if that API is not served, the recorder falls back to core/v1. On
+//! graceful shutdown [`Recorder::flush`] writes what is still queued within a time budget, then
+//! the recorder stops (upstream loses queued events at exit).
 
 use crate::core::api;
 use crate::core::events::{EventRecord, EventSeries, EventWrite};
