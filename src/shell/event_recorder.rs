@@ -11,12 +11,13 @@
 //! anew; a write that fails without an answer from the server is retried every ~10 s (jittered by
 //! up to 25 %) up to 12 tries; an answer refusing the event is final ("will not retry!").
 //!
-//! The scheduler never blocks on it: the queue holds 1000 records (client-go's broadcaster
-//! queue, `maxQueuedEvents`); when it is full, events are dropped and counted
-//! (`edgesched_events_dropped_total`). Writes go to `events.k8s.io/v1`; if that API is not
-//! served, the recorder falls back to core/v1. On graceful shutdown [`Recorder::flush`] writes
-//! what is still queued within a time budget, then the recorder stops (upstream loses queued
-//! events at exit).
+//! The scheduler never blocks on it: once woken the recorder takes what is queued, then pauses
+//! a few milliseconds so that under load a wake-up serves a batch, not one event. The queue
+//! holds 1000 records (client-go's broadcaster queue, `maxQueuedEvents`); when it is full,
+//! events are dropped and counted (`edgesched_events_dropped_total`). Writes go to
+//! `events.k8s.io/v1`; if that API is not served, the recorder falls back to core/v1. On
+//! graceful shutdown [`Recorder::flush`] writes what is still queued within a time budget, then
+//! the recorder stops (upstream loses queued events at exit).
 
 use crate::core::api;
 use crate::core::events::{EventRecord, EventSeries, EventWrite};
@@ -42,6 +43,11 @@ const MAX_TRIES: u32 = 12;
 const RETRY_SLEEP: Duration = Duration::from_secs(10);
 /// How often idle series are finished and long ones refreshed.
 const TICK: Duration = Duration::from_secs(30);
+/// Pause after a batch of records, letting the next ones gather (an event is written at most
+/// this much later).
+const GATHER: Duration = Duration::from_millis(5);
+/// Most records taken per wake-up.
+const BATCH: usize = 64;
 /// How long a graceful shutdown writes queued events when [`FLUSH_BUDGET_ENV`] does not say.
 pub const DEFAULT_FLUSH_BUDGET: Duration = Duration::from_secs(5);
 /// Environment variable overriding the shutdown flush budget, in seconds.
@@ -223,6 +229,12 @@ impl<S: EventSink> Worker<S> {
                 Ok(Msg::Record(ev)) => {
                     self.queued.fetch_sub(1, Ordering::SeqCst);
                     self.record(&ev);
+                    self.record_queued(rx);
+                    // While this thread sleeps, senders queue without waking it: under load a
+                    // wake-up serves a batch of events instead of one each.
+                    if !self.flush_requested() {
+                        std::thread::sleep(GATHER);
+                    }
                 }
                 Ok(Msg::Wake) | Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
@@ -235,6 +247,24 @@ impl<S: EventSink> Worker<S> {
                     self.attempt(w, 1);
                 }
             }
+        }
+    }
+
+    /// Whether a shutdown flush waits to be taken.
+    fn flush_requested(&self) -> bool {
+        self.flush.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    }
+
+    /// Record what else is queued now (at most [`BATCH`], so retries and ticks stay on time;
+    /// none once a shutdown flush is asked for, which has its own budget).
+    fn record_queued(&mut self, rx: &Receiver<Msg>) {
+        for _ in 1..BATCH {
+            if self.flush_requested() {
+                return;
+            }
+            let Ok(Msg::Record(ev)) = rx.try_recv() else { return };
+            self.queued.fetch_sub(1, Ordering::SeqCst);
+            self.record(&ev);
         }
     }
 

@@ -95,8 +95,13 @@ impl<J: Send + 'static> Pool<J> {
                 warn!("cannot start another {} thread ({} running): {e}", self.shared.name, state.threads);
             }
         }
+        // A notify is a system call even when nobody waits: wake a worker only if one is idle
+        // (busy ones take the job from the queue when they finish theirs).
+        let wake = state.idle > 0;
         drop(state);
-        self.shared.work.notify_one();
+        if wake {
+            self.shared.work.notify_one();
+        }
     }
 
     /// Jobs queued or running.

@@ -26,6 +26,7 @@ pub fn exponential_buckets(start: f64, factor: f64, count: usize) -> Vec<f64> {
 
 #[derive(Debug, Clone)]
 struct Hist {
+    /// Samples per bucket (not cumulative: an observation increments one; rendering sums).
     counts: Vec<u64>,
     sum: f64,
     count: u64,
@@ -278,10 +279,9 @@ impl Metrics {
         self.record(name, labels, |v, bounds| {
             if let Value::Hist(h) = v {
                 for &sample in samples {
-                    for (i, b) in bounds.iter().enumerate() {
-                        if sample <= *b {
-                            h.counts[i] += 1;
-                        }
+                    // The first bucket holding the sample (none past the last bound, or NaN: only +Inf).
+                    if let Some(c) = h.counts.get_mut(bounds.partition_point(|b| *b < sample || sample.is_nan())) {
+                        *c += 1;
                     }
                     h.sum += sample;
                     h.count += 1;
@@ -341,8 +341,10 @@ impl Metrics {
                         writeln_sample(&mut out, name, "", &pairs, None, *v);
                     }
                     Value::Hist(h) => {
-                        for (i, b) in fam.bounds.iter().enumerate() {
-                            writeln_sample(&mut out, name, "_bucket", &pairs, Some(&expfmt::go_float(*b)), h.counts[i] as f64);
+                        let mut cumulative = 0;
+                        for (b, n) in fam.bounds.iter().zip(&h.counts) {
+                            cumulative += n;
+                            writeln_sample(&mut out, name, "_bucket", &pairs, Some(&expfmt::go_float(*b)), cumulative as f64);
                         }
                         writeln_sample(&mut out, name, "_bucket", &pairs, Some("+Inf"), h.count as f64);
                         writeln_sample(&mut out, name, "_sum", &pairs, None, h.sum);
