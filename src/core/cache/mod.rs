@@ -46,11 +46,14 @@ pub struct NodeInfo {
     pub pods_with_affinity: u32,
     /// Bumped on every change, for cache-consistency checks.
     pub generation: u64,
+    /// The node's label value ids (see [`domains`]): what the topology plugins compare.
+    pub value_ids: domains::NodeValueIds,
 }
 
 impl NodeInfo {
-    fn new(id: NodeId, node: NodeSpecInfo) -> NodeInfo {
+    fn new(id: NodeId, node: NodeSpecInfo, value_ids: domains::NodeValueIds) -> NodeInfo {
         NodeInfo {
+            value_ids,
             id,
             node,
             requested: Default::default(),
@@ -65,6 +68,12 @@ impl NodeInfo {
 
     pub fn name(&self) -> &str {
         &self.node.name
+    }
+
+    /// The id of the node's value of label `key` (see [`domains`]), if it has the key.
+    #[inline]
+    pub fn value_id(&self, key: crate::core::intern::Name) -> Option<u32> {
+        self.value_ids.get(key)
     }
 
     /// Account a pod on this node.
@@ -272,7 +281,7 @@ impl Cache {
         &self.pod_index
     }
 
-    /// Namespaces and controller selectors.
+    /// Node label values per key, with their ids (see [`domains`]).
     pub fn domains(&self) -> &domains::Domains {
         &self.domains
     }
@@ -335,9 +344,14 @@ impl Cache {
         self.term_groups.verify(placed.filter_map(|(p, _, l)| self.pod_index.terms_of(p).map(|t| (&**t, l))))?;
         let mut fresh = domains::Domains::default();
         for n in self.nodes() {
-            fresh.node_labels(&n.node.labels, 1);
+            fresh.add_node(&n.node.labels);
+            let ids_match = n.node.labels.len() == n.value_ids.iter().count()
+                && n.value_ids.iter().all(|(k, id)| self.domains.value(k, id).is_some() && self.domains.value(k, id) == n.node.labels.get(k));
+            if !ids_match {
+                return Err(format!("node {}: label value ids differ from its labels", n.name()));
+            }
         }
-        if fresh != self.domains {
+        if !fresh.same_counts(&self.domains) {
             return Err("topology domains differ from a recount".into());
         }
         Ok(())
@@ -494,8 +508,11 @@ impl Cache {
                     self.add_to_zone(id, zone_key(&spec.labels));
                 }
                 if change.labels {
-                    self.domains.node_labels(&old.labels, -1);
-                    self.domains.node_labels(&spec.labels, 1);
+                    self.domains.remove_node(&old.labels);
+                    let ids = self.domains.add_node(&spec.labels);
+                    if let Some(n) = self.slots[id as usize].as_mut() {
+                        n.value_ids = ids;
+                    }
                     if let Some(n) = self.slots[id as usize].as_ref() {
                         for p in &n.pods {
                             account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &old.labels, -1);
@@ -520,8 +537,8 @@ impl Cache {
         self.add_images(&spec);
         let zone = zone_key(&spec.labels);
         let name: Box<str> = (*spec.name).into();
-        self.domains.node_labels(&spec.labels, 1);
-        let mut info = NodeInfo::new(id, spec);
+        let ids = self.domains.add_node(&spec.labels);
+        let mut info = NodeInfo::new(id, spec, ids);
         if let Some(orphans) = self.orphans.remove(&name) {
             for p in orphans {
                 account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &p, id, &info.node.labels, 1);
@@ -563,7 +580,7 @@ impl Cache {
         self.free.push(id);
         self.remove_images(&info.node);
         self.remove_from_zone(id, &zone_key(&info.node.labels));
-        self.domains.node_labels(&info.node.labels, -1);
+        self.domains.remove_node(&info.node.labels);
         for p in &info.pods {
             account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &info.node.labels, -1);
         }
@@ -697,7 +714,7 @@ impl Cache {
     /// tests and the property test to prove the bookkeeping exact.
     pub fn verify_totals(&self) -> Result<(), String> {
         for n in self.nodes() {
-            let mut fresh = NodeInfo::new(n.id, n.node.clone());
+            let mut fresh = NodeInfo::new(n.id, n.node.clone(), n.value_ids.clone());
             for p in &n.pods {
                 fresh.add_pod(p.clone());
             }

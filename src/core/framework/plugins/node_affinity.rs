@@ -117,13 +117,13 @@ impl Plugin for NodeAffinity {
         EventMask::NODE_ADD | EventMask::NODE_LABEL
     }
 
-    fn pre_filter(&self, _cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
+    fn pre_filter(&self, cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
         let required = pod_node_affinity(pod).and_then(|na| na.required.as_ref());
         if required.is_none() && self.added_required.is_none() && pod.node_selector.is_empty() {
             return PreFilterOutcome::Skip;
         }
-        *state =
-            Some(Box::new(PreFilterState(Arc::new(RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref())))));
+        let compiled = RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref()).with_value_ids(cache.domains());
+        *state = Some(Box::new(PreFilterState(Arc::new(compiled))));
         let Some(required) = required else {
             return PreFilterOutcome::Continue;
         };
@@ -146,7 +146,7 @@ impl Plugin for NodeAffinity {
             }
         }
         let matched = match state_as::<PreFilterState>(state) {
-            Some(s) => s.0.matches(labels, name),
+            Some(s) => s.0.matches_node(node),
             // PreFilter disabled in this profile: compile here (upstream does the same).
             None => RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref()).matches(labels, name),
         };
