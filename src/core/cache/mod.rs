@@ -70,6 +70,11 @@ impl NodeInfo {
         &self.node.name
     }
 
+    /// The node's labels with their value ids (what the incrementally kept counts read).
+    pub fn values(&self) -> domains::NodeValues<'_> {
+        domains::NodeValues { labels: &self.node.labels, ids: &self.value_ids }
+    }
+
     /// The id of the node's value of label `key` (see [`domains`]), if it has the key.
     #[inline]
     pub fn value_id(&self, key: crate::core::intern::Name) -> Option<u32> {
@@ -184,20 +189,21 @@ pub struct Cache {
     pub custom: crate::core::custom_resources::CustomStore,
 }
 
-/// Account a pod placed on (`delta` 1) or leaving (−1) node `id` with `labels` in the counts
-/// kept per topology value (a free function so the caller can borrow the node table meanwhile).
+/// Account a pod placed on (`delta` 1) or leaving (−1) node `id` with label `values` in the
+/// counts kept per topology value (a free function so the caller can borrow the node table
+/// meanwhile).
 fn account(
     tallies: &mut tally::Tallies,
     groups: &mut term_groups::TermGroups,
     index: &podindex::PodIndex,
     pod: &AssignedPod,
     id: NodeId,
-    labels: &Labels,
+    values: domains::NodeValues,
     delta: i64,
 ) {
-    tallies.pod_placed(pod, id, labels, delta);
+    tallies.pod_placed(pod, id, values, delta);
     if let Some(terms) = index.terms_of(pod) {
-        groups.pod_placed(terms, labels, delta);
+        groups.pod_placed(terms, values, delta);
     }
 }
 
@@ -318,12 +324,12 @@ impl Cache {
                     let placed = c.into_iter().filter_map(|p| {
                         let id = *by_name.get(&p.node_name)?;
                         let n = slots[id as usize].as_ref()?;
-                        Some((&**p, id, &n.node.labels))
+                        Some((&**p, id, n.values()))
                     });
                     self.tallies.insert(key, placed);
                 }
                 None => {
-                    let placed = slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.node.labels)));
+                    let placed = slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, n.values())));
                     self.tallies.insert(key, placed);
                 }
             }
@@ -339,14 +345,18 @@ impl Cache {
 
     /// Compare the incrementally kept topology counts with a recount (tests).
     pub fn verify_topology_counts(&self) -> Result<(), String> {
-        let placed = self.slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.node.labels)));
+        let placed = self.slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, n.values())));
         self.tallies.verify(placed.clone())?;
         self.term_groups.verify(placed.filter_map(|(p, _, l)| self.pod_index.terms_of(p).map(|t| (&**t, l))))?;
         let mut fresh = domains::Domains::default();
         for n in self.nodes() {
-            fresh.add_node(&n.node.labels);
+            fresh.add_node(n.id, &n.node.labels);
             let ids_match = n.node.labels.len() == n.value_ids.iter().count()
-                && n.value_ids.iter().all(|(k, id)| self.domains.value(k, id).is_some() && self.domains.value(k, id) == n.node.labels.get(k));
+                && n.value_ids.iter().all(|(k, id)| {
+                    self.domains.value(k, id).is_some()
+                        && self.domains.value(k, id) == n.node.labels.get(k)
+                        && self.domains.node_value(k, n.id) == Some(id)
+                });
             if !ids_match {
                 return Err(format!("node {}: label value ids differ from its labels", n.name()));
             }
@@ -508,15 +518,17 @@ impl Cache {
                     self.add_to_zone(id, zone_key(&spec.labels));
                 }
                 if change.labels {
-                    self.domains.remove_node(&old.labels);
-                    let ids = self.domains.add_node(&spec.labels);
+                    self.domains.remove_node(id, &old.labels);
+                    let ids = self.domains.add_node(id, &spec.labels);
                     if let Some(n) = self.slots[id as usize].as_mut() {
-                        n.value_ids = ids;
-                    }
-                    if let Some(n) = self.slots[id as usize].as_ref() {
+                        let old_ids = std::mem::replace(&mut n.value_ids, ids);
+                        let (before, after) = (
+                            domains::NodeValues { labels: &old.labels, ids: &old_ids },
+                            domains::NodeValues { labels: &spec.labels, ids: &n.value_ids },
+                        );
                         for p in &n.pods {
-                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &old.labels, -1);
-                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &spec.labels, 1);
+                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, before, -1);
+                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, after, 1);
                         }
                     }
                 }
@@ -537,11 +549,11 @@ impl Cache {
         self.add_images(&spec);
         let zone = zone_key(&spec.labels);
         let name: Box<str> = (*spec.name).into();
-        let ids = self.domains.add_node(&spec.labels);
+        let ids = self.domains.add_node(id, &spec.labels);
         let mut info = NodeInfo::new(id, spec, ids);
         if let Some(orphans) = self.orphans.remove(&name) {
             for p in orphans {
-                account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &p, id, &info.node.labels, 1);
+                account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &p, id, info.values(), 1);
                 info.add_pod(p);
             }
         }
@@ -580,9 +592,9 @@ impl Cache {
         self.free.push(id);
         self.remove_images(&info.node);
         self.remove_from_zone(id, &zone_key(&info.node.labels));
-        self.domains.remove_node(&info.node.labels);
+        self.domains.remove_node(id, &info.node.labels);
         for p in &info.pods {
-            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &info.node.labels, -1);
+            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, info.values(), -1);
         }
         if !info.pods.is_empty() {
             self.orphans.insert((*info.node.name).into(), info.pods);
@@ -600,7 +612,7 @@ impl Cache {
         match self.by_name.get(&pod.node_name) {
             Some(&id) => {
                 if let Some(n) = self.slots[id as usize].as_mut() {
-                    account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &pod, id, &n.node.labels, 1);
+                    account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &pod, id, n.values(), 1);
                     n.add_pod(pod);
                 }
             }
@@ -613,7 +625,7 @@ impl Cache {
             Some(&id) => {
                 if let Some(n) = self.slots[id as usize].as_mut() {
                     if n.remove_pod(&pod.key) {
-                        account(&mut self.tallies, &mut self.term_groups, &self.pod_index, pod, id, &n.node.labels, -1);
+                        account(&mut self.tallies, &mut self.term_groups, &self.pod_index, pod, id, n.values(), -1);
                     }
                 }
             }

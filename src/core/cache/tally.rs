@@ -15,11 +15,11 @@
 //! At most [`CAPACITY`] tallies are kept; the least recently requested one goes first.
 
 use crate::core::cache::assigned::AssignedPod;
+use crate::core::cache::domains::NodeValues;
 use crate::core::cache::NodeId;
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::intern::Name;
 use crate::core::labels::Selector;
-use crate::core::model::Labels;
 
 /// How many tallies are kept at most (each costs a namespace check, and in its namespaces a
 /// selector match, per placed pod).
@@ -75,12 +75,19 @@ pub struct Counts {
     by_value: HashMap<Box<str>, i64>,
     /// Node → matching pods on it (no zero entries).
     by_node: HashMap<NodeId, i64>,
+    /// `by_value` keyed by the values' ids ([`crate::core::cache::domains`]).
+    by_id: HashMap<u32, i64>,
 }
 
 impl Counts {
     /// Matching pods per topology value (values with none are absent).
     pub fn by_value(&self) -> &HashMap<Box<str>, i64> {
         &self.by_value
+    }
+
+    /// Matching pods per topology value id (values with none are absent).
+    pub fn by_id(&self) -> &HashMap<u32, i64> {
+        &self.by_id
     }
 
     /// Matching pods on nodes with this topology value.
@@ -93,13 +100,18 @@ impl Counts {
         self.by_node.get(&id).copied().unwrap_or(0)
     }
 
-    fn add(&mut self, id: NodeId, value: Option<&str>, delta: i64) {
+    fn add(&mut self, id: NodeId, value: Option<(&str, u32)>, delta: i64) {
         let n = self.by_node.entry(id).or_insert(0);
         *n += delta;
         if *n == 0 {
             self.by_node.remove(&id);
         }
-        let Some(value) = value else { return };
+        let Some((value, value_id)) = value else { return };
+        let n = self.by_id.entry(value_id).or_insert(0);
+        *n += delta;
+        if *n == 0 {
+            self.by_id.remove(&value_id);
+        }
         let n = match self.by_value.get_mut(value) {
             Some(n) => n,
             None => self.by_value.entry(value.into()).or_insert(0),
@@ -153,8 +165,8 @@ impl Tallies {
     }
 
     /// Register `key`, counted from `placed`: every pod on an existing node that the key may
-    /// count (a superset is fine), with the node's id and labels.
-    pub fn insert<'a>(&mut self, key: TallyKey, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a Labels)>) {
+    /// count (a superset is fine), with the node's id and label values.
+    pub fn insert<'a>(&mut self, key: TallyKey, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, NodeValues<'a>)>) {
         self.clock += 1;
         if self.list.len() >= CAPACITY {
             if let Some(oldest) = self.list.iter().min_by_key(|(_, t)| t.last_used).map(|(k, _)| k.clone()) {
@@ -162,19 +174,19 @@ impl Tallies {
             }
         }
         let mut counts = Counts::default();
-        for (pod, id, labels) in placed {
+        for (pod, id, values) in placed {
             if key.counts(pod) {
-                counts.add(id, labels.get(key.topology_key), 1);
+                counts.add(id, values.get(key.topology_key), 1);
             }
         }
         self.list.insert(key, Tally { counts, last_used: self.clock });
     }
 
-    /// A pod was placed on (`delta` 1) or left (−1) the node `id` with `labels`.
-    pub fn pod_placed(&mut self, pod: &AssignedPod, id: NodeId, labels: &Labels, delta: i64) {
+    /// A pod was placed on (`delta` 1) or left (−1) the node `id` with label `values`.
+    pub fn pod_placed(&mut self, pod: &AssignedPod, id: NodeId, values: NodeValues, delta: i64) {
         for (key, t) in &mut self.list {
             if key.counts(pod) {
-                t.counts.add(id, labels.get(key.topology_key), delta);
+                t.counts.add(id, values.get(key.topology_key), delta);
             }
         }
     }
@@ -185,12 +197,12 @@ impl Tallies {
     }
 
     /// Compare every tally with a recount from `placed` (tests).
-    pub fn verify<'a>(&self, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a Labels)> + Clone) -> Result<(), String> {
+    pub fn verify<'a>(&self, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, NodeValues<'a>)> + Clone) -> Result<(), String> {
         for (key, t) in &self.list {
             let mut fresh = Counts::default();
-            for (pod, id, labels) in placed.clone() {
+            for (pod, id, values) in placed.clone() {
                 if key.counts(pod) {
-                    fresh.add(id, labels.get(key.topology_key), 1);
+                    fresh.add(id, values.get(key.topology_key), 1);
                 }
             }
             if fresh != t.counts {

@@ -212,12 +212,13 @@ impl RequiredNodeAffinity {
         self
     }
 
-    /// [`RequiredNodeAffinity::matches`] for a node of the cache the ids were resolved against.
-    pub fn matches_node(&self, node: &NodeInfo) -> bool {
+    /// [`RequiredNodeAffinity::matches`] for a node of the cache whose `domains` the ids were
+    /// resolved against.
+    pub fn matches_node(&self, domains: &Domains, node: &NodeInfo) -> bool {
         let Some(ids) = &self.selector_ids else {
             return self.matches(&node.node.labels, &node.node.name);
         };
-        if !ids.iter().all(|e| e.is_some_and(|(k, id)| node.value_id(k) == Some(id))) {
+        if !ids.iter().all(|e| e.is_some_and(|(k, id)| domains.node_value(k, node.id) == Some(id))) {
             return false;
         }
         match &self.affinity {

@@ -138,7 +138,7 @@ impl Plugin for NodeAffinity {
         state_as::<PreFilterState>(state).map(|s| Box::new(PreFilterState(s.0.clone())) as Box<dyn std::any::Any + Send>)
     }
 
-    fn filter(&self, _cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+    fn filter(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
         let (labels, name) = (&node.node.labels, &*node.node.name);
         if let Some(added) = &self.added_required {
             if !added.matches(labels, name) {
@@ -146,7 +146,7 @@ impl Plugin for NodeAffinity {
             }
         }
         let matched = match state_as::<PreFilterState>(state) {
-            Some(s) => s.0.matches_node(node),
+            Some(s) => s.0.matches_node(cache.domains(), node),
             // PreFilter disabled in this profile: compile here (upstream does the same).
             None => RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref()).matches(labels, name),
         };

@@ -269,7 +269,7 @@ fn incremental_counts_decide_as_the_walk_over_every_pod() {
                     let by_ids = required.clone().with_value_ids(cache.domains());
                     for n in cache.nodes() {
                         let want = required.matches(&n.node.labels, n.name());
-                        assert_eq!(by_ids.matches_node(n), want, "seed {seed} step {step} node {}", n.name());
+                        assert_eq!(by_ids.matches_node(cache.domains(), n), want, "seed {seed} step {step} node {}", n.name());
                     }
                     compared += 1;
                 }

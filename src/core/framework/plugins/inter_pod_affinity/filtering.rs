@@ -8,6 +8,7 @@
 
 use super::TopologyCounts;
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
+use crate::core::cache::domains::Domains;
 use crate::core::cache::tally::{Counts, TallyKey};
 use crate::core::cache::term_groups::TermKind;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
@@ -164,7 +165,7 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
         for g in groups.filter(|g| g.kind == TermKind::RequiredAntiAffinity) {
             let Some(key) = g.term.topology_key else { continue };
             if g.term.matches(&pod.namespace, &pod.labels, &ns_labels) {
-                existing.add_values(cache.domains(), key, g.by_value.iter());
+                existing.add_all(key, &g.by_id);
             }
         }
     } else if cache.pod_index().num_with_required_anti_affinity() > 0 {
@@ -190,7 +191,7 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
     };
     if let Some((term, counts)) = single {
         if let (Some(key), Some(counts)) = (term.topology_key, counts) {
-            affinity.add_values(cache.domains(), key, counts.by_value().iter());
+            affinity.add_all(key, counts.by_id());
         }
     } else if let Some(first) = terms.affinity.first() {
         // A pod counts only if it matches every term, so the first term's candidates suffice.
@@ -208,7 +209,7 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
     for t in &terms.anti_affinity {
         if let Some(counts) = term_counts(cache, t) {
             if let (Some(key), Some(counts)) = (t.topology_key, counts) {
-                anti.add_values(cache.domains(), key, counts.by_value().iter());
+                anti.add_all(key, counts.by_id());
             }
             continue;
         }
@@ -265,10 +266,10 @@ pub(crate) fn update_with_pod(state: &mut PluginState, pod: &PodInfo, updated: &
 
 /// `satisfyPodAffinity`, including the "first pod of a group" rule: when no pod in the cluster
 /// matches the terms yet, a pod matching its own terms may go to any node with the keys.
-fn satisfies_pod_affinity(s: &PreFilterState, pod: &PodInfo, node: &NodeInfo) -> bool {
+fn satisfies_pod_affinity(d: &Domains, s: &PreFilterState, pod: &PodInfo, node: &NodeInfo) -> bool {
     let mut pods_exist = true;
     for t in &s.terms.affinity {
-        let Some((key, value)) = t.topology_key.and_then(|k| Some((k, node.value_id(k)?))) else {
+        let Some((key, value)) = t.topology_key.and_then(|k| Some((k, d.node_value(k, node.id)?))) else {
             // All topology labels must exist on the node.
             return false;
         };
@@ -280,28 +281,28 @@ fn satisfies_pod_affinity(s: &PreFilterState, pod: &PodInfo, node: &NodeInfo) ->
 }
 
 /// `satisfyPodAntiAffinity`.
-fn satisfies_pod_anti_affinity(s: &PreFilterState, node: &NodeInfo) -> bool {
+fn satisfies_pod_anti_affinity(d: &Domains, s: &PreFilterState, node: &NodeInfo) -> bool {
     if s.anti_affinity_counts.is_empty() {
         return true;
     }
-    !s.terms.anti_affinity.iter().any(|t| match t.topology_key.and_then(|k| Some((k, node.value_id(k)?))) {
+    !s.terms.anti_affinity.iter().any(|t| match t.topology_key.and_then(|k| Some((k, d.node_value(k, node.id)?))) {
         Some((key, id)) => s.anti_affinity_counts.get(key, id) > 0,
         None => false,
     })
 }
 
-/// Filter.
-pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+/// Filter (`d`: the cache's value ids, which the counts are keyed by).
+pub(crate) fn filter(d: &Domains, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
     let Some(s) = state_as::<PreFilterState>(state) else {
         return Err(Rejection::error(texts::PRE_FILTER_STATE_MISSING));
     };
-    if !satisfies_pod_affinity(s, pod, node) {
+    if !satisfies_pod_affinity(d, s, pod, node) {
         return Err(Rejection::unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH));
     }
-    if !satisfies_pod_anti_affinity(s, node) {
+    if !satisfies_pod_anti_affinity(d, s, node) {
         return Err(Rejection::unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH));
     }
-    if s.existing_anti_affinity_counts.any_positive_on(node) {
+    if s.existing_anti_affinity_counts.any_positive_on(d, node) {
         return Err(Rejection::unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH));
     }
     Ok(())

@@ -80,22 +80,20 @@ impl TopologyCounts {
         }
     }
 
-    /// Add every (value, count) of one key at once (a tally's or a term group's counts, by
-    /// value): the map is sized once. Every such value is carried by a node (the counts are
-    /// kept per node value), so each has an id.
-    pub fn add_values<'a>(
-        &mut self,
-        domains: &Domains,
-        key: Name,
-        counts: impl ExactSizeIterator<Item = (&'a Box<str>, &'a i64)>,
-    ) {
-        if counts.len() == 0 {
+    /// Add every (value id, count) of one key at once (a tally's or a term group's counts):
+    /// the map is sized once.
+    pub fn add_all(&mut self, key: Name, counts: &HashMap<u32, i64>) {
+        if counts.is_empty() {
             return;
         }
         let inner = self.map.entry(key).or_default();
+        if inner.is_empty() {
+            // The usual case: one term per key (the counts hold no zero entries).
+            inner.clone_from(counts);
+            return;
+        }
         inner.reserve(counts.len());
-        for (v, n) in counts {
-            let Some(id) = domains.id(key, v) else { continue };
+        for (&id, n) in counts {
             let slot = inner.entry(id).or_insert(0);
             *slot += *n;
             if *slot == 0 {
@@ -117,9 +115,12 @@ impl TopologyCounts {
         self.map.is_empty()
     }
 
-    /// Whether any counted pair with a positive count is one of the node's labels.
-    pub fn any_positive_on(&self, node: &NodeInfo) -> bool {
-        self.map.iter().any(|(k, values)| node.value_id(*k).and_then(|id| values.get(&id)).is_some_and(|n| *n > 0))
+    /// Whether any counted pair with a positive count is one of the node's labels (its ids
+    /// read from the cache's columns).
+    pub fn any_positive_on(&self, domains: &Domains, node: &NodeInfo) -> bool {
+        self.map
+            .iter()
+            .any(|(k, values)| domains.node_value(*k, node.id).and_then(|id| values.get(&id)).is_some_and(|n| *n > 0))
     }
 }
 
@@ -164,16 +165,16 @@ impl Plugin for InterPodAffinity {
         filtering::update_with_pod(state, pod, removed, node, -1);
     }
 
-    fn filter(&self, _cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
-        filtering::filter(pod, node, state)
+    fn filter(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+        filtering::filter(cache.domains(), pod, node, state)
     }
 
     fn pre_score(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &mut PluginState) -> PreScoreOutcome {
         scoring::pre_score(&self.args, cache, pod, nodes, state)
     }
 
-    fn score(&self, _cache: &Cache, _pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
-        scoring::score(node, state)
+    fn score(&self, cache: &Cache, _pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+        scoring::score(cache.domains(), node, state)
     }
 
     fn normalize(&self, _pod: &PodInfo, scores: &mut [i64], state: &PluginState) {

@@ -56,24 +56,15 @@ fn add_score(m: &mut ScoreMap, key: Name, id: u32, weight: i64) {
     *m.entry(key).or_default().entry(id).or_insert(0) += weight;
 }
 
-/// Add `weight × n` for every (value, n) of a tally or term group: values are carried by
-/// nodes (the counts are kept per node value), so each has an id.
-fn add_scores<'a>(
-    m: &mut ScoreMap,
-    domains: &Domains,
-    key: Name,
-    weight: i64,
-    counts: impl ExactSizeIterator<Item = (&'a Box<str>, &'a i64)>,
-) {
-    if counts.len() == 0 {
+/// Add `weight × n` for every (value id, n) of a tally or term group.
+fn add_scores(m: &mut ScoreMap, key: Name, weight: i64, counts: &HashMap<u32, i64>) {
+    if counts.is_empty() {
         return;
     }
     let inner = m.entry(key).or_default();
     inner.reserve(counts.len());
-    for (v, n) in counts {
-        if let Some(id) = domains.id(key, v) {
-            *inner.entry(id).or_insert(0) += weight * n;
-        }
+    for (id, n) in counts {
+        *inner.entry(*id).or_insert(0) += weight * n;
     }
 }
 
@@ -111,7 +102,7 @@ fn process_incoming_term(m: &mut ScoreMap, cache: &Cache, term: &AffinityTerm, w
     if let Some(counts) = term_counts(cache, term) {
         // The cache's tally: `n` matching pods on nodes with value `v`.
         if let (Some(key), Some(counts)) = (term.topology_key, counts) {
-            add_scores(m, cache.domains(), key, weight, counts.by_value().iter());
+            add_scores(m, key, weight, counts.by_id());
         }
         return;
     }
@@ -178,7 +169,7 @@ pub(crate) fn pre_score(
             };
             let Some(key) = g.term.topology_key else { continue };
             if g.term.matches(&pod.namespace, &pod.labels, &ns_labels) {
-                add_scores(&mut m, cache.domains(), key, w, g.by_value.iter());
+                add_scores(&mut m, key, w, &g.by_id);
             }
         }
     } else {
@@ -194,8 +185,8 @@ pub(crate) fn pre_score(
     PreScoreOutcome::Run
 }
 
-/// Score: the sum of the node's topology pairs.
-pub(crate) fn score(node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+/// Score: the sum of the node's topology pairs (`d`: the cache's value ids).
+pub(crate) fn score(d: &Domains, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
     let Some(s) = state_as::<PreScoreState>(state) else {
         return Err(Rejection::error(crate::core::texts::inter_pod_affinity::PRE_SCORE_STATE_MISSING));
     };
@@ -204,7 +195,7 @@ pub(crate) fn score(node: &NodeInfo, state: &PluginState) -> Result<i64, Rejecti
     }
     let mut score = 0;
     for (key, values) in &s.topology_score {
-        if let Some(id) = node.value_id(*key) {
+        if let Some(id) = d.node_value(*key, node.id) {
             score += values.get(&id).copied().unwrap_or(0);
         }
     }
