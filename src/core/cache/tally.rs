@@ -197,7 +197,10 @@ impl Tallies {
     }
 
     /// Compare every tally with a recount from `placed` (tests).
-    pub fn verify<'a>(&self, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, NodeValues<'a>)> + Clone) -> Result<(), String> {
+    pub fn verify<'a>(
+        &self,
+        placed: impl Iterator<Item = (&'a AssignedPod, NodeId, NodeValues<'a>)> + Clone,
+    ) -> Result<(), String> {
         for (key, t) in &self.list {
             let mut fresh = Counts::default();
             for (pod, id, values) in placed.clone() {

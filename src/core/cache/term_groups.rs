@@ -10,8 +10,8 @@
 //! Kept current on every pod placed or removed and every node added, removed or relabelled.
 
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
-use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::cache::domains::NodeValues;
+use crate::core::fxhash::FxHashMap as HashMap;
 
 /// Which of a pod's term lists a group comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

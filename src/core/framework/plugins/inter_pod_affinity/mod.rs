@@ -13,12 +13,12 @@ mod scoring;
 #[cfg(test)]
 mod tests;
 
+use crate::core::cache::domains::Domains;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::config::{InterPodAffinityArgs, PluginArgs};
 use crate::core::framework::{EventMask, Plugin, PluginState, Points, PreFilterOutcome, PreScoreOutcome, Rejection};
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::intern::Name;
-use crate::core::cache::domains::Domains;
 use crate::core::model::PodInfo;
 
 /// The plugin with its args.
@@ -118,9 +118,7 @@ impl TopologyCounts {
     /// Whether any counted pair with a positive count is one of the node's labels (its ids
     /// read from the cache's columns).
     pub fn any_positive_on(&self, domains: &Domains, node: &NodeInfo) -> bool {
-        self.map
-            .iter()
-            .any(|(k, values)| domains.node_value(*k, node.id).and_then(|id| values.get(&id)).is_some_and(|n| *n > 0))
+        self.map.iter().any(|(k, values)| domains.node_value(*k, node.id).and_then(|id| values.get(&id)).is_some_and(|n| *n > 0))
     }
 }
 

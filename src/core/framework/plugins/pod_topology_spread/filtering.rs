@@ -91,7 +91,11 @@ pub(crate) struct PreFilterState {
 
 /// The counts of each constraint keyed by value id instead of value (values no node carries,
 /// like the `""` of nodes without the key, have no id and no node reads them).
-pub(crate) fn by_value_id(domains: &Domains, constraints: &[Constraint], counts: &[HashMap<Box<str>, i64>]) -> Vec<HashMap<u32, i64>> {
+pub(crate) fn by_value_id(
+    domains: &Domains,
+    constraints: &[Constraint],
+    counts: &[HashMap<Box<str>, i64>],
+) -> Vec<HashMap<u32, i64>> {
     constraints
         .iter()
         .zip(counts)
