@@ -8,8 +8,10 @@
 //!
 //! Value ids: the topology plugins look a node's value of a key up on every node they filter or
 //! score. Comparing and hashing label value strings there touches each node's separately
-//! allocated strings; instead every (key, value) a node carries gets a dense id, and each node
-//! keeps its ids beside its labels ([`NodeValueIds`]), so per-cycle counts are keyed by `u32`.
+//! allocated strings; instead every (key, value) a node carries gets a dense id, kept per key in
+//! a column indexed by node id ([`Domains::node_value`], what Filter and Score read: a few
+//! cache lines for thousands of nodes) and beside each node's labels ([`NodeValueIds`], for the
+//! bookkeeping that has the node at hand), so per-cycle counts are keyed by `u32`.
 //! Ids are never reused within a key: a value that disappears from every node and comes back
 //! gets a new id, so counts anyone still holds under an old id can never be mistaken for the
 //! new value's.
