@@ -63,20 +63,6 @@ impl NodeValueIds {
     }
 }
 
-/// A node's labels with their value ids, as the incrementally kept counts read them.
-#[derive(Debug, Clone, Copy)]
-pub struct NodeValues<'a> {
-    pub labels: &'a Labels,
-    pub ids: &'a NodeValueIds,
-}
-
-impl<'a> NodeValues<'a> {
-    /// The node's value of `key` and its id.
-    pub fn get(&self, key: Name) -> Option<(&'a str, u32)> {
-        Some((self.labels.get(key)?, self.ids.get(key)?))
-    }
-}
-
 impl Domains {
     /// Account node `node`'s labels arriving: returns the node's value ids.
     pub fn add_node(&mut self, node: NodeId, labels: &Labels) -> NodeValueIds {
@@ -137,9 +123,9 @@ impl Domains {
         self.keys.get(&key).map_or(0, |kv| kv.nodes as usize)
     }
 
-    /// The distinct values of the key among the nodes (any order).
-    pub fn values(&self, key: Name) -> impl Iterator<Item = &str> {
-        self.keys.get(&key).into_iter().flat_map(|kv| kv.values.keys().map(|v| &**v))
+    /// The distinct values of the key among the nodes with their ids (any order).
+    pub fn values(&self, key: Name) -> impl Iterator<Item = (&str, u32)> {
+        self.keys.get(&key).into_iter().flat_map(|kv| kv.values.iter().map(|(v, (id, _))| (&**v, *id)))
     }
 
     /// Number of distinct values of the key.

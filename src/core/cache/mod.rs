@@ -70,11 +70,6 @@ impl NodeInfo {
         &self.node.name
     }
 
-    /// The node's labels with their value ids (what the incrementally kept counts read).
-    pub fn values(&self) -> domains::NodeValues<'_> {
-        domains::NodeValues { labels: &self.node.labels, ids: &self.value_ids }
-    }
-
     /// The id of the node's value of label `key` (see [`domains`]), if it has the key.
     #[inline]
     pub fn value_id(&self, key: crate::core::intern::Name) -> Option<u32> {
@@ -198,7 +193,7 @@ fn account(
     index: &podindex::PodIndex,
     pod: &AssignedPod,
     id: NodeId,
-    values: domains::NodeValues,
+    values: &domains::NodeValueIds,
     delta: i64,
 ) {
     tallies.pod_placed(pod, id, values, delta);
@@ -324,12 +319,12 @@ impl Cache {
                     let placed = c.into_iter().filter_map(|p| {
                         let id = *by_name.get(&p.node_name)?;
                         let n = slots[id as usize].as_ref()?;
-                        Some((&**p, id, n.values()))
+                        Some((&**p, id, &n.value_ids))
                     });
                     self.tallies.insert(key, placed);
                 }
                 None => {
-                    let placed = slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, n.values())));
+                    let placed = slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.value_ids)));
                     self.tallies.insert(key, placed);
                 }
             }
@@ -345,7 +340,7 @@ impl Cache {
 
     /// Compare the incrementally kept topology counts with a recount (tests).
     pub fn verify_topology_counts(&self) -> Result<(), String> {
-        let placed = self.slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, n.values())));
+        let placed = self.slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.value_ids)));
         self.tallies.verify(placed.clone())?;
         self.term_groups.verify(placed.filter_map(|(p, _, l)| self.pod_index.terms_of(p).map(|t| (&**t, l))))?;
         let mut fresh = domains::Domains::default();
@@ -522,13 +517,9 @@ impl Cache {
                     let ids = self.domains.add_node(id, &spec.labels);
                     if let Some(n) = self.slots[id as usize].as_mut() {
                         let old_ids = std::mem::replace(&mut n.value_ids, ids);
-                        let (before, after) = (
-                            domains::NodeValues { labels: &old.labels, ids: &old_ids },
-                            domains::NodeValues { labels: &spec.labels, ids: &n.value_ids },
-                        );
                         for p in &n.pods {
-                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, before, -1);
-                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, after, 1);
+                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &old_ids, -1);
+                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &n.value_ids, 1);
                         }
                     }
                 }
@@ -553,7 +544,7 @@ impl Cache {
         let mut info = NodeInfo::new(id, spec, ids);
         if let Some(orphans) = self.orphans.remove(&name) {
             for p in orphans {
-                account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &p, id, info.values(), 1);
+                account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &p, id, &info.value_ids, 1);
                 info.add_pod(p);
             }
         }
@@ -594,7 +585,7 @@ impl Cache {
         self.remove_from_zone(id, &zone_key(&info.node.labels));
         self.domains.remove_node(id, &info.node.labels);
         for p in &info.pods {
-            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, info.values(), -1);
+            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &info.value_ids, -1);
         }
         if !info.pods.is_empty() {
             self.orphans.insert((*info.node.name).into(), info.pods);
@@ -612,7 +603,7 @@ impl Cache {
         match self.by_name.get(&pod.node_name) {
             Some(&id) => {
                 if let Some(n) = self.slots[id as usize].as_mut() {
-                    account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &pod, id, n.values(), 1);
+                    account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &pod, id, &n.value_ids, 1);
                     n.add_pod(pod);
                 }
             }
@@ -625,7 +616,7 @@ impl Cache {
             Some(&id) => {
                 if let Some(n) = self.slots[id as usize].as_mut() {
                     if n.remove_pod(&pod.key) {
-                        account(&mut self.tallies, &mut self.term_groups, &self.pod_index, pod, id, n.values(), -1);
+                        account(&mut self.tallies, &mut self.term_groups, &self.pod_index, pod, id, &n.value_ids, -1);
                     }
                 }
             }

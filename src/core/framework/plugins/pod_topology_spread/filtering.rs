@@ -164,7 +164,7 @@ pub(crate) fn compute_state(pod: &PodInfo, constraints: Vec<Constraint>, cache: 
             .zip(&tallies)
             .map(|(c, t)| match (c.topology_key, t) {
                 (Some(k), Some(t)) if !none_eligible => {
-                    cache.domains().values(k).map(|v| (Box::from(v), t.on_value(v))).collect()
+                    cache.domains().values(k).map(|(v, id)| (Box::from(v), t.on_id(id))).collect()
                 }
                 _ => HashMap::default(),
             })

@@ -122,7 +122,7 @@ pub(crate) fn pre_score(
                 s.host_counts[i] = Some(host);
             } else {
                 for (v, slot) in s.topology_value_to_pod_counts[i].iter_mut() {
-                    *slot = t.on_value(v);
+                    *slot = s.constraints[i].topology_key.and_then(|k| cache.domains().id(k, v)).map_or(0, |id| t.on_id(id));
                 }
             }
         }
