@@ -26,8 +26,6 @@ use crate::core::model::Labels;
 struct KeyValues {
     /// Value → (id, nodes carrying it); no zero counts.
     values: HashMap<Box<str>, (u32, u32)>,
-    /// Id → value, for the values present.
-    by_id: HashMap<u32, Box<str>>,
     /// The next id to hand out.
     next_id: u32,
     /// Nodes carrying the key.
@@ -79,7 +77,6 @@ impl Domains {
                     let id = kv.next_id;
                     kv.next_id = kv.next_id.saturating_add(1);
                     kv.values.insert(v.into(), (id, 1));
-                    kv.by_id.insert(id, v.into());
                     id
                 }
             };
@@ -90,7 +87,7 @@ impl Domains {
             kv.column[slot] = id;
             ids.push((k, id));
         }
-        ids.sort_by_key(|(k, _)| *k);
+        // `Labels` iterate in key order, which `NodeValueIds::get` searches by.
         NodeValueIds(ids.into_boxed_slice())
     }
 
@@ -102,18 +99,15 @@ impl Domains {
                 *slot = NO_VALUE;
             }
             kv.nodes = kv.nodes.saturating_sub(1);
-            if let Some((id, n)) = kv.values.get_mut(v) {
+            if let Some((_, n)) = kv.values.get_mut(v) {
                 *n = n.saturating_sub(1);
                 if *n == 0 {
-                    let id = *id;
                     kv.values.remove(v);
-                    kv.by_id.remove(&id);
                 }
             }
             if kv.nodes == 0 {
                 // Keep the key's id counter: ids are never reused.
                 kv.values.clear();
-                kv.by_id.clear();
             }
         }
     }
@@ -146,9 +140,9 @@ impl Domains {
         (id != NO_VALUE).then_some(id)
     }
 
-    /// The value behind an id, while some node carries it.
+    /// The value behind an id, while some node carries it (a search: for checks, not cycles).
     pub fn value(&self, key: Name, id: u32) -> Option<&str> {
-        self.keys.get(&key).and_then(|kv| kv.by_id.get(&id)).map(|v| &**v)
+        self.values(key).find(|(_, i)| *i == id).map(|(v, _)| v)
     }
 
     /// Whether both tables count the same nodes per (key, value) (ids aside: a recount hands
