@@ -46,11 +46,14 @@ pub struct NodeInfo {
     pub pods_with_affinity: u32,
     /// Bumped on every change, for cache-consistency checks.
     pub generation: u64,
+    /// The node's label value ids (see [`domains`]): what the topology plugins compare.
+    pub value_ids: domains::NodeValueIds,
 }
 
 impl NodeInfo {
-    fn new(id: NodeId, node: NodeSpecInfo) -> NodeInfo {
+    fn new(id: NodeId, node: NodeSpecInfo, value_ids: domains::NodeValueIds) -> NodeInfo {
         NodeInfo {
+            value_ids,
             id,
             node,
             requested: Default::default(),
@@ -65,6 +68,12 @@ impl NodeInfo {
 
     pub fn name(&self) -> &str {
         &self.node.name
+    }
+
+    /// The id of the node's value of label `key` (see [`domains`]), if it has the key.
+    #[inline]
+    pub fn value_id(&self, key: crate::core::intern::Name) -> Option<u32> {
+        self.value_ids.get(key)
     }
 
     /// Account a pod on this node.
@@ -175,20 +184,21 @@ pub struct Cache {
     pub custom: crate::core::custom_resources::CustomStore,
 }
 
-/// Account a pod placed on (`delta` 1) or leaving (−1) node `id` with `labels` in the counts
-/// kept per topology value (a free function so the caller can borrow the node table meanwhile).
+/// Account a pod placed on (`delta` 1) or leaving (−1) node `id` with label `values` in the
+/// counts kept per topology value (a free function so the caller can borrow the node table
+/// meanwhile).
 fn account(
     tallies: &mut tally::Tallies,
     groups: &mut term_groups::TermGroups,
     index: &podindex::PodIndex,
     pod: &AssignedPod,
     id: NodeId,
-    labels: &Labels,
+    values: &domains::NodeValueIds,
     delta: i64,
 ) {
-    tallies.pod_placed(pod, id, labels, delta);
+    tallies.pod_placed(pod, id, values, delta);
     if let Some(terms) = index.terms_of(pod) {
-        groups.pod_placed(terms, labels, delta);
+        groups.pod_placed(terms, values, delta);
     }
 }
 
@@ -272,7 +282,7 @@ impl Cache {
         &self.pod_index
     }
 
-    /// Namespaces and controller selectors.
+    /// Node label values per key, with their ids (see [`domains`]).
     pub fn domains(&self) -> &domains::Domains {
         &self.domains
     }
@@ -309,12 +319,12 @@ impl Cache {
                     let placed = c.into_iter().filter_map(|p| {
                         let id = *by_name.get(&p.node_name)?;
                         let n = slots[id as usize].as_ref()?;
-                        Some((&**p, id, &n.node.labels))
+                        Some((&**p, id, &n.value_ids))
                     });
                     self.tallies.insert(key, placed);
                 }
                 None => {
-                    let placed = slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.node.labels)));
+                    let placed = slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.value_ids)));
                     self.tallies.insert(key, placed);
                 }
             }
@@ -330,14 +340,23 @@ impl Cache {
 
     /// Compare the incrementally kept topology counts with a recount (tests).
     pub fn verify_topology_counts(&self) -> Result<(), String> {
-        let placed = self.slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.node.labels)));
+        let placed = self.slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.value_ids)));
         self.tallies.verify(placed.clone())?;
         self.term_groups.verify(placed.filter_map(|(p, _, l)| self.pod_index.terms_of(p).map(|t| (&**t, l))))?;
         let mut fresh = domains::Domains::default();
         for n in self.nodes() {
-            fresh.node_labels(&n.node.labels, 1);
+            fresh.add_node(n.id, &n.node.labels);
+            let ids_match = n.node.labels.len() == n.value_ids.iter().count()
+                && n.value_ids.iter().all(|(k, id)| {
+                    self.domains.value(k, id).is_some()
+                        && self.domains.value(k, id) == n.node.labels.get(k)
+                        && self.domains.node_value(k, n.id) == Some(id)
+                });
+            if !ids_match {
+                return Err(format!("node {}: label value ids differ from its labels", n.name()));
+            }
         }
-        if fresh != self.domains {
+        if !fresh.same_counts(&self.domains) {
             return Err("topology domains differ from a recount".into());
         }
         Ok(())
@@ -494,12 +513,13 @@ impl Cache {
                     self.add_to_zone(id, zone_key(&spec.labels));
                 }
                 if change.labels {
-                    self.domains.node_labels(&old.labels, -1);
-                    self.domains.node_labels(&spec.labels, 1);
-                    if let Some(n) = self.slots[id as usize].as_ref() {
+                    self.domains.remove_node(id, &old.labels);
+                    let ids = self.domains.add_node(id, &spec.labels);
+                    if let Some(n) = self.slots[id as usize].as_mut() {
+                        let old_ids = std::mem::replace(&mut n.value_ids, ids);
                         for p in &n.pods {
-                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &old.labels, -1);
-                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &spec.labels, 1);
+                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &old_ids, -1);
+                            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &n.value_ids, 1);
                         }
                     }
                 }
@@ -520,11 +540,11 @@ impl Cache {
         self.add_images(&spec);
         let zone = zone_key(&spec.labels);
         let name: Box<str> = (*spec.name).into();
-        self.domains.node_labels(&spec.labels, 1);
-        let mut info = NodeInfo::new(id, spec);
+        let ids = self.domains.add_node(id, &spec.labels);
+        let mut info = NodeInfo::new(id, spec, ids);
         if let Some(orphans) = self.orphans.remove(&name) {
             for p in orphans {
-                account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &p, id, &info.node.labels, 1);
+                account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &p, id, &info.value_ids, 1);
                 info.add_pod(p);
             }
         }
@@ -563,9 +583,9 @@ impl Cache {
         self.free.push(id);
         self.remove_images(&info.node);
         self.remove_from_zone(id, &zone_key(&info.node.labels));
-        self.domains.node_labels(&info.node.labels, -1);
+        self.domains.remove_node(id, &info.node.labels);
         for p in &info.pods {
-            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &info.node.labels, -1);
+            account(&mut self.tallies, &mut self.term_groups, &self.pod_index, p, id, &info.value_ids, -1);
         }
         if !info.pods.is_empty() {
             self.orphans.insert((*info.node.name).into(), info.pods);
@@ -583,7 +603,7 @@ impl Cache {
         match self.by_name.get(&pod.node_name) {
             Some(&id) => {
                 if let Some(n) = self.slots[id as usize].as_mut() {
-                    account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &pod, id, &n.node.labels, 1);
+                    account(&mut self.tallies, &mut self.term_groups, &self.pod_index, &pod, id, &n.value_ids, 1);
                     n.add_pod(pod);
                 }
             }
@@ -596,7 +616,7 @@ impl Cache {
             Some(&id) => {
                 if let Some(n) = self.slots[id as usize].as_mut() {
                     if n.remove_pod(&pod.key) {
-                        account(&mut self.tallies, &mut self.term_groups, &self.pod_index, pod, id, &n.node.labels, -1);
+                        account(&mut self.tallies, &mut self.term_groups, &self.pod_index, pod, id, &n.value_ids, -1);
                     }
                 }
             }
@@ -697,7 +717,7 @@ impl Cache {
     /// tests and the property test to prove the bookkeeping exact.
     pub fn verify_totals(&self) -> Result<(), String> {
         for n in self.nodes() {
-            let mut fresh = NodeInfo::new(n.id, n.node.clone());
+            let mut fresh = NodeInfo::new(n.id, n.node.clone(), n.value_ids.clone());
             for p in &n.pods {
                 fresh.add_pod(p.clone());
             }

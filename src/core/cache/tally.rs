@@ -15,11 +15,11 @@
 //! At most [`CAPACITY`] tallies are kept; the least recently requested one goes first.
 
 use crate::core::cache::assigned::AssignedPod;
+use crate::core::cache::domains::NodeValueIds;
 use crate::core::cache::NodeId;
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::intern::Name;
 use crate::core::labels::Selector;
-use crate::core::model::Labels;
 
 /// How many tallies are kept at most (each costs a namespace check, and in its namespaces a
 /// selector match, per placed pod).
@@ -71,21 +71,22 @@ impl TallyKey {
 /// The counts of one key.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Counts {
-    /// Topology value → matching pods on nodes with that value (no zero entries).
-    by_value: HashMap<Box<str>, i64>,
     /// Node → matching pods on it (no zero entries).
     by_node: HashMap<NodeId, i64>,
+    /// Topology value id ([`crate::core::cache::domains`]) → matching pods on nodes with that
+    /// value (no zero entries).
+    by_id: HashMap<u32, i64>,
 }
 
 impl Counts {
-    /// Matching pods per topology value (values with none are absent).
-    pub fn by_value(&self) -> &HashMap<Box<str>, i64> {
-        &self.by_value
+    /// Matching pods per topology value id (values with none are absent).
+    pub fn by_id(&self) -> &HashMap<u32, i64> {
+        &self.by_id
     }
 
-    /// Matching pods on nodes with this topology value.
-    pub fn on_value(&self, value: &str) -> i64 {
-        self.by_value.get(value).copied().unwrap_or(0)
+    /// Matching pods on nodes with this topology value id.
+    pub fn on_id(&self, id: u32) -> i64 {
+        self.by_id.get(&id).copied().unwrap_or(0)
     }
 
     /// Matching pods on one node.
@@ -93,20 +94,14 @@ impl Counts {
         self.by_node.get(&id).copied().unwrap_or(0)
     }
 
-    fn add(&mut self, id: NodeId, value: Option<&str>, delta: i64) {
-        let n = self.by_node.entry(id).or_insert(0);
-        *n += delta;
-        if *n == 0 {
-            self.by_node.remove(&id);
-        }
-        let Some(value) = value else { return };
-        let n = match self.by_value.get_mut(value) {
-            Some(n) => n,
-            None => self.by_value.entry(value.into()).or_insert(0),
-        };
-        *n += delta;
-        if *n == 0 {
-            self.by_value.remove(value);
+    fn add(&mut self, id: NodeId, value: Option<u32>, delta: i64) {
+        for (map, k) in [(&mut self.by_node, Some(id)), (&mut self.by_id, value)] {
+            let Some(k) = k else { continue };
+            let n = map.entry(k).or_insert(0);
+            *n += delta;
+            if *n == 0 {
+                map.remove(&k);
+            }
         }
     }
 }
@@ -153,8 +148,8 @@ impl Tallies {
     }
 
     /// Register `key`, counted from `placed`: every pod on an existing node that the key may
-    /// count (a superset is fine), with the node's id and labels.
-    pub fn insert<'a>(&mut self, key: TallyKey, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a Labels)>) {
+    /// count (a superset is fine), with the node's id and label value ids.
+    pub fn insert<'a>(&mut self, key: TallyKey, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a NodeValueIds)>) {
         self.clock += 1;
         if self.list.len() >= CAPACITY {
             if let Some(oldest) = self.list.iter().min_by_key(|(_, t)| t.last_used).map(|(k, _)| k.clone()) {
@@ -162,19 +157,19 @@ impl Tallies {
             }
         }
         let mut counts = Counts::default();
-        for (pod, id, labels) in placed {
+        for (pod, id, values) in placed {
             if key.counts(pod) {
-                counts.add(id, labels.get(key.topology_key), 1);
+                counts.add(id, values.get(key.topology_key), 1);
             }
         }
         self.list.insert(key, Tally { counts, last_used: self.clock });
     }
 
-    /// A pod was placed on (`delta` 1) or left (−1) the node `id` with `labels`.
-    pub fn pod_placed(&mut self, pod: &AssignedPod, id: NodeId, labels: &Labels, delta: i64) {
+    /// A pod was placed on (`delta` 1) or left (−1) the node `id` with label value ids `values`.
+    pub fn pod_placed(&mut self, pod: &AssignedPod, id: NodeId, values: &NodeValueIds, delta: i64) {
         for (key, t) in &mut self.list {
             if key.counts(pod) {
-                t.counts.add(id, labels.get(key.topology_key), delta);
+                t.counts.add(id, values.get(key.topology_key), delta);
             }
         }
     }
@@ -185,12 +180,15 @@ impl Tallies {
     }
 
     /// Compare every tally with a recount from `placed` (tests).
-    pub fn verify<'a>(&self, placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a Labels)> + Clone) -> Result<(), String> {
+    pub fn verify<'a>(
+        &self,
+        placed: impl Iterator<Item = (&'a AssignedPod, NodeId, &'a NodeValueIds)> + Clone,
+    ) -> Result<(), String> {
         for (key, t) in &self.list {
             let mut fresh = Counts::default();
-            for (pod, id, labels) in placed.clone() {
+            for (pod, id, values) in placed.clone() {
                 if key.counts(pod) {
-                    fresh.add(id, labels.get(key.topology_key), 1);
+                    fresh.add(id, values.get(key.topology_key), 1);
                 }
             }
             if fresh != t.counts {

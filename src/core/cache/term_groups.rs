@@ -10,8 +10,8 @@
 //! Kept current on every pod placed or removed and every node added, removed or relabelled.
 
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
+use crate::core::cache::domains::NodeValueIds;
 use crate::core::fxhash::FxHashMap as HashMap;
-use crate::core::model::Labels;
 
 /// Which of a pod's term lists a group comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,8 +29,9 @@ pub struct Group {
     /// The preference weight (0 for required terms).
     pub weight: i32,
     pub term: AffinityTerm,
-    /// Topology value of the holders' nodes → holders (no zero entries).
-    pub by_value: HashMap<Box<str>, i64>,
+    /// Topology value id ([`crate::core::cache::domains`]) of the holders' nodes → holders (no
+    /// zero entries).
+    pub by_id: HashMap<u32, i64>,
     /// Holders, including those on nodes without the topology key.
     holders: i64,
 }
@@ -68,26 +69,24 @@ impl TermGroups {
         self.disabled = !on;
     }
 
-    /// A pod with `terms` was placed on (`delta` 1) or left (−1) a node with `labels`.
-    pub fn pod_placed(&mut self, terms: &PodTerms, labels: &Labels, delta: i64) {
+    /// A pod with `terms` was placed on (`delta` 1) or left (−1) a node with label value ids
+    /// `values`.
+    pub fn pod_placed(&mut self, terms: &PodTerms, values: &NodeValueIds, delta: i64) {
         each_term(terms, |kind, weight, term| {
             let sig = format!("{kind:?}/{weight}/{term:?}");
             let g = self.groups.entry(sig.clone()).or_insert_with(|| Group {
                 kind,
                 weight,
                 term: term.clone(),
-                by_value: HashMap::default(),
+                by_id: HashMap::default(),
                 holders: 0,
             });
             g.holders += delta;
-            if let Some(v) = term.topology_value(labels) {
-                let n = match g.by_value.get_mut(v) {
-                    Some(n) => n,
-                    None => g.by_value.entry(v.into()).or_insert(0),
-                };
+            if let Some(id) = term.topology_key.and_then(|k| values.get(k)) {
+                let n = g.by_id.entry(id).or_insert(0);
                 *n += delta;
                 if *n == 0 {
-                    g.by_value.remove(v);
+                    g.by_id.remove(&id);
                 }
             }
             if g.holders == 0 {
@@ -96,11 +95,11 @@ impl TermGroups {
         });
     }
 
-    /// Compare with groups rebuilt from `placed` (terms and node labels of every holder).
-    pub fn verify<'a>(&self, placed: impl Iterator<Item = (&'a PodTerms, &'a Labels)>) -> Result<(), String> {
+    /// Compare with groups rebuilt from `placed` (terms and node label values of every holder).
+    pub fn verify<'a>(&self, placed: impl Iterator<Item = (&'a PodTerms, &'a NodeValueIds)>) -> Result<(), String> {
         let mut fresh = TermGroups::default();
-        for (terms, labels) in placed {
-            fresh.pod_placed(terms, labels, 1);
+        for (terms, values) in placed {
+            fresh.pod_placed(terms, values, 1);
         }
         if fresh.groups != self.groups {
             return Err(format!("{} term groups differ from {} recomputed", self.groups.len(), fresh.groups.len()));

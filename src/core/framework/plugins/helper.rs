@@ -7,6 +7,8 @@
 //! k8s.io/apimachinery/pkg/labels (Requirement validation; matching is `core::labels`).
 
 use crate::core::api;
+use crate::core::cache::domains::Domains;
+use crate::core::cache::NodeInfo;
 use crate::core::intern::Name;
 use crate::core::labels::syntax::{is_qualified_name, is_valid_label_value};
 use crate::core::labels::{KeyResolution, Op, Requirement};
@@ -181,6 +183,10 @@ impl CompiledPreferredTerms {
 pub struct RequiredNodeAffinity {
     /// `None` when the pod has no nodeSelector; an entry whose key is `None` matches no node.
     node_selector: Option<Vec<(Option<Name>, Box<str>)>>,
+    /// The nodeSelector resolved to the cache's value ids ([`RequiredNodeAffinity::with_value_ids`]):
+    /// a node then matches by comparing integers; `None` entries (a key or value no node carries)
+    /// match no node.
+    selector_ids: Option<Vec<Option<(Name, u32)>>>,
     affinity: Option<CompiledNodeSelector>,
 }
 
@@ -193,7 +199,32 @@ impl RequiredNodeAffinity {
             .and_then(|a| a.node_affinity.as_ref())
             .and_then(|na| na.required.as_ref())
             .map(|ns| CompiledNodeSelector::compile(ns, KeyResolution::Lookup));
-        RequiredNodeAffinity { node_selector, affinity }
+        RequiredNodeAffinity { node_selector, selector_ids: None, affinity }
+    }
+
+    /// Resolve the nodeSelector's values to the value ids of `domains`, for
+    /// [`RequiredNodeAffinity::matches_node`] on that cache's nodes.
+    pub fn with_value_ids(mut self, domains: &Domains) -> RequiredNodeAffinity {
+        self.selector_ids = self
+            .node_selector
+            .as_ref()
+            .map(|sel| sel.iter().map(|(k, v)| k.and_then(|k| Some((k, domains.id(k, v)?)))).collect());
+        self
+    }
+
+    /// [`RequiredNodeAffinity::matches`] for a node of the cache whose `domains` the ids were
+    /// resolved against.
+    pub fn matches_node(&self, domains: &Domains, node: &NodeInfo) -> bool {
+        let Some(ids) = &self.selector_ids else {
+            return self.matches(&node.node.labels, &node.node.name);
+        };
+        if !ids.iter().all(|e| e.is_some_and(|(k, id)| domains.node_value(k, node.id) == Some(id))) {
+            return false;
+        }
+        match &self.affinity {
+            Some(a) => a.matches(&node.node.labels, &node.node.name),
+            None => true,
+        }
     }
 
     /// `RequiredNodeAffinity.Match` (parse errors only make terms not match).

@@ -117,13 +117,13 @@ impl Plugin for NodeAffinity {
         EventMask::NODE_ADD | EventMask::NODE_LABEL
     }
 
-    fn pre_filter(&self, _cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
+    fn pre_filter(&self, cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
         let required = pod_node_affinity(pod).and_then(|na| na.required.as_ref());
         if required.is_none() && self.added_required.is_none() && pod.node_selector.is_empty() {
             return PreFilterOutcome::Skip;
         }
-        *state =
-            Some(Box::new(PreFilterState(Arc::new(RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref())))));
+        let compiled = RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref()).with_value_ids(cache.domains());
+        *state = Some(Box::new(PreFilterState(Arc::new(compiled))));
         let Some(required) = required else {
             return PreFilterOutcome::Continue;
         };
@@ -138,7 +138,7 @@ impl Plugin for NodeAffinity {
         state_as::<PreFilterState>(state).map(|s| Box::new(PreFilterState(s.0.clone())) as Box<dyn std::any::Any + Send>)
     }
 
-    fn filter(&self, _cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+    fn filter(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
         let (labels, name) = (&node.node.labels, &*node.node.name);
         if let Some(added) = &self.added_required {
             if !added.matches(labels, name) {
@@ -146,7 +146,7 @@ impl Plugin for NodeAffinity {
             }
         }
         let matched = match state_as::<PreFilterState>(state) {
-            Some(s) => s.0.matches(labels, name),
+            Some(s) => s.0.matches_node(cache.domains(), node),
             // PreFilter disabled in this profile: compile here (upstream does the same).
             None => RequiredNodeAffinity::of_pod(&pod.node_selector, pod.affinity.as_deref()).matches(labels, name),
         };

@@ -5,8 +5,11 @@
 //! matchLabelKeys / mismatchLabelKeys, spread constraints of both kinds with minDomains,
 //! matchLabelKeys and both node inclusion policies, node selectors, terminating pods) and random
 //! add / remove / assume / forget sequences. Every PreFilter, Filter (also after a preemption
-//! what-if removal and addition), PreScore, Score and NormalizeScore result must be identical.
+//! what-if removal and addition), PreScore, Score and NormalizeScore result must be identical,
+//! and node selectors matched through the cache's label value ids must select the nodes their
+//! label values select.
 
+use super::helper::RequiredNodeAffinity;
 use super::inter_pod_affinity::InterPodAffinity;
 use super::pod_topology_spread::PodTopologySpread;
 use super::test_util::{pod_term, sel_req, selector, NodeBuilder, PodBuilder};
@@ -108,7 +111,8 @@ fn random_pod(rng: &mut Rng, name: &str, with_terms: bool) -> PodBuilder {
         });
     }
     if rng.below(5) == 0 {
-        p = p.node_selector(&[(ZONE, pick(rng, &["z0", "z1"]))]);
+        // "z9": a value no node carries.
+        p = p.node_selector(&[(ZONE, pick(rng, &["z0", "z1", "z9"]))]);
     }
     if rng.below(5) == 0 {
         p = p.toleration("dedicated", "Exists", "", "NoSchedule");
@@ -260,6 +264,13 @@ fn incremental_counts_decide_as_the_walk_over_every_pod() {
                     let walk = decisions(&cache, &incoming, step) + &whole_cycle(&fw_plugins, &cache, &incoming);
                     cache.set_incremental_counts(true);
                     assert_eq!(fast, walk, "seed {seed} step {step}");
+                    // The node selector matched by value ids as by label values.
+                    let required = RequiredNodeAffinity::of_pod(&incoming.node_selector, incoming.affinity.as_deref());
+                    let by_ids = required.clone().with_value_ids(cache.domains());
+                    for n in cache.nodes() {
+                        let want = required.matches(&n.node.labels, n.name());
+                        assert_eq!(by_ids.matches_node(cache.domains(), n), want, "seed {seed} step {step} node {}", n.name());
+                    }
                     compared += 1;
                 }
             }

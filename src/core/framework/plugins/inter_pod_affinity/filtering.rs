@@ -8,6 +8,7 @@
 
 use super::TopologyCounts;
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
+use crate::core::cache::domains::Domains;
 use crate::core::cache::tally::{Counts, TallyKey};
 use crate::core::cache::term_groups::TermKind;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
@@ -164,9 +165,7 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
         for g in groups.filter(|g| g.kind == TermKind::RequiredAntiAffinity) {
             let Some(key) = g.term.topology_key else { continue };
             if g.term.matches(&pod.namespace, &pod.labels, &ns_labels) {
-                for (v, n) in &g.by_value {
-                    existing.add(key, v, *n);
-                }
+                existing.add_all(key, &g.by_id);
             }
         }
     } else if cache.pod_index().num_with_required_anti_affinity() > 0 {
@@ -177,7 +176,7 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
             let Some(node) = cache.node_by_name(&ip.pod.node_name) else { continue };
             for t in &ip.terms.required_anti_affinity {
                 if t.matches(&pod.namespace, &pod.labels, &ns_labels) {
-                    existing.update(&node.node.labels, t.topology_key, 1);
+                    existing.update(node, t.topology_key, 1);
                 }
             }
         }
@@ -192,14 +191,14 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
     };
     if let Some((term, counts)) = single {
         if let (Some(key), Some(counts)) = (term.topology_key, counts) {
-            affinity.add_all(key, counts.by_value().iter());
+            affinity.add_all(key, counts.by_id());
         }
     } else if let Some(first) = terms.affinity.first() {
         // A pod counts only if it matches every term, so the first term's candidates suffice.
         let mut visit = |p: &AssignedPod, node: &NodeInfo| {
             if matches_all(&terms.affinity, &p.namespace, &p.labels) {
                 for t in &terms.affinity {
-                    affinity.update(&node.node.labels, t.topology_key, 1);
+                    affinity.update(node, t.topology_key, 1);
                 }
             }
         };
@@ -210,13 +209,13 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
     for t in &terms.anti_affinity {
         if let Some(counts) = term_counts(cache, t) {
             if let (Some(key), Some(counts)) = (t.topology_key, counts) {
-                anti.add_all(key, counts.by_value().iter());
+                anti.add_all(key, counts.by_id());
             }
             continue;
         }
         let mut visit = |p: &AssignedPod, node: &NodeInfo| {
             if t.matches(&p.namespace, &p.labels, no_labels()) {
-                anti.update(&node.node.labels, t.topology_key, 1);
+                anti.update(node, t.topology_key, 1);
             }
         };
         if !visit_term_candidates(cache, t, &mut visit) {
@@ -245,33 +244,32 @@ pub(crate) fn clone_state(state: &PluginState) -> PluginState {
 /// `preFilterState.updateWithPod`.
 pub(crate) fn update_with_pod(state: &mut PluginState, pod: &PodInfo, updated: &AssignedPod, node: &NodeInfo, delta: i64) {
     let Some(s) = state.as_mut().and_then(|b| b.downcast_mut::<PreFilterState>()) else { return };
-    let labels = &node.node.labels;
     if updated.has_pod_affinity_terms() {
         let updated_terms = PodTerms::of_assigned(updated);
         for t in &updated_terms.required_anti_affinity {
             if t.matches(&pod.namespace, &pod.labels, &s.namespace_labels) {
-                s.existing_anti_affinity_counts.update(labels, t.topology_key, delta);
+                s.existing_anti_affinity_counts.update(node, t.topology_key, delta);
             }
         }
     }
     if matches_all(&s.terms.affinity, &updated.namespace, &updated.labels) {
         for t in &s.terms.affinity {
-            s.affinity_counts.update(labels, t.topology_key, delta);
+            s.affinity_counts.update(node, t.topology_key, delta);
         }
     }
     for t in &s.terms.anti_affinity {
         if t.matches(&updated.namespace, &updated.labels, no_labels()) {
-            s.anti_affinity_counts.update(labels, t.topology_key, delta);
+            s.anti_affinity_counts.update(node, t.topology_key, delta);
         }
     }
 }
 
 /// `satisfyPodAffinity`, including the "first pod of a group" rule: when no pod in the cluster
 /// matches the terms yet, a pod matching its own terms may go to any node with the keys.
-fn satisfies_pod_affinity(s: &PreFilterState, pod: &PodInfo, labels: &Labels) -> bool {
+fn satisfies_pod_affinity(d: &Domains, s: &PreFilterState, pod: &PodInfo, node: &NodeInfo) -> bool {
     let mut pods_exist = true;
     for t in &s.terms.affinity {
-        let (Some(key), Some(value)) = (t.topology_key, t.topology_value(labels)) else {
+        let Some((key, value)) = t.topology_key.and_then(|k| Some((k, d.node_value(k, node.id)?))) else {
             // All topology labels must exist on the node.
             return false;
         };
@@ -283,29 +281,28 @@ fn satisfies_pod_affinity(s: &PreFilterState, pod: &PodInfo, labels: &Labels) ->
 }
 
 /// `satisfyPodAntiAffinity`.
-fn satisfies_pod_anti_affinity(s: &PreFilterState, labels: &Labels) -> bool {
+fn satisfies_pod_anti_affinity(d: &Domains, s: &PreFilterState, node: &NodeInfo) -> bool {
     if s.anti_affinity_counts.is_empty() {
         return true;
     }
-    !s.terms.anti_affinity.iter().any(|t| match (t.topology_key, t.topology_value(labels)) {
-        (Some(key), Some(value)) => s.anti_affinity_counts.get(key, value) > 0,
-        _ => false,
+    !s.terms.anti_affinity.iter().any(|t| match t.topology_key.and_then(|k| Some((k, d.node_value(k, node.id)?))) {
+        Some((key, id)) => s.anti_affinity_counts.get(key, id) > 0,
+        None => false,
     })
 }
 
-/// Filter.
-pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+/// Filter (`d`: the cache's value ids, which the counts are keyed by).
+pub(crate) fn filter(d: &Domains, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
     let Some(s) = state_as::<PreFilterState>(state) else {
         return Err(Rejection::error(texts::PRE_FILTER_STATE_MISSING));
     };
-    let labels = &node.node.labels;
-    if !satisfies_pod_affinity(s, pod, labels) {
+    if !satisfies_pod_affinity(d, s, pod, node) {
         return Err(Rejection::unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH));
     }
-    if !satisfies_pod_anti_affinity(s, labels) {
+    if !satisfies_pod_anti_affinity(d, s, node) {
         return Err(Rejection::unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH));
     }
-    if s.existing_anti_affinity_counts.any_positive_on(labels) {
+    if s.existing_anti_affinity_counts.any_positive_on(d, node) {
         return Err(Rejection::unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH));
     }
     Ok(())

@@ -13,12 +13,13 @@ mod scoring;
 #[cfg(test)]
 mod tests;
 
+use crate::core::cache::domains::Domains;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::config::{InterPodAffinityArgs, PluginArgs};
 use crate::core::framework::{EventMask, Plugin, PluginState, Points, PreFilterOutcome, PreScoreOutcome, Rejection};
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::intern::Name;
-use crate::core::model::{Labels, PodInfo};
+use crate::core::model::PodInfo;
 
 /// The plugin with its args.
 #[derive(Debug, Clone)]
@@ -51,64 +52,62 @@ impl InterPodAffinity {
 }
 
 /// `topologyToMatchedTermCount`: counts per (topology key, value); entries at zero are removed.
+/// Values are the cache's value ids ([`crate::core::cache::domains`]), so Filter compares a
+/// node's id instead of hashing its label value.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TopologyCounts {
-    map: HashMap<Name, HashMap<Box<str>, i64>>,
+    map: HashMap<Name, HashMap<u32, i64>>,
 }
 
 impl TopologyCounts {
     /// `update`: add `delta` to the node's value of `key`, if the node has the key.
-    pub fn update(&mut self, node_labels: &Labels, key: Option<Name>, delta: i64) {
+    pub fn update(&mut self, node: &NodeInfo, key: Option<Name>, delta: i64) {
         let Some(key) = key else { return };
-        let Some(value) = node_labels.get(key) else { return };
-        self.add(key, value, delta);
+        let Some(id) = node.value_id(key) else { return };
+        self.add(key, id, delta);
     }
 
-    /// Add `delta` to the pair (key, value).
-    pub fn add(&mut self, key: Name, value: &str, delta: i64) {
+    /// Add `delta` to the pair (key, value id).
+    pub fn add(&mut self, key: Name, id: u32, delta: i64) {
         let inner = self.map.entry(key).or_default();
-        let n = match inner.get_mut(value) {
-            Some(n) => {
-                *n += delta;
-                *n
-            }
-            None => {
-                inner.insert(value.into(), delta);
-                delta
-            }
-        };
-        if n == 0 {
-            inner.remove(value);
+        let n = inner.entry(id).or_insert(0);
+        *n += delta;
+        if *n == 0 {
+            inner.remove(&id);
             if inner.is_empty() {
                 self.map.remove(&key);
             }
         }
     }
 
-    /// Add every (value, count) of one key at once (a tally's counts): the map is sized once
-    /// instead of growing value by value.
-    pub fn add_all<'a>(&mut self, key: Name, counts: impl ExactSizeIterator<Item = (&'a Box<str>, &'a i64)>) {
-        if counts.len() == 0 {
+    /// Add every (value id, count) of one key at once (a tally's or a term group's counts):
+    /// the map is sized once.
+    pub fn add_all(&mut self, key: Name, counts: &HashMap<u32, i64>) {
+        if counts.is_empty() {
             return;
         }
         let inner = self.map.entry(key).or_default();
         if inner.is_empty() {
-            // The usual case: one term per key, so the tally's values are all new here.
-            inner.reserve(counts.len());
-            inner.extend(counts.filter(|(_, n)| **n != 0).map(|(v, n)| (v.clone(), *n)));
-            if inner.is_empty() {
-                self.map.remove(&key);
-            }
+            // The usual case: one term per key (the counts hold no zero entries).
+            inner.clone_from(counts);
             return;
         }
-        for (v, n) in counts {
-            self.add(key, v, *n);
+        inner.reserve(counts.len());
+        for (&id, n) in counts {
+            let slot = inner.entry(id).or_insert(0);
+            *slot += *n;
+            if *slot == 0 {
+                inner.remove(&id);
+            }
+        }
+        if inner.is_empty() {
+            self.map.remove(&key);
         }
     }
 
     /// The count of one pair (0 when absent).
-    pub fn get(&self, key: Name, value: &str) -> i64 {
-        self.map.get(&key).and_then(|m| m.get(value)).copied().unwrap_or(0)
+    pub fn get(&self, key: Name, id: u32) -> i64 {
+        self.map.get(&key).and_then(|m| m.get(&id)).copied().unwrap_or(0)
     }
 
     /// No pair is counted (`len(map) == 0`).
@@ -116,9 +115,10 @@ impl TopologyCounts {
         self.map.is_empty()
     }
 
-    /// Whether any counted pair with a positive count is one of the node's labels.
-    pub fn any_positive_on(&self, node_labels: &Labels) -> bool {
-        self.map.iter().any(|(k, values)| node_labels.get(*k).and_then(|v| values.get(v)).is_some_and(|n| *n > 0))
+    /// Whether any counted pair with a positive count is one of the node's labels (its ids
+    /// read from the cache's columns).
+    pub fn any_positive_on(&self, domains: &Domains, node: &NodeInfo) -> bool {
+        self.map.iter().any(|(k, values)| domains.node_value(*k, node.id).and_then(|id| values.get(&id)).is_some_and(|n| *n > 0))
     }
 }
 
@@ -163,16 +163,16 @@ impl Plugin for InterPodAffinity {
         filtering::update_with_pod(state, pod, removed, node, -1);
     }
 
-    fn filter(&self, _cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
-        filtering::filter(pod, node, state)
+    fn filter(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+        filtering::filter(cache.domains(), pod, node, state)
     }
 
     fn pre_score(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &mut PluginState) -> PreScoreOutcome {
         scoring::pre_score(&self.args, cache, pod, nodes, state)
     }
 
-    fn score(&self, _cache: &Cache, _pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
-        scoring::score(node, state)
+    fn score(&self, cache: &Cache, _pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+        scoring::score(cache.domains(), node, state)
     }
 
     fn normalize(&self, _pod: &PodInfo, scores: &mut [i64], state: &PluginState) {

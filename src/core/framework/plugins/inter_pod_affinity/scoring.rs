@@ -9,6 +9,7 @@
 
 use super::filtering::{namespace_labels, no_labels, resolve_namespaces, term_counts, visit_all, visit_term_candidates};
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
+use crate::core::cache::domains::Domains;
 use crate::core::cache::term_groups::TermKind;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::config::InterPodAffinityArgs;
@@ -18,8 +19,9 @@ use crate::core::intern::Name;
 use crate::core::labels::KeyResolution;
 use crate::core::model::{Labels, PodInfo};
 
-/// `scoreMap`: topology key → value → score.
-type ScoreMap = HashMap<Name, HashMap<Box<str>, i64>>;
+/// `scoreMap`: topology key → value → score, values by the cache's value ids
+/// ([`crate::core::cache::domains`]), so Score compares a node's id instead of hashing its label.
+type ScoreMap = HashMap<Name, HashMap<u32, i64>>;
 
 /// `preScoreState`.
 #[derive(Debug)]
@@ -39,23 +41,30 @@ fn process_term(
     namespace: &str,
     labels: &Labels,
     ns_labels: &Labels,
-    node_labels: &Labels,
+    node: &NodeInfo,
 ) {
     if !term.matches(namespace, labels, ns_labels) {
         return;
     }
-    let (Some(key), Some(value)) = (term.topology_key, term.topology_value(node_labels)) else { return };
-    add_score(m, key, value, weight);
+    let Some(key) = term.topology_key else { return };
+    let Some(id) = node.value_id(key) else { return };
+    add_score(m, key, id, weight);
 }
 
-/// Add `weight` to the pair (key, value), creating it.
-fn add_score(m: &mut ScoreMap, key: Name, value: &str, weight: i64) {
+/// Add `weight` to the pair (key, value id), creating it.
+fn add_score(m: &mut ScoreMap, key: Name, id: u32, weight: i64) {
+    *m.entry(key).or_default().entry(id).or_insert(0) += weight;
+}
+
+/// Add `weight × n` for every (value id, n) of a tally or term group.
+fn add_scores(m: &mut ScoreMap, key: Name, weight: i64, counts: &HashMap<u32, i64>) {
+    if counts.is_empty() {
+        return;
+    }
     let inner = m.entry(key).or_default();
-    match inner.get_mut(value) {
-        Some(v) => *v += weight,
-        None => {
-            inner.insert(value.into(), weight);
-        }
+    inner.reserve(counts.len());
+    for (id, n) in counts {
+        *inner.entry(*id).or_insert(0) += weight * n;
     }
 }
 
@@ -70,21 +79,20 @@ struct Incoming<'a> {
 /// `processExistingPod`, the existing pod's side: its required affinity terms (weighted by
 /// `hardPodAffinityWeight`) and preferred terms matched by the incoming pod.
 fn process_existing_terms(m: &mut ScoreMap, inc: &Incoming, et: &PodTerms, node: &NodeInfo) {
-    let node_labels = &node.node.labels;
-    if node_labels.is_empty() {
+    if node.node.labels.is_empty() {
         return;
     }
     let (ns, labels) = (&*inc.pod.namespace, &inc.pod.labels);
     if inc.hard_weight > 0 {
         for t in &et.required_affinity {
-            process_term(m, t, inc.hard_weight, ns, labels, inc.ns_labels, node_labels);
+            process_term(m, t, inc.hard_weight, ns, labels, inc.ns_labels, node);
         }
     }
     for (w, t) in &et.preferred_affinity {
-        process_term(m, t, i64::from(*w), ns, labels, inc.ns_labels, node_labels);
+        process_term(m, t, i64::from(*w), ns, labels, inc.ns_labels, node);
     }
     for (w, t) in &et.preferred_anti_affinity {
-        process_term(m, t, -i64::from(*w), ns, labels, inc.ns_labels, node_labels);
+        process_term(m, t, -i64::from(*w), ns, labels, inc.ns_labels, node);
     }
 }
 
@@ -94,16 +102,13 @@ fn process_incoming_term(m: &mut ScoreMap, cache: &Cache, term: &AffinityTerm, w
     if let Some(counts) = term_counts(cache, term) {
         // The cache's tally: `n` matching pods on nodes with value `v`.
         if let (Some(key), Some(counts)) = (term.topology_key, counts) {
-            for (v, n) in counts.by_value() {
-                add_score(m, key, v, weight * n);
-            }
+            add_scores(m, key, weight, counts.by_id());
         }
         return;
     }
     let mut visit = |p: &AssignedPod, node: &NodeInfo| {
-        let node_labels = &node.node.labels;
-        if !node_labels.is_empty() {
-            process_term(m, term, weight, &p.namespace, &p.labels, no_labels(), node_labels);
+        if !node.node.labels.is_empty() {
+            process_term(m, term, weight, &p.namespace, &p.labels, no_labels(), node);
         }
     };
     if !visit_term_candidates(cache, term, &mut visit) {
@@ -164,9 +169,7 @@ pub(crate) fn pre_score(
             };
             let Some(key) = g.term.topology_key else { continue };
             if g.term.matches(&pod.namespace, &pod.labels, &ns_labels) {
-                for (v, n) in &g.by_value {
-                    add_score(&mut m, key, v, w * n);
-                }
+                add_scores(&mut m, key, w, &g.by_id);
             }
         }
     } else {
@@ -182,19 +185,18 @@ pub(crate) fn pre_score(
     PreScoreOutcome::Run
 }
 
-/// Score: the sum of the node's topology pairs.
-pub(crate) fn score(node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+/// Score: the sum of the node's topology pairs (`d`: the cache's value ids).
+pub(crate) fn score(d: &Domains, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
     let Some(s) = state_as::<PreScoreState>(state) else {
         return Err(Rejection::error(crate::core::texts::inter_pod_affinity::PRE_SCORE_STATE_MISSING));
     };
     if let Some(e) = &s.error {
         return Err(Rejection::error(e.clone()));
     }
-    let labels = &node.node.labels;
     let mut score = 0;
     for (key, values) in &s.topology_score {
-        if let Some(v) = labels.get(*key) {
-            score += values.get(v).copied().unwrap_or(0);
+        if let Some(id) = d.node_value(*key, node.id) {
+            score += values.get(&id).copied().unwrap_or(0);
         }
     }
     Ok(score)

@@ -6,6 +6,7 @@
 //! paths"). Filter then checks `matchNum + selfMatch - globalMin <= maxSkew` with map lookups only.
 
 use super::{action, count_matching, node_has_all_keys, tallies_for, Constraint, PodTopologySpread};
+use crate::core::cache::domains::Domains;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::framework::plugins::helper::RequiredNodeAffinity;
 use crate::core::framework::{state_as, PluginState, PreFilterOutcome, Rejection};
@@ -83,10 +84,31 @@ pub(crate) struct PreFilterState {
     /// Per constraint, 1 when its selector matches the incoming pod (`selfMatchNum`), computed
     /// once per cycle rather than per node.
     pub self_match: Vec<i64>,
+    /// `tp_value_to_match_num` keyed by the cache's value ids ([`crate::core::cache::domains`]),
+    /// so Filter compares a node's id instead of hashing its label value.
+    pub match_by_id: Vec<HashMap<u32, i64>>,
+}
+
+/// The counts of each constraint keyed by value id instead of value (values no node carries,
+/// like the `""` of nodes without the key, have no id and no node reads them).
+pub(crate) fn by_value_id(
+    domains: &Domains,
+    constraints: &[Constraint],
+    counts: &[HashMap<Box<str>, i64>],
+) -> Vec<HashMap<u32, i64>> {
+    constraints
+        .iter()
+        .zip(counts)
+        .map(|(c, m)| match c.topology_key {
+            Some(k) => m.iter().filter_map(|(v, n)| Some((domains.id(k, v)?, *n))).collect(),
+            None => HashMap::default(),
+        })
+        .collect()
 }
 
 impl PreFilterState {
     fn new(
+        domains: &Domains,
         pod: &PodInfo,
         constraints: Vec<Constraint>,
         tp: Vec<HashMap<Box<str>, i64>>,
@@ -94,7 +116,15 @@ impl PreFilterState {
     ) -> PreFilterState {
         let critical_paths = tp.iter().map(CriticalPaths::of).collect();
         let self_match = constraints.iter().map(|c| i64::from(c.selector.matches(&pod.labels))).collect();
-        PreFilterState { constraints: Arc::new(constraints), critical_paths, tp_value_to_match_num: tp, required, self_match }
+        let match_by_id = by_value_id(domains, &constraints, &tp);
+        PreFilterState {
+            constraints: Arc::new(constraints),
+            critical_paths,
+            tp_value_to_match_num: tp,
+            required,
+            self_match,
+            match_by_id,
+        }
     }
 
     /// `minMatchNum`: the global minimum, 0 while fewer than `minDomains` domains exist.
@@ -134,12 +164,12 @@ pub(crate) fn compute_state(pod: &PodInfo, constraints: Vec<Constraint>, cache: 
             .zip(&tallies)
             .map(|(c, t)| match (c.topology_key, t) {
                 (Some(k), Some(t)) if !none_eligible => {
-                    cache.domains().values(k).map(|v| (Box::from(v), t.on_value(v))).collect()
+                    cache.domains().values(k).map(|(v, id)| (Box::from(v), t.on_id(id))).collect()
                 }
                 _ => HashMap::default(),
             })
             .collect();
-        return PreFilterState::new(pod, constraints, tp, required);
+        return PreFilterState::new(cache.domains(), pod, constraints, tp, required);
     }
     let mut tp: Vec<HashMap<Box<str>, i64>> = vec![HashMap::default(); constraints.len()];
     // eligible[node id * n + i]: the node counts for constraint i.
@@ -187,7 +217,7 @@ pub(crate) fn compute_state(pod: &PodInfo, constraints: Vec<Constraint>, cache: 
             }
         }
     }
-    PreFilterState::new(pod, constraints, tp, required)
+    PreFilterState::new(cache.domains(), pod, constraints, tp, required)
 }
 
 /// PreFilter: Skip without `DoNotSchedule` constraints, otherwise count.
@@ -226,22 +256,25 @@ pub(crate) fn update_with_pod(state: &mut PluginState, pod: &PodInfo, updated: &
         let Some(value) = c.value(labels) else { continue };
         let n = add_count(&mut s.tp_value_to_match_num[i], value, delta);
         s.critical_paths[i].update(value, n);
+        if let Some(id) = c.topology_key.and_then(|k| node.value_id(k)) {
+            *s.match_by_id[i].entry(id).or_insert(0) += delta;
+        }
     }
 }
 
-/// Filter: every `DoNotSchedule` constraint must keep its skew within `maxSkew`.
-pub(crate) fn filter(_pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+/// Filter: every `DoNotSchedule` constraint must keep its skew within `maxSkew` (`d`: the
+/// cache's value ids, read for the node's values).
+pub(crate) fn filter(d: &Domains, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
     let Some(s) = state_as::<PreFilterState>(state) else {
         return Err(Rejection::error(texts::PRE_FILTER_STATE_MISSING));
     };
-    let labels = &node.node.labels;
     for (i, c) in s.constraints.iter().enumerate() {
-        let Some(value) = c.value(labels) else {
+        let Some(id) = c.topology_key.and_then(|k| d.node_value(k, node.id)) else {
             return Err(Rejection::unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH));
         };
         let min = s.min_match_num(i, c.min_domains);
         let self_match = s.self_match[i];
-        let match_num = s.tp_value_to_match_num[i].get(value).copied().unwrap_or(0);
+        let match_num = s.match_by_id[i].get(&id).copied().unwrap_or(0);
         if match_num + self_match - min > i64::from(c.max_skew) {
             return Err(Rejection::unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH));
         }

@@ -280,16 +280,16 @@ impl Plugin for PodTopologySpread {
         filtering::update_with_pod(state, pod, removed, node, -1);
     }
 
-    fn filter(&self, _cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
-        filtering::filter(pod, node, state)
+    fn filter(&self, cache: &Cache, _pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
+        filtering::filter(cache.domains(), node, state)
     }
 
     fn pre_score(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &mut PluginState) -> PreScoreOutcome {
         scoring::pre_score(self, cache, pod, nodes, state)
     }
 
-    fn score(&self, _cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
-        scoring::score(pod, node, state)
+    fn score(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+        scoring::score(cache.domains(), pod, node, state)
     }
 
     fn normalize(&self, _pod: &PodInfo, scores: &mut [i64], _state: &PluginState) {

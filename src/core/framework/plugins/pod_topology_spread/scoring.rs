@@ -6,7 +6,9 @@
 //! A node scores `Σ count·log(domains+2) + (maxSkew−1)`; fewer matching pods is better after
 //! normalisation. Nodes missing a topology key (unless system-defaulted) are ignored and get 0.
 
+use super::filtering::by_value_id;
 use super::{action, count_matching, node_has_all_keys, tallies_for, Constraint, PodTopologySpread};
+use crate::core::cache::domains::Domains;
 use crate::core::cache::{Cache, NodeId, NodeInfo};
 use crate::core::framework::plugins::helper::RequiredNodeAffinity;
 use crate::core::framework::{state_as, PluginState, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
@@ -22,6 +24,8 @@ pub(crate) struct PreScoreState {
     pub constraints: Vec<Constraint>,
     pub ignored_nodes: FxHashSet<NodeId>,
     pub topology_value_to_pod_counts: Vec<HashMap<Box<str>, i64>>,
+    /// `topology_value_to_pod_counts` keyed by the cache's value ids, what Score reads.
+    pub counts_by_id: Vec<HashMap<u32, i64>>,
     pub topology_normalizing_weight: Vec<f64>,
     /// Per hostname constraint: matching pods per node id, when the label index could count
     /// them in PreScore (otherwise Score counts the node's pods).
@@ -61,6 +65,7 @@ pub(crate) fn pre_score(
                 constraints: Vec::new(),
                 ignored_nodes: FxHashSet::default(),
                 topology_value_to_pod_counts: Vec::new(),
+                counts_by_id: Vec::new(),
                 topology_normalizing_weight: Vec::new(),
                 host_counts: Vec::new(),
                 error: Some(format!("calculating preScoreState: {e}")),
@@ -74,6 +79,7 @@ pub(crate) fn pre_score(
     let mut s = PreScoreState {
         ignored_nodes: FxHashSet::default(),
         topology_value_to_pod_counts: vec![HashMap::default(); constraints.len()],
+        counts_by_id: Vec::new(),
         topology_normalizing_weight: Vec::with_capacity(constraints.len()),
         host_counts: vec![None; constraints.len()],
         constraints,
@@ -116,10 +122,11 @@ pub(crate) fn pre_score(
                 s.host_counts[i] = Some(host);
             } else {
                 for (v, slot) in s.topology_value_to_pod_counts[i].iter_mut() {
-                    *slot = t.on_value(v);
+                    *slot = s.constraints[i].topology_key.and_then(|k| cache.domains().id(k, v)).map_or(0, |id| t.on_id(id));
                 }
             }
         }
+        s.counts_by_id = by_value_id(cache.domains(), &s.constraints, &s.topology_value_to_pod_counts);
         *state = Some(Box::new(s));
         return PreScoreOutcome::Run;
     }
@@ -173,13 +180,14 @@ pub(crate) fn pre_score(
             }
         }
     }
+    s.counts_by_id = by_value_id(cache.domains(), &s.constraints, &s.topology_value_to_pod_counts);
     *state = Some(Box::new(s));
     PreScoreOutcome::Run
 }
 
 /// Score: the weighted matching-pod count of the node's domains (ignored nodes: −1, see
-/// [`normalize`]).
-pub(crate) fn score(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+/// [`normalize`]; `d`: the cache's value ids, read for the node's values).
+pub(crate) fn score(d: &Domains, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
     let Some(s) = state_as::<PreScoreState>(state) else {
         return Err(Rejection::error(crate::core::texts::pod_topology_spread::PRE_SCORE_STATE_MISSING));
     };
@@ -189,17 +197,16 @@ pub(crate) fn score(pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Resu
     if s.ignored_nodes.contains(&node.id) {
         return Ok(INVALID_SCORE);
     }
-    let labels = &node.node.labels;
     let mut score = 0f64;
     for (i, c) in s.constraints.iter().enumerate() {
-        let Some(value) = c.value(labels) else { continue };
+        let Some(id) = c.topology_key.and_then(|k| d.node_value(k, node.id)) else { continue };
         let cnt = if c.is_hostname {
             match &s.host_counts[i] {
                 Some(h) => h.get(node.id as usize).copied().unwrap_or(0),
                 None => count_matching(&node.pods, &c.selector, &pod.namespace),
             }
         } else {
-            s.topology_value_to_pod_counts[i].get(value).copied().unwrap_or(0)
+            s.counts_by_id[i].get(&id).copied().unwrap_or(0)
         };
         score += score_for_count(cnt, c.max_skew, s.topology_normalizing_weight[i]);
     }
