@@ -929,16 +929,25 @@ fn median_of(mut runs: Vec<Measured>) -> Measured {
 /// The environment variable that makes the harness a child replaying one workload in process.
 pub const CHILD_ENV: &str = "EDGESCHED_REPLAY_WORKLOAD";
 
-/// The in-process replay of `w` (median of `runs`) in a child process of the harness (this
-/// executable with [`CHILD_ENV`] set), so that it starts from a fresh heap whatever ran before.
-/// In one process, an in-process replay following a large end-to-end one measured up to three
-/// times its CPU time alone (TopologySpreading after SchedulingDaemonset: 2,953 against 9,294
-/// pods/s) with no other thread of the harness running by then: what remained was the process's
-/// state, a heap grown to hold the test API server's objects (RSS stayed at 0.5–0.75 GB).
-fn decision_isolated(w: &Workload, smoke: bool, runs: usize) -> Measured {
+/// The environment variable that makes the child replay its workload end to end instead.
+pub const CHILD_E2E_ENV: &str = "EDGESCHED_REPLAY_END_TO_END";
+
+/// One mode of the replay of `w` (median of `runs`) in a child process of the harness (this
+/// executable with [`CHILD_ENV`] set, and [`CHILD_E2E_ENV`] for the end-to-end mode), so that it
+/// starts from a fresh heap whatever ran before. In one process, an in-process replay following a
+/// large end-to-end one measured up to three times its CPU time alone (TopologySpreading after
+/// SchedulingDaemonset: 2,953 against 9,294 pods/s) with no other thread of the harness running
+/// by then: what remained was the process's state, a heap grown to hold the test API server's
+/// objects (RSS stayed at 0.5–0.75 GB). The end-to-end replays lost as much late in a combined
+/// run (SchedulingDaemonset 2,120 pods/s as the 21st workload of one process, 3,637 alone), as the
+/// test API server lives in the harness process.
+fn isolated(w: &Workload, smoke: bool, runs: usize, end_to_end: bool) -> Measured {
     let exe = std::env::current_exe().expect("the harness's own executable");
     let mut cmd = std::process::Command::new(exe);
     cmd.args(["--repeats", &runs.to_string()]).env(CHILD_ENV, &w.name).stderr(std::process::Stdio::inherit());
+    if end_to_end {
+        cmd.env(CHILD_E2E_ENV, "1");
+    }
     if smoke {
         cmd.arg("--smoke");
     }
@@ -958,11 +967,15 @@ fn decision_isolated(w: &Workload, smoke: bool, runs: usize) -> Measured {
     }
 }
 
-/// The child's part: replay workload `name` in process `runs` times and print the median as one
+/// The child's part: replay workload `name` in process (or end to end) `runs` times and print the median as one
 /// JSON line on stdout.
 pub fn child(name: &str, smoke: bool, runs: usize) {
     let w = load(&dir(), smoke).into_iter().find(|w| w.name == name).unwrap_or_else(|| panic!("no workload {name}"));
-    let m = median_of((0..runs.max(1)).map(|_| decision(&w)).collect());
+    let m = if std::env::var_os(CHILD_E2E_ENV).is_some() {
+        median_of((0..runs.clamp(1, 3)).map(|_| e2e(&w)).collect())
+    } else {
+        median_of((0..runs.max(1)).map(|_| decision(&w)).collect())
+    };
     println!(
         "{}",
         json!({"pods_per_sec": m.pods_per_sec, "pods_per_cpu_sec": m.pods_per_cpu_sec,
@@ -978,14 +991,14 @@ fn selected(name: &str, filter: Option<&str>) -> bool {
 
 /// Run every workload (whose name contains `filter`, or one of its comma-separated parts) in
 /// process and, with `e2e`, end to end: the in-process replays first, each in a fresh child
-/// process (see [`decision_isolated`]), then the end-to-end ones.
+/// process (see [`isolated`]), then the end-to-end ones, each in its own child as well.
 pub fn run(smoke: bool, runs: usize, e2e_too: bool, filter: Option<&str>) -> Vec<Row> {
     let workloads: Vec<Workload> = load(&dir(), smoke).into_iter().filter(|w| selected(&w.name, filter)).collect();
     let mut rows = Vec::new();
     for w in &workloads {
         let (init, measured) = w.pods();
         eprintln!("workload {}: {} nodes, {init} init pods, {measured} measured", w.name, w.nodes());
-        let decision = decision_isolated(w, smoke, runs);
+        let decision = isolated(w, smoke, runs, false);
         eprintln!(
             "  in process: {:.0} pods/s, {:.0} per CPU-second ({} scheduled; {:.0} pods/s from the first create)",
             decision.pods_per_sec, decision.pods_per_cpu_sec, decision.scheduled, decision.pods_per_sec_from_create
@@ -1003,7 +1016,7 @@ pub fn run(smoke: bool, runs: usize, e2e_too: bool, filter: Option<&str>) -> Vec
     if e2e_too {
         for (w, row) in workloads.iter().zip(rows.iter_mut()) {
             eprintln!("workload {} end to end", w.name);
-            let e = median_of((0..runs.min(3)).map(|_| e2e(w)).collect());
+            let e = isolated(w, smoke, runs, true);
             eprintln!(
                 "  end to end: {:.0} pods/s ({} scheduled; {:.0} pods/s from the first create)",
                 e.pods_per_sec, e.scheduled, e.pods_per_sec_from_create
