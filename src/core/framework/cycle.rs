@@ -247,14 +247,18 @@ impl Framework {
                 continue;
             }
             let pl = &self.plugins[i];
-            rec.plugin(
-                i,
-                pl.name(),
-                point::FILTER,
-                || pl.filter(cache, pod, node, &states[i]),
-                |r| status_label(r.as_ref().err().map(|r| r.code)),
-            )
-            .map_err(|r| r.with_plugin(pl.name()))?;
+            let filtered = match rec.0 {
+                // Not measured: the plugin's name is needed only when it rejects.
+                None => pl.filter(cache, pod, node, &states[i]),
+                Some(_) => rec.plugin(
+                    i,
+                    pl.name(),
+                    point::FILTER,
+                    || pl.filter(cache, pod, node, &states[i]),
+                    |r| status_label(r.as_ref().err().map(|r| r.code)),
+                ),
+            };
+            filtered.map_err(|r| r.with_plugin(pl.name()))?;
         }
         Ok(())
     }
@@ -840,16 +844,28 @@ impl Framework {
                 continue;
             }
             let pl = &self.plugins[i];
-            for (k, node) in nodes.iter().enumerate() {
-                raw[k] = rec
-                    .plugin(
-                        i,
-                        pl.name(),
-                        point::SCORE,
-                        || pl.score(cache, pod, node, &cs.states[i]),
-                        |r| status_label(r.as_ref().err().map(|r| r.code)),
-                    )
-                    .map_err(|r| texts::score_plugin_error(pl.name(), &r.message()))?;
+            let name = pl.name();
+            let state = &cs.states[i];
+            match self.score_all.get(i).and_then(Option::as_ref).filter(|_| !rec.times_plugins()) {
+                // The whole list in one call (counted as one evaluation per node).
+                Some(all) => {
+                    rec.count(i, name, point::SCORE, nodes.len());
+                    all.score_all(cache, pod, nodes, state, &mut raw)
+                        .map_err(|r| texts::score_plugin_error(name, &r.message()))?;
+                }
+                None => {
+                    for (k, node) in nodes.iter().enumerate() {
+                        raw[k] = rec
+                            .plugin(
+                                i,
+                                name,
+                                point::SCORE,
+                                || pl.score(cache, pod, node, state),
+                                |r| status_label(r.as_ref().err().map(|r| r.code)),
+                            )
+                            .map_err(|r| texts::score_plugin_error(name, &r.message()))?;
+                    }
+                }
             }
             if pl.points().normalize {
                 let raw = &mut raw;

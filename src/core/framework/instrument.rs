@@ -105,16 +105,7 @@ impl<'a> CycleRecorder<'a> {
         call: impl FnOnce() -> R,
         status: impl FnOnce(&R) -> &'static str,
     ) -> R {
-        if let Some(slot) = EVALUATED.iter().position(|p| *p == point) {
-            let mut ev = self.evaluations.borrow_mut();
-            let mut names = self.names.borrow_mut();
-            if ev.len() <= index {
-                ev.resize(index + 1, [0; 4]);
-                names.resize(index + 1, "");
-            }
-            ev[index][slot] += 1;
-            names[index] = plugin;
-        }
+        self.count(index, plugin, point, 1);
         if !self.sample {
             return call();
         }
@@ -130,6 +121,20 @@ impl<'a> CycleRecorder<'a> {
             None => plugins.push(PluginSamples { plugin, point, status, secs: vec![secs] }),
         }
         r
+    }
+
+    /// Count `n` calls of a plugin at a point without timing them (`plugin` does both).
+    pub fn count(&self, index: usize, plugin: &'static str, point: &'static str, n: usize) {
+        if let Some(slot) = EVALUATED.iter().position(|p| *p == point) {
+            let mut ev = self.evaluations.borrow_mut();
+            let mut names = self.names.borrow_mut();
+            if ev.len() <= index {
+                ev.resize(index + 1, [0; 4]);
+                names.resize(index + 1, "");
+            }
+            ev[index][slot] += n as u64;
+            names[index] = plugin;
+        }
     }
 
     /// Push everything measured into the registry, for `profile`.
@@ -175,6 +180,18 @@ impl Rec<'_> {
     pub fn point(self, point: &'static str, status: &'static str, start: Option<Instant>) {
         if let (Some(r), Some(s)) = (self.0, start) {
             r.point(point, status, s);
+        }
+    }
+
+    /// Whether this cycle times every plugin call (then each must be a call of its own).
+    pub fn times_plugins(self) -> bool {
+        self.0.is_some_and(|r| r.sample)
+    }
+
+    /// Count `n` untimed calls (see [`CycleRecorder::count`]).
+    pub fn count(self, index: usize, plugin: &'static str, point: &'static str, n: usize) {
+        if let Some(r) = self.0 {
+            r.count(index, plugin, point, n);
         }
     }
 

@@ -27,6 +27,9 @@ pub struct Framework {
     pub percentage_of_nodes_to_score: Option<i32>,
     /// Every instantiated plugin; the per-point lists index into it.
     pub(crate) plugins: Vec<Arc<dyn Plugin>>,
+    /// `plugins[i]`'s whole-list scorer, if it has one (shorter than `plugins` when plugins are
+    /// added afterwards: those score node by node).
+    pub(crate) score_all: Vec<Option<Arc<dyn plugins::ScoreAll>>>,
     pub(crate) pre_enqueue: Vec<usize>,
     pub(crate) queue_sort: Vec<usize>,
     pub(crate) pre_filter: Vec<usize>,
@@ -72,6 +75,7 @@ impl Framework {
 
         // Instantiate every plugin enabled anywhere (upstream pluginsMap), in first-seen order.
         let mut instances: Vec<Arc<dyn Plugin>> = Vec::new();
+        let mut score_all = Vec::new();
         let mut by_name: HashMap<String, usize> = HashMap::new();
         let all_sets: [&PluginSet; 13] = [
             &p.pre_enqueue,
@@ -94,11 +98,12 @@ impl Framework {
                     continue;
                 }
                 let args = profile.args(&r.name);
-                let plugin = plugins::new_plugin(&r.name, args, ctx)
+                let (plugin, scorer) = plugins::new_plugin_scored(&r.name, args, ctx)
                     .map_err(|e| err(format!("plugin {:?}: {e}", r.name)))?
                     .ok_or_else(|| err(format!("plugin {:?} does not exist", r.name)))?;
                 by_name.insert(r.name.clone(), instances.len());
                 instances.push(plugin);
+                score_all.push(scorer);
             }
         }
         for c in &profile.plugin_config {
@@ -111,6 +116,7 @@ impl Framework {
             scheduler_name: name.clone(),
             percentage_of_nodes_to_score: profile.percentage_of_nodes_to_score,
             plugins: instances,
+            score_all,
             pre_enqueue: Vec::new(),
             queue_sort: Vec::new(),
             pre_filter: Vec::new(),

@@ -41,7 +41,43 @@ pub fn balanced_resource_score(samples: impl Iterator<Item = ResourceSample> + C
     ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
 }
 
+/// [`balanced_resource_score`] of the fractions already computed (capped, zero-allocatable
+/// resources left out): the same float operations in the same order, so the same bits.
+fn score_fractions(f: &[f64]) -> i64 {
+    let total = f.iter().fold(0.0f64, |sum, x| sum + x);
+    let std = match f.len() {
+        0 | 1 => 0.0,
+        2 => ((f[0] - f[1]) / 2.0).abs(),
+        n => {
+            let mean = total / n as f64;
+            let sum: f64 = f.iter().map(|x| (x - mean) * (x - mean)).sum();
+            (sum / n as f64).sqrt()
+        }
+    };
+    ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
+}
+
+/// Resources scored without a heap buffer (the default configuration has two).
+const INLINE_RESOURCES: usize = 4;
+
 impl BalancedAllocation {
+    /// One node's score from the pod's requests: each fraction computed once, on the stack.
+    fn score_node(&self, node: &NodeInfo, requests: &[i64]) -> i64 {
+        let mut buf = [0f64; INLINE_RESOURCES];
+        if requests.len() > INLINE_RESOURCES {
+            return balanced_resource_score(self.allocation.samples(node, requests));
+        }
+        let mut n = 0;
+        for (&(kind, _), &req) in self.allocation.resources.iter().zip(requests) {
+            let (alloc, requested) = self.allocation.allocatable_and_requested(node, kind, req);
+            if alloc != 0 {
+                buf[n] = (requested as f64 / alloc as f64).min(1.0);
+                n += 1;
+            }
+        }
+        score_fractions(&buf[..n])
+    }
+
     /// `NewBalancedAllocation`: validate the resource list.
     pub fn new(args: &NodeResourcesBalancedAllocationArgs) -> Result<BalancedAllocation, String> {
         validate_resources("resources", &args.resources)?;
@@ -99,15 +135,37 @@ impl Plugin for BalancedAllocation {
         }
     }
 
-    fn score(&self, _cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
-        if let Some(s) = state_as::<ScoreState>(state) {
-            return Ok(balanced_resource_score(self.allocation.samples(node, &s.0)));
+    fn score(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+        super::score_one(self, cache, pod, node, state)
+    }
+}
+
+impl super::ScoreAll for BalancedAllocation {
+    fn score_all(
+        &self,
+        _cache: &Cache,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        state: &PluginState,
+        out: &mut [i64],
+    ) -> Result<(), Rejection> {
+        let computed;
+        let requests = match state_as::<ScoreState>(state) {
+            Some(s) => &s.0,
+            None if nodes.is_empty() => return Ok(()),
+            None => {
+                computed = self.pod_requests(pod)?;
+                if is_best_effort(&computed) {
+                    out.fill(0);
+                    return Ok(());
+                }
+                &computed
+            }
+        };
+        for (o, node) in out.iter_mut().zip(nodes) {
+            *o = self.score_node(node, requests);
         }
-        let requests = self.pod_requests(pod)?;
-        if is_best_effort(&requests) {
-            return Ok(0);
-        }
-        Ok(balanced_resource_score(self.allocation.samples(node, &requests)))
+        Ok(())
     }
 }
 

@@ -85,10 +85,36 @@ impl Plugin for ImageLocality {
     }
 
     fn score(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
-        Ok(match state_as::<ScoreState>(state) {
-            Some(s) => score_with(s, node),
-            None => score_with(&score_state(cache, pod), node),
-        })
+        super::score_one(self, cache, pod, node, state)
+    }
+}
+
+impl super::ScoreAll for ImageLocality {
+    fn score_all(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        state: &PluginState,
+        out: &mut [i64],
+    ) -> Result<(), Rejection> {
+        let computed;
+        let s = match state_as::<ScoreState>(state) {
+            Some(s) => s,
+            None => {
+                computed = score_state(cache, pod);
+                &computed
+            }
+        };
+        if s.images.is_empty() {
+            // No image of the pod on any node: every node scores the empty sum.
+            out.fill(calculate_priority(0, s.containers));
+            return Ok(());
+        }
+        for (o, node) in out.iter_mut().zip(nodes) {
+            *o = score_with(s, node);
+        }
+        Ok(())
     }
 }
 

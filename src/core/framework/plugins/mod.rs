@@ -18,6 +18,8 @@ pub mod node_volume_limits;
 pub mod pod_topology_spread;
 pub mod priority_sort;
 pub mod scheduling_gates;
+#[cfg(test)]
+mod score_all_tests;
 pub mod taint_toleration;
 #[cfg(test)]
 pub mod test_util;
@@ -29,9 +31,48 @@ pub mod volume_binding;
 pub mod volume_restrictions;
 pub mod volume_zone;
 
-use super::Plugin;
+use super::{Plugin, PluginState, Rejection};
+use crate::core::cache::{Cache, NodeInfo};
 use crate::core::config::PluginArgs;
+use crate::core::model::PodInfo;
 use std::sync::Arc;
+
+/// Score every feasible node in one call. The in-tree score plugins whose per-node work is a few
+/// loads implement it: called node by node through the framework, the dispatch, the state's
+/// downcast and the `Result` around each score cost as much as the score itself. The framework
+/// uses it when it is not timing plugins one call at a time (see `cycle.rs`).
+pub(crate) trait ScoreAll: Send + Sync {
+    /// `out[k]` = what [`Plugin::score`] returns for `nodes[k]`; the first error in node order.
+    fn score_all(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        state: &PluginState,
+        out: &mut [i64],
+    ) -> Result<(), Rejection>;
+}
+
+/// [`Plugin::score`] of a [`ScoreAll`] plugin: one implementation of the score per plugin.
+pub(crate) fn score_one(
+    s: &dyn ScoreAll,
+    cache: &Cache,
+    pod: &PodInfo,
+    node: &NodeInfo,
+    state: &PluginState,
+) -> Result<i64, Rejection> {
+    let mut out = [0i64];
+    s.score_all(cache, pod, std::slice::from_ref(&node), state, &mut out)?;
+    Ok(out[0])
+}
+
+/// A plugin with its whole-list scorer, when it has one.
+pub(crate) type WithScorer = (Arc<dyn Plugin>, Option<Arc<dyn ScoreAll>>);
+
+fn scoring<P: Plugin + ScoreAll + 'static>(p: P) -> WithScorer {
+    let p = Arc::new(p);
+    (p.clone(), Some(p))
+}
 
 /// Plugin names (pkg/scheduler/framework/plugins/names/names.go).
 pub mod names {
@@ -71,6 +112,15 @@ impl Default for PluginContext {
 
 /// Instantiate a plugin by name. `Ok(None)` means no plugin of that name exists.
 pub fn new_plugin(name: &str, args: Option<&PluginArgs>, ctx: &PluginContext) -> Result<Option<Arc<dyn Plugin>>, String> {
+    Ok(new_plugin_scored(name, args, ctx)?.map(|(p, _)| p))
+}
+
+/// [`new_plugin`] with the plugin's [`ScoreAll`] (what the framework builds profiles from).
+pub(crate) fn new_plugin_scored(
+    name: &str,
+    args: Option<&PluginArgs>,
+    ctx: &PluginContext,
+) -> Result<Option<WithScorer>, String> {
     if let Some(p) = new_in_tree(name, args)? {
         return Ok(Some(p));
     }
@@ -80,7 +130,7 @@ pub fn new_plugin(name: &str, args: Option<&PluginArgs>, ctx: &PluginContext) ->
         Some(PluginArgs::Other(v)) => Some(v),
         Some(other) => return Err(format!("unexpected args {}", args_kind(other))),
     };
-    factory(raw).map(Some)
+    factory(raw).map(|p| Some((p, None)))
 }
 
 /// Whether this build has a plugin of that name (out-of-tree plugins may not reuse it).
@@ -88,7 +138,7 @@ pub fn is_in_tree(name: &str) -> bool {
     matches!(new_in_tree(name, None), Ok(Some(_)))
 }
 
-fn new_in_tree(name: &str, args: Option<&PluginArgs>) -> Result<Option<Arc<dyn Plugin>>, String> {
+fn new_in_tree(name: &str, args: Option<&PluginArgs>) -> Result<Option<WithScorer>, String> {
     let p: Arc<dyn Plugin> = match name {
         names::PRIORITY_SORT => Arc::new(priority_sort::PrioritySort),
         names::DEFAULT_BINDER => Arc::new(default_binder::DefaultBinder),
@@ -113,14 +163,16 @@ fn new_in_tree(name: &str, args: Option<&PluginArgs>) -> Result<Option<Arc<dyn P
         names::NODE_PORTS => Arc::new(node_ports::NodePorts),
         names::TAINT_TOLERATION => Arc::new(taint_toleration::TaintToleration),
         names::NODE_AFFINITY => Arc::new(node_affinity::NodeAffinity::from_args(args)?),
-        names::NODE_RESOURCES_FIT => Arc::new(node_resources_fit::NodeResourcesFit::from_args(args)?),
-        names::NODE_RESOURCES_BALANCED_ALLOCATION => Arc::new(balanced_allocation::BalancedAllocation::from_args(args)?),
-        names::IMAGE_LOCALITY => Arc::new(image_locality::ImageLocality),
-        names::POD_TOPOLOGY_SPREAD => Arc::new(pod_topology_spread::PodTopologySpread::from_args(args)?),
-        names::INTER_POD_AFFINITY => Arc::new(inter_pod_affinity::InterPodAffinity::from_args(args)?),
+        names::NODE_RESOURCES_FIT => return Ok(Some(scoring(node_resources_fit::NodeResourcesFit::from_args(args)?))),
+        names::NODE_RESOURCES_BALANCED_ALLOCATION => {
+            return Ok(Some(scoring(balanced_allocation::BalancedAllocation::from_args(args)?)))
+        }
+        names::IMAGE_LOCALITY => return Ok(Some(scoring(image_locality::ImageLocality))),
+        names::POD_TOPOLOGY_SPREAD => return Ok(Some(scoring(pod_topology_spread::PodTopologySpread::from_args(args)?))),
+        names::INTER_POD_AFFINITY => return Ok(Some(scoring(inter_pod_affinity::InterPodAffinity::from_args(args)?))),
         _ => return Ok(None),
     };
-    Ok(Some(p))
+    Ok(Some((p, None)))
 }
 
 /// The `kind` of plugin args, for "wrong args type" errors.

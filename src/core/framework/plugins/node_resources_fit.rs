@@ -522,11 +522,33 @@ impl Plugin for NodeResourcesFit {
         PreScoreOutcome::Run
     }
 
-    fn score(&self, _cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
-        match state_as::<ScoreState>(state) {
-            Some(s) => Ok(self.score_node(node, &s.0)),
-            None => Ok(self.score_node(node, &self.allocation.pod_requests(pod_resources(pod)?))),
+    fn score(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+        super::score_one(self, cache, pod, node, state)
+    }
+}
+
+impl super::ScoreAll for NodeResourcesFit {
+    fn score_all(
+        &self,
+        _cache: &Cache,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        state: &PluginState,
+        out: &mut [i64],
+    ) -> Result<(), Rejection> {
+        let computed;
+        let requests = match state_as::<ScoreState>(state) {
+            Some(s) => &s.0,
+            None if nodes.is_empty() => return Ok(()),
+            None => {
+                computed = self.allocation.pod_requests(pod_resources(pod)?);
+                &computed
+            }
+        };
+        for (o, node) in out.iter_mut().zip(nodes) {
+            *o = self.score_node(node, requests);
         }
+        Ok(())
     }
 }
 

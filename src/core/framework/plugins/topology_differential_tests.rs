@@ -27,7 +27,7 @@ fn pick<'a>(rng: &mut Rng, from: &[&'a str]) -> &'a str {
     from[rng.below(from.len() as u64) as usize]
 }
 
-fn random_node(rng: &mut Rng, i: u64, zones: bool) -> NodeBuilder {
+pub(super) fn random_node(rng: &mut Rng, i: u64, zones: bool) -> NodeBuilder {
     let name = format!("n{i}");
     let zone = format!("z{}", rng.below(3));
     let mut labels = vec![(HOST, name.as_str())];
@@ -67,7 +67,7 @@ fn random_term(rng: &mut Rng) -> api::PodAffinityTerm {
 
 /// A pod with random labels, terms and constraints (`with_terms` false: labels only, as most
 /// existing pods are).
-fn random_pod(rng: &mut Rng, name: &str, with_terms: bool) -> PodBuilder {
+pub(super) fn random_pod(rng: &mut Rng, name: &str, with_terms: bool) -> PodBuilder {
     let ns = pick(rng, &NAMESPACES);
     let app = pick(rng, &["a0", "a1", "a2"]);
     let tier = pick(rng, &["t0", "t1", ""]);
@@ -177,7 +177,7 @@ fn decisions(cache: &Cache, pod: &PodInfo, rng_seed: u64) -> String {
 
 /// A Service selecting `app: a0` in `default`: pods without constraints of their own get the
 /// plugin's default constraints with its selector.
-fn service() -> api::Service {
+pub(super) fn service() -> api::Service {
     let mut s: api::Service = serde_json::from_value(serde_json::json!({
         "metadata": {"name": "svc", "namespace": "default"},
         "spec": {"selector": {"app": "a0"}}
@@ -187,7 +187,7 @@ fn service() -> api::Service {
     s
 }
 
-fn namespace(name: &str, team: &str) -> api::Namespace {
+pub(super) fn namespace(name: &str, team: &str) -> api::Namespace {
     let mut ns = api::Namespace { metadata: Default::default() };
     ns.metadata.name = name.into();
     ns.metadata.labels.insert("team".into(), team.into());

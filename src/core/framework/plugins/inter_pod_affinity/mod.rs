@@ -171,11 +171,28 @@ impl Plugin for InterPodAffinity {
         scoring::pre_score(&self.args, cache, pod, nodes, state)
     }
 
-    fn score(&self, cache: &Cache, _pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
-        scoring::score(cache.domains(), node, state)
+    fn score(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+        super::score_one(self, cache, pod, node, state)
     }
 
     fn normalize(&self, _pod: &PodInfo, scores: &mut [i64], state: &PluginState) {
         scoring::normalize(scores, state);
     }
 }
+
+impl super::ScoreAll for InterPodAffinity {
+    fn score_all(
+        &self,
+        cache: &Cache,
+        _pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        state: &PluginState,
+        out: &mut [i64],
+    ) -> Result<(), Rejection> {
+        scoring::score_all(cache.domains(), nodes, state, out)
+    }
+}
+
+/// The straightforward per-node score, for the whole-list scorer's differential test.
+#[cfg(test)]
+pub(crate) use scoring::reference_score;

@@ -185,21 +185,43 @@ pub(crate) fn pre_score(
     PreScoreOutcome::Run
 }
 
-/// Score: the sum of the node's topology pairs (`d`: the cache's value ids).
-pub(crate) fn score(d: &Domains, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+/// Score: the sum of each node's topology pairs (`d`: the cache's value ids), into `out`.
+pub(crate) fn score_all(d: &Domains, nodes: &[&NodeInfo], state: &PluginState, out: &mut [i64]) -> Result<(), Rejection> {
+    if nodes.is_empty() {
+        return Ok(());
+    }
     let Some(s) = state_as::<PreScoreState>(state) else {
         return Err(Rejection::error(crate::core::texts::inter_pod_affinity::PRE_SCORE_STATE_MISSING));
     };
     if let Some(e) = &s.error {
         return Err(Rejection::error(e.clone()));
     }
+    // Each key's column looked up once for all nodes; keys on no node add nothing.
+    let pairs: Vec<_> = s.topology_score.iter().filter_map(|(key, values)| Some((d.column(*key)?, values))).collect();
+    for (o, node) in out.iter_mut().zip(nodes) {
+        let mut score = 0;
+        for (column, values) in &pairs {
+            if let Some(id) = column.get(node.id) {
+                score += values.get(&id).copied().unwrap_or(0);
+            }
+        }
+        *o = score;
+    }
+    Ok(())
+}
+
+/// `Score` as upstream computes it: the node's label value of each key looked up in the map
+/// (the reference for [`score_all`]).
+#[cfg(test)]
+pub(crate) fn reference_score(cache: &Cache, node: &NodeInfo, state: &PluginState) -> i64 {
+    let s = state_as::<PreScoreState>(state).expect("prescore state");
     let mut score = 0;
     for (key, values) in &s.topology_score {
-        if let Some(id) = d.node_value(*key, node.id) {
-            score += values.get(&id).copied().unwrap_or(0);
-        }
+        let Some(value) = node.node.labels.get(*key) else { continue };
+        let id = cache.domains().id(*key, value).expect("a value some node carries has an id");
+        score += values.get(&id).copied().unwrap_or(0);
     }
-    Ok(score)
+    score
 }
 
 /// NormalizeScore: `int64(100·(s−min)/(max−min))`, all 0 when max == min.

@@ -9,7 +9,7 @@
 //! merged, interned topology keys), so Filter and Score never allocate per node.
 
 mod filtering;
-mod scoring;
+pub(crate) mod scoring;
 #[cfg(test)]
 mod tests;
 
@@ -289,11 +289,24 @@ impl Plugin for PodTopologySpread {
     }
 
     fn score(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
-        scoring::score(cache.domains(), pod, node, state)
+        super::score_one(self, cache, pod, node, state)
     }
 
     fn normalize(&self, _pod: &PodInfo, scores: &mut [i64], _state: &PluginState) {
         scoring::normalize(scores);
+    }
+}
+
+impl super::ScoreAll for PodTopologySpread {
+    fn score_all(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        nodes: &[&NodeInfo],
+        state: &PluginState,
+        out: &mut [i64],
+    ) -> Result<(), Rejection> {
+        scoring::score_all(cache.domains(), pod, nodes, state, out)
     }
 }
 

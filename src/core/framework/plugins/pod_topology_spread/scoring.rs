@@ -85,10 +85,14 @@ pub(crate) fn pre_score(
         constraints,
         error: None,
     };
-    let mut topo_size = vec![0usize; s.constraints.len()];
-    for n in nodes {
-        let labels = &n.node.labels;
-        if require_all && !node_has_all_keys(labels, &s.constraints) {
+    // The nodes' values by the cache's value ids (a node has an id for a key exactly when its
+    // labels have the key): per constraint, the first node carrying each value, and whether a
+    // node without the key counts (value "").
+    let columns: Vec<_> = s.constraints.iter().map(|c| c.topology_key.and_then(|k| cache.domains().column(k))).collect();
+    let mut first: Vec<HashMap<u32, usize>> = vec![HashMap::default(); s.constraints.len()];
+    let mut keyless = vec![false; s.constraints.len()];
+    for (k, n) in nodes.iter().enumerate() {
+        if require_all && !columns.iter().all(|col| col.and_then(|col| col.get(n.id)).is_some()) {
             s.ignored_nodes.insert(n.id);
             continue;
         }
@@ -96,15 +100,23 @@ pub(crate) fn pre_score(
             if c.is_hostname {
                 continue;
             }
-            let value = c.value(labels).unwrap_or("");
-            if !s.topology_value_to_pod_counts[i].contains_key(value) {
-                s.topology_value_to_pod_counts[i].insert(value.into(), 0);
-                topo_size[i] += 1;
+            match columns[i].and_then(|col| col.get(n.id)) {
+                Some(id) => {
+                    first[i].entry(id).or_insert(k);
+                }
+                None => keyless[i] = true,
             }
         }
     }
     for (i, c) in s.constraints.iter().enumerate() {
-        let size = if c.is_hostname { nodes.len() - s.ignored_nodes.len() } else { topo_size[i] };
+        let values = &mut s.topology_value_to_pod_counts[i];
+        for &k in first[i].values() {
+            values.entry(c.value(&nodes[k].node.labels).unwrap_or("").into()).or_insert(0);
+        }
+        if keyless[i] {
+            values.entry("".into()).or_insert(0);
+        }
+        let size = if c.is_hostname { nodes.len() - s.ignored_nodes.len() } else { values.len() };
         s.topology_normalizing_weight.push(topology_normalizing_weight(size));
     }
 
@@ -185,32 +197,47 @@ pub(crate) fn pre_score(
     PreScoreOutcome::Run
 }
 
-/// Score: the weighted matching-pod count of the node's domains (ignored nodes: −1, see
-/// [`normalize`]; `d`: the cache's value ids, read for the node's values).
-pub(crate) fn score(d: &Domains, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<i64, Rejection> {
+/// Score: each node's weighted matching-pod count of its domains (ignored nodes: −1, see
+/// [`normalize`]; `d`: the cache's value ids, read for the nodes' values), into `out`.
+pub(crate) fn score_all(
+    d: &Domains,
+    pod: &PodInfo,
+    nodes: &[&NodeInfo],
+    state: &PluginState,
+    out: &mut [i64],
+) -> Result<(), Rejection> {
+    if nodes.is_empty() {
+        return Ok(());
+    }
     let Some(s) = state_as::<PreScoreState>(state) else {
         return Err(Rejection::error(crate::core::texts::pod_topology_spread::PRE_SCORE_STATE_MISSING));
     };
     if let Some(e) = &s.error {
         return Err(Rejection::error(e.clone()));
     }
-    if s.ignored_nodes.contains(&node.id) {
-        return Ok(INVALID_SCORE);
+    // Each constraint's key column looked up once for all nodes.
+    let columns: Vec<_> = s.constraints.iter().map(|c| c.topology_key.and_then(|k| d.column(k))).collect();
+    for (o, node) in out.iter_mut().zip(nodes) {
+        if s.ignored_nodes.contains(&node.id) {
+            *o = INVALID_SCORE;
+            continue;
+        }
+        let mut score = 0f64;
+        for (i, c) in s.constraints.iter().enumerate() {
+            let Some(id) = columns[i].and_then(|col| col.get(node.id)) else { continue };
+            let cnt = if c.is_hostname {
+                match &s.host_counts[i] {
+                    Some(h) => h.get(node.id as usize).copied().unwrap_or(0),
+                    None => count_matching(&node.pods, &c.selector, &pod.namespace),
+                }
+            } else {
+                s.counts_by_id[i].get(&id).copied().unwrap_or(0)
+            };
+            score += score_for_count(cnt, c.max_skew, s.topology_normalizing_weight[i]);
+        }
+        *o = score.round() as i64;
     }
-    let mut score = 0f64;
-    for (i, c) in s.constraints.iter().enumerate() {
-        let Some(id) = c.topology_key.and_then(|k| d.node_value(k, node.id)) else { continue };
-        let cnt = if c.is_hostname {
-            match &s.host_counts[i] {
-                Some(h) => h.get(node.id as usize).copied().unwrap_or(0),
-                None => count_matching(&node.pods, &c.selector, &pod.namespace),
-            }
-        } else {
-            s.counts_by_id[i].get(&id).copied().unwrap_or(0)
-        };
-        score += score_for_count(cnt, c.max_skew, s.topology_normalizing_weight[i]);
-    }
-    Ok(score.round() as i64)
+    Ok(())
 }
 
 /// NormalizeScore: `100·(max+min−s)/max` over non-ignored nodes, 100 each when max is 0, and 0
