@@ -162,10 +162,7 @@ impl super::ScoreAll for BalancedAllocation {
                 &computed
             }
         };
-        for (o, node) in out.iter_mut().zip(nodes) {
-            *o = self.score_node(node, requests);
-        }
-        Ok(())
+        super::fill_each(out, nodes, |node| self.score_node(node, requests))
     }
 }
 

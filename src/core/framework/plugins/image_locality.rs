@@ -111,10 +111,7 @@ impl super::ScoreAll for ImageLocality {
             out.fill(calculate_priority(0, s.containers));
             return Ok(());
         }
-        for (o, node) in out.iter_mut().zip(nodes) {
-            *o = score_with(s, node);
-        }
-        Ok(())
+        super::fill_each(out, nodes, |node| score_with(s, node))
     }
 }
 

@@ -66,6 +66,14 @@ pub(crate) fn score_one(
     Ok(out[0])
 }
 
+/// `out[k] = score(nodes[k])`: the loop of the whole-list scorers that cannot fail per node.
+pub(crate) fn fill_each(out: &mut [i64], nodes: &[&NodeInfo], mut score: impl FnMut(&NodeInfo) -> i64) -> Result<(), Rejection> {
+    for (o, node) in out.iter_mut().zip(nodes) {
+        *o = score(node);
+    }
+    Ok(())
+}
+
 /// A plugin with its whole-list scorer, when it has one.
 pub(crate) type WithScorer = (Arc<dyn Plugin>, Option<Arc<dyn ScoreAll>>);
 

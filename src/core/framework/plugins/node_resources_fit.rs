@@ -536,19 +536,14 @@ impl super::ScoreAll for NodeResourcesFit {
         state: &PluginState,
         out: &mut [i64],
     ) -> Result<(), Rejection> {
-        let computed;
-        let requests = match state_as::<ScoreState>(state) {
-            Some(s) => &s.0,
-            None if nodes.is_empty() => return Ok(()),
+        match state_as::<ScoreState>(state) {
+            Some(s) => super::fill_each(out, nodes, |node| self.score_node(node, &s.0)),
+            None if nodes.is_empty() => Ok(()),
             None => {
-                computed = self.allocation.pod_requests(pod_resources(pod)?);
-                &computed
+                let requests = self.allocation.pod_requests(pod_resources(pod)?);
+                super::fill_each(out, nodes, |node| self.score_node(node, &requests))
             }
-        };
-        for (o, node) in out.iter_mut().zip(nodes) {
-            *o = self.score_node(node, requests);
         }
-        Ok(())
     }
 }
 
