@@ -5,7 +5,9 @@
 //! Unlike NodeResourcesFit's scoring it uses actual requests (no 100m/200Mi defaults), and it
 //! skips best-effort pods altogether (upstream issue 129138: otherwise they pile onto one node).
 
-use super::node_resources_fit::{validate_resources, ResourceAllocation, ResourceSample};
+#[cfg(test)]
+use super::node_resources_fit::ResourceSample;
+use super::node_resources_fit::{validate_resources, ResourceAllocation};
 use crate::core::cache::{Cache, NodeInfo};
 use crate::core::config::{NodeResourcesBalancedAllocationArgs, PluginArgs};
 use crate::core::framework::{state_as, EventMask, Plugin, PluginState, Points, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
@@ -20,8 +22,9 @@ pub struct BalancedAllocation {
 /// PreScore state: the pod's actual request per configured resource.
 struct ScoreState(Vec<i64>);
 
-/// `balancedResourceScorer`: fractions capped at 1 over the resources the node has; std is 0 for
-/// one fraction, half the difference for two, the population standard deviation otherwise.
+/// `balancedResourceScorer` over the lazy samples (the per-node formula as upstream writes it:
+/// the reference the whole-list scorer is tested against).
+#[cfg(test)]
 pub fn balanced_resource_score(samples: impl Iterator<Item = ResourceSample> + Clone) -> i64 {
     let fractions = samples.filter(|&(_, alloc, _)| alloc != 0).map(|(req, alloc, _)| (req as f64 / alloc as f64).min(1.0));
     let (count, total) = fractions.clone().fold((0usize, 0.0f64), |(n, sum), f| (n + 1, sum + f));
@@ -41,8 +44,9 @@ pub fn balanced_resource_score(samples: impl Iterator<Item = ResourceSample> + C
     ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
 }
 
-/// [`balanced_resource_score`] of the fractions already computed (capped, zero-allocatable
-/// resources left out): the same float operations in the same order, so the same bits.
+/// `balancedResourceScorer`: fractions (capped at 1, over the resources the node has) whose std
+/// is 0 for one fraction, half the difference for two, the population standard deviation
+/// otherwise; the same float operations in the same order as upstream, so the same bits.
 fn score_fractions(f: &[f64]) -> i64 {
     let total = f.iter().fold(0.0f64, |sum, x| sum + x);
     let std = match f.len() {
@@ -63,10 +67,13 @@ const INLINE_RESOURCES: usize = 4;
 impl BalancedAllocation {
     /// One node's score from the pod's requests: each fraction computed once, on the stack.
     fn score_node(&self, node: &NodeInfo, requests: &[i64]) -> i64 {
-        let mut buf = [0f64; INLINE_RESOURCES];
-        if requests.len() > INLINE_RESOURCES {
-            return balanced_resource_score(self.allocation.samples(node, requests));
-        }
+        let (mut inline, mut heap) = ([0f64; INLINE_RESOURCES], Vec::new());
+        let buf: &mut [f64] = if requests.len() > INLINE_RESOURCES {
+            heap.resize(requests.len(), 0.0);
+            &mut heap
+        } else {
+            &mut inline
+        };
         let mut n = 0;
         for (&(kind, _), &req) in self.allocation.resources.iter().zip(requests) {
             let (alloc, requested) = self.allocation.allocatable_and_requested(node, kind, req);

@@ -134,6 +134,16 @@ fn whole_list_scores_are_the_per_node_formulas() {
                 ..Default::default()
             })),
         ),
+        (
+            // More resources than the scorer keeps on the stack.
+            names::NODE_RESOURCES_BALANCED_ALLOCATION,
+            Some(PluginArgs::NodeResourcesBalancedAllocation(NodeResourcesBalancedAllocationArgs {
+                resources: ["cpu", "memory", "nvidia.com/gpu", "ephemeral-storage", "example.com/foo"]
+                    .map(|n| ResourceSpec { name: n.into(), weight: 1 })
+                    .to_vec(),
+                ..Default::default()
+            })),
+        ),
         (names::POD_TOPOLOGY_SPREAD, None),
         (names::INTER_POD_AFFINITY, None),
     ];

@@ -89,7 +89,8 @@ pub(crate) fn pre_score(
     // labels have the key): per constraint, the first node carrying each value, and whether a
     // node without the key counts (value "").
     let columns: Vec<_> = s.constraints.iter().map(|c| c.topology_key.and_then(|k| cache.domains().column(k))).collect();
-    let mut first: Vec<HashMap<u32, usize>> = vec![HashMap::default(); s.constraints.len()];
+    // (The node index kept as i64: the map type the counts use, no other instantiation.)
+    let mut first: Vec<HashMap<u32, i64>> = vec![HashMap::default(); s.constraints.len()];
     let mut keyless = vec![false; s.constraints.len()];
     for (k, n) in nodes.iter().enumerate() {
         if require_all && !columns.iter().all(|col| col.and_then(|col| col.get(n.id)).is_some()) {
@@ -102,7 +103,7 @@ pub(crate) fn pre_score(
             }
             match columns[i].and_then(|col| col.get(n.id)) {
                 Some(id) => {
-                    first[i].entry(id).or_insert(k);
+                    first[i].entry(id).or_insert(k as i64);
                 }
                 None => keyless[i] = true,
             }
@@ -110,11 +111,11 @@ pub(crate) fn pre_score(
     }
     for (i, c) in s.constraints.iter().enumerate() {
         let values = &mut s.topology_value_to_pod_counts[i];
-        for &k in first[i].values() {
-            values.entry(c.value(&nodes[k].node.labels).unwrap_or("").into()).or_insert(0);
-        }
-        if keyless[i] {
-            values.entry("".into()).or_insert(0);
+        let labels = first[i].values().filter_map(|&k| nodes.get(k as usize)).map(|n| &n.node.labels);
+        for value in labels.map(|l| c.value(l).unwrap_or("")).chain(keyless[i].then_some("")) {
+            if !values.contains_key(value) {
+                values.insert(value.into(), 0);
+            }
         }
         let size = if c.is_hostname { nodes.len() - s.ignored_nodes.len() } else { values.len() };
         s.topology_normalizing_weight.push(topology_normalizing_weight(size));
