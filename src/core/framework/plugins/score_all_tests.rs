@@ -118,6 +118,9 @@ fn topology_spread(pod: &PodInfo, feasible: &[&NodeInfo], node: &NodeInfo, state
     score.round() as i64
 }
 
+/// A plugin, its whole-list scorer and its args.
+type Scored = (Arc<dyn Plugin>, Arc<dyn ScoreAll>, Option<PluginArgs>);
+
 /// Every score plugin with a whole-list scorer, and the reference per node.
 #[test]
 fn whole_list_scores_are_the_per_node_formulas() {
@@ -147,7 +150,7 @@ fn whole_list_scores_are_the_per_node_formulas() {
         (names::POD_TOPOLOGY_SPREAD, None),
         (names::INTER_POD_AFFINITY, None),
     ];
-    let plugins: Vec<(Arc<dyn Plugin>, Arc<dyn ScoreAll>, Option<PluginArgs>)> = configs
+    let plugins: Vec<Scored> = configs
         .into_iter()
         .map(|(name, args)| {
             let (p, s) = new_plugin_scored(name, args.as_ref(), &ctx).unwrap().unwrap();
