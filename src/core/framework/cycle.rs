@@ -849,9 +849,11 @@ impl Framework {
             match self.score_all.get(i).and_then(Option::as_ref).filter(|_| !rec.times_plugins()) {
                 // The whole list in one call (counted as one evaluation per node).
                 Some(all) => {
-                    rec.count(i, name, point::SCORE, nodes.len());
-                    all.score_all(cache, pod, nodes, state, &mut raw)
-                        .map_err(|r| texts::score_plugin_error(name, &r.message()))?;
+                    let scored = all.score_all(cache, pod, nodes, state, &mut raw);
+                    // Their errors are the pod's (its state, its requests): node by node, the
+                    // first node's score would have failed.
+                    rec.count(i, name, point::SCORE, if scored.is_ok() { nodes.len() } else { 1 });
+                    scored.map_err(|r| texts::score_plugin_error(name, &r.message()))?;
                 }
                 None => {
                     for (k, node) in nodes.iter().enumerate() {

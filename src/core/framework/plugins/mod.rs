@@ -42,7 +42,8 @@ use std::sync::Arc;
 /// downcast and the `Result` around each score cost as much as the score itself. The framework
 /// uses it when it is not timing plugins one call at a time (see `cycle.rs`).
 pub(crate) trait ScoreAll: Send + Sync {
-    /// `out[k]` = what [`Plugin::score`] returns for `nodes[k]`; the first error in node order.
+    /// `out[k]` = what [`Plugin::score`] returns for `nodes[k]`. An error is the pod's (its
+    /// state, its requests), the same for every node: the framework counts one call for it.
     fn score_all(
         &self,
         cache: &Cache,
