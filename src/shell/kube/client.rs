@@ -26,10 +26,11 @@ use crate::core::logging::Line;
 use crate::core::metrics::{names, Metrics};
 use crate::shell::kube::api_error::{error_from_response, ApiError, MAX_ERROR_BODY_BYTES};
 use crate::shell::kube::decode::{decode_list, ListPage};
+use crate::shell::kube::http1::{self, Endpoint, Failure};
 use crate::shell::kube::kubeconfig::RestConfig;
 use crate::shell::kube::query::{with_query, ListParams, WatchParams};
 use crate::shell::kube::ratelimit::RateLimiter;
-use crate::shell::kube::tls::{build_tls_config, TlsError};
+use crate::shell::kube::tls::{build_tls_configs, TlsError};
 use crate::shell::kube::token::TokenProvider;
 use crate::shell::kube::watch_stream::{WatchStream, IO_BUFFER_BYTES};
 use serde::de::DeserializeOwned;
@@ -247,7 +248,11 @@ pub struct Client {
 }
 
 struct Inner {
+    /// Watches.
     agent: ureq::Agent,
+    /// Every other request ([`http1`]).
+    http: http1::Pool,
+    user_agent: String,
     base_url: String,
     token: Option<TokenProvider>,
     limiter: Option<RateLimiter>,
@@ -276,7 +281,29 @@ impl Client {
             .parse::<http::Uri>()
             .map_err(|e| ClientInitError::InvalidServer { server: config.server.clone(), problem: e.to_string() })?;
         let host = uri.authority().map(|a| a.as_str().rsplit('@').next().unwrap_or_default().to_string()).unwrap_or_default();
-        let tls = build_tls_config(config).map_err(|error| ClientInitError::Tls { origin: config.origin.clone(), error })?;
+        let (tls, own_tls) =
+            build_tls_configs(config).map_err(|error| ClientInitError::Tls { origin: config.origin.clone(), error })?;
+        let invalid =
+            |problem: &str| ClientInitError::InvalidServer { server: config.server.clone(), problem: problem.to_string() };
+        let https = match uri.scheme_str() {
+            Some("https") => true,
+            Some("http") => false,
+            _ => return Err(invalid("scheme must be http or https")),
+        };
+        let host_name = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_string();
+        let tls_name = match https {
+            true => Some(
+                rustls::pki_types::ServerName::try_from(host_name.clone())
+                    .map_err(|_| invalid("host is not a valid TLS server name"))?,
+            ),
+            false => None,
+        };
+        let endpoint = Endpoint {
+            port: uri.port_u16().unwrap_or(if https { 443 } else { 80 }),
+            host: host_name,
+            tls: tls_name.map(|name| (own_tls, name)),
+            connect_timeout: options.connect_timeout,
+        };
         if config.insecure_skip_tls_verify {
             Line::new(
                 "Server certificate verification is DISABLED (insecure-skip-tls-verify); anyone on the network path can impersonate the API server",
@@ -290,7 +317,7 @@ impl Client {
             .http_status_as_error(false)
             .timeout_connect(Some(options.connect_timeout))
             .max_redirects(0)
-            .user_agent(user_agent)
+            .user_agent(user_agent.clone())
             .accept("application/json")
             .max_idle_connections_per_host(16)
             .max_idle_connections(32)
@@ -311,6 +338,8 @@ impl Client {
         Ok(Client {
             inner: Arc::new(Inner {
                 agent,
+                http: http1::Pool::new(endpoint),
+                user_agent,
                 base_url,
                 token: config.token.clone().map(TokenProvider::new),
                 limiter: RateLimiter::for_client_connection(options.qps, options.burst, Instant::now()),
@@ -545,40 +574,75 @@ impl Client {
     ) -> Result<(), (ApiError, FailureStage)> {
         let timeout = self.attempt_timeout(label).map_err(|e| (e, FailureStage::Permanent))?;
         let sent_at = Instant::now();
-        let request = self.build(req.verb, url, req.body.clone(), req.content_type, label)?;
-        let request = self.inner.agent.configure_request(request).timeout_global(Some(timeout)).build();
+        let message = self.message(req, url, label)?;
         let (verb, host) = (req.verb.as_str(), self.inner.host.as_str());
         if let Some(m) = &self.inner.metrics {
             m.observe(names::REST_REQUEST_SIZE, &[verb, host], req.body.as_ref().map_or(0, Vec::len) as f64);
         }
-        let response = self.inner.agent.run(request);
-        self.count(req.verb, response.as_ref().ok().map(|r| r.status().as_u16()));
-        let response = response.map_err(|e| {
-            self.observe_latency(verb, sent_at);
-            transport_error(label, e)
-        })?;
-        let code = response.status().as_u16();
-        self.unauthorized_at(code, sent_at);
-        let retry_after = header(&response, "retry-after");
-        let success = (200..300).contains(&code);
-        let limit = if success { MAX_BODY_BYTES } else { MAX_ERROR_BODY_BYTES };
-        let body = response.into_body();
-        out.clear();
-        // Sized once when the server says how big the body is (pages are read whole).
-        if let Some(len) = body.content_length().filter(|n| *n <= limit) {
-            out.reserve(usize::try_from(len).unwrap_or(0));
-        }
-        let read = std::io::Read::read_to_end(&mut body.into_with_config().limit(limit).reader(), out);
+        let response = self.inner.http.exchange(&message, timeout, MAX_BODY_BYTES, out);
+        self.count(req.verb, response.as_ref().ok().map(|r| r.code));
         self.observe_latency(verb, sent_at);
-        if let (Some(m), Ok(_)) = (&self.inner.metrics, &read) {
+        let response = response.map_err(|failure| io_failure(label, failure))?;
+        let code = response.code;
+        self.unauthorized_at(code, sent_at);
+        if let Some(m) = &self.inner.metrics {
             m.observe(names::REST_RESPONSE_SIZE, &[verb, host], out.len() as f64);
         }
-        match (success, read) {
-            (true, Ok(_)) => Ok(()),
-            (true, Err(e)) => Err(transport_error(label, ureq::Error::from(e))),
+        if !(200..300).contains(&code) {
             // A truncated error body still tells us the status code.
-            (false, _) => Err((error_from_response(label, code, retry_after.as_deref(), out), FailureStage::MaybeSent)),
+            out.truncate(usize::try_from(MAX_ERROR_BODY_BYTES).unwrap_or(usize::MAX));
+            return Err((error_from_response(label, code, response.retry_after.as_deref(), out), FailureStage::MaybeSent));
         }
+        if response.truncated {
+            let message = format!("response body exceeds {MAX_BODY_BYTES} bytes");
+            return Err((ApiError::Transport { request: label.to_string(), message }, FailureStage::MaybeSent));
+        }
+        Ok(())
+    }
+
+    /// The bytes of `req` on the wire: request line, headers and body, sent in one write.
+    fn message(&self, req: &RawRequest<'_>, url: &http::Uri, label: &str) -> Result<Vec<u8>, (ApiError, FailureStage)> {
+        let body = req.body.as_deref().unwrap_or_default();
+        let mut msg = Vec::with_capacity(320 + body.len());
+        let target = url.path_and_query().map_or("/", |p| p.as_str());
+        for part in [req.verb.as_str(), " ", target, " HTTP/1.1\r\nHost: ", &self.inner.host, "\r\nUser-Agent: "] {
+            msg.extend_from_slice(part.as_bytes());
+        }
+        let mut header = |name: &str, value: &str| {
+            msg.extend_from_slice(name.as_bytes());
+            msg.extend_from_slice(value.as_bytes());
+            msg.extend_from_slice(b"\r\n");
+            // Only header values can be malformed; never echo them (one is the token).
+            value.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b) || b >= 0x80)
+        };
+        let mut valid = header("", &self.inner.user_agent) & header("Accept: ", "application/json");
+        if let Some(provider) = &self.inner.token {
+            let token = provider.token().map_err(|e| {
+                (
+                    ApiError::Transport { request: label.to_string(), message: format!("bearer token: {e}") },
+                    FailureStage::Permanent,
+                )
+            })?;
+            valid &= header("Authorization: Bearer ", &token);
+        }
+        if let Some(ct) = req.content_type {
+            valid &= header("Content-Type: ", ct);
+        }
+        if !body.is_empty() || req.verb != Verb::Get {
+            valid &= header("Content-Length: ", &body.len().to_string());
+        }
+        if !valid {
+            return Err((
+                ApiError::Transport {
+                    request: label.to_string(),
+                    message: "invalid request header (bearer token or content type contains forbidden characters)".to_string(),
+                },
+                FailureStage::Permanent,
+            ));
+        }
+        msg.extend_from_slice(b"\r\n");
+        msg.extend_from_slice(body);
+        Ok(msg)
     }
 
     /// `rest_client_request_duration_seconds` for one attempt.
@@ -688,6 +752,25 @@ fn encode<B: Serialize + ?Sized>(verb: Verb, path: &str, body: &B) -> Result<Vec
 /// Responses are read with Go's rules, as client-go reads them ([`gojson`]).
 fn decode<T: DeserializeOwned>(label: &str, body: &[u8]) -> Result<T, ApiError> {
     gojson::from_slice(body).map_err(|e| ApiError::Decode { request: label.to_string(), message: e.to_string() })
+}
+
+/// Classify a failure of the keep-alive path ([`http1`]) by how far the request got.
+fn io_failure(label: &str, failure: Failure) -> (ApiError, FailureStage) {
+    let (error, sent) = match failure {
+        Failure::NotSent(e) => (e, false),
+        Failure::MaybeSent(e) => (e, true),
+    };
+    let message = format!("io: {error}");
+    let stage = match sent {
+        // A certificate the handshake refused: retrying cannot fix it (see `transport_error`).
+        _ if error.get_ref().is_some_and(|inner| inner.is::<rustls::Error>()) => FailureStage::Permanent,
+        false if error.kind() == std::io::ErrorKind::ConnectionRefused => {
+            return (ApiError::Refused { request: label.to_string(), message }, FailureStage::NotSent);
+        }
+        false => FailureStage::NotSent,
+        true => FailureStage::MaybeSent,
+    };
+    (ApiError::Transport { request: label.to_string(), message }, stage)
 }
 
 /// Classify a ureq failure by how far the request got.

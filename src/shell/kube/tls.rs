@@ -97,32 +97,97 @@ pub fn crypto_provider() -> Arc<CryptoProvider> {
 /// Build ureq's TLS configuration for `config`. When `insecure_skip_tls_verify` is set the server
 /// certificate is not verified; the caller is expected to log that loudly.
 pub fn build_tls_config(config: &RestConfig) -> Result<TlsConfig, TlsError> {
+    build_tls_configs(config).map(|(ureq, _)| ureq)
+}
+
+/// Both views of one validated TLS setup: ureq's (watches) and rustls' own (the API client's
+/// keep-alive path, [`crate::shell::kube::http1`]).
+pub fn build_tls_configs(config: &RestConfig) -> Result<(TlsConfig, Arc<rustls::ClientConfig>), TlsError> {
     let ssl_cert_file = std::env::var_os("SSL_CERT_FILE").map(PathBuf::from);
     build_tls_config_with_roots(config, ssl_cert_file.as_deref())
 }
 
-/// [`build_tls_config`] with the `SSL_CERT_FILE` value passed in (tests must not touch the
+/// [`build_tls_configs`] with the `SSL_CERT_FILE` value passed in (tests must not touch the
 /// process environment).
-fn build_tls_config_with_roots(config: &RestConfig, ssl_cert_file: Option<&Path>) -> Result<TlsConfig, TlsError> {
+fn build_tls_config_with_roots(
+    config: &RestConfig,
+    ssl_cert_file: Option<&Path>,
+) -> Result<(TlsConfig, Arc<rustls::ClientConfig>), TlsError> {
     check_server_name(&config.server, config.tls_server_name.as_deref())?;
     let provider = crypto_provider();
-    let client_cert = match (&config.client_cert_pem, &config.client_key_pem) {
-        (Some(cert), Some(key)) => Some(client_cert(cert, key, &provider)?),
+    let client_pair = match (&config.client_cert_pem, &config.client_key_pem) {
+        (Some(cert), Some(key)) => Some(client_cert(cert, key)?),
         _ => None,
+    };
+    let roots = match (config.insecure_skip_tls_verify, &config.ca_pem) {
+        (true, _) => None,
+        (false, Some(pem)) => Some(ca_roots(pem)?),
+        (false, None) => Some(system_roots(ssl_cert_file)?),
+    };
+    let mismatch = |e: rustls::Error| TlsError::ClientKeyMismatch { detail: e.to_string() };
+    let own = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(rustls::ALL_VERSIONS)
+        .map_err(mismatch)?;
+    let own = match &roots {
+        None => own.dangerous().with_custom_certificate_verifier(Arc::new(Unverified(provider.clone()))),
+        Some(roots) => {
+            let mut store = rustls::RootCertStore::empty();
+            store.add_parsable_certificates(roots.iter().cloned());
+            own.with_root_certificates(store)
+        }
+    };
+    // Building rustls' configuration with the client certificate compares the key with the
+    // certificate's public key: a mismatch is reported here, before any connection.
+    let (own, client_cert) = match client_pair {
+        Some((chain, key, ureq_cert)) => (own.with_client_auth_cert(chain, key).map_err(mismatch)?, Some(ureq_cert)),
+        None => (own.with_no_client_auth(), None),
     };
     let builder =
         TlsConfig::builder().provider(TlsProvider::Rustls).unversioned_rustls_crypto_provider(provider).client_cert(client_cert);
-    let builder = if config.insecure_skip_tls_verify {
-        builder.disable_verification(true)
-    } else {
-        let roots = match &config.ca_pem {
-            Some(pem) => ca_roots(pem)?,
-            None => system_roots(ssl_cert_file)?,
-        };
-        let roots: Vec<Certificate<'static>> = roots.iter().map(|der| Certificate::from_der(der).to_owned()).collect();
-        builder.root_certs(RootCerts::new_with_certs(&roots))
+    let builder = match roots {
+        None => builder.disable_verification(true),
+        Some(roots) => {
+            let roots: Vec<Certificate<'static>> = roots.iter().map(|der| Certificate::from_der(der).to_owned()).collect();
+            builder.root_certs(RootCerts::new_with_certs(&roots))
+        }
     };
-    Ok(builder.build())
+    Ok((builder.build(), Arc::new(own)))
+}
+
+/// The verifier of `insecure-skip-tls-verify`: accepts any server certificate.
+#[derive(Debug)]
+struct Unverified(Arc<CryptoProvider>);
+
+impl rustls::client::danger::ServerCertVerifier for Unverified {
+    fn verify_server_cert(
+        &self,
+        _: &CertificateDer<'_>,
+        _: &[CertificateDer<'_>],
+        _: &rustls::pki_types::ServerName<'_>,
+        _: &[u8],
+        _: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+    fn verify_tls12_signature(
+        &self,
+        _: &[u8],
+        _: &CertificateDer<'_>,
+        _: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        Ok(rustls::client::danger::HandshakeSignatureValid::assertion())
+    }
+    fn verify_tls13_signature(
+        &self,
+        _: &[u8],
+        _: &CertificateDer<'_>,
+        _: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        Ok(rustls::client::danger::HandshakeSignatureValid::assertion())
+    }
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
 }
 
 /// Every certificate in a configured CA bundle, each checked to be a usable trust anchor.
@@ -165,10 +230,12 @@ fn system_roots(ssl_cert_file: Option<&Path>) -> Result<Vec<CertificateDer<'stat
     Err(TlsError::NoSystemRoots { tried: candidates })
 }
 
-/// Parse the client certificate chain and key, and prove they belong together by building a
-/// rustls client configuration with them (which compares the key with the certificate's public
-/// key) before ureq ever sees them.
-fn client_cert(cert_pem: &[u8], key_pem: &[u8], provider: &Arc<CryptoProvider>) -> Result<ClientCert, TlsError> {
+/// The client certificate chain and key as rustls takes them, and as ureq does. Whether they
+/// belong together is checked when the rustls configuration is built with them.
+fn client_cert(
+    cert_pem: &[u8],
+    key_pem: &[u8],
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>, ClientCert), TlsError> {
     let chain = CertificateDer::pem_slice_iter(cert_pem)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| TlsError::ClientCertificateUnparsable { detail: e.to_string() })?;
@@ -177,22 +244,16 @@ fn client_cert(cert_pem: &[u8], key_pem: &[u8], provider: &Arc<CryptoProvider>) 
     }
     // The pem error text names the section kind at most, never key material.
     let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| TlsError::ClientKeyUnparsable { detail: e.to_string() })?;
-    rustls::ClientConfig::builder_with_provider(provider.clone())
-        .with_protocol_versions(rustls::ALL_VERSIONS)
-        .map_err(|e| TlsError::ClientKeyMismatch { detail: e.to_string() })?
-        .with_root_certificates(rustls::RootCertStore::empty())
-        .with_client_auth_cert(chain.clone(), key.clone_key())
-        .map_err(|e| TlsError::ClientKeyMismatch { detail: e.to_string() })?;
     // ureq does not export its key-kind enum, so let it parse the same PEM and make sure it
-    // picked exactly the key that was just validated.
+    // picked exactly the key rustls is given.
     let ureq_key = PrivateKey::from_pem(key_pem).map_err(|e| TlsError::ClientKeyUnparsable { detail: e.to_string() })?;
     if ureq_key.der() != key.secret_der() {
         return Err(TlsError::ClientKeyUnparsable {
             detail: "the PEM holds several private keys; keep only the one matching the certificate".to_string(),
         });
     }
-    let chain: Vec<Certificate<'static>> = chain.iter().map(|der| Certificate::from_der(der).to_owned()).collect();
-    Ok(ClientCert::new_with_certs(&chain, ureq_key))
+    let ureq_chain: Vec<Certificate<'static>> = chain.iter().map(|der| Certificate::from_der(der).to_owned()).collect();
+    Ok((chain, key, ClientCert::new_with_certs(&ureq_chain, ureq_key)))
 }
 
 /// ureq verifies the certificate against the URL host and sends it as SNI; it has no override.
@@ -252,7 +313,7 @@ mod tests {
     }
 
     fn build(config: &RestConfig) -> Result<TlsConfig, TlsError> {
-        build_tls_config_with_roots(config, Some(Path::new("/nonexistent/bundle.pem")))
+        build_tls_config_with_roots(config, Some(Path::new("/nonexistent/bundle.pem"))).map(|(ureq, _)| ureq)
     }
 
     #[test]
@@ -290,7 +351,7 @@ mod tests {
         let bundle = dir.join("bundle.pem");
         std::fs::write(&bundle, ca_pem()).unwrap();
         let tls = build_tls_config_with_roots(&base_config(), Some(&bundle)).unwrap();
-        assert!(matches!(tls.root_certs(), RootCerts::Specific(c) if c.len() == 1));
+        assert!(matches!(tls.0.root_certs(), RootCerts::Specific(c) if c.len() == 1));
     }
 
     #[test]

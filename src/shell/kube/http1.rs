@@ -1,0 +1,387 @@
+//! A lean HTTP/1.1 keep-alive path for the client's ordinary requests (everything but watches).
+//!
+//! Bindings and events are small requests sent by the thousand: through a general-purpose HTTP
+//! library each one paid for a per-request liveness probe of the pooled connection (three system
+//! calls), socket timeouts set again before every read and write (a whole-request deadline
+//! shrinks with each call), a resolver pass and a request object built header by header. Here a
+//! connection's timeouts are set once (again only when a deadline shortens them), the request
+//! goes out in one write, the probe is a single non-blocking `MSG_PEEK`, and the response is
+//! framed by Content-Length or chunked encoding, as RFC 9112 section 6 says.
+//!
+//! A connection is reused only when its response was read to the end and neither side asked to
+//! close. One that the server closed while idle shows up in the probe and is dropped before
+//! anything is sent; one that fails after the request went out is reported as "maybe sent", so
+//! the client's retry rules ([`crate::shell::kube::client`]) decide as for any other failure.
+
+use rustls::pki_types::ServerName;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Longest response head accepted (status line and headers).
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+/// Idle connections kept for reuse (one per API worker, and a few more).
+const MAX_IDLE: usize = 40;
+
+/// Where and how to connect.
+pub struct Endpoint {
+    /// Host name or address literal (no brackets), as in the server URL.
+    pub host: String,
+    /// Port from the URL, or the scheme's default.
+    pub port: u16,
+    /// TLS settings and the name the server certificate is checked against (https only).
+    pub tls: Option<(Arc<rustls::ClientConfig>, ServerName<'static>)>,
+    /// Deadline for TCP connect plus TLS handshake.
+    pub connect_timeout: Duration,
+}
+
+/// How far a failed exchange got.
+#[derive(Debug)]
+pub enum Failure {
+    /// Nothing was sent: connecting or the TLS handshake failed.
+    NotSent(io::Error),
+    /// The request may have reached the server.
+    MaybeSent(io::Error),
+}
+
+/// The parts of a response the client looks at; the body is read into the caller's buffer.
+#[derive(Debug)]
+pub struct Response {
+    /// Status code.
+    pub code: u16,
+    /// `Retry-After`, when present.
+    pub retry_after: Option<String>,
+    /// The body was longer than the limit given and was cut there.
+    pub truncated: bool,
+}
+
+/// A pool of keep-alive connections to one endpoint.
+pub struct Pool {
+    endpoint: Endpoint,
+    idle: Mutex<Vec<Conn>>,
+}
+
+impl Pool {
+    /// A pool for `endpoint`; connections are opened on demand.
+    pub fn new(endpoint: Endpoint) -> Pool {
+        Pool { endpoint, idle: Mutex::new(Vec::new()) }
+    }
+
+    /// Send `request` (a complete request: head and body) and read the response body into
+    /// `out` (cleared first), at most `limit` bytes. `timeout` bounds each read and write.
+    pub fn exchange(&self, request: &[u8], timeout: Duration, limit: u64, out: &mut Vec<u8>) -> Result<Response, Failure> {
+        let mut conn = match self.take_idle() {
+            Some(conn) => conn,
+            None => Conn::open(&self.endpoint).map_err(Failure::NotSent)?,
+        };
+        out.clear();
+        let result = conn.exchange(request, timeout, limit, out);
+        match result {
+            Ok((response, reusable)) => {
+                if reusable {
+                    let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+                    if idle.len() < MAX_IDLE {
+                        idle.push(conn);
+                    }
+                }
+                Ok(response)
+            }
+            Err(e) => Err(Failure::MaybeSent(e)),
+        }
+    }
+
+    /// The most recently used idle connection that is still open.
+    fn take_idle(&self) -> Option<Conn> {
+        loop {
+            let conn = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop()?;
+            if conn.is_open() {
+                return Some(conn);
+            }
+        }
+    }
+}
+
+/// The byte stream of a connection.
+enum Io {
+    Plain(TcpStream),
+    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
+}
+
+impl Io {
+    fn tcp(&self) -> &TcpStream {
+        match self {
+            Io::Plain(s) => s,
+            Io::Tls(s) => &s.sock,
+        }
+    }
+}
+
+impl Read for Io {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Io::Plain(s) => s.read(buf),
+            Io::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Io {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Io::Plain(s) => s.write(buf),
+            Io::Tls(s) => s.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Io::Plain(s) => s.flush(),
+            Io::Tls(s) => s.flush(),
+        }
+    }
+}
+
+/// One connection with its read buffer (`buf[pos..]` is received and not yet consumed).
+struct Conn {
+    io: Io,
+    buf: Vec<u8>,
+    pos: usize,
+    /// The read/write timeout the socket carries now.
+    timeout: Option<Duration>,
+    /// When the current exchange gives up (a per-read timeout alone would let a trickle last).
+    deadline: Instant,
+}
+
+impl Conn {
+    fn open(endpoint: &Endpoint) -> io::Result<Conn> {
+        let start = Instant::now();
+        let addrs: Vec<SocketAddr> = match endpoint.host.parse::<std::net::IpAddr>() {
+            Ok(ip) => vec![SocketAddr::new(ip, endpoint.port)],
+            Err(_) => (endpoint.host.as_str(), endpoint.port).to_socket_addrs()?.collect(),
+        };
+        let mut last = io::Error::new(io::ErrorKind::NotFound, "host has no address");
+        let mut tcp = None;
+        for addr in addrs {
+            match TcpStream::connect_timeout(&addr, endpoint.connect_timeout) {
+                Ok(s) => {
+                    tcp = Some(s);
+                    break;
+                }
+                Err(e) => last = e,
+            }
+        }
+        let tcp = tcp.ok_or(last)?;
+        tcp.set_nodelay(true)?;
+        let io = match &endpoint.tls {
+            None => Io::Plain(tcp),
+            Some((config, name)) => {
+                let left = endpoint.connect_timeout.saturating_sub(start.elapsed()).max(Duration::from_millis(1));
+                tcp.set_read_timeout(Some(left))?;
+                tcp.set_write_timeout(Some(left))?;
+                let session = rustls::ClientConnection::new(config.clone(), name.clone())
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                let mut stream = rustls::StreamOwned::new(session, tcp);
+                while stream.conn.is_handshaking() {
+                    stream.conn.complete_io(&mut stream.sock)?;
+                }
+                Io::Tls(Box::new(stream))
+            }
+        };
+        // No timeout recorded: the first exchange sets its own (replacing the handshake's).
+        Ok(Conn { io, buf: Vec::with_capacity(super::watch_stream::IO_BUFFER_BYTES), pos: 0, timeout: None, deadline: start })
+    }
+
+    /// An idle connection is usable when nothing is waiting on it: no leftover bytes, and a
+    /// non-blocking peek finds neither data nor end of stream.
+    fn is_open(&self) -> bool {
+        if self.pos < self.buf.len() {
+            return false;
+        }
+        let mut byte = 0u8;
+        // SAFETY: a one-byte peek into a local buffer on a socket this connection owns.
+        let n = unsafe {
+            libc::recv(self.io.tcp().as_raw_fd(), (&mut byte as *mut u8).cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT)
+        };
+        n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::WouldBlock
+    }
+
+    fn exchange(&mut self, request: &[u8], timeout: Duration, limit: u64, out: &mut Vec<u8>) -> io::Result<(Response, bool)> {
+        if self.timeout != Some(timeout) {
+            self.io.tcp().set_read_timeout(Some(timeout))?;
+            self.io.tcp().set_write_timeout(Some(timeout))?;
+            self.timeout = Some(timeout);
+        }
+        self.deadline = Instant::now() + timeout;
+        self.io.write_all(request)?;
+        self.io.flush()?;
+        loop {
+            let head = self.read_head()?;
+            // 1xx (other than a protocol switch, which we never ask for) precede the response.
+            if (100..200).contains(&head.code) && head.code != 101 {
+                continue;
+            }
+            let mut reusable = !head.close;
+            let mut truncated = false;
+            let mut room = limit;
+            if head.code == 204 || head.code == 304 {
+            } else if head.chunked {
+                loop {
+                    let line = self.read_line()?;
+                    let size = line.split(';').next().unwrap_or("").trim();
+                    let size = u64::from_str_radix(size, 16).map_err(|_| invalid("bad chunk size"))?;
+                    if size == 0 {
+                        while !self.read_line()?.is_empty() {}
+                        break;
+                    }
+                    if size > room {
+                        truncated = true;
+                        reusable = false;
+                        self.read_body(room, out)?;
+                        break;
+                    }
+                    room -= size;
+                    self.read_body(size, out)?;
+                    if !self.read_line()?.is_empty() {
+                        return Err(invalid("chunk not followed by CRLF"));
+                    }
+                }
+            } else if let Some(len) = head.length {
+                if len > limit {
+                    truncated = true;
+                    reusable = false;
+                }
+                out.reserve(usize::try_from(len.min(limit)).unwrap_or(0));
+                self.read_body(len.min(limit), out)?;
+            } else {
+                // Delimited by the end of the connection.
+                reusable = false;
+                truncated = self.read_to_end(limit, out)?;
+            }
+            return Ok((Response { code: head.code, retry_after: head.retry_after, truncated }, reusable));
+        }
+    }
+
+    /// Read more from the connection into the buffer; end of stream is an error (the response
+    /// was not complete).
+    fn fill(&mut self) -> io::Result<()> {
+        if Instant::now() > self.deadline {
+            return Err(io::Error::new(io::ErrorKind::TimedOut, "request timed out"));
+        }
+        if self.pos > 0 {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+        }
+        let start = self.buf.len();
+        let want = super::watch_stream::IO_BUFFER_BYTES.max(self.buf.capacity() - start);
+        self.buf.resize(start + want, 0);
+        let n = loop {
+            match self.io.read(&mut self.buf[start..]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        self.buf.truncate(start + *n.as_ref().unwrap_or(&0));
+        match n? {
+            0 => Err(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed before the response was complete")),
+            _ => Ok(()),
+        }
+    }
+
+    /// One CRLF-terminated line (without its CRLF), for chunk sizes and trailers.
+    fn read_line(&mut self) -> io::Result<String> {
+        loop {
+            if let Some(i) = self.buf[self.pos..].windows(2).position(|w| w == b"\r\n") {
+                let line = String::from_utf8_lossy(&self.buf[self.pos..self.pos + i]).into_owned();
+                self.pos += i + 2;
+                return Ok(line);
+            }
+            if self.buf.len() - self.pos > MAX_HEAD_BYTES {
+                return Err(invalid("line too long"));
+            }
+            self.fill()?;
+        }
+    }
+
+    fn read_head(&mut self) -> io::Result<Head> {
+        let end = loop {
+            if let Some(i) = self.buf[self.pos..].windows(4).position(|w| w == b"\r\n\r\n") {
+                break self.pos + i;
+            }
+            if self.buf.len() - self.pos > MAX_HEAD_BYTES {
+                return Err(invalid("response head too long"));
+            }
+            self.fill()?;
+        };
+        let text = std::str::from_utf8(&self.buf[self.pos..end]).map_err(|_| invalid("response head is not text"))?;
+        let mut lines = text.split("\r\n");
+        let status = lines.next().unwrap_or("");
+        let mut parts = status.splitn(3, ' ');
+        let version = parts.next().unwrap_or("");
+        let code = parts.next().and_then(|c| c.parse::<u16>().ok()).filter(|_| version.starts_with("HTTP/1."));
+        let code = code.ok_or_else(|| invalid("malformed status line"))?;
+        let mut head = Head { code, length: None, chunked: false, close: version == "HTTP/1.0", retry_after: None };
+        for line in lines {
+            let Some((name, value)) = line.split_once(':') else { continue };
+            let value = value.trim();
+            if name.eq_ignore_ascii_case("content-length") {
+                head.length = Some(value.parse().map_err(|_| invalid("bad Content-Length"))?);
+            } else if name.eq_ignore_ascii_case("transfer-encoding") {
+                head.chunked = value.to_ascii_lowercase().contains("chunked");
+            } else if name.eq_ignore_ascii_case("connection") {
+                head.close = value.eq_ignore_ascii_case("close");
+            } else if name.eq_ignore_ascii_case("retry-after") {
+                head.retry_after = Some(value.to_string());
+            }
+        }
+        self.pos = end + 4;
+        Ok(head)
+    }
+
+    /// Exactly `n` body bytes into `out`.
+    fn read_body(&mut self, mut n: u64, out: &mut Vec<u8>) -> io::Result<()> {
+        while n > 0 {
+            if self.pos == self.buf.len() {
+                self.fill()?;
+            }
+            let avail = &self.buf[self.pos..];
+            let take = avail.len().min(usize::try_from(n).unwrap_or(usize::MAX));
+            out.extend_from_slice(&avail[..take]);
+            self.pos += take;
+            n -= take as u64;
+        }
+        Ok(())
+    }
+
+    /// The rest of the stream into `out`, at most `limit` bytes; true when cut at the limit.
+    fn read_to_end(&mut self, limit: u64, out: &mut Vec<u8>) -> io::Result<bool> {
+        loop {
+            let avail = &self.buf[self.pos..];
+            let room = usize::try_from(limit).unwrap_or(usize::MAX).saturating_sub(out.len());
+            if avail.len() > room {
+                out.extend_from_slice(&avail[..room]);
+                return Ok(true);
+            }
+            out.extend_from_slice(avail);
+            self.pos = self.buf.len();
+            match self.fill() {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(false),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// What the response head says about the body and the connection.
+struct Head {
+    code: u16,
+    length: Option<u64>,
+    chunked: bool,
+    close: bool,
+    retry_after: Option<String>,
+}
+
+fn invalid(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_string())
+}
