@@ -166,7 +166,8 @@ pub enum PatchType {
 }
 
 impl PatchType {
-    fn content_type(self) -> &'static str {
+    /// The `Content-Type` of a patch of this flavour.
+    pub fn content_type(self) -> &'static str {
         match self {
             PatchType::Merge => "application/merge-patch+json",
             PatchType::StrategicMerge => "application/strategic-merge-patch+json",
@@ -416,6 +417,15 @@ impl Client {
             idempotent: false,
         })?;
         decode(&request_label(Verb::Post, path), &resp)
+    }
+
+    /// Send a body already encoded as JSON (events, bindings: written directly, no typed value)
+    /// with `verb` (POST or PATCH: never retried after a possible write). Only the status
+    /// matters; the answer is checked to be JSON, never built.
+    pub fn send(&self, verb: Verb, path: &str, content_type: &str, body: Vec<u8>) -> Result<(), ApiError> {
+        let resp =
+            self.request(RawRequest { verb, path, body: Some(body), content_type: Some(content_type), idempotent: false })?;
+        decode::<serde::de::IgnoredAny>(&request_label(verb, path), &resp).map(|_| ())
     }
 
     /// PUT a whole object. Idempotent (retried on 5xx) when the body carries

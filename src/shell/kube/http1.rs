@@ -385,3 +385,104 @@ struct Head {
 fn invalid(what: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, what.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    /// A server answering each request on a connection with the next scripted reply, then
+    /// closing the connection after `per_connection` replies; returns the connections accepted.
+    fn serve(replies: Vec<&'static str>, per_connection: usize) -> (Endpoint, std::thread::JoinHandle<usize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let handle = std::thread::spawn(move || {
+            let mut replies = replies.into_iter();
+            let mut connections = 0;
+            'accept: while let Ok((mut conn, _)) = listener.accept() {
+                connections += 1;
+                for _ in 0..per_connection {
+                    let mut head = Vec::new();
+                    let mut byte = [0u8; 1];
+                    while !head.ends_with(b"\r\n\r\n") {
+                        if conn.read(&mut byte).unwrap_or(0) == 0 {
+                            continue 'accept;
+                        }
+                        head.push(byte[0]);
+                    }
+                    let Some(reply) = replies.next() else { break 'accept };
+                    conn.write_all(reply.as_bytes()).unwrap();
+                }
+                if replies.len() == 0 {
+                    break;
+                }
+            }
+            connections
+        });
+        let endpoint = Endpoint { host: "127.0.0.1".into(), port, tls: None, connect_timeout: Duration::from_secs(5) };
+        (endpoint, handle)
+    }
+
+    const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+
+    #[test]
+    fn content_length_chunked_and_close_delimited_bodies_keep_alive_as_allowed() {
+        let (endpoint, server) = serve(
+            vec![
+                "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+                "HTTP/1.1 429 Too Many\r\nRetry-After: 3\r\ntransfer-encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n2\r\nde\r\n0\r\nTrailer: t\r\n\r\n",
+                "HTTP/1.0 200 OK\r\n\r\nuntil the end",
+            ],
+            3,
+        );
+        let pool = Pool::new(endpoint);
+        let mut out = Vec::new();
+        let r = pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap();
+        assert_eq!((r.code, out.as_slice(), r.truncated), (200, &b"hello"[..], false));
+        let r = pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap();
+        assert_eq!((r.code, r.retry_after.as_deref(), out.as_slice()), (429, Some("3"), &b"abcde"[..]));
+        // HTTP/1.0 without a length: the body ends with the connection, which is not reused.
+        let r = pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap();
+        assert_eq!((r.code, out.as_slice()), (200, &b"until the end"[..]));
+        assert!(pool.idle.lock().unwrap().is_empty());
+        assert_eq!(server.join().unwrap(), 1, "the first two replies shared one connection");
+    }
+
+    #[test]
+    fn a_connection_the_server_closed_while_idle_is_replaced_before_sending() {
+        let (endpoint, server) =
+            serve(vec!["HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"], 1);
+        let pool = Pool::new(endpoint);
+        let mut out = Vec::new();
+        assert_eq!(pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap().code, 200);
+        // Wait until the server's close is visible, as it is when a real server drops an idle one.
+        while pool.idle.lock().unwrap().last().is_some_and(Conn::is_open) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap().code, 201);
+        assert_eq!(server.join().unwrap(), 2);
+    }
+
+    #[test]
+    fn bodies_over_the_limit_are_cut_and_the_connection_dropped() {
+        let (endpoint, server) = serve(vec!["HTTP/1.1 500 Oops\r\nContent-Length: 10\r\n\r\n0123456789"], 1);
+        let pool = Pool::new(endpoint);
+        let mut out = Vec::new();
+        let r = pool.exchange(GET, Duration::from_secs(5), 4, &mut out).unwrap();
+        assert_eq!((r.code, r.truncated, out.as_slice()), (500, true, &b"0123"[..]));
+        assert!(pool.idle.lock().unwrap().is_empty());
+        server.join().unwrap();
+    }
+
+    #[test]
+    fn nothing_listening_is_not_sent_and_a_cut_response_maybe_sent() {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let endpoint = Endpoint { host: "127.0.0.1".into(), port, tls: None, connect_timeout: Duration::from_secs(5) };
+        let err = Pool::new(endpoint).exchange(GET, Duration::from_secs(5), 100, &mut Vec::new()).unwrap_err();
+        assert!(matches!(&err, Failure::NotSent(e) if e.kind() == io::ErrorKind::ConnectionRefused), "{err:?}");
+        let (endpoint, server) = serve(vec!["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort"], 1);
+        let err = Pool::new(endpoint).exchange(GET, Duration::from_secs(5), 100, &mut Vec::new()).unwrap_err();
+        assert!(matches!(&err, Failure::MaybeSent(e) if e.kind() == io::ErrorKind::UnexpectedEof), "{err:?}");
+        server.join().unwrap();
+    }
+}
