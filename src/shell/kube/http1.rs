@@ -1,4 +1,4 @@
-//! A lean HTTP/1.1 keep-alive path for the client's ordinary requests (everything but watches).
+//! A lean HTTP/1.1 client for the API server: keep-alive requests and watch streams.
 //!
 //! Bindings and events are small requests sent by the thousand: through a general-purpose HTTP
 //! library each one paid for a per-request liveness probe of the pooled connection (three system
@@ -12,6 +12,8 @@
 //! close. One that the server closed while idle shows up in the probe and is dropped before
 //! anything is sent; one that fails after the request went out is reported as "maybe sent", so
 //! the client's retry rules ([`crate::shell::kube::client`]) decide as for any other failure.
+//! A watch ([`Pool::stream`]) keeps its connection: its body is read as it arrives, each read
+//! bounded by the watch's idle timeout.
 
 use rustls::pki_types::ServerName;
 use std::io::{self, Read, Write};
@@ -92,6 +94,37 @@ impl Pool {
         }
     }
 
+    /// Send `request` and read the response head within `timeout`; a 2xx body is then read as
+    /// it arrives through the returned [`Body`], each read waiting at most `idle` (forever when
+    /// `None`). Other answers have their body read into `error_body` (at most `limit` bytes).
+    pub fn stream(
+        &self,
+        request: &[u8],
+        timeout: Duration,
+        idle: Option<Duration>,
+        limit: u64,
+        error_body: &mut Vec<u8>,
+    ) -> Result<(Response, Option<Body>), Failure> {
+        let mut conn = match self.take_idle() {
+            Some(conn) => conn,
+            None => Conn::open(&self.endpoint).map_err(Failure::NotSent)?,
+        };
+        let head = conn.send(request, timeout).and_then(|()| conn.response_head()).map_err(Failure::MaybeSent)?;
+        let response = Response { code: head.code, retry_after: head.retry_after.clone(), truncated: false };
+        if !(200..300).contains(&head.code) {
+            let (truncated, _) = conn.body(&head, limit, error_body).map_err(Failure::MaybeSent)?;
+            return Ok((Response { truncated, ..response }, None));
+        }
+        conn.io.tcp().set_read_timeout(idle).map_err(Failure::MaybeSent)?;
+        conn.deadline = None;
+        let framing = match (head.chunked, head.length) {
+            (true, _) => Framing::Chunk(0),
+            (false, Some(n)) => Framing::Length(n),
+            (false, None) => Framing::Close,
+        };
+        Ok((response, Some(Body { conn, framing })))
+    }
+
     /// The most recently used idle connection that is still open.
     fn take_idle(&self) -> Option<Conn> {
         loop {
@@ -149,8 +182,9 @@ struct Conn {
     pos: usize,
     /// The read/write timeout the socket carries now.
     timeout: Option<Duration>,
-    /// When the current exchange gives up (a per-read timeout alone would let a trickle last).
-    deadline: Instant,
+    /// When the current exchange gives up (a per-read timeout alone would let a trickle last);
+    /// none while a watch streams.
+    deadline: Option<Instant>,
 }
 
 impl Conn {
@@ -189,7 +223,7 @@ impl Conn {
             }
         };
         // No timeout recorded: the first exchange sets its own (replacing the handshake's).
-        Ok(Conn { io, buf: Vec::with_capacity(super::watch_stream::IO_BUFFER_BYTES), pos: 0, timeout: None, deadline: start })
+        Ok(Conn { io, buf: Vec::with_capacity(super::watch_stream::IO_BUFFER_BYTES), pos: 0, timeout: None, deadline: None })
     }
 
     /// An idle connection is usable when nothing is waiting on it: no leftover bytes, and a
@@ -207,65 +241,95 @@ impl Conn {
     }
 
     fn exchange(&mut self, request: &[u8], timeout: Duration, limit: u64, out: &mut Vec<u8>) -> io::Result<(Response, bool)> {
+        self.send(request, timeout)?;
+        let head = self.response_head()?;
+        let (truncated, reusable) = self.body(&head, limit, out)?;
+        Ok((Response { code: head.code, retry_after: head.retry_after, truncated }, reusable))
+    }
+
+    /// Write the whole request, with `timeout` bounding each read and write until the response
+    /// is complete.
+    fn send(&mut self, request: &[u8], timeout: Duration) -> io::Result<()> {
         if self.timeout != Some(timeout) {
             self.io.tcp().set_read_timeout(Some(timeout))?;
             self.io.tcp().set_write_timeout(Some(timeout))?;
             self.timeout = Some(timeout);
         }
-        self.deadline = Instant::now() + timeout;
+        self.deadline = Some(Instant::now() + timeout);
         self.io.write_all(request)?;
-        self.io.flush()?;
+        self.io.flush()
+    }
+
+    /// The final response's head (1xx other than a protocol switch, which we never ask for,
+    /// precede it).
+    fn response_head(&mut self) -> io::Result<Head> {
         loop {
             let head = self.read_head()?;
-            // 1xx (other than a protocol switch, which we never ask for) precede the response.
-            if (100..200).contains(&head.code) && head.code != 101 {
-                continue;
+            if !(100..200).contains(&head.code) || head.code == 101 {
+                return Ok(head);
             }
-            let mut reusable = !head.close;
-            let mut truncated = false;
-            let mut room = limit;
-            if head.code == 204 || head.code == 304 {
-            } else if head.chunked {
-                loop {
-                    let line = self.read_line()?;
-                    let size = line.split(';').next().unwrap_or("").trim();
-                    let size = u64::from_str_radix(size, 16).map_err(|_| invalid("bad chunk size"))?;
-                    if size == 0 {
-                        while !self.read_line()?.is_empty() {}
-                        break;
-                    }
-                    if size > room {
-                        truncated = true;
-                        reusable = false;
-                        self.read_body(room, out)?;
-                        break;
-                    }
-                    room -= size;
-                    self.read_body(size, out)?;
-                    if !self.read_line()?.is_empty() {
-                        return Err(invalid("chunk not followed by CRLF"));
-                    }
+        }
+    }
+
+    /// The whole body into `out`, at most `limit` bytes; says whether it was cut there and
+    /// whether the connection can carry another request.
+    fn body(&mut self, head: &Head, limit: u64, out: &mut Vec<u8>) -> io::Result<(bool, bool)> {
+        let mut reusable = !head.close;
+        let mut truncated = false;
+        let mut room = limit;
+        if head.code == 204 || head.code == 304 {
+        } else if head.chunked {
+            loop {
+                let size = self.chunk_size()?;
+                if size == 0 {
+                    break;
                 }
-            } else if let Some(len) = head.length {
-                if len > limit {
-                    truncated = true;
-                    reusable = false;
+                if size > room {
+                    self.read_body(room, out)?;
+                    return Ok((true, false));
                 }
-                out.reserve(usize::try_from(len.min(limit)).unwrap_or(0));
-                self.read_body(len.min(limit), out)?;
-            } else {
-                // Delimited by the end of the connection.
+                room -= size;
+                self.read_body(size, out)?;
+                self.chunk_end()?;
+            }
+        } else if let Some(len) = head.length {
+            if len > limit {
+                truncated = true;
                 reusable = false;
-                truncated = self.read_to_end(limit, out)?;
             }
-            return Ok((Response { code: head.code, retry_after: head.retry_after, truncated }, reusable));
+            out.reserve(usize::try_from(len.min(limit)).unwrap_or(0));
+            self.read_body(len.min(limit), out)?;
+        } else {
+            // Delimited by the end of the connection.
+            reusable = false;
+            truncated = self.read_to_end(limit, out)?;
+        }
+        Ok((truncated, reusable))
+    }
+
+    /// The next chunk's size; at the last chunk (0) its trailers are read too.
+    fn chunk_size(&mut self) -> io::Result<u64> {
+        let line = self.read_line()?;
+        let size = line.split(';').next().unwrap_or("").trim();
+        let size = u64::from_str_radix(size, 16).map_err(|_| invalid("bad chunk size"))?;
+        if size == 0 {
+            while !self.read_line()?.is_empty() {}
+        }
+        Ok(size)
+    }
+
+    /// The CRLF after a chunk's data.
+    fn chunk_end(&mut self) -> io::Result<()> {
+        match self.read_line()?.is_empty() {
+            true => Ok(()),
+            false => Err(invalid("chunk not followed by CRLF")),
         }
     }
 
     /// Read more from the connection into the buffer; end of stream is an error (the response
     /// was not complete).
     fn fill(&mut self) -> io::Result<()> {
-        if Instant::now() > self.deadline {
+        if self.deadline.is_some_and(|d| Instant::now() > d) {
             return Err(io::Error::new(io::ErrorKind::TimedOut, "request timed out"));
         }
         if self.pos > 0 {
@@ -370,6 +434,64 @@ impl Conn {
                 Err(e) => return Err(e),
             }
         }
+    }
+}
+
+/// How a streamed body ends.
+enum Framing {
+    /// This many bytes are left.
+    Length(u64),
+    /// Chunked: this many bytes are left in the current chunk (0: a chunk size comes next).
+    Chunk(u64),
+    /// Ended: the last chunk was read.
+    Done,
+    /// Delimited by the end of the connection.
+    Close,
+}
+
+/// The body of a streamed response (a watch), read as it arrives.
+pub struct Body {
+    conn: Conn,
+    framing: Framing,
+}
+
+impl Read for Body {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let conn = &mut self.conn;
+        let left = match self.framing {
+            Framing::Done | Framing::Length(0) => return Ok(0),
+            Framing::Chunk(0) => match conn.chunk_size()? {
+                0 => {
+                    self.framing = Framing::Done;
+                    return Ok(0);
+                }
+                n => n,
+            },
+            Framing::Chunk(n) | Framing::Length(n) => n,
+            Framing::Close => u64::MAX,
+        };
+        if conn.pos == conn.buf.len() {
+            match conn.fill() {
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof && matches!(self.framing, Framing::Close) => return Ok(0),
+                other => other?,
+            }
+        }
+        let avail = &conn.buf[conn.pos..];
+        let n = avail.len().min(buf.len()).min(usize::try_from(left).unwrap_or(usize::MAX));
+        buf[..n].copy_from_slice(&avail[..n]);
+        conn.pos += n;
+        let left = left - n as u64;
+        match self.framing {
+            Framing::Length(_) => self.framing = Framing::Length(left),
+            Framing::Chunk(_) => {
+                if left == 0 {
+                    conn.chunk_end()?;
+                }
+                self.framing = Framing::Chunk(left);
+            }
+            _ => {}
+        }
+        Ok(n)
     }
 }
 
