@@ -30,7 +30,7 @@ use crate::shell::kube::http1::{self, Endpoint, Failure};
 use crate::shell::kube::kubeconfig::RestConfig;
 use crate::shell::kube::query::{with_query, ListParams, WatchParams};
 use crate::shell::kube::ratelimit::RateLimiter;
-use crate::shell::kube::tls::{build_tls_configs, TlsError};
+use crate::shell::kube::tls::{build_rustls_config, TlsError};
 use crate::shell::kube::token::TokenProvider;
 use crate::shell::kube::watch_stream::WatchStream;
 use serde::de::DeserializeOwned;
@@ -277,8 +277,8 @@ impl Client {
             .parse::<http::Uri>()
             .map_err(|e| ClientInitError::InvalidServer { server: config.server.clone(), problem: e.to_string() })?;
         let host = uri.authority().map(|a| a.as_str().rsplit('@').next().unwrap_or_default().to_string()).unwrap_or_default();
-        let (_, own_tls) =
-            build_tls_configs(config).map_err(|error| ClientInitError::Tls { origin: config.origin.clone(), error })?;
+        let own_tls =
+            build_rustls_config(config).map_err(|error| ClientInitError::Tls { origin: config.origin.clone(), error })?;
         let invalid =
             |problem: &str| ClientInitError::InvalidServer { server: config.server.clone(), problem: problem.to_string() };
         let https = match uri.scheme_str() {

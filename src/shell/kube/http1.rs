@@ -136,43 +136,74 @@ impl Pool {
     }
 }
 
-/// The byte stream of a connection.
+/// The byte stream of a connection. TLS records are moved by hand through rustls' `dyn`
+/// reader and writer entry points (its generic stream adapter would be compiled once more for
+/// this pair of types).
 enum Io {
     Plain(TcpStream),
-    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
+    Tls(Box<(rustls::ClientConnection, TcpStream)>),
 }
 
 impl Io {
     fn tcp(&self) -> &TcpStream {
         match self {
             Io::Plain(s) => s,
-            Io::Tls(s) => &s.sock,
+            Io::Tls(tls) => &tls.1,
         }
     }
-}
 
-impl Read for Io {
+    /// Write all of `data` (for TLS: encrypt it and send every record).
+    fn write_all(&mut self, mut data: &[u8]) -> io::Result<()> {
+        let (conn, tcp) = match self {
+            Io::Plain(s) => return s.write_all(data),
+            Io::Tls(tls) => (&mut tls.0, &mut tls.1),
+        };
+        loop {
+            let n = conn.writer().write(data)?;
+            data = &data[n..];
+            send_records(conn, tcp)?;
+            if data.is_empty() {
+                return Ok(());
+            }
+            if n == 0 {
+                return Err(io::Error::from(io::ErrorKind::WriteZero));
+            }
+        }
+    }
+
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Io::Plain(s) => s.read(buf),
-            Io::Tls(s) => s.read(buf),
+        let (conn, tcp) = match self {
+            Io::Plain(s) => return s.read(buf),
+            Io::Tls(tls) => (&mut tls.0, &mut tls.1),
+        };
+        loop {
+            match conn.reader().read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                other => return other,
+            }
+            if conn.read_tls(tcp)? == 0 {
+                // The peer closed the TCP stream: the reader now reports how (0 or an error).
+                conn.process_new_packets().map_err(tls_error)?;
+                return conn.reader().read(buf);
+            }
+            conn.process_new_packets().map_err(tls_error)?;
+            send_records(conn, tcp)?;
         }
     }
 }
 
-impl Write for Io {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Io::Plain(s) => s.write(buf),
-            Io::Tls(s) => s.write(buf),
-        }
+/// Send the TLS records rustls has ready.
+fn send_records(conn: &mut rustls::ClientConnection, tcp: &mut TcpStream) -> io::Result<()> {
+    while conn.wants_write() {
+        conn.write_tls(tcp)?;
     }
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Io::Plain(s) => s.flush(),
-            Io::Tls(s) => s.flush(),
-        }
-    }
+    Ok(())
+}
+
+/// A TLS failure as an I/O error wrapping rustls' error (how the client recognises a refused
+/// certificate).
+fn tls_error(e: rustls::Error) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
 }
 
 /// One connection with its read buffer (`buf[pos..]` is received and not yet consumed).
@@ -213,13 +244,24 @@ impl Conn {
                 let left = endpoint.connect_timeout.saturating_sub(start.elapsed()).max(Duration::from_millis(1));
                 tcp.set_read_timeout(Some(left))?;
                 tcp.set_write_timeout(Some(left))?;
-                let session = rustls::ClientConnection::new(config.clone(), name.clone())
-                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-                let mut stream = rustls::StreamOwned::new(session, tcp);
-                while stream.conn.is_handshaking() {
-                    stream.conn.complete_io(&mut stream.sock)?;
+                let mut tls = Box::new((rustls::ClientConnection::new(config.clone(), name.clone()).map_err(tls_error)?, tcp));
+                let (conn, tcp) = (&mut tls.0, &mut tls.1);
+                while conn.is_handshaking() {
+                    send_records(conn, tcp)?;
+                    if !conn.is_handshaking() {
+                        break;
+                    }
+                    if conn.read_tls(tcp)? == 0 {
+                        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed during the TLS handshake"));
+                    }
+                    if let Err(e) = conn.process_new_packets() {
+                        // Tell the server why (the alert rustls queued), then fail.
+                        let _ = send_records(conn, tcp);
+                        return Err(tls_error(e));
+                    }
                 }
-                Io::Tls(Box::new(stream))
+                send_records(conn, tcp)?;
+                Io::Tls(tls)
             }
         };
         // No timeout recorded: the first exchange sets its own (replacing the handshake's).
@@ -256,8 +298,7 @@ impl Conn {
             self.timeout = Some(timeout);
         }
         self.deadline = Some(Instant::now() + timeout);
-        self.io.write_all(request)?;
-        self.io.flush()
+        self.io.write_all(request)
     }
 
     /// The final response's head (1xx other than a protocol switch, which we never ask for,
