@@ -15,6 +15,7 @@
 //! A watch ([`Pool::stream`]) keeps its connection: its body is read as it arrives, each read
 //! bounded by the watch's idle timeout.
 
+use super::watch_stream::IO_BUFFER_BYTES;
 use rustls::pki_types::ServerName;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
@@ -206,11 +207,13 @@ fn tls_error(e: rustls::Error) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, e)
 }
 
-/// One connection with its read buffer (`buf[pos..]` is received and not yet consumed).
+/// One connection with its read buffer (`store[pos..end]` is received and not yet consumed).
 struct Conn {
     io: Io,
-    buf: Vec<u8>,
+    /// Zeroed once; reads land in `store[end..]`.
+    store: Vec<u8>,
     pos: usize,
+    end: usize,
     /// The read/write timeout the socket carries now.
     timeout: Option<Duration>,
     /// When the current exchange gives up (a per-read timeout alone would let a trickle last);
@@ -265,13 +268,13 @@ impl Conn {
             }
         };
         // No timeout recorded: the first exchange sets its own (replacing the handshake's).
-        Ok(Conn { io, buf: Vec::with_capacity(super::watch_stream::IO_BUFFER_BYTES), pos: 0, timeout: None, deadline: None })
+        Ok(Conn { io, store: vec![0; IO_BUFFER_BYTES], pos: 0, end: 0, timeout: None, deadline: None })
     }
 
     /// An idle connection is usable when nothing is waiting on it: no leftover bytes, and a
     /// non-blocking peek finds neither data nor end of stream.
     fn is_open(&self) -> bool {
-        if self.pos < self.buf.len() {
+        if self.pos < self.end {
             return false;
         }
         let mut byte = 0u8;
@@ -374,19 +377,21 @@ impl Conn {
             return Err(io::Error::new(io::ErrorKind::TimedOut, "request timed out"));
         }
         if self.pos > 0 {
-            self.buf.drain(..self.pos);
+            self.store.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
             self.pos = 0;
         }
-        let start = self.buf.len();
-        let want = super::watch_stream::IO_BUFFER_BYTES.max(self.buf.capacity() - start);
-        self.buf.resize(start + want, 0);
+        if self.end == self.store.len() {
+            // Only a head or line longer than the buffer gets here (both are bounded).
+            self.store.resize(self.store.len() + IO_BUFFER_BYTES, 0);
+        }
         let n = loop {
-            match self.io.read(&mut self.buf[start..]) {
+            match self.io.read(&mut self.store[self.end..]) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 other => break other,
             }
         };
-        self.buf.truncate(start + *n.as_ref().unwrap_or(&0));
+        self.end += *n.as_ref().unwrap_or(&0);
         match n? {
             0 => Err(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed before the response was complete")),
             _ => Ok(()),
@@ -396,12 +401,12 @@ impl Conn {
     /// One CRLF-terminated line (without its CRLF), for chunk sizes and trailers.
     fn read_line(&mut self) -> io::Result<String> {
         loop {
-            if let Some(i) = self.buf[self.pos..].windows(2).position(|w| w == b"\r\n") {
-                let line = String::from_utf8_lossy(&self.buf[self.pos..self.pos + i]).into_owned();
+            if let Some(i) = self.store[self.pos..self.end].windows(2).position(|w| w == b"\r\n") {
+                let line = String::from_utf8_lossy(&self.store[self.pos..self.pos + i]).into_owned();
                 self.pos += i + 2;
                 return Ok(line);
             }
-            if self.buf.len() - self.pos > MAX_HEAD_BYTES {
+            if self.end - self.pos > MAX_HEAD_BYTES {
                 return Err(invalid("line too long"));
             }
             self.fill()?;
@@ -410,15 +415,15 @@ impl Conn {
 
     fn read_head(&mut self) -> io::Result<Head> {
         let end = loop {
-            if let Some(i) = self.buf[self.pos..].windows(4).position(|w| w == b"\r\n\r\n") {
+            if let Some(i) = self.store[self.pos..self.end].windows(4).position(|w| w == b"\r\n\r\n") {
                 break self.pos + i;
             }
-            if self.buf.len() - self.pos > MAX_HEAD_BYTES {
+            if self.end - self.pos > MAX_HEAD_BYTES {
                 return Err(invalid("response head too long"));
             }
             self.fill()?;
         };
-        let text = std::str::from_utf8(&self.buf[self.pos..end]).map_err(|_| invalid("response head is not text"))?;
+        let text = std::str::from_utf8(&self.store[self.pos..end]).map_err(|_| invalid("response head is not text"))?;
         let mut lines = text.split("\r\n");
         let status = lines.next().unwrap_or("");
         let mut parts = status.splitn(3, ' ');
@@ -446,10 +451,10 @@ impl Conn {
     /// Exactly `n` body bytes into `out`.
     fn read_body(&mut self, mut n: u64, out: &mut Vec<u8>) -> io::Result<()> {
         while n > 0 {
-            if self.pos == self.buf.len() {
+            if self.pos == self.end {
                 self.fill()?;
             }
-            let avail = &self.buf[self.pos..];
+            let avail = &self.store[self.pos..self.end];
             let take = avail.len().min(usize::try_from(n).unwrap_or(usize::MAX));
             out.extend_from_slice(&avail[..take]);
             self.pos += take;
@@ -461,14 +466,14 @@ impl Conn {
     /// The rest of the stream into `out`, at most `limit` bytes; true when cut at the limit.
     fn read_to_end(&mut self, limit: u64, out: &mut Vec<u8>) -> io::Result<bool> {
         loop {
-            let avail = &self.buf[self.pos..];
+            let avail = &self.store[self.pos..self.end];
             let room = usize::try_from(limit).unwrap_or(usize::MAX).saturating_sub(out.len());
             if avail.len() > room {
                 out.extend_from_slice(&avail[..room]);
                 return Ok(true);
             }
             out.extend_from_slice(avail);
-            self.pos = self.buf.len();
+            self.pos = self.end;
             match self.fill() {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(false),
@@ -511,13 +516,13 @@ impl Read for Body {
             Framing::Chunk(n) | Framing::Length(n) => n,
             Framing::Close => u64::MAX,
         };
-        if conn.pos == conn.buf.len() {
+        if conn.pos == conn.end {
             match conn.fill() {
                 Err(e) if e.kind() == io::ErrorKind::UnexpectedEof && matches!(self.framing, Framing::Close) => return Ok(0),
                 other => other?,
             }
         }
-        let avail = &conn.buf[conn.pos..];
+        let avail = &conn.store[conn.pos..conn.end];
         let n = avail.len().min(buf.len()).min(usize::try_from(left).unwrap_or(usize::MAX));
         buf[..n].copy_from_slice(&avail[..n]);
         conn.pos += n;
