@@ -9,7 +9,8 @@
 //! instance per process here), and the whole `regarding` reference — resourceVersion included,
 //! so a pod that changed starts a new event.
 //!
-//! Pure: callers pass `now` and perform the returned [`EventWrite`]s.
+//! Pure: callers pass `now` and perform the returned [`EventWrite`]s, whose JSON bodies are
+//! written here.
 
 use crate::core::api;
 use crate::core::framework::status::truncate_note;
@@ -17,6 +18,7 @@ use crate::core::model::PodInfo;
 use crate::core::texts::events as texts;
 use crate::core::timefmt;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 /// Series idle longer than this are finished (`finishTime`).
@@ -52,40 +54,217 @@ pub struct EventRecord {
     pub reporting_controller: String,
 }
 
-/// An API write the recorder asks for.
+/// An API write the recorder asks for: the event (as first created) and, once it repeated, its
+/// series. It shares the series cache's text, so queueing or retrying one allocates nothing.
 #[derive(Debug, Clone)]
-pub enum EventWrite {
-    /// POST a new events.k8s.io/v1 Event into the regarding object's namespace.
-    /// Shared with the series cache, which keeps the event to patch its series later.
-    Create(std::sync::Arc<api::Event>),
-    /// PATCH the `series` of an event created before (the event carries it). Upstream's
-    /// `recordEvent` creates the event anew when the patch finds it gone.
-    PatchSeries(Box<api::Event>),
+pub struct EventWrite {
+    /// The event's identity ([`EventSeries`]' packed key).
+    key: Arc<str>,
+    /// The note of the first occurrence.
+    note: Arc<str>,
+    /// When the first occurrence was recorded (`eventTime`, and the name's suffix).
+    first: SystemTime,
+    /// `series.count` and `series.lastObservedTime`, once the event repeated. Upstream's
+    /// `recordEvent` creates the event anew, series included, when a series patch finds it gone.
+    series: Option<(i32, SystemTime)>,
 }
 
+/// The fields of a packed key, in [`pack`]'s order.
+struct Fields<'a> {
+    type_: &'a str,
+    action: &'a str,
+    reason: &'a str,
+    controller: &'a str,
+    /// kind, apiVersion, namespace, name, uid, resourceVersion of `regarding`.
+    regarding: [&'a str; 6],
+}
+
+/// Names of the `regarding` reference's fields, as [`Fields::regarding`] holds them.
+const REFERENCE_FIELDS: [&str; 6] = ["kind", "apiVersion", "namespace", "name", "uid", "resourceVersion"];
+
 impl EventWrite {
-    /// The event written.
-    pub fn event(&self) -> &api::Event {
-        match self {
-            EventWrite::Create(e) => e,
-            EventWrite::PatchSeries(e) => e,
+    fn fields(&self) -> Fields<'_> {
+        let mut it = self.key.split('\0');
+        let mut next = || it.next().unwrap_or("");
+        let (type_, action, reason, controller) = (next(), next(), next(), next());
+        Fields { type_, action, reason, controller, regarding: std::array::from_fn(|_| next()) }
+    }
+
+    /// Whether this write patches the series of an event created before.
+    pub fn is_series(&self) -> bool {
+        self.series.is_some()
+    }
+
+    /// The event's reason (for logs).
+    pub fn reason(&self) -> &str {
+        self.fields().reason
+    }
+
+    /// The namespace the event lives in (the regarding object's).
+    pub fn namespace(&self) -> &str {
+        self.fields().regarding[2]
+    }
+
+    /// The event's name; client-go: `fmt.Sprintf("%v.%x", regarding.Name, t.UnixNano())`.
+    pub fn name(&self) -> String {
+        let nanos = self.first.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        format!("{}.{:x}", self.fields().regarding[3], nanos)
+    }
+
+    /// The events.k8s.io/v1 Event to POST, as JSON (the shape of [`api::Event`]);
+    /// `reportingInstance` is `<controller>-<hostname>`.
+    pub fn event_json(&self, hostname: &str) -> Vec<u8> {
+        let f = self.fields();
+        let mut o = Json::object(256 + self.note.len());
+        o.field("kind", "Event").field("apiVersion", "events.k8s.io/v1");
+        o.key("metadata").open().field("name", &self.name()).field("namespace", f.regarding[2]).close();
+        o.field("eventTime", &timefmt::format_micro(self.first)).field("reportingController", f.controller);
+        o.field("reportingInstance", &format!("{}-{hostname}", f.controller));
+        o.field("action", f.action).field("reason", f.reason).reference("regarding", &f.regarding);
+        o.field("note", &self.note).field("type", f.type_);
+        if let Some((count, last)) = self.series {
+            o.key("series").open().number("count", count).field("lastObservedTime", &timefmt::format_micro(last)).close();
         }
+        o.finish()
+    }
+
+    /// The core/v1 view of the event (the fallback when events.k8s.io is not served; the shape
+    /// of [`api::CoreEvent`]): timestamps to the second, the series count as `count`.
+    pub fn core_event_json(&self, hostname: &str) -> Vec<u8> {
+        let f = self.fields();
+        let first = timefmt::format_rfc3339(self.first);
+        let (count, last) = match self.series {
+            Some((count, last)) => (count, timefmt::format_rfc3339(last)),
+            None => (1, first.clone()),
+        };
+        let mut o = Json::object(256 + self.note.len());
+        o.field("kind", "Event").field("apiVersion", "v1");
+        o.key("metadata").open().field("name", &self.name()).field("namespace", f.regarding[2]).close();
+        o.reference("involvedObject", &f.regarding).field("reason", f.reason).field("message", &self.note);
+        o.key("source").open().field_nonempty("component", f.controller).field_nonempty("host", hostname).close();
+        o.field("firstTimestamp", &first).field("lastTimestamp", &last).number("count", count).field("type", f.type_);
+        o.field_nonempty("reportingComponent", f.controller);
+        o.field_nonempty("reportingInstance", &format!("{}-{hostname}", f.controller));
+        o.field_nonempty("action", f.action);
+        o.finish()
+    }
+
+    /// The merge patch that updates the series: `{"series":{...}}` for events.k8s.io/v1,
+    /// `{"count":..,"lastTimestamp":..}` for core/v1.
+    pub fn series_patch_json(&self, core_v1: bool) -> Vec<u8> {
+        let (count, last) = self.series.unwrap_or((1, self.first));
+        let mut o = Json::object(96);
+        if core_v1 {
+            o.number("count", count).field("lastTimestamp", &timefmt::format_rfc3339(last));
+        } else {
+            o.key("series").open().number("count", count).field("lastObservedTime", &timefmt::format_micro(last)).close();
+        }
+        o.finish()
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Key {
-    type_: EventType,
-    action: String,
-    reason: String,
-    controller: String,
-    regarding: api::ObjectReference,
+/// A JSON object written straight into bytes (event bodies are written by the thousand; a tree
+/// of values first cost an allocation per field).
+struct Json {
+    out: Vec<u8>,
+    /// Whether the object being written has no member yet.
+    first: bool,
 }
 
+impl Json {
+    fn object(capacity: usize) -> Json {
+        let mut out = Vec::with_capacity(capacity);
+        out.push(b'{');
+        Json { out, first: true }
+    }
+    fn string(&mut self, s: &str) {
+        // Writing a string into a vector cannot fail.
+        let _ = serde_json::to_writer(&mut self.out, s);
+    }
+    fn key(&mut self, k: &str) -> &mut Json {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.string(k);
+        self.out.push(b':');
+        self
+    }
+    fn open(&mut self) -> &mut Json {
+        self.out.push(b'{');
+        self.first = true;
+        self
+    }
+    fn close(&mut self) -> &mut Json {
+        self.out.push(b'}');
+        self.first = false;
+        self
+    }
+    fn field(&mut self, k: &str, v: &str) -> &mut Json {
+        self.key(k).string(v);
+        self
+    }
+    /// A string member left out when empty (`omitempty`).
+    fn field_nonempty(&mut self, k: &str, v: &str) -> &mut Json {
+        if !v.is_empty() {
+            self.field(k, v);
+        }
+        self
+    }
+    fn number(&mut self, k: &str, v: i32) -> &mut Json {
+        self.key(k).out.extend_from_slice(v.to_string().as_bytes());
+        self
+    }
+    /// An `ObjectReference` (every field `omitempty`).
+    fn reference(&mut self, k: &str, fields: &[&str; 6]) -> &mut Json {
+        self.key(k).open();
+        for (name, value) in REFERENCE_FIELDS.iter().zip(fields) {
+            self.field_nonempty(name, value);
+        }
+        self.close()
+    }
+    fn finish(mut self) -> Vec<u8> {
+        self.out.push(b'}');
+        self.out
+    }
+}
+
+/// The identity of an event for series de-duplication (`getKey`: type, action, reason,
+/// reporting controller and the whole `regarding` reference), packed in one string: one
+/// allocation per series instead of one per field. NUL cannot occur in these API strings.
+fn pack(ev: &EventRecord) -> String {
+    let r = &ev.regarding;
+    let parts = [
+        ev.type_.as_str(),
+        &ev.action,
+        &ev.reason,
+        &ev.reporting_controller,
+        &r.kind,
+        &r.api_version,
+        &r.namespace,
+        &r.name,
+        &r.uid,
+        &r.resource_version,
+    ];
+    let mut key = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            key.push('\0');
+        }
+        key.push_str(p);
+    }
+    key
+}
+
+/// One series in the cache: what is needed to write it again, and its timing. About 100 bytes
+/// plus the packed key and the note (a series lives up to [`SERIES_FINISH_AFTER`] after its last
+/// occurrence, so thousands may be cached at once).
 #[derive(Debug)]
 struct Cached {
-    /// The event as created (its series is filled in when written again).
-    event: std::sync::Arc<api::Event>,
+    /// The map's key, shared (no second copy).
+    key: Arc<str>,
+    note: Arc<str>,
+    first: SystemTime,
     count: u32,
     last_observed: Instant,
     last_observed_wall: SystemTime,
@@ -93,53 +272,51 @@ struct Cached {
 }
 
 impl Cached {
-    fn series_write(&self) -> EventWrite {
-        let mut event = api::Event::clone(&self.event);
-        event.series = Some(api::EventSeries {
-            count: i32::try_from(self.count).unwrap_or(i32::MAX),
-            last_observed_time: timefmt::format_micro(self.last_observed_wall),
-        });
-        EventWrite::PatchSeries(Box::new(event))
+    fn write(&self, series: bool) -> EventWrite {
+        let series = series.then(|| (i32::try_from(self.count).unwrap_or(i32::MAX), self.last_observed_wall));
+        EventWrite { key: self.key.clone(), note: self.note.clone(), first: self.first, series }
     }
 }
 
 /// Event-series bookkeeping plus the `reportingInstance` (`<controller>-<hostname>`).
 #[derive(Debug)]
 pub struct EventSeries {
-    hostname: String,
-    cache: HashMap<Key, Cached>,
+    cache: HashMap<Arc<str>, Cached>,
 }
 
 impl EventSeries {
-    pub fn new(hostname: &str) -> EventSeries {
-        EventSeries { hostname: hostname.to_string(), cache: HashMap::new() }
+    pub fn new() -> EventSeries {
+        EventSeries { cache: HashMap::new() }
     }
 
     /// Record one occurrence; returns the API write to perform now, if any.
     pub fn record(&mut self, ev: &EventRecord, now: Instant, wall: SystemTime) -> Option<EventWrite> {
-        let key = Key {
-            type_: ev.type_,
-            action: ev.action.clone(),
-            reason: ev.reason.clone(),
-            controller: ev.reporting_controller.clone(),
-            regarding: ev.regarding.clone(),
-        };
-        if let Some(c) = self.cache.get_mut(&key) {
+        let key = pack(ev);
+        if let Some(c) = self.cache.get_mut(key.as_str()) {
             if now.saturating_duration_since(c.last_observed) <= SERIES_FINISH_AFTER {
                 c.count += 1;
                 c.last_observed = now;
                 c.last_observed_wall = wall;
                 if c.count == 2 {
                     c.last_patch = now;
-                    return Some(c.series_write());
+                    return Some(c.write(true));
                 }
                 return None;
             }
         }
-        let event = std::sync::Arc::new(self.build(ev, wall));
-        let cached = Cached { event: event.clone(), count: 1, last_observed: now, last_observed_wall: wall, last_patch: now };
+        let key: Arc<str> = key.into();
+        let cached = Cached {
+            key: key.clone(),
+            note: ev.note.as_str().into(),
+            first: wall,
+            count: 1,
+            last_observed: now,
+            last_observed_wall: wall,
+            last_patch: now,
+        };
+        let write = cached.write(false);
         self.cache.insert(key, cached);
-        Some(EventWrite::Create(event))
+        Some(write)
     }
 
     /// Periodic maintenance: finish idle series, refresh long-running ones.
@@ -148,13 +325,13 @@ impl EventSeries {
         self.cache.retain(|_, c| {
             if now.saturating_duration_since(c.last_observed) > SERIES_FINISH_AFTER {
                 if c.count > 2 && c.last_patch < c.last_observed {
-                    writes.push(c.series_write());
+                    writes.push(c.write(true));
                 }
                 return false;
             }
             if c.count > 2 && now.saturating_duration_since(c.last_patch) >= SERIES_REFRESH_EVERY {
                 c.last_patch = now;
-                writes.push(c.series_write());
+                writes.push(c.write(true));
             }
             true
         });
@@ -169,29 +346,11 @@ impl EventSeries {
     pub fn is_empty(&self) -> bool {
         self.cache.is_empty()
     }
+}
 
-    fn build(&self, ev: &EventRecord, wall: SystemTime) -> api::Event {
-        let nanos = wall.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-        api::Event {
-            kind: "Event".into(),
-            api_version: "events.k8s.io/v1".into(),
-            metadata: api::ObjectMeta {
-                // client-go: fmt.Sprintf("%v.%x", regarding.Name, t.UnixNano())
-                name: format!("{}.{:x}", ev.regarding.name, nanos),
-                namespace: ev.regarding.namespace.clone(),
-                ..Default::default()
-            },
-            event_time: timefmt::format_micro(wall),
-            reporting_controller: ev.reporting_controller.clone(),
-            reporting_instance: format!("{}-{}", ev.reporting_controller, self.hostname),
-            action: ev.action.clone(),
-            reason: ev.reason.clone(),
-            regarding: ev.regarding.clone(),
-            related: None,
-            note: ev.note.clone(),
-            type_: ev.type_.as_str().into(),
-            series: None,
-        }
+impl Default for EventSeries {
+    fn default() -> EventSeries {
+        EventSeries::new()
     }
 }
 
@@ -274,38 +433,75 @@ mod tests {
         }
     }
 
+    fn json(bytes: &[u8]) -> serde_json::Value {
+        serde_json::from_slice(bytes).expect("valid JSON")
+    }
+
     #[test]
     fn first_event_matches_the_real_post_body_shape() {
         // fixtures: events/events.k8s.io-v1-FailedScheduling-post-body-k3s-v1.33.RECONSTRUCTED.json
-        let mut s = EventSeries::new("node-a");
+        let mut s = EventSeries::new();
         let wall = timefmt::parse_system_time("2025-09-11T20:50:21.450412Z").expect("time");
-        let Some(EventWrite::Create(ev)) =
-            s.record(&failed("0/1 nodes are available: 1 Insufficient cpu."), Instant::now(), wall)
-        else {
-            panic!("expected create")
-        };
-        assert_eq!(ev.event_time, "2025-09-11T20:50:21.450412Z");
-        assert_eq!(ev.reporting_instance, "my-scheduler-node-a");
-        assert!(ev.metadata.name.starts_with("p.") && ev.metadata.name.len() > 3);
-        assert_eq!(ev.type_, "Warning");
-        let v = serde_json::to_value(&*ev).expect("json");
-        for field in ["action", "eventTime", "note", "reason", "regarding", "reportingController", "reportingInstance", "type"] {
-            assert!(v.get(field).is_some(), "missing {field}");
-        }
+        let ev = s.record(&failed("0/1 nodes are available: 1 Insufficient cpu."), Instant::now(), wall).expect("create");
+        assert!(!ev.is_series());
+        let v = json(&ev.event_json("node-a"));
+        let name = format!("p.{:x}", wall.duration_since(std::time::UNIX_EPOCH).expect("after epoch").as_nanos());
+        assert_eq!(
+            v,
+            serde_json::json!({"kind": "Event", "apiVersion": "events.k8s.io/v1",
+                "metadata": {"name": name, "namespace": "default"},
+                "eventTime": "2025-09-11T20:50:21.450412Z", "reportingController": "my-scheduler",
+                "reportingInstance": "my-scheduler-node-a", "action": "Scheduling", "reason": "FailedScheduling",
+                "regarding": {"kind": "Pod", "apiVersion": "v1", "namespace": "default", "name": "p", "uid": "u1",
+                    "resourceVersion": "7"},
+                "note": "0/1 nodes are available: 1 Insufficient cpu.", "type": "Warning"})
+        );
+        // The typed event decodes it (the recorder's body and the API type agree).
+        let typed: api::Event = serde_json::from_value(v).expect("decodes");
+        assert_eq!((typed.metadata.name, typed.series.is_none()), (name, true));
+    }
+
+    #[test]
+    fn bodies_escape_json_and_the_core_view_carries_the_series_count() {
+        let mut s = EventSeries::new();
+        let t0 = Instant::now();
+        let wall = timefmt::parse_system_time("2025-09-11T20:50:21.450412Z").expect("time");
+        let later = timefmt::parse_system_time("2025-09-11T20:55:00.000001Z").expect("time");
+        let note = "quote \" backslash \\ newline \n tab \t";
+        s.record(&failed(note), t0, wall);
+        let ev = s.record(&failed(note), t0 + Duration::from_secs(1), later).expect("series");
+        assert!(ev.is_series());
+        assert_eq!(json(&ev.event_json("h"))["note"], note);
+        assert_eq!(
+            json(&ev.event_json("h"))["series"],
+            serde_json::json!({"count": 2, "lastObservedTime": "2025-09-11T20:55:00.000001Z"})
+        );
+        let core: api::CoreEvent = serde_json::from_slice(&ev.core_event_json("h")).expect("core event");
+        assert_eq!(
+            (core.count, core.first_timestamp.as_deref(), core.last_timestamp.as_deref(), core.message.as_str()),
+            (2, Some("2025-09-11T20:50:21Z"), Some("2025-09-11T20:55:00Z"), note)
+        );
+        assert_eq!((core.source.component.as_str(), core.source.host.as_str()), ("my-scheduler", "h"));
+        assert_eq!((core.involved_object.name.as_str(), core.reporting_instance.as_str()), ("p", "my-scheduler-h"));
+        assert_eq!(core.metadata.name, ev.name());
+        assert_eq!(
+            json(&ev.series_patch_json(false)),
+            serde_json::json!({"series": {"count": 2, "lastObservedTime": "2025-09-11T20:55:00.000001Z"}})
+        );
+        assert_eq!(json(&ev.series_patch_json(true)), serde_json::json!({"count": 2, "lastTimestamp": "2025-09-11T20:55:00Z"}));
     }
 
     #[test]
     fn repeats_become_a_series_and_idle_series_finish() {
-        let mut s = EventSeries::new("h");
+        let mut s = EventSeries::new();
         let t0 = Instant::now();
         let wall = SystemTime::now();
-        let series_count = |w: Option<EventWrite>| match w {
-            Some(EventWrite::PatchSeries(e)) => e.series.map(|s| s.count),
-            _ => None,
-        };
-        let Some(EventWrite::Create(first)) = s.record(&failed("a"), t0, wall) else { panic!("expected create") };
+        let series_count = |w: Option<EventWrite>| w.and_then(|w| w.series).map(|(count, _)| count);
+        let first = s.record(&failed("a"), t0, wall).expect("create");
+        assert!(!first.is_series());
         let second = s.record(&failed("b"), t0 + Duration::from_secs(1), wall);
-        assert_eq!(second.as_ref().map(|w| w.event().metadata.name.clone()), Some(first.metadata.name.clone()));
+        assert_eq!(second.as_ref().map(EventWrite::name), Some(first.name()));
+        assert_eq!(second.as_ref().map(|w| json(&w.event_json("h"))["note"].clone()), Some("a".into()), "first note kept");
         assert_eq!(series_count(second), Some(2));
         assert!(s.record(&failed("c"), t0 + Duration::from_secs(2), wall).is_none());
         assert!(s.tick(t0 + Duration::from_secs(60)).is_empty());
@@ -313,21 +509,23 @@ mod tests {
         assert_eq!(writes.len(), 1);
         assert_eq!(series_count(writes.into_iter().next()), Some(3));
         assert!(s.is_empty());
-        assert!(matches!(s.record(&failed("d"), t0 + Duration::from_secs(900), wall), Some(EventWrite::Create(_))));
+        assert!(s.record(&failed("d"), t0 + Duration::from_secs(900), wall).is_some_and(|w| !w.is_series()));
     }
 
     #[test]
     fn isomorphic_means_the_whole_regarding_reference_and_type() {
         // event_broadcaster.go getKey: regarding (resourceVersion included) and type are keys.
-        let mut s = EventSeries::new("h");
+        let mut s = EventSeries::new();
         let (t0, wall) = (Instant::now(), SystemTime::now());
-        assert!(matches!(s.record(&failed("a"), t0, wall), Some(EventWrite::Create(_))));
+        let created = |w: Option<EventWrite>| w.is_some_and(|w| !w.is_series());
+        assert!(created(s.record(&failed("a"), t0, wall)));
         let mut changed_pod = failed("a");
         changed_pod.regarding.resource_version = "8".into();
-        assert!(matches!(s.record(&changed_pod, t0, wall), Some(EventWrite::Create(_))));
+        assert!(created(s.record(&changed_pod, t0, wall)));
         let mut normal = failed("a");
         normal.type_ = EventType::Normal;
-        assert!(matches!(s.record(&normal, t0, wall), Some(EventWrite::Create(_))));
+        assert!(created(s.record(&normal, t0, wall)));
+        assert!(s.record(&normal, t0, wall).is_some_and(|w| w.is_series()), "the same key again is a series");
         assert_eq!(s.len(), 3);
     }
 }

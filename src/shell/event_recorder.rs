@@ -19,16 +19,13 @@
 //! graceful shutdown [`Recorder::flush`] writes what is still queued within a time budget, then
 //! the recorder stops (upstream loses queued events at exit).
 
-use crate::core::api;
 use crate::core::events::{EventRecord, EventSeries, EventWrite};
 use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Metrics};
 use crate::core::rng::Rng;
 use crate::shell::kube::api_error::ApiError;
-use crate::shell::kube::client::{Client, PatchType};
+use crate::shell::kube::client::{Client, PatchType, Verb};
 use crate::shell::permissions::{plain, Denials};
-use serde_json::value::RawValue;
-use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError};
@@ -121,10 +118,10 @@ impl Recorder {
 
 /// The API calls the recorder makes (the real one is [`ApiSink`]; tests script one).
 pub trait EventSink {
-    /// POST `body` (JSON, encoded once from the typed event) to `path`.
-    fn post(&mut self, path: &str, body: &RawValue) -> Result<(), ApiError>;
-    /// Merge-patch `path` with `body`.
-    fn patch(&mut self, path: &str, body: &Value) -> Result<(), ApiError>;
+    /// POST `body` (the event's JSON, [`EventWrite::event_json`]) to `path`.
+    fn post(&mut self, path: &str, body: Vec<u8>) -> Result<(), ApiError>;
+    /// Merge-patch `path` with `body` (JSON).
+    fn patch(&mut self, path: &str, body: Vec<u8>) -> Result<(), ApiError>;
     /// From now on, every call ends by `deadline` (the shutdown flush).
     fn until(&mut self, deadline: Instant);
 }
@@ -143,12 +140,11 @@ impl ApiSink {
 }
 
 impl EventSink for ApiSink {
-    fn post(&mut self, path: &str, body: &RawValue) -> Result<(), ApiError> {
-        // Only the status matters: the echoed event is checked to be JSON, never built.
-        self.client.create::<_, serde::de::IgnoredAny>(path, body).map(|_| ())
+    fn post(&mut self, path: &str, body: Vec<u8>) -> Result<(), ApiError> {
+        self.client.send(Verb::Post, path, "application/json", body)
     }
-    fn patch(&mut self, path: &str, body: &Value) -> Result<(), ApiError> {
-        self.client.patch::<serde::de::IgnoredAny>(path, PatchType::Merge, body).map(|_| ())
+    fn patch(&mut self, path: &str, body: Vec<u8>) -> Result<(), ApiError> {
+        self.client.send(Verb::Patch, path, PatchType::Merge.content_type(), body)
     }
     fn until(&mut self, deadline: Instant) {
         self.client = self.base.until(deadline);
@@ -171,7 +167,7 @@ pub fn spawn_with<S: EventSink + Send + 'static>(
     let recorder = Recorder { tx: Some(tx), queued: Arc::default(), flush: Arc::default(), metrics: metrics.clone() };
     let worker = Worker {
         sink,
-        series: EventSeries::new(&hostname),
+        series: EventSeries::new(),
         hostname,
         core_v1: false,
         retries: VecDeque::new(),
@@ -279,12 +275,12 @@ impl<S: EventSink> Worker<S> {
         let Outcome::Retry(err) = self.perform(&write) else { return };
         if tries >= MAX_TRIES {
             self.metrics.inc(m::EVENTS_DROPPED, &[], 1.0);
-            Line::new("Unable to write event (retry limit exceeded!)").s("reason", &write.event().reason).s("err", err).error();
+            Line::new("Unable to write event (retry limit exceeded!)").s("reason", write.reason()).s("err", err).error();
             return;
         }
         let delay = RETRY_SLEEP + RETRY_SLEEP.mul_f64(0.25 * self.rng.unit());
         crate::core::logging::v(4, || {
-            Line::new("Unable to write event (may retry after sleeping)").s("reason", &write.event().reason).s("err", err)
+            Line::new("Unable to write event (may retry after sleeping)").s("reason", write.reason()).s("err", err)
         });
         self.retries.push_back(Retry { due: Instant::now() + delay, write, tries: tries + 1 });
     }
@@ -338,13 +334,12 @@ impl<S: EventSink> Worker<S> {
     }
 
     fn perform(&mut self, write: &EventWrite) -> Outcome {
-        let ev = write.event();
-        let series = matches!(write, EventWrite::PatchSeries(_));
-        let result = match write {
-            EventWrite::Create(ev) => self.create(ev),
+        let series = write.is_series();
+        let result = match series {
+            false => self.create(write),
             // recordEvent: a series patch that finds its event gone creates the event anew.
-            EventWrite::PatchSeries(ev) => match self.patch_series(ev) {
-                Err(e) if e.is_not_found() => self.create(ev),
+            true => match self.patch_series(write) {
+                Err(e) if e.is_not_found() => self.create(write),
                 other => other,
             },
         };
@@ -355,17 +350,18 @@ impl<S: EventSink> Worker<S> {
             // The series' event was created meanwhile by another try: patch it next time.
             Err(e) if series && e.is_already_exists() => Outcome::Retry(e),
             Err(e) => {
-                Line::new("Server rejected event (will not retry!)").s("reason", &ev.reason).s("err", e).warning();
+                Line::new("Server rejected event (will not retry!)").s("reason", write.reason()).s("err", e).warning();
                 Outcome::Done
             }
         }
     }
 
-    fn create(&mut self, ev: &api::Event) -> Result<(), ApiError> {
+    fn create(&mut self, write: &EventWrite) -> Result<(), ApiError> {
+        let ns = write.namespace();
         if !self.core_v1 {
-            let path = format!("/apis/events.k8s.io/v1/namespaces/{}/events", ev.metadata.namespace);
-            let result = self.sink.post(&path, &encode(ev)?);
-            self.denials.outcome(|| plain("create", "events.k8s.io", "events"), &ev.reason, &result);
+            let path = format!("/apis/events.k8s.io/v1/namespaces/{ns}/events");
+            let result = self.sink.post(&path, write.event_json(&self.hostname));
+            self.denials.outcome(|| plain("create", "events.k8s.io", "events"), write.reason(), &result);
             match result {
                 Err(e) if e.code() == Some(404) => {
                     Line::new("events.k8s.io/v1 is not served; recording events through core/v1").warning();
@@ -374,63 +370,28 @@ impl<S: EventSink> Worker<S> {
                 other => return other,
             }
         }
-        let core = to_core(ev, &self.hostname);
-        let path = format!("/api/v1/namespaces/{}/events", core.metadata.namespace);
-        let result = self.sink.post(&path, &encode(&core)?);
-        self.denials.outcome(|| plain("create", "", "events"), &core.reason, &result);
+        let path = format!("/api/v1/namespaces/{ns}/events");
+        let result = self.sink.post(&path, write.core_event_json(&self.hostname));
+        self.denials.outcome(|| plain("create", "", "events"), write.reason(), &result);
         result
     }
 
-    fn patch_series(&mut self, ev: &api::Event) -> Result<(), ApiError> {
-        let (ns, name) = (&ev.metadata.namespace, &ev.metadata.name);
-        let series = ev.series.clone().unwrap_or_default();
-        let (path, body) = if self.core_v1 {
-            (
-                format!("/api/v1/namespaces/{ns}/events/{name}"),
-                json!({"count": series.count, "lastTimestamp": series.last_observed_time.get(..19).map(|s| format!("{s}Z"))}),
-            )
-        } else {
-            (format!("/apis/events.k8s.io/v1/namespaces/{ns}/events/{name}"), json!({"series": series}))
+    fn patch_series(&mut self, write: &EventWrite) -> Result<(), ApiError> {
+        let (ns, name) = (write.namespace(), write.name());
+        let path = match self.core_v1 {
+            true => format!("/api/v1/namespaces/{ns}/events/{name}"),
+            false => format!("/apis/events.k8s.io/v1/namespaces/{ns}/events/{name}"),
         };
-        self.sink.patch(&path, &body)
-    }
-}
-
-/// An event as the JSON body of its POST, encoded straight from the typed value.
-fn encode<T: serde::Serialize>(ev: &T) -> Result<Box<RawValue>, ApiError> {
-    serde_json::value::to_raw_value(ev)
-        .map_err(|e| ApiError::Decode { request: "POST events".to_string(), message: format!("cannot encode event: {e}") })
-}
-
-/// The core/v1 view of an events.k8s.io event.
-pub fn to_core(ev: &api::Event, hostname: &str) -> api::CoreEvent {
-    let ts = ev.event_time.get(..19).map(|s| format!("{s}Z"));
-    let (count, last) = match &ev.series {
-        Some(s) => (s.count, s.last_observed_time.get(..19).map(|s| format!("{s}Z"))),
-        None => (1, ts.clone()),
-    };
-    api::CoreEvent {
-        kind: "Event".into(),
-        api_version: "v1".into(),
-        metadata: api::ObjectMeta { resource_version: String::new(), ..ev.metadata.clone() },
-        involved_object: ev.regarding.clone(),
-        reason: ev.reason.clone(),
-        message: ev.note.clone(),
-        source: api::EventSource { component: ev.reporting_controller.clone(), host: hostname.to_string() },
-        first_timestamp: ts,
-        last_timestamp: last,
-        count,
-        type_: ev.type_.clone(),
-        reporting_component: ev.reporting_controller.clone(),
-        reporting_instance: ev.reporting_instance.clone(),
-        action: ev.action.clone(),
+        self.sink.patch(&path, write.series_patch_json(self.core_v1))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::api;
     use crate::core::events::{pod_reference, EventType};
+    use serde_json::Value;
 
     type Calls = Arc<Mutex<Vec<(String, String, Value)>>>;
 
@@ -443,13 +404,14 @@ mod tests {
     }
 
     impl EventSink for FakeSink {
-        fn post(&mut self, path: &str, body: &RawValue) -> Result<(), ApiError> {
-            let body: Value = serde_json::from_str(body.get()).unwrap();
+        fn post(&mut self, path: &str, body: Vec<u8>) -> Result<(), ApiError> {
+            let body: Value = serde_json::from_slice(&body).unwrap();
             self.calls.lock().unwrap().push(("POST".into(), path.into(), body));
             self.script.lock().unwrap().pop_front().unwrap_or(Ok(()))
         }
-        fn patch(&mut self, path: &str, body: &Value) -> Result<(), ApiError> {
-            self.calls.lock().unwrap().push(("PATCH".into(), path.into(), body.clone()));
+        fn patch(&mut self, path: &str, body: Vec<u8>) -> Result<(), ApiError> {
+            let body: Value = serde_json::from_slice(&body).unwrap();
+            self.calls.lock().unwrap().push(("PATCH".into(), path.into(), body));
             self.script.lock().unwrap().pop_front().unwrap_or(Ok(()))
         }
         fn until(&mut self, deadline: Instant) {
@@ -476,7 +438,7 @@ mod tests {
         fn worker(&self) -> Worker<FakeSink> {
             Worker {
                 sink: self.sink(),
-                series: EventSeries::new("host"),
+                series: EventSeries::new(),
                 hostname: "host".into(),
                 core_v1: false,
                 retries: VecDeque::new(),
@@ -607,16 +569,5 @@ mod tests {
         assert!(s.calls().is_empty());
         assert_eq!(s.metrics.value(m::EVENTS_DROPPED, &[]), 5.0);
         assert_eq!(w.queued.load(Ordering::SeqCst), 0);
-    }
-
-    #[test]
-    fn core_view_carries_the_series_count() {
-        let mut ev = api::Event { event_time: "2025-09-11T20:50:21.450412Z".into(), ..Default::default() };
-        ev.series = Some(api::EventSeries { count: 4, last_observed_time: "2025-09-11T20:55:00.000001Z".into() });
-        let core = to_core(&ev, "h");
-        assert_eq!(
-            (core.count, core.first_timestamp.as_deref(), core.last_timestamp.as_deref()),
-            (4, Some("2025-09-11T20:50:21Z"), Some("2025-09-11T20:55:00Z"))
-        );
     }
 }

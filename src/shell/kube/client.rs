@@ -3,7 +3,7 @@
 //! ([`crate::shell::kube::api_error`]); watch bodies are read by [`WatchStream`]
 //! ([`crate::shell::kube::watch_stream`]); query strings are built in [`crate::shell::kube::query`].
 //!
-//! One [`Client`] is shared (cheaply cloned) by every thread of the scheduler; ureq pools the
+//! One [`Client`] is shared (cheaply cloned) by every thread of the scheduler; [`http1`] pools the
 //! keep-alive connections behind it. We only speak JSON, whatever `clientConnection.contentType`
 //! says: protobuf would need generated code for every type, and JSON is what the API server
 //! always supports.
@@ -26,21 +26,19 @@ use crate::core::logging::Line;
 use crate::core::metrics::{names, Metrics};
 use crate::shell::kube::api_error::{error_from_response, ApiError, MAX_ERROR_BODY_BYTES};
 use crate::shell::kube::decode::{decode_list, ListPage};
+use crate::shell::kube::http1::{self, Endpoint, Failure};
 use crate::shell::kube::kubeconfig::RestConfig;
 use crate::shell::kube::query::{with_query, ListParams, WatchParams};
 use crate::shell::kube::ratelimit::RateLimiter;
-use crate::shell::kube::tls::{build_tls_config, TlsError};
+use crate::shell::kube::tls::{build_rustls_config, TlsError};
 use crate::shell::kube::token::TokenProvider;
-use crate::shell::kube::watch_stream::{WatchStream, IO_BUFFER_BYTES};
+use crate::shell::kube::watch_stream::WatchStream;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use ureq::http;
-
-/// Size of each connection's output buffers (see [`Client::new`]).
-const OUTPUT_BUFFER_BYTES: usize = 8 * 1024;
 
 /// Largest successful response body we accept (a page of a few hundred big objects is a few MB;
 /// this only stops a runaway response from exhausting memory).
@@ -165,7 +163,8 @@ pub enum PatchType {
 }
 
 impl PatchType {
-    fn content_type(self) -> &'static str {
+    /// The `Content-Type` of a patch of this flavour.
+    pub fn content_type(self) -> &'static str {
         match self {
             PatchType::Merge => "application/merge-patch+json",
             PatchType::StrategicMerge => "application/strategic-merge-patch+json",
@@ -247,7 +246,9 @@ pub struct Client {
 }
 
 struct Inner {
-    agent: ureq::Agent,
+    /// The keep-alive connections ([`http1`]).
+    http: http1::Pool,
+    user_agent: String,
     base_url: String,
     token: Option<TokenProvider>,
     limiter: Option<RateLimiter>,
@@ -276,7 +277,29 @@ impl Client {
             .parse::<http::Uri>()
             .map_err(|e| ClientInitError::InvalidServer { server: config.server.clone(), problem: e.to_string() })?;
         let host = uri.authority().map(|a| a.as_str().rsplit('@').next().unwrap_or_default().to_string()).unwrap_or_default();
-        let tls = build_tls_config(config).map_err(|error| ClientInitError::Tls { origin: config.origin.clone(), error })?;
+        let own_tls =
+            build_rustls_config(config).map_err(|error| ClientInitError::Tls { origin: config.origin.clone(), error })?;
+        let invalid =
+            |problem: &str| ClientInitError::InvalidServer { server: config.server.clone(), problem: problem.to_string() };
+        let https = match uri.scheme_str() {
+            Some("https") => true,
+            Some("http") => false,
+            _ => return Err(invalid("scheme must be http or https")),
+        };
+        let host_name = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_string();
+        let tls_name = match https {
+            true => Some(
+                rustls::pki_types::ServerName::try_from(host_name.clone())
+                    .map_err(|_| invalid("host is not a valid TLS server name"))?,
+            ),
+            false => None,
+        };
+        let endpoint = Endpoint {
+            port: uri.port_u16().unwrap_or(if https { 443 } else { 80 }),
+            host: host_name,
+            tls: tls_name.map(|name| (own_tls, name)),
+            connect_timeout: options.connect_timeout,
+        };
         if config.insecure_skip_tls_verify {
             Line::new(
                 "Server certificate verification is DISABLED (insecure-skip-tls-verify); anyone on the network path can impersonate the API server",
@@ -285,32 +308,10 @@ impl Client {
             .warning();
         }
         let user_agent = options.user_agent.clone().unwrap_or_else(default_user_agent);
-        let agent = ureq::Agent::config_builder()
-            .tls_config(tls)
-            .http_status_as_error(false)
-            .timeout_connect(Some(options.connect_timeout))
-            .max_redirects(0)
-            .user_agent(user_agent)
-            .accept("application/json")
-            .max_idle_connections_per_host(16)
-            .max_idle_connections(32)
-            // ureq's default 128 KiB input and output buffers are allocated (zeroed) per
-            // connection and per layer (TCP and TLS): ~0.5 MiB resident for each of the dozen
-            // long-lived watch connections. TLS records are at most 16 KiB and API server
-            // headers are small, so 16 KiB buffers cost no throughput. What we send is a request
-            // head and at most a small JSON body (a binding, an event, a patch), written in
-            // pieces of the output buffer when longer. Each line of the head must fit (ureq
-            // refuses a longer one), and the longest is the `Authorization` header: 8 KiB holds
-            // the largest bearer tokens in use and saves 16 KiB resident per connection (a dozen
-            // watches hold one each) for TCP and TLS.
-            .input_buffer_size(IO_BUFFER_BYTES)
-            .output_buffer_size(OUTPUT_BUFFER_BYTES)
-            .build();
-        let agent =
-            ureq::Agent::with_parts(agent, ureq::unversioned::transport::DefaultConnector::default(), LiteralFirst::default());
         Ok(Client {
             inner: Arc::new(Inner {
-                agent,
+                http: http1::Pool::new(endpoint),
+                user_agent,
                 base_url,
                 token: config.token.clone().map(TokenProvider::new),
                 limiter: RateLimiter::for_client_connection(options.qps, options.burst, Instant::now()),
@@ -387,6 +388,15 @@ impl Client {
             idempotent: false,
         })?;
         decode(&request_label(Verb::Post, path), &resp)
+    }
+
+    /// Send a body already encoded as JSON (events, bindings: written directly, no typed value)
+    /// with `verb` (POST or PATCH: never retried after a possible write). Only the status
+    /// matters; the answer is checked to be JSON, never built.
+    pub fn send(&self, verb: Verb, path: &str, content_type: &str, body: Vec<u8>) -> Result<(), ApiError> {
+        let resp =
+            self.request(RawRequest { verb, path, body: Some(body), content_type: Some(content_type), idempotent: false })?;
+        decode::<serde::de::IgnoredAny>(&request_label(verb, path), &resp).map(|_| ())
     }
 
     /// PUT a whole object. Idempotent (retried on 5xx) when the body carries
@@ -488,26 +498,20 @@ impl Client {
         let url = self.url(&with_query(path, &params.query()), &label)?;
         self.throttle(Verb::Get);
         let sent_at = Instant::now();
-        let request = self.build(Verb::Get, &url, None, None, &label).map_err(|(e, _)| e)?;
-        let request = self
-            .inner
-            .agent
-            .configure_request(request)
-            .timeout_recv_response(Some(self.inner.request_timeout))
-            .timeout_per_read(params.idle_timeout)
-            .build();
-        let response = self.inner.agent.run(request);
-        self.count(Verb::Get, response.as_ref().ok().map(|r| r.status().as_u16()));
-        let response = response.map_err(|e| transport_error(&label, e).0)?;
-        let code = response.status().as_u16();
-        let retry_after = header(&response, "retry-after");
-        let body = response.into_body();
-        if !(200..300).contains(&code) {
-            self.unauthorized_at(code, sent_at);
-            let bytes = body.into_with_config().limit(MAX_ERROR_BODY_BYTES).read_to_vec().unwrap_or_default();
-            return Err(error_from_response(&label, code, retry_after.as_deref(), &bytes));
+        let req = RawRequest { verb: Verb::Get, path: "", body: None, content_type: None, idempotent: true };
+        let message = self.message(&req, &url, &label).map_err(|(e, _)| e)?;
+        let mut error_body = Vec::new();
+        let timeout = self.inner.request_timeout;
+        let response = self.inner.http.stream(&message, timeout, params.idle_timeout, MAX_ERROR_BODY_BYTES, &mut error_body);
+        self.count(Verb::Get, response.as_ref().ok().map(|(r, _)| r.code));
+        let (response, body) = response.map_err(|failure| io_failure(&label, failure).0)?;
+        match body {
+            Some(body) => Ok(WatchStream::new(Box::new(body), label)),
+            None => {
+                self.unauthorized_at(response.code, sent_at);
+                Err(error_from_response(&label, response.code, response.retry_after.as_deref(), &error_body))
+            }
         }
-        Ok(WatchStream::new(Box::new(body.into_reader()), label))
     }
 
     fn url(&self, path_and_query: &str, label: &str) -> Result<http::Uri, ApiError> {
@@ -545,40 +549,75 @@ impl Client {
     ) -> Result<(), (ApiError, FailureStage)> {
         let timeout = self.attempt_timeout(label).map_err(|e| (e, FailureStage::Permanent))?;
         let sent_at = Instant::now();
-        let request = self.build(req.verb, url, req.body.clone(), req.content_type, label)?;
-        let request = self.inner.agent.configure_request(request).timeout_global(Some(timeout)).build();
+        let message = self.message(req, url, label)?;
         let (verb, host) = (req.verb.as_str(), self.inner.host.as_str());
         if let Some(m) = &self.inner.metrics {
             m.observe(names::REST_REQUEST_SIZE, &[verb, host], req.body.as_ref().map_or(0, Vec::len) as f64);
         }
-        let response = self.inner.agent.run(request);
-        self.count(req.verb, response.as_ref().ok().map(|r| r.status().as_u16()));
-        let response = response.map_err(|e| {
-            self.observe_latency(verb, sent_at);
-            transport_error(label, e)
-        })?;
-        let code = response.status().as_u16();
-        self.unauthorized_at(code, sent_at);
-        let retry_after = header(&response, "retry-after");
-        let success = (200..300).contains(&code);
-        let limit = if success { MAX_BODY_BYTES } else { MAX_ERROR_BODY_BYTES };
-        let body = response.into_body();
-        out.clear();
-        // Sized once when the server says how big the body is (pages are read whole).
-        if let Some(len) = body.content_length().filter(|n| *n <= limit) {
-            out.reserve(usize::try_from(len).unwrap_or(0));
-        }
-        let read = std::io::Read::read_to_end(&mut body.into_with_config().limit(limit).reader(), out);
+        let response = self.inner.http.exchange(&message, timeout, MAX_BODY_BYTES, out);
+        self.count(req.verb, response.as_ref().ok().map(|r| r.code));
         self.observe_latency(verb, sent_at);
-        if let (Some(m), Ok(_)) = (&self.inner.metrics, &read) {
+        let response = response.map_err(|failure| io_failure(label, failure))?;
+        let code = response.code;
+        self.unauthorized_at(code, sent_at);
+        if let Some(m) = &self.inner.metrics {
             m.observe(names::REST_RESPONSE_SIZE, &[verb, host], out.len() as f64);
         }
-        match (success, read) {
-            (true, Ok(_)) => Ok(()),
-            (true, Err(e)) => Err(transport_error(label, ureq::Error::from(e))),
+        if !(200..300).contains(&code) {
             // A truncated error body still tells us the status code.
-            (false, _) => Err((error_from_response(label, code, retry_after.as_deref(), out), FailureStage::MaybeSent)),
+            out.truncate(usize::try_from(MAX_ERROR_BODY_BYTES).unwrap_or(usize::MAX));
+            return Err((error_from_response(label, code, response.retry_after.as_deref(), out), FailureStage::MaybeSent));
         }
+        if response.truncated {
+            let message = format!("response body exceeds {MAX_BODY_BYTES} bytes");
+            return Err((ApiError::Transport { request: label.to_string(), message }, FailureStage::MaybeSent));
+        }
+        Ok(())
+    }
+
+    /// The bytes of `req` on the wire: request line, headers and body, sent in one write.
+    fn message(&self, req: &RawRequest<'_>, url: &http::Uri, label: &str) -> Result<Vec<u8>, (ApiError, FailureStage)> {
+        let body = req.body.as_deref().unwrap_or_default();
+        let mut msg = Vec::with_capacity(320 + body.len());
+        let target = url.path_and_query().map_or("/", |p| p.as_str());
+        for part in [req.verb.as_str(), " ", target, " HTTP/1.1\r\nHost: ", &self.inner.host, "\r\nUser-Agent: "] {
+            msg.extend_from_slice(part.as_bytes());
+        }
+        let mut header = |name: &str, value: &str| {
+            msg.extend_from_slice(name.as_bytes());
+            msg.extend_from_slice(value.as_bytes());
+            msg.extend_from_slice(b"\r\n");
+            // Only header values can be malformed; never echo them (one is the token).
+            value.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b) || b >= 0x80)
+        };
+        let mut valid = header("", &self.inner.user_agent) & header("Accept: ", "application/json");
+        if let Some(provider) = &self.inner.token {
+            let token = provider.token().map_err(|e| {
+                (
+                    ApiError::Transport { request: label.to_string(), message: format!("bearer token: {e}") },
+                    FailureStage::Permanent,
+                )
+            })?;
+            valid &= header("Authorization: Bearer ", &token);
+        }
+        if let Some(ct) = req.content_type {
+            valid &= header("Content-Type: ", ct);
+        }
+        if !body.is_empty() || req.verb != Verb::Get {
+            valid &= header("Content-Length: ", &body.len().to_string());
+        }
+        if !valid {
+            return Err((
+                ApiError::Transport {
+                    request: label.to_string(),
+                    message: "invalid request header (bearer token or content type contains forbidden characters)".to_string(),
+                },
+                FailureStage::Permanent,
+            ));
+        }
+        msg.extend_from_slice(b"\r\n");
+        msg.extend_from_slice(body);
+        Ok(msg)
     }
 
     /// `rest_client_request_duration_seconds` for one attempt.
@@ -597,81 +636,11 @@ impl Client {
             }
         }
     }
-
-    fn build(
-        &self,
-        verb: Verb,
-        url: &http::Uri,
-        body: Option<Vec<u8>>,
-        content_type: Option<&str>,
-        label: &str,
-    ) -> Result<http::Request<Vec<u8>>, (ApiError, FailureStage)> {
-        let mut builder = http::Request::builder().method(verb.as_str()).uri(url.clone());
-        if let Some(provider) = &self.inner.token {
-            let token = provider.token().map_err(|e| {
-                (
-                    ApiError::Transport { request: label.to_string(), message: format!("bearer token: {e}") },
-                    FailureStage::Permanent,
-                )
-            })?;
-            builder = builder.header("Authorization", format!("Bearer {token}"));
-        }
-        if let Some(ct) = content_type {
-            builder = builder.header("Content-Type", ct);
-        }
-        // An empty Vec sends no body (and no Content-Length) for GET/watch.
-        // Only header values can fail here; never echo them (one is the token).
-        builder.body(body.unwrap_or_default()).map_err(|_| {
-            (
-                ApiError::Transport {
-                    request: label.to_string(),
-                    message: "invalid request header (bearer token or content type contains forbidden characters)".to_string(),
-                },
-                FailureStage::Permanent,
-            )
-        })
-    }
-}
-
-/// The resolver of the client's connections. ureq resolves the server's host before every
-/// request, pooled connection or not, and with a deadline set (every request has one) its default
-/// resolver does so on a thread of its own: a thread started, its stack mapped and unmapped, for
-/// each binding and event. An address literal (an in-cluster service IP, a loopback test
-/// server) needs no lookup at all; names still go through the default resolver.
-#[derive(Debug, Default)]
-struct LiteralFirst(ureq::unversioned::resolver::DefaultResolver);
-
-impl ureq::unversioned::resolver::Resolver for LiteralFirst {
-    fn resolve(
-        &self,
-        uri: &http::Uri,
-        config: &ureq::config::Config,
-        timeout: ureq::unversioned::transport::NextTimeout,
-    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
-        let host = uri.host().map(|h| h.trim_start_matches('[').trim_end_matches(']'));
-        let port = uri.port_u16().or(match uri.scheme_str() {
-            Some("https") => Some(443),
-            Some("http") => Some(80),
-            _ => None,
-        });
-        match (host.and_then(|h| h.parse::<std::net::IpAddr>().ok()), port) {
-            (Some(ip), Some(port)) => {
-                let mut addrs = self.empty();
-                addrs.push(std::net::SocketAddr::new(ip, port));
-                Ok(addrs)
-            }
-            _ => self.0.resolve(uri, config, timeout),
-        }
-    }
 }
 
 /// client-go's result code label: the status code, or `<error>` when no response arrived.
 fn code_label(code: Option<u16>) -> String {
     code.map_or_else(|| "<error>".to_string(), |c| c.to_string())
-}
-
-fn header(response: &http::Response<ureq::Body>, name: &str) -> Option<String> {
-    response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
 }
 
 /// `"VERB /path"` without the query string (continue tokens and selectors would only add noise).
@@ -690,27 +659,25 @@ fn decode<T: DeserializeOwned>(label: &str, body: &[u8]) -> Result<T, ApiError> 
     gojson::from_slice(body).map_err(|e| ApiError::Decode { request: label.to_string(), message: e.to_string() })
 }
 
-/// Classify a ureq failure by how far the request got.
-fn transport_error(label: &str, err: ureq::Error) -> (ApiError, FailureStage) {
-    use std::io::ErrorKind;
-    let stage = match &err {
-        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => FailureStage::NotSent,
-        ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => FailureStage::NotSent,
-        // Nothing listens: the one transport failure client-go's reflector re-watches after
-        // (`isWatchErrorRetriable`) instead of relisting, so it keeps its own variant.
-        ureq::Error::Io(io) if io.kind() == ErrorKind::ConnectionRefused => {
-            return (ApiError::Refused { request: label.to_string(), message: err.to_string() }, FailureStage::NotSent);
-        }
-        ureq::Error::Io(io) if io.kind() == ErrorKind::AddrNotAvailable => FailureStage::NotSent,
-        ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::BadUri(_) | ureq::Error::Http(_) => FailureStage::Permanent,
-        // rustls reports handshake failures (an untrusted or mismatched server certificate) through
-        // the stream as an io::Error wrapping rustls::Error. Retrying cannot fix a certificate, and
-        // treating it as "maybe sent" hid it behind a minute of silent retries before the watcher
-        // logged anything.
-        ureq::Error::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<rustls::Error>()) => FailureStage::Permanent,
-        _ => FailureStage::MaybeSent,
+/// Classify a failure of the keep-alive path ([`http1`]) by how far the request got.
+fn io_failure(label: &str, failure: Failure) -> (ApiError, FailureStage) {
+    let (error, sent) = match failure {
+        Failure::NotSent(e) => (e, false),
+        Failure::MaybeSent(e) => (e, true),
     };
-    (ApiError::Transport { request: label.to_string(), message: err.to_string() }, stage)
+    let message = format!("io: {error}");
+    let stage = match sent {
+        // rustls reports handshake failures (an untrusted or mismatched server certificate)
+        // as an io::Error wrapping rustls::Error. Retrying cannot fix a certificate, and
+        // treating it as "maybe sent" hid it behind a minute of silent retries.
+        _ if error.get_ref().is_some_and(|inner| inner.is::<rustls::Error>()) => FailureStage::Permanent,
+        false if error.kind() == std::io::ErrorKind::ConnectionRefused => {
+            return (ApiError::Refused { request: label.to_string(), message }, FailureStage::NotSent);
+        }
+        false => FailureStage::NotSent,
+        true => FailureStage::MaybeSent,
+    };
+    (ApiError::Transport { request: label.to_string(), message }, stage)
 }
 
 #[cfg(test)]
@@ -765,15 +732,15 @@ mod tests {
 
     #[test]
     fn certificate_failures_surfacing_as_io_errors_are_permanent() {
-        // What ureq returns when rustls rejects the server certificate mid-handshake.
+        // What the handshake returns when rustls rejects the server certificate.
         let bad_cert = rustls::Error::InvalidCertificate(rustls::CertificateError::BadSignature);
-        let err = ureq::Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, bad_cert));
-        let (api, stage) = transport_error("GET /api/v1/nodes", err);
+        let err = Failure::NotSent(std::io::Error::new(std::io::ErrorKind::InvalidData, bad_cert));
+        let (api, stage) = io_failure("GET /api/v1/nodes", err);
         assert_eq!(stage, FailureStage::Permanent);
         assert!(api.to_string().contains("invalid peer certificate"), "{api}");
         // A plain connection reset is still "maybe sent".
-        let reset = ureq::Error::Io(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
-        assert_eq!(transport_error("GET /x", reset).1, FailureStage::MaybeSent);
+        let reset = Failure::MaybeSent(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert_eq!(io_failure("GET /x", reset).1, FailureStage::MaybeSent);
     }
 
     #[test]

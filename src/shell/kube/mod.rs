@@ -9,6 +9,7 @@ pub mod client;
 pub mod config_source;
 pub mod decode;
 pub mod files;
+pub mod http1;
 pub mod kubeconfig;
 pub mod query;
 pub mod ratelimit;

@@ -1,4 +1,5 @@
-//! Turning a [`RestConfig`]'s certificates into ureq's TLS settings, refusing anything doubtful.
+//! Turning a [`RestConfig`]'s certificates into TLS settings (rustls' own for the API client,
+//! ureq's for extenders), refusing anything doubtful.
 //!
 //! ureq quietly skips CA certificates it cannot parse and panics (`expect`) on a client
 //! certificate whose key does not match. A scheduler must neither trust "whatever parsed" nor
@@ -94,35 +95,137 @@ pub fn crypto_provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-/// Build ureq's TLS configuration for `config`. When `insecure_skip_tls_verify` is set the server
-/// certificate is not verified; the caller is expected to log that loudly.
+/// Build ureq's TLS configuration for `config` (extenders; and the start-up check of every
+/// kubeconfig). When `insecure_skip_tls_verify` is set the server certificate is not verified;
+/// the caller is expected to log that loudly.
 pub fn build_tls_config(config: &RestConfig) -> Result<TlsConfig, TlsError> {
     let ssl_cert_file = std::env::var_os("SSL_CERT_FILE").map(PathBuf::from);
     build_tls_config_with_roots(config, ssl_cert_file.as_deref())
 }
 
-/// [`build_tls_config`] with the `SSL_CERT_FILE` value passed in (tests must not touch the
-/// process environment).
-fn build_tls_config_with_roots(config: &RestConfig, ssl_cert_file: Option<&Path>) -> Result<TlsConfig, TlsError> {
+/// Build the rustls configuration the API client's connections use
+/// ([`crate::shell::kube::http1`]), from the same checked certificates as [`build_tls_config`].
+pub fn build_rustls_config(config: &RestConfig) -> Result<Arc<rustls::ClientConfig>, TlsError> {
+    let ssl_cert_file = std::env::var_os("SSL_CERT_FILE").map(PathBuf::from);
+    rustls_config(material(config, ssl_cert_file.as_deref())?)
+}
+
+/// A configuration's certificates, parsed and checked: the trust anchors (none when
+/// verification is off) and the client certificate chain with its key.
+struct Material {
+    roots: Option<Vec<CertificateDer<'static>>>,
+    client: Option<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)>,
+}
+
+/// Parse and check every certificate input of `config` (`ssl_cert_file`: the `SSL_CERT_FILE`
+/// value, passed in because tests must not touch the process environment).
+fn material(config: &RestConfig, ssl_cert_file: Option<&Path>) -> Result<Material, TlsError> {
     check_server_name(&config.server, config.tls_server_name.as_deref())?;
-    let provider = crypto_provider();
-    let client_cert = match (&config.client_cert_pem, &config.client_key_pem) {
-        (Some(cert), Some(key)) => Some(client_cert(cert, key, &provider)?),
+    let client = match (&config.client_cert_pem, &config.client_key_pem) {
+        (Some(cert), Some(key)) => Some(client_cert(cert, key)?),
         _ => None,
     };
-    let builder =
-        TlsConfig::builder().provider(TlsProvider::Rustls).unversioned_rustls_crypto_provider(provider).client_cert(client_cert);
-    let builder = if config.insecure_skip_tls_verify {
-        builder.disable_verification(true)
-    } else {
-        let roots = match &config.ca_pem {
-            Some(pem) => ca_roots(pem)?,
-            None => system_roots(ssl_cert_file)?,
-        };
-        let roots: Vec<Certificate<'static>> = roots.iter().map(|der| Certificate::from_der(der).to_owned()).collect();
-        builder.root_certs(RootCerts::new_with_certs(&roots))
+    let roots = match (config.insecure_skip_tls_verify, &config.ca_pem) {
+        (true, _) => None,
+        (false, Some(pem)) => Some(ca_roots(pem)?),
+        (false, None) => Some(system_roots(ssl_cert_file)?),
+    };
+    Ok(Material { roots, client })
+}
+
+/// The rustls client configuration for checked `material`. Building it with the client
+/// certificate compares the key with the certificate's public key: a mismatch is reported here,
+/// before any connection.
+fn rustls_config(material: Material) -> Result<Arc<rustls::ClientConfig>, TlsError> {
+    let provider = crypto_provider();
+    let mismatch = |e: rustls::Error| TlsError::ClientKeyMismatch { detail: e.to_string() };
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(rustls::ALL_VERSIONS)
+        .map_err(mismatch)?;
+    let builder = match material.roots {
+        None => builder.dangerous().with_custom_certificate_verifier(Arc::new(Unverified(provider))),
+        Some(roots) => {
+            let mut store = rustls::RootCertStore::empty();
+            store.add_parsable_certificates(roots);
+            builder.with_root_certificates(store)
+        }
+    };
+    let config = match material.client {
+        Some((chain, key)) => builder.with_client_auth_cert(chain, key).map_err(mismatch)?,
+        None => builder.with_no_client_auth(),
+    };
+    Ok(Arc::new(config))
+}
+
+/// [`build_tls_config`] with the `SSL_CERT_FILE` value passed in.
+fn build_tls_config_with_roots(config: &RestConfig, ssl_cert_file: Option<&Path>) -> Result<TlsConfig, TlsError> {
+    let material = material(config, ssl_cert_file)?;
+    let roots: Option<Vec<Certificate<'static>>> =
+        material.roots.as_ref().map(|r| r.iter().map(|der| Certificate::from_der(der).to_owned()).collect());
+    let chain: Option<Vec<Certificate<'static>>> =
+        material.client.as_ref().map(|(c, _)| c.iter().map(|der| Certificate::from_der(der).to_owned()).collect());
+    let key = material.client.as_ref().map(|(_, key)| key.clone_key());
+    // ureq panics on a key that does not match: check it as the API client's connections do.
+    rustls_config(material)?;
+    let client_cert = match (chain, key, &config.client_key_pem) {
+        (Some(chain), Some(key), Some(key_pem)) => {
+            // ureq does not export its key-kind enum, so let it parse the same PEM and make sure
+            // it picked exactly the key that was just validated.
+            let ureq_key = PrivateKey::from_pem(key_pem).map_err(|e| TlsError::ClientKeyUnparsable { detail: e.to_string() })?;
+            if ureq_key.der() != key.secret_der() {
+                return Err(TlsError::ClientKeyUnparsable {
+                    detail: "the PEM holds several private keys; keep only the one matching the certificate".to_string(),
+                });
+            }
+            Some(ClientCert::new_with_certs(&chain, ureq_key))
+        }
+        _ => None,
+    };
+    let builder = TlsConfig::builder()
+        .provider(TlsProvider::Rustls)
+        .unversioned_rustls_crypto_provider(crypto_provider())
+        .client_cert(client_cert);
+    let builder = match roots {
+        None => builder.disable_verification(true),
+        Some(roots) => builder.root_certs(RootCerts::new_with_certs(&roots)),
     };
     Ok(builder.build())
+}
+
+/// The verifier of `insecure-skip-tls-verify`: accepts any server certificate.
+#[derive(Debug)]
+struct Unverified(Arc<CryptoProvider>);
+
+impl rustls::client::danger::ServerCertVerifier for Unverified {
+    fn verify_server_cert(
+        &self,
+        _: &CertificateDer<'_>,
+        _: &[CertificateDer<'_>],
+        _: &rustls::pki_types::ServerName<'_>,
+        _: &[u8],
+        _: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+    fn verify_tls12_signature(
+        &self,
+        _: &[u8],
+        _: &CertificateDer<'_>,
+        _: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        Ok(rustls::client::danger::HandshakeSignatureValid::assertion())
+    }
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.verify_tls12_signature(message, cert, dss)
+    }
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
 }
 
 /// Every certificate in a configured CA bundle, each checked to be a usable trust anchor.
@@ -165,10 +268,9 @@ fn system_roots(ssl_cert_file: Option<&Path>) -> Result<Vec<CertificateDer<'stat
     Err(TlsError::NoSystemRoots { tried: candidates })
 }
 
-/// Parse the client certificate chain and key, and prove they belong together by building a
-/// rustls client configuration with them (which compares the key with the certificate's public
-/// key) before ureq ever sees them.
-fn client_cert(cert_pem: &[u8], key_pem: &[u8], provider: &Arc<CryptoProvider>) -> Result<ClientCert, TlsError> {
+/// The client certificate chain and key as rustls takes them. Whether they belong together is
+/// checked when the rustls configuration is built with them.
+fn client_cert(cert_pem: &[u8], key_pem: &[u8]) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), TlsError> {
     let chain = CertificateDer::pem_slice_iter(cert_pem)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| TlsError::ClientCertificateUnparsable { detail: e.to_string() })?;
@@ -177,22 +279,7 @@ fn client_cert(cert_pem: &[u8], key_pem: &[u8], provider: &Arc<CryptoProvider>) 
     }
     // The pem error text names the section kind at most, never key material.
     let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| TlsError::ClientKeyUnparsable { detail: e.to_string() })?;
-    rustls::ClientConfig::builder_with_provider(provider.clone())
-        .with_protocol_versions(rustls::ALL_VERSIONS)
-        .map_err(|e| TlsError::ClientKeyMismatch { detail: e.to_string() })?
-        .with_root_certificates(rustls::RootCertStore::empty())
-        .with_client_auth_cert(chain.clone(), key.clone_key())
-        .map_err(|e| TlsError::ClientKeyMismatch { detail: e.to_string() })?;
-    // ureq does not export its key-kind enum, so let it parse the same PEM and make sure it
-    // picked exactly the key that was just validated.
-    let ureq_key = PrivateKey::from_pem(key_pem).map_err(|e| TlsError::ClientKeyUnparsable { detail: e.to_string() })?;
-    if ureq_key.der() != key.secret_der() {
-        return Err(TlsError::ClientKeyUnparsable {
-            detail: "the PEM holds several private keys; keep only the one matching the certificate".to_string(),
-        });
-    }
-    let chain: Vec<Certificate<'static>> = chain.iter().map(|der| Certificate::from_der(der).to_owned()).collect();
-    Ok(ClientCert::new_with_certs(&chain, ureq_key))
+    Ok((chain, key))
 }
 
 /// ureq verifies the certificate against the URL host and sends it as SNI; it has no override.

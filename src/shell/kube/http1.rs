@@ -1,0 +1,656 @@
+//! A lean HTTP/1.1 client for the API server: keep-alive requests and watch streams.
+//!
+//! Bindings and events are small requests sent by the thousand: through a general-purpose HTTP
+//! library each one paid for a per-request liveness probe of the pooled connection (three system
+//! calls), socket timeouts set again before every read and write (a whole-request deadline
+//! shrinks with each call), a resolver pass and a request object built header by header. Here a
+//! connection's timeouts are set once (again only when a deadline shortens them), the request
+//! goes out in one write, the probe is a single non-blocking `MSG_PEEK`, and the response is
+//! framed by Content-Length or chunked encoding, as RFC 9112 section 6 says.
+//!
+//! A connection is reused only when its response was read to the end and neither side asked to
+//! close. One that the server closed while idle shows up in the probe and is dropped before
+//! anything is sent; one that fails after the request went out is reported as "maybe sent", so
+//! the client's retry rules ([`crate::shell::kube::client`]) decide as for any other failure.
+//! A watch ([`Pool::stream`]) keeps its connection: its body is read as it arrives, each read
+//! bounded by the watch's idle timeout.
+
+use super::watch_stream::IO_BUFFER_BYTES;
+use rustls::pki_types::ServerName;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Longest response head accepted (status line and headers).
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+/// Idle connections kept for reuse (one per API worker, and a few more).
+const MAX_IDLE: usize = 40;
+
+/// Where and how to connect.
+pub struct Endpoint {
+    /// Host name or address literal (no brackets), as in the server URL.
+    pub host: String,
+    /// Port from the URL, or the scheme's default.
+    pub port: u16,
+    /// TLS settings and the name the server certificate is checked against (https only).
+    pub tls: Option<(Arc<rustls::ClientConfig>, ServerName<'static>)>,
+    /// Deadline for TCP connect plus TLS handshake.
+    pub connect_timeout: Duration,
+}
+
+/// How far a failed exchange got.
+#[derive(Debug)]
+pub enum Failure {
+    /// Nothing was sent: connecting or the TLS handshake failed.
+    NotSent(io::Error),
+    /// The request may have reached the server.
+    MaybeSent(io::Error),
+}
+
+/// The parts of a response the client looks at; the body is read into the caller's buffer.
+#[derive(Debug)]
+pub struct Response {
+    /// Status code.
+    pub code: u16,
+    /// `Retry-After`, when present.
+    pub retry_after: Option<String>,
+    /// The body was longer than the limit given and was cut there.
+    pub truncated: bool,
+}
+
+/// A pool of keep-alive connections to one endpoint.
+pub struct Pool {
+    endpoint: Endpoint,
+    idle: Mutex<Vec<Conn>>,
+}
+
+impl Pool {
+    /// A pool for `endpoint`; connections are opened on demand.
+    pub fn new(endpoint: Endpoint) -> Pool {
+        Pool { endpoint, idle: Mutex::new(Vec::new()) }
+    }
+
+    /// Send `request` (a complete request: head and body) and read the response body into
+    /// `out` (cleared first), at most `limit` bytes. `timeout` bounds each read and write.
+    pub fn exchange(&self, request: &[u8], timeout: Duration, limit: u64, out: &mut Vec<u8>) -> Result<Response, Failure> {
+        let mut conn = match self.take_idle() {
+            Some(conn) => conn,
+            None => Conn::open(&self.endpoint).map_err(Failure::NotSent)?,
+        };
+        out.clear();
+        let result = conn.exchange(request, timeout, limit, out);
+        match result {
+            Ok((response, reusable)) => {
+                if reusable {
+                    let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+                    if idle.len() < MAX_IDLE {
+                        idle.push(conn);
+                    }
+                }
+                Ok(response)
+            }
+            Err(e) => Err(Failure::MaybeSent(e)),
+        }
+    }
+
+    /// Send `request` and read the response head within `timeout`; a 2xx body is then read as
+    /// it arrives through the returned [`Body`], each read waiting at most `idle` (forever when
+    /// `None`). Other answers have their body read into `error_body` (at most `limit` bytes).
+    pub fn stream(
+        &self,
+        request: &[u8],
+        timeout: Duration,
+        idle: Option<Duration>,
+        limit: u64,
+        error_body: &mut Vec<u8>,
+    ) -> Result<(Response, Option<Body>), Failure> {
+        let mut conn = match self.take_idle() {
+            Some(conn) => conn,
+            None => Conn::open(&self.endpoint).map_err(Failure::NotSent)?,
+        };
+        let head = conn.send(request, timeout).and_then(|()| conn.response_head()).map_err(Failure::MaybeSent)?;
+        let response = Response { code: head.code, retry_after: head.retry_after.clone(), truncated: false };
+        if !(200..300).contains(&head.code) {
+            let (truncated, _) = conn.body(&head, limit, error_body).map_err(Failure::MaybeSent)?;
+            return Ok((Response { truncated, ..response }, None));
+        }
+        conn.io.tcp().set_read_timeout(idle).map_err(Failure::MaybeSent)?;
+        conn.deadline = None;
+        let framing = match (head.chunked, head.length) {
+            (true, _) => Framing::Chunk(0),
+            (false, Some(n)) => Framing::Length(n),
+            (false, None) => Framing::Close,
+        };
+        Ok((response, Some(Body { conn, framing })))
+    }
+
+    /// The most recently used idle connection that is still open.
+    fn take_idle(&self) -> Option<Conn> {
+        loop {
+            let conn = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop()?;
+            if conn.is_open() {
+                return Some(conn);
+            }
+        }
+    }
+}
+
+/// The byte stream of a connection. TLS records are moved by hand through rustls' `dyn`
+/// reader and writer entry points (its generic stream adapter would be compiled once more for
+/// this pair of types).
+enum Io {
+    Plain(TcpStream),
+    Tls(Box<(rustls::ClientConnection, TcpStream)>),
+}
+
+impl Io {
+    fn tcp(&self) -> &TcpStream {
+        match self {
+            Io::Plain(s) => s,
+            Io::Tls(tls) => &tls.1,
+        }
+    }
+
+    /// Write all of `data` (for TLS: encrypt it and send every record).
+    fn write_all(&mut self, mut data: &[u8]) -> io::Result<()> {
+        let (conn, tcp) = match self {
+            Io::Plain(s) => return s.write_all(data),
+            Io::Tls(tls) => (&mut tls.0, &mut tls.1),
+        };
+        loop {
+            let n = conn.writer().write(data)?;
+            data = &data[n..];
+            send_records(conn, tcp)?;
+            if data.is_empty() {
+                return Ok(());
+            }
+            if n == 0 {
+                return Err(io::Error::from(io::ErrorKind::WriteZero));
+            }
+        }
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let (conn, tcp) = match self {
+            Io::Plain(s) => return s.read(buf),
+            Io::Tls(tls) => (&mut tls.0, &mut tls.1),
+        };
+        loop {
+            match conn.reader().read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                other => return other,
+            }
+            if conn.read_tls(tcp)? == 0 {
+                // The peer closed the TCP stream: the reader now reports how (0 or an error).
+                conn.process_new_packets().map_err(tls_error)?;
+                return conn.reader().read(buf);
+            }
+            conn.process_new_packets().map_err(tls_error)?;
+            send_records(conn, tcp)?;
+        }
+    }
+}
+
+/// Send the TLS records rustls has ready.
+fn send_records(conn: &mut rustls::ClientConnection, tcp: &mut TcpStream) -> io::Result<()> {
+    while conn.wants_write() {
+        conn.write_tls(tcp)?;
+    }
+    Ok(())
+}
+
+/// A TLS failure as an I/O error wrapping rustls' error (how the client recognises a refused
+/// certificate).
+fn tls_error(e: rustls::Error) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
+}
+
+/// One connection with its read buffer (`store[pos..end]` is received and not yet consumed).
+struct Conn {
+    io: Io,
+    /// Zeroed once; reads land in `store[end..]`.
+    store: Vec<u8>,
+    pos: usize,
+    end: usize,
+    /// The read/write timeout the socket carries now.
+    timeout: Option<Duration>,
+    /// When the current exchange gives up (a per-read timeout alone would let a trickle last);
+    /// none while a watch streams.
+    deadline: Option<Instant>,
+}
+
+impl Conn {
+    fn open(endpoint: &Endpoint) -> io::Result<Conn> {
+        let start = Instant::now();
+        let addrs: Vec<SocketAddr> = match endpoint.host.parse::<std::net::IpAddr>() {
+            Ok(ip) => vec![SocketAddr::new(ip, endpoint.port)],
+            Err(_) => (endpoint.host.as_str(), endpoint.port).to_socket_addrs()?.collect(),
+        };
+        let mut last = io::Error::new(io::ErrorKind::NotFound, "host has no address");
+        let mut tcp = None;
+        for addr in addrs {
+            match TcpStream::connect_timeout(&addr, endpoint.connect_timeout) {
+                Ok(s) => {
+                    tcp = Some(s);
+                    break;
+                }
+                Err(e) => last = e,
+            }
+        }
+        let tcp = tcp.ok_or(last)?;
+        tcp.set_nodelay(true)?;
+        let io = match &endpoint.tls {
+            None => Io::Plain(tcp),
+            Some((config, name)) => {
+                let left = endpoint.connect_timeout.saturating_sub(start.elapsed()).max(Duration::from_millis(1));
+                tcp.set_read_timeout(Some(left))?;
+                tcp.set_write_timeout(Some(left))?;
+                let mut tls = Box::new((rustls::ClientConnection::new(config.clone(), name.clone()).map_err(tls_error)?, tcp));
+                let (conn, tcp) = (&mut tls.0, &mut tls.1);
+                while conn.is_handshaking() {
+                    send_records(conn, tcp)?;
+                    if !conn.is_handshaking() {
+                        break;
+                    }
+                    if conn.read_tls(tcp)? == 0 {
+                        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed during the TLS handshake"));
+                    }
+                    if let Err(e) = conn.process_new_packets() {
+                        // Tell the server why (the alert rustls queued), then fail.
+                        let _ = send_records(conn, tcp);
+                        return Err(tls_error(e));
+                    }
+                }
+                send_records(conn, tcp)?;
+                Io::Tls(tls)
+            }
+        };
+        // No timeout recorded: the first exchange sets its own (replacing the handshake's).
+        Ok(Conn { io, store: vec![0; IO_BUFFER_BYTES], pos: 0, end: 0, timeout: None, deadline: None })
+    }
+
+    /// An idle connection is usable when nothing is waiting on it: no leftover bytes, and a
+    /// non-blocking peek finds neither data nor end of stream.
+    fn is_open(&self) -> bool {
+        if self.pos < self.end {
+            return false;
+        }
+        let mut byte = 0u8;
+        // SAFETY: a one-byte peek into a local buffer on a socket this connection owns.
+        let n = unsafe {
+            libc::recv(self.io.tcp().as_raw_fd(), (&mut byte as *mut u8).cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT)
+        };
+        n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::WouldBlock
+    }
+
+    fn exchange(&mut self, request: &[u8], timeout: Duration, limit: u64, out: &mut Vec<u8>) -> io::Result<(Response, bool)> {
+        self.send(request, timeout)?;
+        let head = self.response_head()?;
+        let (truncated, reusable) = self.body(&head, limit, out)?;
+        Ok((Response { code: head.code, retry_after: head.retry_after, truncated }, reusable))
+    }
+
+    /// Write the whole request, with `timeout` bounding each read and write until the response
+    /// is complete.
+    fn send(&mut self, request: &[u8], timeout: Duration) -> io::Result<()> {
+        if self.timeout != Some(timeout) {
+            self.io.tcp().set_read_timeout(Some(timeout))?;
+            self.io.tcp().set_write_timeout(Some(timeout))?;
+            self.timeout = Some(timeout);
+        }
+        self.deadline = Some(Instant::now() + timeout);
+        self.io.write_all(request)
+    }
+
+    /// The final response's head (1xx other than a protocol switch, which we never ask for,
+    /// precede it).
+    fn response_head(&mut self) -> io::Result<Head> {
+        loop {
+            let head = self.read_head()?;
+            if !(100..200).contains(&head.code) || head.code == 101 {
+                return Ok(head);
+            }
+        }
+    }
+
+    /// The whole body into `out`, at most `limit` bytes; says whether it was cut there and
+    /// whether the connection can carry another request.
+    fn body(&mut self, head: &Head, limit: u64, out: &mut Vec<u8>) -> io::Result<(bool, bool)> {
+        let mut reusable = !head.close;
+        let mut truncated = false;
+        let mut room = limit;
+        if head.code == 204 || head.code == 304 {
+        } else if head.chunked {
+            loop {
+                let size = self.chunk_size()?;
+                if size == 0 {
+                    break;
+                }
+                if size > room {
+                    self.read_body(room, out)?;
+                    return Ok((true, false));
+                }
+                room -= size;
+                self.read_body(size, out)?;
+                self.chunk_end()?;
+            }
+        } else if let Some(len) = head.length {
+            if len > limit {
+                truncated = true;
+                reusable = false;
+            }
+            out.reserve(usize::try_from(len.min(limit)).unwrap_or(0));
+            self.read_body(len.min(limit), out)?;
+        } else {
+            // Delimited by the end of the connection.
+            reusable = false;
+            truncated = self.read_to_end(limit, out)?;
+        }
+        Ok((truncated, reusable))
+    }
+
+    /// The next chunk's size; at the last chunk (0) its trailers are read too.
+    fn chunk_size(&mut self) -> io::Result<u64> {
+        let line = self.read_line()?;
+        let size = line.split(';').next().unwrap_or("").trim();
+        let size = u64::from_str_radix(size, 16).map_err(|_| invalid("bad chunk size"))?;
+        if size == 0 {
+            while !self.read_line()?.is_empty() {}
+        }
+        Ok(size)
+    }
+
+    /// The CRLF after a chunk's data.
+    fn chunk_end(&mut self) -> io::Result<()> {
+        match self.read_line()?.is_empty() {
+            true => Ok(()),
+            false => Err(invalid("chunk not followed by CRLF")),
+        }
+    }
+
+    /// Read more from the connection into the buffer; end of stream is an error (the response
+    /// was not complete).
+    fn fill(&mut self) -> io::Result<()> {
+        if self.deadline.is_some_and(|d| Instant::now() > d) {
+            return Err(io::Error::new(io::ErrorKind::TimedOut, "request timed out"));
+        }
+        if self.pos > 0 {
+            self.store.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        if self.end == self.store.len() {
+            // Only a head or line longer than the buffer gets here (both are bounded).
+            self.store.resize(self.store.len() + IO_BUFFER_BYTES, 0);
+        }
+        let n = loop {
+            match self.io.read(&mut self.store[self.end..]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        self.end += *n.as_ref().unwrap_or(&0);
+        match n? {
+            0 => Err(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed before the response was complete")),
+            _ => Ok(()),
+        }
+    }
+
+    /// One CRLF-terminated line (without its CRLF), for chunk sizes and trailers.
+    fn read_line(&mut self) -> io::Result<String> {
+        loop {
+            if let Some(i) = self.store[self.pos..self.end].windows(2).position(|w| w == b"\r\n") {
+                let line = String::from_utf8_lossy(&self.store[self.pos..self.pos + i]).into_owned();
+                self.pos += i + 2;
+                return Ok(line);
+            }
+            if self.end - self.pos > MAX_HEAD_BYTES {
+                return Err(invalid("line too long"));
+            }
+            self.fill()?;
+        }
+    }
+
+    fn read_head(&mut self) -> io::Result<Head> {
+        let end = loop {
+            if let Some(i) = self.store[self.pos..self.end].windows(4).position(|w| w == b"\r\n\r\n") {
+                break self.pos + i;
+            }
+            if self.end - self.pos > MAX_HEAD_BYTES {
+                return Err(invalid("response head too long"));
+            }
+            self.fill()?;
+        };
+        let text = std::str::from_utf8(&self.store[self.pos..end]).map_err(|_| invalid("response head is not text"))?;
+        let mut lines = text.split("\r\n");
+        let status = lines.next().unwrap_or("");
+        let mut parts = status.splitn(3, ' ');
+        let version = parts.next().unwrap_or("");
+        let code = parts.next().and_then(|c| c.parse::<u16>().ok()).filter(|_| version.starts_with("HTTP/1."));
+        let code = code.ok_or_else(|| invalid("malformed status line"))?;
+        let mut head = Head { code, length: None, chunked: false, close: version == "HTTP/1.0", retry_after: None };
+        for line in lines {
+            let Some((name, value)) = line.split_once(':') else { continue };
+            let value = value.trim();
+            if name.eq_ignore_ascii_case("content-length") {
+                head.length = Some(value.parse().map_err(|_| invalid("bad Content-Length"))?);
+            } else if name.eq_ignore_ascii_case("transfer-encoding") {
+                head.chunked = value.to_ascii_lowercase().contains("chunked");
+            } else if name.eq_ignore_ascii_case("connection") {
+                head.close = value.eq_ignore_ascii_case("close");
+            } else if name.eq_ignore_ascii_case("retry-after") {
+                head.retry_after = Some(value.to_string());
+            }
+        }
+        self.pos = end + 4;
+        Ok(head)
+    }
+
+    /// Exactly `n` body bytes into `out`.
+    fn read_body(&mut self, mut n: u64, out: &mut Vec<u8>) -> io::Result<()> {
+        while n > 0 {
+            if self.pos == self.end {
+                self.fill()?;
+            }
+            let avail = &self.store[self.pos..self.end];
+            let take = avail.len().min(usize::try_from(n).unwrap_or(usize::MAX));
+            out.extend_from_slice(&avail[..take]);
+            self.pos += take;
+            n -= take as u64;
+        }
+        Ok(())
+    }
+
+    /// The rest of the stream into `out`, at most `limit` bytes; true when cut at the limit.
+    fn read_to_end(&mut self, limit: u64, out: &mut Vec<u8>) -> io::Result<bool> {
+        loop {
+            let avail = &self.store[self.pos..self.end];
+            let room = usize::try_from(limit).unwrap_or(usize::MAX).saturating_sub(out.len());
+            if avail.len() > room {
+                out.extend_from_slice(&avail[..room]);
+                return Ok(true);
+            }
+            out.extend_from_slice(avail);
+            self.pos = self.end;
+            match self.fill() {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(false),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// How a streamed body ends.
+enum Framing {
+    /// This many bytes are left.
+    Length(u64),
+    /// Chunked: this many bytes are left in the current chunk (0: a chunk size comes next).
+    Chunk(u64),
+    /// Ended: the last chunk was read.
+    Done,
+    /// Delimited by the end of the connection.
+    Close,
+}
+
+/// The body of a streamed response (a watch), read as it arrives.
+pub struct Body {
+    conn: Conn,
+    framing: Framing,
+}
+
+impl Read for Body {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let conn = &mut self.conn;
+        let left = match self.framing {
+            Framing::Done | Framing::Length(0) => return Ok(0),
+            Framing::Chunk(0) => match conn.chunk_size()? {
+                0 => {
+                    self.framing = Framing::Done;
+                    return Ok(0);
+                }
+                n => n,
+            },
+            Framing::Chunk(n) | Framing::Length(n) => n,
+            Framing::Close => u64::MAX,
+        };
+        if conn.pos == conn.end {
+            match conn.fill() {
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof && matches!(self.framing, Framing::Close) => return Ok(0),
+                other => other?,
+            }
+        }
+        let avail = &conn.store[conn.pos..conn.end];
+        let n = avail.len().min(buf.len()).min(usize::try_from(left).unwrap_or(usize::MAX));
+        buf[..n].copy_from_slice(&avail[..n]);
+        conn.pos += n;
+        let left = left - n as u64;
+        match self.framing {
+            Framing::Length(_) => self.framing = Framing::Length(left),
+            Framing::Chunk(_) => {
+                if left == 0 {
+                    conn.chunk_end()?;
+                }
+                self.framing = Framing::Chunk(left);
+            }
+            _ => {}
+        }
+        Ok(n)
+    }
+}
+
+/// What the response head says about the body and the connection.
+struct Head {
+    code: u16,
+    length: Option<u64>,
+    chunked: bool,
+    close: bool,
+    retry_after: Option<String>,
+}
+
+fn invalid(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    /// A server answering each request on a connection with the next scripted reply, then
+    /// closing the connection after `per_connection` replies; returns the connections accepted.
+    fn serve(replies: Vec<&'static str>, per_connection: usize) -> (Endpoint, std::thread::JoinHandle<usize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let handle = std::thread::spawn(move || {
+            let mut replies = replies.into_iter();
+            let mut connections = 0;
+            'accept: while let Ok((mut conn, _)) = listener.accept() {
+                connections += 1;
+                for _ in 0..per_connection {
+                    let mut head = Vec::new();
+                    let mut byte = [0u8; 1];
+                    while !head.ends_with(b"\r\n\r\n") {
+                        if conn.read(&mut byte).unwrap_or(0) == 0 {
+                            continue 'accept;
+                        }
+                        head.push(byte[0]);
+                    }
+                    let Some(reply) = replies.next() else { break 'accept };
+                    conn.write_all(reply.as_bytes()).unwrap();
+                }
+                if replies.len() == 0 {
+                    break;
+                }
+            }
+            connections
+        });
+        let endpoint = Endpoint { host: "127.0.0.1".into(), port, tls: None, connect_timeout: Duration::from_secs(5) };
+        (endpoint, handle)
+    }
+
+    const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+
+    #[test]
+    fn content_length_chunked_and_close_delimited_bodies_keep_alive_as_allowed() {
+        let (endpoint, server) = serve(
+            vec![
+                "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+                "HTTP/1.1 429 Too Many\r\nRetry-After: 3\r\ntransfer-encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n2\r\nde\r\n0\r\nTrailer: t\r\n\r\n",
+                "HTTP/1.0 200 OK\r\n\r\nuntil the end",
+            ],
+            3,
+        );
+        let pool = Pool::new(endpoint);
+        let mut out = Vec::new();
+        let r = pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap();
+        assert_eq!((r.code, out.as_slice(), r.truncated), (200, &b"hello"[..], false));
+        let r = pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap();
+        assert_eq!((r.code, r.retry_after.as_deref(), out.as_slice()), (429, Some("3"), &b"abcde"[..]));
+        // HTTP/1.0 without a length: the body ends with the connection, which is not reused.
+        let r = pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap();
+        assert_eq!((r.code, out.as_slice()), (200, &b"until the end"[..]));
+        assert!(pool.idle.lock().unwrap().is_empty());
+        assert_eq!(server.join().unwrap(), 1, "the first two replies shared one connection");
+    }
+
+    #[test]
+    fn a_connection_the_server_closed_while_idle_is_replaced_before_sending() {
+        let (endpoint, server) =
+            serve(vec!["HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"], 1);
+        let pool = Pool::new(endpoint);
+        let mut out = Vec::new();
+        assert_eq!(pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap().code, 200);
+        // Wait until the server's close is visible, as it is when a real server drops an idle one.
+        while pool.idle.lock().unwrap().last().is_some_and(Conn::is_open) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap().code, 201);
+        assert_eq!(server.join().unwrap(), 2);
+    }
+
+    #[test]
+    fn bodies_over_the_limit_are_cut_and_the_connection_dropped() {
+        let (endpoint, server) = serve(vec!["HTTP/1.1 500 Oops\r\nContent-Length: 10\r\n\r\n0123456789"], 1);
+        let pool = Pool::new(endpoint);
+        let mut out = Vec::new();
+        let r = pool.exchange(GET, Duration::from_secs(5), 4, &mut out).unwrap();
+        assert_eq!((r.code, r.truncated, out.as_slice()), (500, true, &b"0123"[..]));
+        assert!(pool.idle.lock().unwrap().is_empty());
+        server.join().unwrap();
+    }
+
+    #[test]
+    fn nothing_listening_is_not_sent_and_a_cut_response_maybe_sent() {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let endpoint = Endpoint { host: "127.0.0.1".into(), port, tls: None, connect_timeout: Duration::from_secs(5) };
+        let err = Pool::new(endpoint).exchange(GET, Duration::from_secs(5), 100, &mut Vec::new()).unwrap_err();
+        assert!(matches!(&err, Failure::NotSent(e) if e.kind() == io::ErrorKind::ConnectionRefused), "{err:?}");
+        let (endpoint, server) = serve(vec!["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort"], 1);
+        let err = Pool::new(endpoint).exchange(GET, Duration::from_secs(5), 100, &mut Vec::new()).unwrap_err();
+        assert!(matches!(&err, Failure::MaybeSent(e) if e.kind() == io::ErrorKind::UnexpectedEof), "{err:?}");
+        server.join().unwrap();
+    }
+}
