@@ -15,8 +15,8 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
