@@ -215,6 +215,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
         while state != State::Stopped {
             state = self.step(state, &mut sink);
         }
+        decode::end_turn();
         Line::new("Stopping reflector").s("resource", self.spec.name).info();
     }
 
@@ -458,6 +459,8 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
 
     /// Sleep until `until` in short slices so a stop request is honoured promptly.
     fn wait_until(&mut self, until: Instant, then: State) -> State {
+        // A list that failed after a decoded page leaves no one waiting for its turn meanwhile.
+        decode::end_turn();
         if clock::sleep_until(&self.clock, &self.stop, until) {
             then
         } else {
