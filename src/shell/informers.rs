@@ -12,6 +12,7 @@ use crate::core::scheduler::Input;
 use crate::core::watched::{visit, Change, CustomObject, KindVisitor, Watched};
 use crate::core::watched::{Need, WatchedKind};
 use crate::shell::kube::client::Client;
+use crate::shell::kube::decode::TURN;
 use crate::shell::kube::watch::{spawn_watcher, Sink, WatchSpec};
 use crate::shell::permissions::{self, Denials};
 use serde::de::DeserializeOwned;
@@ -186,6 +187,7 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
             }
             _ => {}
         }
+        TURN.sending();
         self.tx.send(Input::Watch(T::wrap_as(self.kind.id, change.map(Box::new)))).is_ok()
     }
 
@@ -219,6 +221,7 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
                         Line::new("Still forbidden").s("verb", verb).s("resource", kind.qualified_resource())
                     });
                 }
+                TURN.sending();
                 self.tx.send(Input::Watch(T::wrap_as(kind.id, Change::<Box<T>>::Unavailable))).is_ok()
             }
         }

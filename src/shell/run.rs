@@ -25,6 +25,7 @@ use crate::shell::clock::SystemClock;
 use crate::shell::event_recorder;
 use crate::shell::informers::{self, EnvError, Informers, StartError};
 use crate::shell::kube::client::{Client, ClientInitError, ClientOptions};
+use crate::shell::kube::decode::TURN;
 use crate::shell::kube::kubeconfig::RestConfig;
 use crate::shell::leader_election::{self, ElectionContext, ElectionStatus, LeadershipLost};
 use crate::shell::permissions::{Denials, Usage};
@@ -636,7 +637,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
         while drained < 1024 {
             match rx.try_recv() {
                 Ok(input) => {
-                    sched.handle(input, Instant::now());
+                    handle(sched, input);
                     drained += 1;
                 }
                 Err(_) => break,
@@ -682,13 +683,23 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
             .unwrap_or(Duration::from_secs(1))
             .min(Duration::from_millis(200));
         match rx.recv_timeout(wait.max(Duration::from_millis(1))) {
-            Ok(input) => sched.handle(input, Instant::now()),
+            Ok(input) => handle(sched, input),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 Line::new("All event sources stopped").error();
                 return Err(RunError::InputsClosed);
             }
         }
+    }
+}
+
+/// Feed one input to the core; each watch change handled lets the informers decode their next
+/// list page ([`TURN`]).
+fn handle(sched: &mut Scheduler, input: Input) {
+    let watched = matches!(input, Input::Watch(_));
+    sched.handle(input, Instant::now());
+    if watched {
+        TURN.handled();
     }
 }
 

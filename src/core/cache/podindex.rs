@@ -42,13 +42,18 @@ impl PodIndex {
     /// Index a pod placed on a node (by labels; by terms when it has pod affinity terms).
     pub fn add(&mut self, pod: &Arc<AssignedPod>) {
         if !pod.labels.is_empty() {
-            let by_key = self.by_label.entry(pod.namespace.clone()).or_default();
-            for (k, v) in pod.labels.iter() {
-                let by_value = by_key.entry(k).or_default();
-                match by_value.get_mut(v) {
-                    Some(list) => list.push(pod.clone()),
-                    None => {
-                        by_value.insert(v.into(), vec![pod.clone()]);
+            // Look up before inserting: an entry() key would be a new copy of the namespace per pod.
+            if !self.by_label.contains_key(&*pod.namespace) {
+                self.by_label.insert(pod.namespace.clone(), HashMap::new());
+            }
+            if let Some(by_key) = self.by_label.get_mut(&*pod.namespace) {
+                for (k, v) in pod.labels.iter() {
+                    let by_value = by_key.entry(k).or_default();
+                    match by_value.get_mut(v) {
+                        Some(list) => list.push(pod.clone()),
+                        None => {
+                            by_value.insert(v.into(), vec![pod.clone()]);
+                        }
                     }
                 }
             }

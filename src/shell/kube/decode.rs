@@ -15,6 +15,10 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// One page of a list: the objects that decoded, in server order, and those that did not.
 #[derive(Debug, Clone)]
@@ -41,6 +45,7 @@ pub fn decode_list<T: DeserializeOwned + Object + 'static>(body: &[u8]) -> Resul
         #[serde(borrow, default)]
         items: Option<Vec<&'a RawValue>>,
     }
+    begin_turn();
     let text = gojson::text(body);
     let envelope: Envelope<'_> = serde_json::from_str(&text).map_err(|e| format!("list: {e}"))?;
     let metadata = match envelope.metadata {
@@ -89,6 +94,121 @@ pub fn undecodable(raw: &str, error: String) -> Undecodable {
     }
 }
 
+/// Turn-taking between the informer threads that decode list pages and the scheduler thread that
+/// consumes what they send. A page of pods is tens of thousands of small allocations made by the
+/// decoding thread and freed by the scheduler thread after it has built its own records; musl's
+/// allocator serialises both behind one lock, and a start-up that decoded the next page while the
+/// previous one was being consumed spent about a third of its CPU contending for it. With turns,
+/// an informer fetches its next page (network, few allocations) while the scheduler works, then
+/// decodes only once every change sent before has been handled and no other informer is decoding.
+/// The wait is bounded ([`DecodeTurn::MAX_WAIT`]), so a stalled consumer costs speed, never progress.
+///
+/// One per process ([`TURN`]): informer threads opt in ([`take_turns`]), and [`decode_list`] waits
+/// for a turn only on those, so the one-off readers (`diagnose`, cluster files) never wait.
+#[derive(Debug)]
+pub struct DecodeTurn {
+    /// Changes sent to the consumer, and how many of them it has handled.
+    sent: AtomicU64,
+    handled: AtomicU64,
+    /// Informers waiting for a turn (the consumer wakes them only when some wait).
+    waiting: AtomicU32,
+    /// An informer is decoding a page.
+    decoding: Mutex<bool>,
+    changed: Condvar,
+}
+
+/// The process's decoding turns.
+pub static TURN: DecodeTurn = DecodeTurn::new();
+
+thread_local! {
+    /// On an informer thread: whether it takes turns, and whether it holds the turn now.
+    static TURNS: Cell<(bool, bool)> = const { Cell::new((false, false)) };
+}
+
+/// Make the current (informer) thread take turns before decoding list pages.
+pub fn take_turns() {
+    TURNS.set((true, false));
+}
+
+/// On a thread that takes turns, wait for the turn and hold it until [`end_turn`].
+#[inline(never)]
+fn begin_turn() {
+    if TURNS.get() == (true, false) {
+        TURN.acquire();
+        TURNS.set((true, true));
+    }
+}
+
+/// Give the turn back (the page decoded under it has been sent, or decoding failed).
+#[inline(never)]
+pub fn end_turn() {
+    if TURNS.get() == (true, true) {
+        TURN.release();
+        TURNS.set((true, false));
+    }
+}
+
+impl DecodeTurn {
+    /// Longest wait for a turn before decoding anyway.
+    pub const MAX_WAIT: Duration = Duration::from_millis(250);
+
+    const fn new() -> DecodeTurn {
+        DecodeTurn {
+            sent: AtomicU64::new(0),
+            handled: AtomicU64::new(0),
+            waiting: AtomicU32::new(0),
+            decoding: Mutex::new(false),
+            changed: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, bool> {
+        self.decoding.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn caught_up(&self) -> bool {
+        self.handled.load(SeqCst) >= self.sent.load(SeqCst)
+    }
+
+    /// Wait until the consumer has handled every change sent so far and no one else decodes.
+    fn acquire(&self) {
+        let deadline = Instant::now() + Self::MAX_WAIT;
+        let mut decoding = self.lock();
+        // `waiting` is raised before the condition is read again, and the consumer reads it after
+        // counting: one of the two sees the other, so no wake-up is lost.
+        self.waiting.fetch_add(1, SeqCst);
+        while *decoding || !self.caught_up() {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else { break };
+            decoding = self.changed.wait_timeout(decoding, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+        self.waiting.fetch_sub(1, SeqCst);
+        *decoding = true;
+    }
+
+    fn release(&self) {
+        *self.lock() = false;
+        self.wake();
+    }
+
+    /// A change is about to be sent to the consumer.
+    pub fn sending(&self) {
+        self.sent.fetch_add(1, SeqCst);
+    }
+
+    /// The consumer has handled one change.
+    pub fn handled(&self) {
+        self.handled.fetch_add(1, SeqCst);
+        self.wake();
+    }
+
+    fn wake(&self) {
+        if self.waiting.load(SeqCst) > 0 {
+            let _decoding = self.lock();
+            self.changed.notify_all();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +241,41 @@ mod tests {
         }
         let empty: ListPage<Node> = decode_list(br#"{"metadata":null,"items":null}"#).expect("page");
         assert!(empty.items.is_empty() && empty.undecodable.is_empty());
+    }
+
+    #[test]
+    fn a_turn_waits_for_the_consumer_and_for_other_decoders() {
+        let turn = std::sync::Arc::new(DecodeTurn::new());
+        turn.acquire();
+        turn.sending();
+        let waiter = {
+            let turn = turn.clone();
+            std::thread::spawn(move || {
+                turn.acquire();
+                turn.release();
+            })
+        };
+        // Released and handled: the waiter gets its turn (bounded either way, so no hang).
+        turn.release();
+        turn.handled();
+        waiter.join().expect("waiter");
+        assert!(!*turn.lock() && turn.caught_up());
+        assert_eq!(turn.waiting.load(SeqCst), 0);
+    }
+
+    #[test]
+    fn only_threads_that_take_turns_hold_one() {
+        let page: ListPage<Node> = decode_list(br#"{"metadata":{},"items":[]}"#).expect("page");
+        assert!(page.items.is_empty());
+        assert_eq!(TURNS.get(), (false, false));
+        std::thread::spawn(|| {
+            take_turns();
+            let _ = decode_list::<Node>(b"{}");
+            assert_eq!(TURNS.get(), (true, true));
+            end_turn();
+            assert_eq!(TURNS.get(), (true, false));
+        })
+        .join()
+        .expect("informer-like thread");
     }
 }

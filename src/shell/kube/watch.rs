@@ -55,7 +55,7 @@ use crate::shell::clock::{self, Clock, SystemClock};
 use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::backoff::Backoff;
 use crate::shell::kube::client::Client;
-use crate::shell::kube::decode::ListPage;
+use crate::shell::kube::decode::{self, ListPage};
 use crate::shell::kube::query::{ListParams, WatchParams};
 use crate::shell::kube::watch_stream::{StreamError, WatchEvent, WatchStream};
 use serde::de::DeserializeOwned;
@@ -147,7 +147,12 @@ impl<T: DeserializeOwned + Object + 'static> ListWatchTransport<T> for ClientTra
     type Stream = WatchStream<T>;
 
     fn list(&mut self, params: &ListParams) -> Result<ListPage<T>, ApiError> {
+        // The previous page has been sent: another informer may decode while this one fetches.
+        decode::end_turn();
         let page = self.client.list_into(&self.path, params, &mut self.page);
+        if page.is_err() {
+            decode::end_turn();
+        }
         if !page.as_ref().is_ok_and(|p| !p.metadata.continue_token.is_empty()) {
             // The list is over (or failed): a watching informer keeps no page-sized buffer.
             self.page = Vec::new();
@@ -156,6 +161,7 @@ impl<T: DeserializeOwned + Object + 'static> ListWatchTransport<T> for ClientTra
     }
 
     fn watch(&mut self, params: &WatchParams) -> Result<WatchStream<T>, ApiError> {
+        decode::end_turn();
         self.client.watch(&self.path, params)
     }
 }
@@ -209,6 +215,7 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
         while state != State::Stopped {
             state = self.step(state, &mut sink);
         }
+        decode::end_turn();
         Line::new("Stopping reflector").s("resource", self.spec.name).info();
     }
 
@@ -452,6 +459,8 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
 
     /// Sleep until `until` in short slices so a stop request is honoured promptly.
     fn wait_until(&mut self, until: Instant, then: State) -> State {
+        // A list that failed after a decoded page leaves no one waiting for its turn meanwhile.
+        decode::end_turn();
         if clock::sleep_until(&self.clock, &self.stop, until) {
             then
         } else {
@@ -500,6 +509,8 @@ pub fn run_watcher<T>(client: Client, spec: WatchSpec, stop: Arc<AtomicBool>, rn
 where
     T: DeserializeOwned + Object + Send + 'static,
 {
+    // List pages are decoded in turn with the scheduler thread consuming them (decode::TURN).
+    decode::take_turns();
     let transport = ClientTransport { client, path: spec.path.clone(), page: Vec::new() };
     Reflector::new(spec, transport, SystemClock, stop, rng_seed).run(sink);
 }
