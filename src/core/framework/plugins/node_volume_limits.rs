@@ -3,9 +3,15 @@
 //! identified by `driver/volumeHandle` (a volume shared by several pods counts once); claims not
 //! bound yet count against their class's provisioner under a per-claim placeholder handle.
 //!
-//! Not modelled: in-tree → CSI migration (in-tree PVs and inline volumes are not counted, as on
-//! clusters without migrated plugins) and legacy `attachable-volumes-csi-*` node allocatable
-//! limits; only CSINode limits apply.
+//! In-tree → CSI migration (csi.go `getCSIDriverInfo`, `getCSIDriverInfoFromSC`,
+//! `checkAttachableInlineVolume`; utils.go `isCSIMigrationOn`, commit
+//! 025f2834a128798cef30018a5e6a6ae82b5ad885): on a node with a CSINode, AWS EBS volumes (PVs and
+//! inline) count as `ebs.csi.aws.com` volumes under the handle csi-translation-lib gives them, and
+//! unbound claims of a class provisioned by an in-tree plugin whose migration is always on count
+//! against its CSI driver (without a CSINode, neither counts).
+//!
+//! Not modelled: in-tree PV and inline sources other than AWS EBS (not decoded), and legacy
+//! `attachable-volumes-csi-*` node allocatable limits; only CSINode limits apply.
 
 use crate::core::api;
 use crate::core::cache::storage::{volume_claim, ClaimInfo, StorageState};
@@ -23,6 +29,27 @@ const UNBOUND_HANDLE_PREFIX: &str = "\u{0}unbound";
 
 pub struct NodeVolumeLimits;
 
+/// csi-translation-lib's `AWSEBSDriverName`.
+const EBS_DRIVER: &str = "ebs.csi.aws.com";
+
+/// The in-tree plugins `isCSIMigrationOn` reports migrated whenever the node has a CSINode, with
+/// the CSI driver each translates to.
+const MIGRATED: [(&str, &str); 4] = [
+    ("kubernetes.io/aws-ebs", EBS_DRIVER),
+    ("kubernetes.io/gce-pd", "pd.csi.storage.gke.io"),
+    ("kubernetes.io/azure-disk", "disk.csi.azure.com"),
+    ("kubernetes.io/cinder", "cinder.csi.openstack.org"),
+];
+
+/// `KubernetesVolumeIDToEBSVolumeID` (staging/src/k8s.io/csi-translation-lib/plugins/aws_ebs.go):
+/// a bare ID is the handle; `aws://<zone>/<id>` gives `<id>`, which must be `vol-…` without a
+/// slash (otherwise the volume is not translated, so not counted).
+fn ebs_handle(id: &str) -> Option<&str> {
+    let Some(url) = id.strip_prefix("aws://") else { return Some(id) };
+    let path = url.find('/').map_or("", |i| url[i..].trim_matches('/'));
+    (path.starts_with("vol-") && !path.contains('/')).then_some(path)
+}
+
 /// The pod whose volumes are being counted.
 struct VolumeOwner<'a> {
     namespace: &'a str,
@@ -33,27 +60,48 @@ struct VolumeOwner<'a> {
     is_new: bool,
 }
 
-/// `getCSIDriverInfoFromSC`: an unbound claim counts against its class's provisioner.
-fn driver_from_class(storage: &StorageState, claim: &ClaimInfo) -> Option<(String, String)> {
+/// `getCSIDriverInfoFromSC`: an unbound claim counts against its class's provisioner (its CSI
+/// driver when it is a migrated in-tree plugin, nothing when the node has no CSINode).
+fn driver_from_class(storage: &StorageState, claim: &ClaimInfo, migrated: bool) -> Option<(String, String)> {
     let class = storage.class(&claim.storage_class)?;
-    let handle = format!("{UNBOUND_HANDLE_PREFIX}-{}/{}", claim.namespace, claim.name);
-    Some((class.provisioner.clone(), handle))
+    let driver = match MIGRATED.iter().find(|(plugin, _)| *plugin == class.provisioner) {
+        Some((_, driver)) => migrated.then(|| driver.to_string())?,
+        None => class.provisioner.clone(),
+    };
+    Some((driver, format!("{UNBOUND_HANDLE_PREFIX}-{}/{}", claim.namespace, claim.name)))
 }
 
-/// `getCSIDriverInfo`: `(driver, volume handle)` of a claim, if it is a CSI volume.
-fn csi_driver_info(storage: &StorageState, claim: &ClaimInfo) -> Option<(String, String)> {
+/// `getCSIDriverInfo`: `(driver, volume handle)` of a claim, if it is a CSI volume or a migrated
+/// AWS EBS one.
+fn csi_driver_info(storage: &StorageState, claim: &ClaimInfo, migrated: bool) -> Option<(String, String)> {
     if claim.volume_name.is_empty() {
-        return driver_from_class(storage, claim);
+        return driver_from_class(storage, claim, migrated);
     }
     match storage.volume(&claim.volume_name) {
-        None => driver_from_class(storage, claim),
-        Some(pv) => pv.csi.clone(),
+        None => driver_from_class(storage, claim, migrated),
+        Some(pv) => pv.csi.clone().or_else(|| {
+            let handle = ebs_handle(pv.ebs_volume_id.as_deref().filter(|_| migrated)?)?;
+            Some((EBS_DRIVER.to_string(), handle.to_string()))
+        }),
     }
 }
 
-/// `filterAttachableVolumes`: add the pod's CSI volumes to `out` (unique name → driver).
-fn attachable_volumes(storage: &StorageState, owner: &VolumeOwner, out: &mut HashMap<String, String>) -> Result<(), Rejection> {
+/// `filterAttachableVolumes`: add the pod's CSI volumes (and migrated in-tree ones, `migrated`
+/// when the node has a CSINode) to `out` (unique name → driver).
+fn attachable_volumes(
+    storage: &StorageState,
+    owner: &VolumeOwner,
+    migrated: bool,
+    out: &mut HashMap<String, String>,
+) -> Result<(), Rejection> {
     for v in owner.volumes {
+        // `checkAttachableInlineVolume`.
+        if let Some(handle) = v.aws_elastic_block_store.as_ref().and_then(|s| ebs_handle(&s.volume_id)) {
+            if migrated {
+                out.insert(format!("{EBS_DRIVER}/{handle}"), EBS_DRIVER.to_string());
+            }
+            continue;
+        }
         let Some((claim_name, ephemeral)) = volume_claim(owner.name, v) else {
             continue;
         };
@@ -69,7 +117,7 @@ fn attachable_volumes(storage: &StorageState, owner: &VolumeOwner, out: &mut Has
         if ephemeral && claim.controller_uid.as_deref() != Some(owner.uid) {
             return Err(Rejection::error(ephemeral_not_owned(&claim.namespace, &claim.name, owner.namespace, owner.name)));
         }
-        match csi_driver_info(storage, claim) {
+        match csi_driver_info(storage, claim, migrated) {
             Some((driver, handle)) if !driver.is_empty() && !handle.is_empty() => {
                 out.insert(format!("{driver}/{handle}"), driver);
             }
@@ -93,7 +141,13 @@ impl Plugin for NodeVolumeLimits {
     }
 
     fn pre_filter(&self, _cache: &Cache, pod: &PodInfo, _state: &mut PluginState) -> PreFilterOutcome {
-        if pod.volumes.iter().any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some()) {
+        // Inline volumes count when migratable (`IsInlineMigratable`: AWS EBS and GCE PD here).
+        if pod.volumes.iter().any(|v| {
+            v.persistent_volume_claim.is_some()
+                || v.ephemeral.is_some()
+                || v.aws_elastic_block_store.is_some()
+                || v.gce_persistent_disk.is_some()
+        }) {
             PreFilterOutcome::Continue
         } else {
             PreFilterOutcome::Skip
@@ -105,14 +159,16 @@ impl Plugin for NodeVolumeLimits {
             return Ok(());
         }
         let storage = cache.storage();
+        let csi_node = storage.csi_node(node.name());
+        let migrated = csi_node.is_some();
         let mut new_volumes = HashMap::new();
         let owner =
             VolumeOwner { namespace: &pod.namespace, name: &pod.name, uid: &pod.uid, volumes: &pod.volumes, is_new: true };
-        attachable_volumes(storage, &owner, &mut new_volumes)?;
+        attachable_volumes(storage, &owner, migrated, &mut new_volumes)?;
         if new_volumes.is_empty() {
             return Ok(());
         }
-        let limits = storage.csi_node(node.name()).map(|c| c.limits()).unwrap_or_default();
+        let limits = csi_node.map(|c| c.limits()).unwrap_or_default();
         if limits.is_empty() {
             return Ok(());
         }
@@ -121,7 +177,7 @@ impl Plugin for NodeVolumeLimits {
             if let Some(pv) = storage.pod_volumes(&p.key) {
                 let owner =
                     VolumeOwner { namespace: &pv.namespace, name: &pv.name, uid: &pv.uid, volumes: &pv.volumes, is_new: false };
-                attachable_volumes(storage, &owner, &mut attached)?;
+                attachable_volumes(storage, &owner, migrated, &mut attached)?;
             }
         }
         let mut attached_count: HashMap<&str, i64> = HashMap::new();
@@ -254,6 +310,109 @@ mod tests {
         assert_eq!(filter(&c, &pod("new", &["csi-ebs-0", "dangling"])), exceeded());
         // The same pending claim used by two pods counts once.
         assert_eq!(filter(&c, &pod("new", &["pending-1", "csi-ebs-0"])), Ok(()));
+    }
+
+    const IN_TREE: &str = "kubernetes.io/aws-ebs";
+
+    /// Cluster of csi_test.go's migration cases (commit 00d375050338df847285c0a12bbd90c328d0e707):
+    /// for the in-tree plugin, claims `csi-kubernetes.io/aws-ebs-N` bound to AWS EBS PVs of volume
+    /// ID `csi-kubernetes.io/aws-ebs-N`; for the CSI driver, claims `csi-ebs.csi.aws.com-N` bound
+    /// to CSI PVs of that handle; `csi-hostpath-0` bound to a PV of no modelled source; the unbound
+    /// claim `csi-4` of class `csi-sc`, provisioned by the in-tree plugin. `limit`: `None` = no
+    /// CSINode, `Some(count)` = a CSINode listing both names as drivers with that limit (the
+    /// migrated-plugins annotation, which AWS EBS does not need, left out).
+    fn migration_cache(limit: Option<Option<i64>>) -> Cache {
+        let mut c = Cache::new();
+        let mut n = api::Node::default();
+        n.metadata.name = "node-for-max-pd-test-1".into();
+        n.status.allocatable.insert("pods".into(), api::QuantityStr("110".into()));
+        c.upsert_node(NodeSpecInfo::from_api(&n));
+        let s = c.storage_mut();
+        if let Some(count) = limit {
+            s.upsert_csi_node(&csi_node("node-for-max-pd-test-1", &[(IN_TREE, count), (EBS, count)]));
+        }
+        for j in 0..4 {
+            let name = format!("csi-{IN_TREE}-{j}");
+            let mut v = pv(&name, "");
+            v.spec.aws_elastic_block_store = Some(api::AwsElasticBlockStoreSource { volume_id: name.clone() });
+            s.upsert_pv(&v);
+            s.upsert_pvc(&bound(pvc("test", &name, ""), &name));
+            let name = format!("csi-{EBS}-{j}");
+            let mut v = pv(&name, "");
+            v.spec.csi = Some(api::CsiPersistentVolumeSource { driver: EBS.into(), volume_handle: name.clone() });
+            s.upsert_pv(&v);
+            s.upsert_pvc(&bound(pvc("test", &name, ""), &name));
+        }
+        s.upsert_pv(&pv("csi-hostpath-0", ""));
+        s.upsert_pvc(&bound(pvc("test", "csi-hostpath-0", ""), "csi-hostpath-0"));
+        s.upsert_storage_class(&class("csi-sc", true, IN_TREE));
+        s.upsert_pvc(&pvc("test", "csi-4", "csi-sc"));
+        c
+    }
+
+    fn inline_ebs(name: &str, volume_id: &str) -> PodInfo {
+        let source = api::AwsElasticBlockStoreSource { volume_id: volume_id.into() };
+        let v = api::Volume { name: "v".into(), aws_elastic_block_store: Some(source), ..Default::default() };
+        pod_with_volumes("test", name, vec![v])
+    }
+
+    fn place(c: &mut Cache, p: &PodInfo) {
+        c.assume_pod(p, "node-for-max-pd-test-1");
+        c.storage_mut().pod_added(p, "node-for-max-pd-test-1");
+    }
+
+    #[test]
+    fn in_tree_volumes_count_once_migrated() {
+        let in_tree = |j: usize| format!("csi-{IN_TREE}-{j}");
+        let csi = |j: usize| format!("csi-{EBS}-{j}");
+        let claims = |name: &str, c: &[String]| pod(name, &c.iter().map(String::as_str).collect::<Vec<_>>());
+        // "should count in-tree volumes if migration is enabled".
+        let mut c = migration_cache(Some(Some(2)));
+        place(&mut c, &claims("a", &[in_tree(1), in_tree(2)]));
+        assert_eq!(filter(&c, &claims("new", &[in_tree(0)])), exceeded());
+        // "should count unbound in-tree volumes if migration is enabled".
+        assert_eq!(filter(&c, &pod("new", &["csi-4"])), exceeded());
+        // "should count in-tree inline volumes if migration is enabled".
+        assert_eq!(filter(&c, &inline_ebs("new", "aws-inline1")), exceeded());
+        // "nil csi node": neither counts without a CSINode (and there is no limit).
+        let mut c = migration_cache(None);
+        place(&mut c, &claims("a", &[in_tree(1), in_tree(2)]));
+        assert_eq!(filter(&c, &inline_ebs("new", "aws-inline1")), Ok(()));
+        // "should not limit pod if volume used does not report limits".
+        let mut c = migration_cache(Some(None));
+        place(&mut c, &claims("a", &[in_tree(1), in_tree(2)]));
+        assert_eq!(filter(&c, &claims("new", &[in_tree(0)])), Ok(()));
+        // "should not count non-migratable in-tree volumes".
+        let mut c = migration_cache(Some(Some(2)));
+        place(&mut c, &claims("a", &[csi(1), csi(2)]));
+        assert_eq!(filter(&c, &pod("new", &["csi-hostpath-0"])), Ok(()));
+        // "should count in-tree and csi volumes if migration is enabled (when scheduling in-tree
+        // volumes)".
+        assert_eq!(filter(&c, &claims("new", &[in_tree(0)])), exceeded());
+        // "… (when scheduling csi volumes)".
+        let mut c = migration_cache(Some(Some(2)));
+        place(&mut c, &claims("a", &[in_tree(1), in_tree(2)]));
+        assert_eq!(filter(&c, &claims("new", &[csi(0)])), exceeded());
+        // "should count in-tree, inline and csi volumes if migration is enabled".
+        let mut c = migration_cache(Some(Some(3)));
+        place(&mut c, &claims("a", &[csi(1), csi(2)]));
+        place(&mut c, &claims("b", &[in_tree(0)]));
+        assert_eq!(filter(&c, &inline_ebs("new", "aws-inline1")), exceeded());
+        // "should not count in-tree, inline and csi volumes if migration is enabled": the inline
+        // volume is the CSI volume already attached.
+        assert_eq!(filter(&c, &inline_ebs("new", &csi(1))), Ok(()));
+        // "don't skip Filter when the pod has inline migratable volumes".
+        assert!(matches!(NodeVolumeLimits.pre_filter(&c, &inline_ebs("x", "v"), &mut None), PreFilterOutcome::Continue));
+    }
+
+    #[test]
+    fn ebs_volume_ids_translate_as_csi_translation_lib() {
+        // csi-translation-lib plugins/aws_ebs_test.go (TestKubernetesVolumeIDToEBSVolumeID): the three
+        // accepted forms and an invalid ID.
+        assert_eq!(ebs_handle("vol-02399794d890f9375"), Some("vol-02399794d890f9375"));
+        assert_eq!(ebs_handle("aws:///vol-02399794d890f9375"), Some("vol-02399794d890f9375"));
+        assert_eq!(ebs_handle("aws://us-west-2a/vol-02399794d890f9375"), Some("vol-02399794d890f9375"));
+        assert_eq!(ebs_handle("aws://us-west-2a/02399794d890f9375"), None);
     }
 
     #[test]
