@@ -230,14 +230,20 @@ mod tests {
         n
     }
 
-    /// Cluster of csi_test.go: claims `csi-ebs.csi.aws.com-N` bound to CSI PVs of the EBS driver,
-    /// `csi-gce-N` of the GCE driver, and unbound claims of an EBS class.
-    fn cache(limits: &[(&str, Option<i64>)]) -> Cache {
+    /// A cache holding the test node `node-for-max-pd-test-1` alone.
+    fn one_node() -> Cache {
         let mut c = Cache::new();
         let mut n = api::Node::default();
         n.metadata.name = "node-for-max-pd-test-1".into();
         n.status.allocatable.insert("pods".into(), api::QuantityStr("110".into()));
         c.upsert_node(NodeSpecInfo::from_api(&n));
+        c
+    }
+
+    /// Cluster of csi_test.go: claims `csi-ebs.csi.aws.com-N` bound to CSI PVs of the EBS driver,
+    /// `csi-gce-N` of the GCE driver, and unbound claims of an EBS class.
+    fn cache(limits: &[(&str, Option<i64>)]) -> Cache {
+        let mut c = one_node();
         let s = c.storage_mut();
         s.upsert_csi_node(&csi_node("node-for-max-pd-test-1", limits));
         for i in 0..4 {
@@ -322,11 +328,7 @@ mod tests {
     /// CSINode, `Some(count)` = a CSINode listing both names as drivers with that limit (the
     /// migrated-plugins annotation, which AWS EBS does not need, left out).
     fn migration_cache(limit: Option<Option<i64>>) -> Cache {
-        let mut c = Cache::new();
-        let mut n = api::Node::default();
-        n.metadata.name = "node-for-max-pd-test-1".into();
-        n.status.allocatable.insert("pods".into(), api::QuantityStr("110".into()));
-        c.upsert_node(NodeSpecInfo::from_api(&n));
+        let mut c = one_node();
         let s = c.storage_mut();
         if let Some(count) = limit {
             s.upsert_csi_node(&csi_node("node-for-max-pd-test-1", &[(IN_TREE, count), (EBS, count)]));
