@@ -18,7 +18,8 @@ use crate::core::cache::storage::{volume_claim, ClaimInfo, StorageState};
 use crate::core::cache::{Cache, NodeInfo};
 use crate::core::framework::{EventMask, Plugin, PluginState, Points, PreFilterOutcome, Rejection};
 use crate::core::model::PodInfo;
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::HashSet;
 
 use crate::core::texts::node_volume_limits::{looking_up_pvc, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED};
 use crate::core::texts::storage::{ephemeral_not_owned, pvc_not_found, CLAIM_WITHOUT_NAME};
@@ -60,45 +61,49 @@ struct VolumeOwner<'a> {
     is_new: bool,
 }
 
+/// A counted volume, `(driver, volume handle)`: upstream's unique name `driver/handle`, kept as
+/// its two parts borrowed from the cache where it can be (Filter runs for every node).
+type Attachable<'a> = (Cow<'a, str>, Cow<'a, str>);
+
 /// `getCSIDriverInfoFromSC`: an unbound claim counts against its class's provisioner (its CSI
 /// driver when it is a migrated in-tree plugin, nothing when the node has no CSINode).
-fn driver_from_class(storage: &StorageState, claim: &ClaimInfo, migrated: bool) -> Option<(String, String)> {
+fn driver_from_class<'a>(storage: &'a StorageState, claim: &ClaimInfo, migrated: bool) -> Option<Attachable<'a>> {
     let class = storage.class(&claim.storage_class)?;
     let driver = match MIGRATED.iter().find(|(plugin, _)| *plugin == class.provisioner) {
-        Some((_, driver)) => migrated.then(|| driver.to_string())?,
-        None => class.provisioner.clone(),
+        Some((_, driver)) => migrated.then_some(*driver)?,
+        None => &class.provisioner,
     };
-    Some((driver, format!("{UNBOUND_HANDLE_PREFIX}-{}/{}", claim.namespace, claim.name)))
+    Some((driver.into(), format!("{UNBOUND_HANDLE_PREFIX}-{}/{}", claim.namespace, claim.name).into()))
 }
 
 /// `getCSIDriverInfo`: `(driver, volume handle)` of a claim, if it is a CSI volume or a migrated
 /// AWS EBS one.
-fn csi_driver_info(storage: &StorageState, claim: &ClaimInfo, migrated: bool) -> Option<(String, String)> {
+fn csi_driver_info<'a>(storage: &'a StorageState, claim: &ClaimInfo, migrated: bool) -> Option<Attachable<'a>> {
     if claim.volume_name.is_empty() {
         return driver_from_class(storage, claim, migrated);
     }
-    match storage.volume(&claim.volume_name) {
-        None => driver_from_class(storage, claim, migrated),
-        Some(pv) => pv.csi.clone().or_else(|| {
-            let handle = ebs_handle(pv.ebs_volume_id.as_deref().filter(|_| migrated)?)?;
-            Some((EBS_DRIVER.to_string(), handle.to_string()))
-        }),
+    let Some(pv) = storage.volume(&claim.volume_name) else {
+        return driver_from_class(storage, claim, migrated);
+    };
+    match &pv.csi {
+        Some((driver, handle)) => Some((driver.into(), handle.into())),
+        None => Some((EBS_DRIVER.into(), ebs_handle(pv.ebs_volume_id.as_deref().filter(|_| migrated)?)?.into())),
     }
 }
 
 /// `filterAttachableVolumes`: add the pod's CSI volumes (and migrated in-tree ones, `migrated`
-/// when the node has a CSINode) to `out` (unique name → driver).
-fn attachable_volumes(
-    storage: &StorageState,
-    owner: &VolumeOwner,
+/// when the node has a CSINode) to `out`.
+fn attachable_volumes<'a>(
+    storage: &'a StorageState,
+    owner: &VolumeOwner<'a>,
     migrated: bool,
-    out: &mut HashMap<String, String>,
+    out: &mut HashSet<Attachable<'a>>,
 ) -> Result<(), Rejection> {
     for v in owner.volumes {
         // `checkAttachableInlineVolume`.
         if let Some(handle) = v.aws_elastic_block_store.as_ref().and_then(|s| ebs_handle(&s.volume_id)) {
             if migrated {
-                out.insert(format!("{EBS_DRIVER}/{handle}"), EBS_DRIVER.to_string());
+                out.insert((EBS_DRIVER.into(), handle.into()));
             }
             continue;
         }
@@ -118,8 +123,8 @@ fn attachable_volumes(
             return Err(Rejection::error(ephemeral_not_owned(&claim.namespace, &claim.name, owner.namespace, owner.name)));
         }
         match csi_driver_info(storage, claim, migrated) {
-            Some((driver, handle)) if !driver.is_empty() && !handle.is_empty() => {
-                out.insert(format!("{driver}/{handle}"), driver);
+            Some(volume) if !volume.0.is_empty() && !volume.1.is_empty() => {
+                out.insert(volume);
             }
             _ => {}
         }
@@ -161,18 +166,20 @@ impl Plugin for NodeVolumeLimits {
         let storage = cache.storage();
         let csi_node = storage.csi_node(node.name());
         let migrated = csi_node.is_some();
-        let mut new_volumes = HashMap::new();
+        let mut new_volumes = HashSet::new();
         let owner =
             VolumeOwner { namespace: &pod.namespace, name: &pod.name, uid: &pod.uid, volumes: &pod.volumes, is_new: true };
         attachable_volumes(storage, &owner, migrated, &mut new_volumes)?;
         if new_volumes.is_empty() {
             return Ok(());
         }
-        let limits = csi_node.map(|c| c.limits()).unwrap_or_default();
+        // `getVolumeLimits`: the drivers with a limit.
+        let limits: Vec<(&str, i64)> =
+            csi_node.into_iter().flat_map(|c| &c.drivers).filter_map(|d| Some((d.driver.as_str(), d.count?))).collect();
         if limits.is_empty() {
             return Ok(());
         }
-        let mut attached = HashMap::new();
+        let mut attached = HashSet::new();
         for p in &node.pods {
             if let Some(pv) = storage.pod_volumes(&p.key) {
                 let owner =
@@ -180,20 +187,12 @@ impl Plugin for NodeVolumeLimits {
                 attachable_volumes(storage, &owner, migrated, &mut attached)?;
             }
         }
-        let mut attached_count: HashMap<&str, i64> = HashMap::new();
-        for (unique, driver) in &attached {
-            new_volumes.remove(unique);
-            *attached_count.entry(driver).or_default() += 1;
-        }
-        let mut new_count: HashMap<&str, i64> = HashMap::new();
-        for driver in new_volumes.values() {
-            *new_count.entry(driver).or_default() += 1;
-        }
-        for (driver, count) in new_count {
-            if let Some(max) = limits.get(driver) {
-                if attached_count.get(driver).copied().unwrap_or(0) + count > *max {
-                    return Err(Rejection::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED));
-                }
+        // Per limited driver: the attached volumes and the new ones not attached already.
+        for (driver, max) in limits {
+            let new = new_volumes.iter().filter(|v| v.0 == driver && !attached.contains(*v)).count();
+            let old = attached.iter().filter(|v| v.0 == driver).count();
+            if new > 0 && (old + new) as i64 > max {
+                return Err(Rejection::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED));
             }
         }
         Ok(())
