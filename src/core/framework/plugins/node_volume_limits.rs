@@ -16,7 +16,7 @@
 use crate::core::api;
 use crate::core::cache::storage::{volume_claim, ClaimInfo, StorageState};
 use crate::core::cache::{Cache, NodeInfo};
-use crate::core::framework::{EventMask, Plugin, PluginState, Points, PreFilterOutcome, Rejection};
+use crate::core::framework::{state_as, EventMask, Plugin, PluginState, Points, PreFilterOutcome, Rejection};
 use crate::core::model::PodInfo;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -132,6 +132,61 @@ fn attachable_volumes<'a>(
     Ok(())
 }
 
+/// The new pod's attachable volumes as if its node had a CSINode (PreFilter state): they do not
+/// depend on the node, and without a CSINode there is no limit, so only the error matters there.
+type NewVolumes = Result<Vec<(String, String)>, Rejection>;
+
+fn new_volumes(storage: &StorageState, pod: &PodInfo) -> NewVolumes {
+    let owner = VolumeOwner { namespace: &pod.namespace, name: &pod.name, uid: &pod.uid, volumes: &pod.volumes, is_new: true };
+    let mut out = HashSet::new();
+    attachable_volumes(storage, &owner, true, &mut out)?;
+    Ok(out.into_iter().map(|(d, h)| (d.into_owned(), h.into_owned())).collect())
+}
+
+/// An upper bound of the volumes attached to `node` (each counted volume of its pods' counts at
+/// most once), or None when one of them could make the scan fail (generic ephemeral volumes, claims
+/// without a name). When it is low enough no driver can exceed its limit, so Filter is O(pods'
+/// volumes) on most nodes instead of resolving every claim of every pod of every node per cycle.
+fn attached_bound(storage: &StorageState, node: &NodeInfo) -> Option<usize> {
+    let mut bound = 0;
+    for p in &node.pods {
+        for v in storage.pod_volumes(&p.key).map_or(&[][..], |pv| &pv.volumes) {
+            if v.ephemeral.is_some() || v.persistent_volume_claim.as_ref().is_some_and(|c| c.claim_name.is_empty()) {
+                return None;
+            }
+            bound += 1;
+        }
+    }
+    Some(bound)
+}
+
+/// The exact count: every volume attached to the node for its pods, then per limited driver the
+/// new volumes not attached already.
+fn check_attached(
+    storage: &StorageState,
+    node: &NodeInfo,
+    new: &[(String, String)],
+    limits: &[(&str, i64)],
+) -> Result<(), Rejection> {
+    let mut attached = HashSet::new();
+    for p in &node.pods {
+        if let Some(pv) = storage.pod_volumes(&p.key) {
+            let owner =
+                VolumeOwner { namespace: &pv.namespace, name: &pv.name, uid: &pv.uid, volumes: &pv.volumes, is_new: false };
+            attachable_volumes(storage, &owner, true, &mut attached)?;
+        }
+    }
+    for (driver, max) in limits {
+        let new =
+            new.iter().filter(|v| v.0 == *driver && !attached.contains(&(v.0.as_str().into(), v.1.as_str().into()))).count();
+        let old = attached.iter().filter(|v| v.0 == *driver).count();
+        if new > 0 && (old + new) as i64 > *max {
+            return Err(Rejection::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED));
+        }
+    }
+    Ok(())
+}
+
 impl Plugin for NodeVolumeLimits {
     fn name(&self) -> &'static str {
         super::names::NODE_VOLUME_LIMITS
@@ -145,7 +200,7 @@ impl Plugin for NodeVolumeLimits {
         EventMask::CSI_NODE_CHANGE | EventMask::ASSIGNED_POD_DELETE | EventMask::PVC_CHANGE
     }
 
-    fn pre_filter(&self, _cache: &Cache, pod: &PodInfo, _state: &mut PluginState) -> PreFilterOutcome {
+    fn pre_filter(&self, cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {
         // Inline volumes count when migratable (`IsInlineMigratable`: AWS EBS and GCE PD here).
         if pod.volumes.iter().any(|v| {
             v.persistent_volume_claim.is_some()
@@ -153,49 +208,39 @@ impl Plugin for NodeVolumeLimits {
                 || v.aws_elastic_block_store.is_some()
                 || v.gce_persistent_disk.is_some()
         }) {
+            *state = Some(Box::new(new_volumes(cache.storage(), pod)));
             PreFilterOutcome::Continue
         } else {
             PreFilterOutcome::Skip
         }
     }
 
-    fn filter(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, _state: &PluginState) -> Result<(), Rejection> {
+    fn filter(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {
         if pod.volumes.is_empty() {
             return Ok(());
         }
         let storage = cache.storage();
+        let computed;
+        let new = match state_as::<NewVolumes>(state) {
+            Some(n) => n,
+            None => {
+                computed = new_volumes(storage, pod);
+                &computed
+            }
+        };
+        let new = new.as_ref().map_err(Rejection::clone)?;
+        // `getVolumeLimits`: the drivers with a limit (none without a CSINode).
         let csi_node = storage.csi_node(node.name());
-        let migrated = csi_node.is_some();
-        let mut new_volumes = HashSet::new();
-        let owner =
-            VolumeOwner { namespace: &pod.namespace, name: &pod.name, uid: &pod.uid, volumes: &pod.volumes, is_new: true };
-        attachable_volumes(storage, &owner, migrated, &mut new_volumes)?;
-        if new_volumes.is_empty() {
+        let limits = || csi_node.into_iter().flat_map(|c| &c.drivers).filter_map(|d| Some((d.driver.as_str(), d.count?)));
+        let bound = attached_bound(storage, node);
+        let within = |(driver, max): (&str, i64)| {
+            let new = new.iter().filter(|v| v.0 == driver).count();
+            bound.is_some_and(|b| (b + new) as i64 <= max)
+        };
+        if new.is_empty() || limits().all(within) {
             return Ok(());
         }
-        // `getVolumeLimits`: the drivers with a limit.
-        let limits: Vec<(&str, i64)> =
-            csi_node.into_iter().flat_map(|c| &c.drivers).filter_map(|d| Some((d.driver.as_str(), d.count?))).collect();
-        if limits.is_empty() {
-            return Ok(());
-        }
-        let mut attached = HashSet::new();
-        for p in &node.pods {
-            if let Some(pv) = storage.pod_volumes(&p.key) {
-                let owner =
-                    VolumeOwner { namespace: &pv.namespace, name: &pv.name, uid: &pv.uid, volumes: &pv.volumes, is_new: false };
-                attachable_volumes(storage, &owner, migrated, &mut attached)?;
-            }
-        }
-        // Per limited driver: the attached volumes and the new ones not attached already.
-        for (driver, max) in limits {
-            let new = new_volumes.iter().filter(|v| v.0 == driver && !attached.contains(*v)).count();
-            let old = attached.iter().filter(|v| v.0 == driver).count();
-            if new > 0 && (old + new) as i64 > max {
-                return Err(Rejection::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED));
-            }
-        }
-        Ok(())
+        check_attached(storage, node, new, &limits().collect::<Vec<_>>())
     }
 }
 
@@ -270,8 +315,52 @@ mod tests {
         c.storage_mut().pod_added(&p, "node-for-max-pd-test-1");
     }
 
+    /// Filter as the framework runs it (after PreFilter), checked against Filter without a
+    /// PreFilter state and against the exact count without the bound shortcut.
     fn filter(c: &Cache, p: &PodInfo) -> Result<(), Rejection> {
-        NodeVolumeLimits.filter(c, p, c.node_by_name("node-for-max-pd-test-1").unwrap(), &None)
+        let node = c.node_by_name("node-for-max-pd-test-1").unwrap();
+        let mut state = None;
+        let r = match NodeVolumeLimits.pre_filter(c, p, &mut state) {
+            PreFilterOutcome::Skip => Ok(()),
+            _ => NodeVolumeLimits.filter(c, p, node, &state),
+        };
+        assert_eq!(r, NodeVolumeLimits.filter(c, p, node, &None));
+        assert_eq!(r, exact(c, p), "{}", p.name);
+        r
+    }
+
+    /// The count without the shortcut: every attached volume resolved.
+    fn exact(c: &Cache, p: &PodInfo) -> Result<(), Rejection> {
+        let s = c.storage();
+        let Some(csi) = s.csi_node("node-for-max-pd-test-1") else { return new_volumes(s, p).map(drop) };
+        let limits: Vec<(&str, i64)> = csi.drivers.iter().filter_map(|d| Some((d.driver.as_str(), d.count?))).collect();
+        let new = new_volumes(s, p)?;
+        if new.is_empty() || limits.is_empty() {
+            return Ok(());
+        }
+        check_attached(s, c.node_by_name("node-for-max-pd-test-1").unwrap(), &new, &limits)
+    }
+
+    #[test]
+    fn bound_shortcut_agrees_with_the_exact_count() {
+        // Every limit around the boundary, existing pods sharing volumes with each other and the
+        // new pod, pending claims and missing ones: the shortcut never changes the verdict.
+        let mut verdicts = Vec::new();
+        let claims = ["csi-ebs-0", "csi-ebs-1", "csi-ebs-2", "csi-gce-0", "pending-1", "dangling", "gone"];
+        for limit in 0..6 {
+            for existing_sets in [&[][..], &[&[0, 1][..]], &[&[0, 1], &[1, 3]], &[&[4, 6], &[0, 0, 2]]] {
+                let mut c = cache(&[(EBS, Some(limit)), (GCE, Some(1))]);
+                for (i, set) in existing_sets.iter().enumerate() {
+                    let names: Vec<&str> = set.iter().map(|&j| claims[j]).collect();
+                    existing(&mut c, &format!("e{i}"), &names);
+                }
+                for new in [&[0][..], &[2], &[3], &[0, 2], &[4, 5], &[1, 2, 3]] {
+                    let names: Vec<&str> = new.iter().map(|&j| claims[j]).collect();
+                    verdicts.push(filter(&c, &pod("new", &names)));
+                }
+            }
+        }
+        assert!(verdicts.contains(&Ok(())) && verdicts.contains(&exceeded()));
     }
 
     fn exceeded() -> Result<(), Rejection> {
