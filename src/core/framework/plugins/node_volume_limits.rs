@@ -14,7 +14,7 @@
 //! `attachable-volumes-csi-*` node allocatable limits; only CSINode limits apply.
 
 use crate::core::api;
-use crate::core::cache::storage::{volume_claim, ClaimInfo, StorageState};
+use crate::core::cache::storage::{volume_claim, ClaimInfo, CsiNodeInfo, StorageState};
 use crate::core::cache::{Cache, NodeInfo};
 use crate::core::framework::{state_as, EventMask, Plugin, PluginState, Points, PreFilterOutcome, Rejection};
 use crate::core::model::PodInfo;
@@ -160,14 +160,14 @@ fn attached_bound(storage: &StorageState, node: &NodeInfo) -> Option<usize> {
     Some(bound)
 }
 
+/// `getVolumeLimits`: the drivers with a limit.
+fn limits(csi: &CsiNodeInfo) -> impl Iterator<Item = (&str, i64)> {
+    csi.drivers.iter().filter_map(|d| Some((d.driver.as_str(), d.count?)))
+}
+
 /// The exact count: every volume attached to the node for its pods, then per limited driver the
 /// new volumes not attached already.
-fn check_attached(
-    storage: &StorageState,
-    node: &NodeInfo,
-    new: &[(String, String)],
-    limits: &[(&str, i64)],
-) -> Result<(), Rejection> {
+fn check_attached(storage: &StorageState, node: &NodeInfo, new: &[(String, String)], csi: &CsiNodeInfo) -> Result<(), Rejection> {
     let mut attached = HashSet::new();
     for p in &node.pods {
         if let Some(pv) = storage.pod_volumes(&p.key) {
@@ -176,11 +176,10 @@ fn check_attached(
             attachable_volumes(storage, &owner, true, &mut attached)?;
         }
     }
-    for (driver, max) in limits {
-        let new =
-            new.iter().filter(|v| v.0 == *driver && !attached.contains(&(v.0.as_str().into(), v.1.as_str().into()))).count();
-        let old = attached.iter().filter(|v| v.0 == *driver).count();
-        if new > 0 && (old + new) as i64 > *max {
+    for (driver, max) in limits(csi) {
+        let new = new.iter().filter(|v| v.0 == driver && !attached.contains(&(v.0.as_str().into(), v.1.as_str().into()))).count();
+        let old = attached.iter().filter(|v| v.0 == driver).count();
+        if new > 0 && (old + new) as i64 > max {
             return Err(Rejection::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED));
         }
     }
@@ -229,18 +228,17 @@ impl Plugin for NodeVolumeLimits {
             }
         };
         let new = new.as_ref().map_err(Rejection::clone)?;
-        // `getVolumeLimits`: the drivers with a limit (none without a CSINode).
-        let csi_node = storage.csi_node(node.name());
-        let limits = || csi_node.into_iter().flat_map(|c| &c.drivers).filter_map(|d| Some((d.driver.as_str(), d.count?)));
+        // No CSINode: no limit.
+        let Some(csi) = storage.csi_node(node.name()) else { return Ok(()) };
         let bound = attached_bound(storage, node);
         let within = |(driver, max): (&str, i64)| {
             let new = new.iter().filter(|v| v.0 == driver).count();
             bound.is_some_and(|b| (b + new) as i64 <= max)
         };
-        if new.is_empty() || limits().all(within) {
+        if new.is_empty() || limits(csi).all(within) {
             return Ok(());
         }
-        check_attached(storage, node, new, &limits().collect::<Vec<_>>())
+        check_attached(storage, node, new, csi)
     }
 }
 
@@ -333,12 +331,11 @@ mod tests {
     fn exact(c: &Cache, p: &PodInfo) -> Result<(), Rejection> {
         let s = c.storage();
         let Some(csi) = s.csi_node("node-for-max-pd-test-1") else { return new_volumes(s, p).map(drop) };
-        let limits: Vec<(&str, i64)> = csi.drivers.iter().filter_map(|d| Some((d.driver.as_str(), d.count?))).collect();
         let new = new_volumes(s, p)?;
-        if new.is_empty() || limits.is_empty() {
+        if new.is_empty() || limits(csi).next().is_none() {
             return Ok(());
         }
-        check_attached(s, c.node_by_name("node-for-max-pd-test-1").unwrap(), &new, &limits)
+        check_attached(s, c.node_by_name("node-for-max-pd-test-1").unwrap(), &new, csi)
     }
 
     #[test]
