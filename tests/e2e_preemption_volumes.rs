@@ -1,7 +1,8 @@
 //! End-to-end: preemption and volumes through the real binary — a high-priority pod evicts the
 //! right victim (upstream's minimal set: lowest priority, latest start) and lands on its nominated
 //! node; WaitForFirstConsumer claims get `volume.kubernetes.io/selected-node` before the pod is
-//! bound; bound local PVs pin pods to their node; unbound Immediate claims are reported.
+//! bound; bound local PVs pin pods to their node; unbound Immediate claims are reported; in-tree
+//! AWS EBS volumes count against the node's CSINode attach limit of their CSI driver.
 
 mod support;
 
@@ -238,4 +239,46 @@ fn bound_local_volume_pins_the_pod_and_unbound_immediate_claims_are_reported() {
     let note = event["note"].as_str().unwrap_or_default();
     assert!(note.contains("pod has unbound immediate PersistentVolumeClaims"), "{note}");
     assert!(node_of(&server, "uses-nfs").is_none());
+}
+
+#[test]
+fn in_tree_ebs_volumes_count_against_the_csi_drivers_attach_limit() {
+    // CSI migration (upstream's nodevolumelimits/csi.go): on a node with a CSINode, an in-tree
+    // AWS EBS PV counts as an `ebs.csi.aws.com` volume, so a limit of 1 admits one such pod.
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").build());
+    server.create(
+        "/apis/storage.k8s.io/v1/csinodes",
+        json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n1"},
+               "spec": {"drivers": [{"name": "ebs.csi.aws.com", "nodeID": "n1", "allocatable": {"count": 1}}]}}),
+    );
+    for (name, id) in [("a", "aws://us-west-2a/vol-0a"), ("b", "vol-0b")] {
+        server.create(
+            PVS,
+            json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": format!("pv-{name}")},
+                   "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadOnlyMany"],
+                            "awsElasticBlockStore": {"volumeID": id},
+                            "claimRef": {"namespace": NS, "name": name}},
+                   "status": {"phase": "Bound"}}),
+        );
+        let mut c = claim(name, "");
+        c["spec"]["accessModes"] = json!(["ReadOnlyMany"]);
+        c["spec"]["volumeName"] = json!(format!("pv-{name}"));
+        c["metadata"]["annotations"] = json!({"pv.kubernetes.io/bind-completed": "true"});
+        c["status"] = json!({"phase": "Bound"});
+        server.create(PVCS, c);
+    }
+    let es = Launch::default().start(&server);
+    es.wait_for_log("Caches are synced", T).expect("synced");
+
+    server.create(PODS, with_claim(pod(NS, "first").scheduler("edgesched").cpu("100m"), "a"));
+    assert_eq!(wait_bound(&server, &es, "first"), "n1");
+    server.create(PODS, with_claim(pod(NS, "second").scheduler("edgesched").cpu("100m"), "b"));
+    let event = wait_for(T, "FailedScheduling for second", || {
+        server.events(NS).into_iter().find(|e| e["reason"] == "FailedScheduling" && e["regarding"]["name"] == "second")
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    let note = event["note"].as_str().unwrap_or_default();
+    assert!(note.contains("node(s) exceed max volume count"), "{note}");
+    assert!(node_of(&server, "second").is_none());
 }

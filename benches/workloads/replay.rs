@@ -18,15 +18,19 @@ use std::time::{Duration, Instant};
 /// One op of a workload, with its objects' templates loaded.
 #[derive(Debug, Clone)]
 pub enum Op {
-    /// `createNodes`; `label` is upstream's `labelNodePrepareStrategy` (key, values).
-    Nodes { count: usize, template: Template, label: Option<(String, Vec<String>)> },
-    /// `createNamespaces`: `{prefix}-0` … `{prefix}-{count-1}`.
-    Namespaces { prefix: String, count: usize },
+    /// `createNodes`; `label` is upstream's `labelNodePrepareStrategy` (key, values),
+    /// `allocatable` its `nodeAllocatableStrategy`.
+    Nodes { count: usize, template: Template, label: Option<(String, Vec<String>)>, allocatable: Option<Value> },
+    /// `createNamespaces`: `{prefix}-0` … `{prefix}-{count-1}`, from `namespaceTemplatePath`
+    /// when given.
+    Namespaces { prefix: String, count: usize, template: Option<Value> },
     /// `createAny` (here: Services).
     Any { namespace: String, object: Value },
     /// `createPods`; unless `skipWaitToCompletion` (`wait` false) upstream waits until they are
-    /// scheduled before the next op.
-    Pods { count: usize, namespace: String, template: Template, measured: bool, wait: bool },
+    /// scheduled before the next op. `volumes`: the PV and PVC templates of
+    /// `persistentVolumeTemplatePath` / `persistentVolumeClaimTemplatePath` (see
+    /// [`volume_objects`]). `createPodSets` becomes one of these per namespace.
+    Pods { count: usize, namespace: String, template: Template, measured: bool, wait: bool, volumes: Option<(Value, Value)> },
     /// `churn`: from now to the end of the workload, every `interval` one object of each
     /// template is created (`create`, at most `number` of each when non-zero) or, in
     /// `recreate`, created for `number` intervals and deleted (oldest first) for the next
@@ -131,11 +135,32 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
                     n
                 }
             };
+            let create_pods = |op: &Value, namespace: String| {
+                let path = op["podTemplatePath"].as_str().or(default_pod).unwrap_or("templates/pod-default.yaml");
+                let file = |key: &str| op[key].as_str().map(|p| read_yaml(&dir.join(p)));
+                Op::Pods {
+                    count: param(op),
+                    namespace,
+                    template: Template::load(&dir.join(path)),
+                    measured: op["collectMetrics"].as_bool().unwrap_or(false),
+                    wait: !op["skipWaitToCompletion"].as_bool().unwrap_or(false),
+                    volumes: file("persistentVolumeTemplatePath").zip(file("persistentVolumeClaimTemplatePath")),
+                }
+            };
             let mut ops = Vec::new();
             for (i, op) in case["workloadTemplate"].as_array().expect("workloadTemplate").iter().enumerate() {
                 // Upstream names an op's namespace after its index when none is given.
                 let namespace = op["namespace"].as_str().map(str::to_string).unwrap_or_else(|| format!("namespace-{i}"));
                 let skip_wait = op["skipWaitToCompletion"].as_bool().unwrap_or(false);
+                if op["opcode"].as_str() == Some("createPodSets") {
+                    // Upstream's createPodSetsOp: its createPodsOp once per namespace
+                    // `{namespacePrefix}-{i}`, each waiting for its pods as a createPods op does.
+                    let prefix = op["namespacePrefix"].as_str().expect("namespacePrefix");
+                    for n in 0..param(op) {
+                        ops.push(create_pods(&op["createPodsOp"], format!("{prefix}-{n}")));
+                    }
+                    continue;
+                }
                 ops.push(match op["opcode"].as_str().unwrap_or("") {
                     "createNodes" => Op::Nodes {
                         count: param(op),
@@ -147,23 +172,17 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
                             let values = s["labelValues"].as_array().into_iter().flatten();
                             (key, values.filter_map(|v| v.as_str().map(str::to_string)).collect())
                         }),
+                        allocatable: op.get("nodeAllocatableStrategy").cloned(),
                     },
-                    "createNamespaces" => {
-                        Op::Namespaces { prefix: op["prefix"].as_str().unwrap_or("ns").to_string(), count: param(op) }
-                    }
+                    "createNamespaces" => Op::Namespaces {
+                        prefix: op["prefix"].as_str().unwrap_or("ns").to_string(),
+                        count: param(op),
+                        template: op["namespaceTemplatePath"].as_str().map(|p| read_yaml(&dir.join(p))),
+                    },
                     "createAny" => {
                         Op::Any { namespace, object: read_yaml(&dir.join(op["templatePath"].as_str().expect("templatePath"))) }
                     }
-                    "createPods" => {
-                        let path = op["podTemplatePath"].as_str().or(default_pod).unwrap_or("templates/pod-default.yaml");
-                        Op::Pods {
-                            count: param(op),
-                            namespace,
-                            template: Template::load(&dir.join(path)),
-                            measured: op["collectMetrics"].as_bool().unwrap_or(false),
-                            wait: !skip_wait,
-                        }
-                    }
+                    "createPods" => create_pods(op, namespace),
                     "churn" => Op::Churn {
                         recreate: op["mode"].as_str() == Some("recreate"),
                         number: op["number"].as_u64().unwrap_or(0) as usize,
@@ -227,6 +246,70 @@ fn node_object(template: &Template, label: &Option<(String, Vec<String>)>, i: us
     n
 }
 
+/// The node's part of upstream's `NodeAllocatableStrategy` (test/utils/runners.go,
+/// `PreparePatch`): its `nodeAllocatable` quantities added to the node's allocatable.
+fn with_allocatable(mut n: Value, strategy: &Option<Value>) -> Value {
+    if let Some(extra) = strategy.as_ref().and_then(|s| s["nodeAllocatable"].as_object()) {
+        for (k, v) in extra {
+            n["status"]["allocatable"][k.as_str()] = v.clone();
+        }
+    }
+    n
+}
+
+/// The CSINode `NodeAllocatableStrategy.createCSINode` (test/utils/runners.go) creates for a
+/// node: one driver per `csiNodeAllocatable` entry (node ID = node name, its allocatable as given)
+/// and the `migratedPlugins` joined with commas in the migrated-plugins annotation (present, maybe
+/// empty, on every such CSINode).
+fn csi_node_object(node: &str, strategy: &Value) -> Value {
+    let drivers: Vec<Value> = strategy["csiNodeAllocatable"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, allocatable)| json!({"name": name, "nodeID": node, "allocatable": allocatable}))
+        .collect();
+    let migrated: Vec<&str> = strategy["migratedPlugins"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+           "metadata": {"name": node, "annotations": {MIGRATED_PLUGINS: migrated.join(",")}},
+           "spec": {"drivers": drivers}})
+}
+
+/// `v1.MigratedPluginsAnnotationKey`.
+const MIGRATED_PLUGINS: &str = "storage.alpha.kubernetes.io/migrated-plugins";
+
+/// The PV and PVC of pod `index` of a createPods op with volume templates, as upstream's
+/// `CreatePodWithPersistentVolume` (test/utils/runners.go) with scheduler_perf's
+/// `getCustomVolumeFactory` makes them: the claim `pvc-<index>`; the volume `vol-<index>`
+/// prefixed with the namespace (PVs are cluster-wide), its CSI `volumeHandle` the PV's name or
+/// its AWS EBS `volumeID` `vol-<index>`; the PV's `claimRef` the claim, phase Bound, and the
+/// claim's `volumeName` the PV, phase Bound (upstream writes the statuses with UpdateStatus after
+/// each create; here they are created with them).
+fn volume_objects(volumes: &(Value, Value), namespace: &str, index: usize) -> (Value, Value) {
+    let (mut pv, mut pvc) = volumes.clone();
+    let claim = format!("pvc-{index}");
+    let name = format!("{namespace}-vol-{index}");
+    pv["metadata"]["name"] = json!(name);
+    if pv["spec"]["csi"].is_object() {
+        pv["spec"]["csi"]["volumeHandle"] = json!(name);
+    } else if pv["spec"]["awsElasticBlockStore"].is_object() {
+        pv["spec"]["awsElasticBlockStore"]["volumeID"] = json!(format!("vol-{index}"));
+    }
+    pv["spec"]["claimRef"] = json!({"kind": "PersistentVolumeClaim", "namespace": namespace, "name": claim, "apiVersion": "v1"});
+    pv["status"] = json!({"phase": "Bound"});
+    pvc["metadata"]["name"] = json!(claim);
+    pvc["metadata"]["namespace"] = json!(namespace);
+    pvc["spec"]["volumeName"] = json!(name);
+    pvc["status"] = json!({"phase": "Bound"});
+    (pv, pvc)
+}
+
+/// A pod of an op with volume templates uses its claim as its only volume (upstream replaces
+/// `spec.volumes` with `vol` → `pvc-<index>`).
+fn with_claim(mut p: Value, index: usize) -> Value {
+    p["spec"]["volumes"] = json!([{"name": "vol", "persistentVolumeClaim": {"claimName": format!("pvc-{index}")}}]);
+    p
+}
+
 /// Pod `i` of a `createPods` op (`index` within the op), for our scheduler; a template with a
 /// fixed name keeps it.
 fn pod_object(template: &Template, namespace: &str, i: usize, index: usize) -> Value {
@@ -243,8 +326,12 @@ fn pod_object(template: &Template, namespace: &str, i: usize, index: usize) -> V
     p
 }
 
-fn namespace_object(name: &str) -> Value {
-    json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+/// Namespace `name`, from the op's `namespaceTemplatePath` when it has one (upstream's
+/// `namespacePreparer` copies the template and sets the name).
+fn namespace_object(name: &str, template: &Option<Value>) -> Value {
+    let mut ns = template.clone().unwrap_or_else(|| json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {}}));
+    ns["metadata"]["name"] = json!(name);
+    ns
 }
 
 fn named(obj: &Value, namespace: &str, i: usize) -> Value {
@@ -606,16 +693,21 @@ pub fn decision(w: &Workload) -> Measured {
     let (mut nodes, mut pods) = (0usize, 0usize);
     for op in &w.ops {
         match op {
-            Op::Nodes { count, template, label } => {
+            Op::Nodes { count, template, label, allocatable } => {
                 for index in 0..*count {
-                    let n: api::Node = decode(node_object(template, label, nodes, index));
+                    let n: api::Node = decode(with_allocatable(node_object(template, label, nodes, index), allocatable));
                     nodes += 1;
+                    // As upstream: the node, then its CSINode (`PrepareDependentObjects`).
+                    let csi_node = allocatable.as_ref().map(|s| csi_node_object(&n.metadata.name, s));
                     sim.sched.handle(Input::watch_boxed::<api::Node>(Change::Added(Box::new(n))), sim.now);
+                    if let Some(c) = csi_node {
+                        sim.sched.handle(Input::watch::<api::CsiNode>(Change::Added(decode(c))), sim.now);
+                    }
                 }
             }
-            Op::Namespaces { prefix, count } => {
+            Op::Namespaces { prefix, count, template } => {
                 for i in 0..*count {
-                    let ns: api::Namespace = decode(namespace_object(&format!("{prefix}-{i}")));
+                    let ns: api::Namespace = decode(namespace_object(&format!("{prefix}-{i}"), template));
                     sim.sched.handle(Input::watch::<api::Namespace>(Change::Added(ns)), sim.now);
                 }
             }
@@ -623,14 +715,30 @@ pub fn decision(w: &Workload) -> Measured {
                 let s: api::Service = decode(named(object, namespace, 0));
                 sim.sched.handle(Input::watch::<api::Service>(Change::Added(s)), sim.now);
             }
-            Op::Pods { count, namespace, template, measured, wait } => {
+            Op::Pods { count, namespace, template, measured, wait, volumes } => {
                 // Decoding is the API server's and the informer's work, not the decision's.
-                let objs: Vec<api::Pod> = (0..*count).map(|i| decode(pod_object(template, namespace, pods + i, i))).collect();
+                let mut objs: Vec<api::Pod> = Vec::with_capacity(*count);
+                let mut storage: Vec<(api::PersistentVolume, api::PersistentVolumeClaim)> = Vec::new();
+                for i in 0..*count {
+                    let mut p = pod_object(template, namespace, pods + i, i);
+                    if let Some(v) = volumes {
+                        let (pv, pvc) = volume_objects(v, namespace, i);
+                        storage.push((decode(pv), decode(pvc)));
+                        p = with_claim(p, i);
+                    }
+                    objs.push(decode(p));
+                }
                 pods += count;
                 let keys: Vec<String> = objs.iter().map(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name)).collect();
                 let (t0, c0) = (Instant::now(), thread_cpu_ns());
                 let finalizers = template.value["metadata"]["finalizers"].as_array().is_some_and(|f| !f.is_empty());
+                let mut storage = storage.into_iter();
                 for p in objs {
+                    // As upstream: the claim, then the volume, then the pod.
+                    if let Some((pv, pvc)) = storage.next() {
+                        sim.sched.handle(Input::watch::<api::PersistentVolumeClaim>(Change::Added(pvc)), sim.now);
+                        sim.sched.handle(Input::watch::<api::PersistentVolume>(Change::Added(pv)), sim.now);
+                    }
                     sim.add_pod(p, finalizers);
                 }
                 if !*wait {
@@ -728,28 +836,41 @@ pub fn e2e(w: &Workload) -> Measured {
         let mut waiters = Vec::new();
         for op in &w.ops {
             match op {
-                Op::Nodes { count, template, label } => {
+                Op::Nodes { count, template, label, allocatable } => {
                     for index in 0..*count {
-                        server.create("/api/v1/nodes", node_object(template, label, nodes, index));
+                        let n = server
+                            .create("/api/v1/nodes", with_allocatable(node_object(template, label, nodes, index), allocatable));
                         nodes += 1;
+                        if let Some(strategy) = allocatable {
+                            let name = n["metadata"]["name"].as_str().unwrap_or("");
+                            server.create("/apis/storage.k8s.io/v1/csinodes", csi_node_object(name, strategy));
+                        }
                     }
                 }
-                Op::Namespaces { prefix, count } => {
+                Op::Namespaces { prefix, count, template } => {
                     for i in 0..*count {
-                        server.create("/api/v1/namespaces", namespace_object(&format!("{prefix}-{i}")));
+                        server.create("/api/v1/namespaces", namespace_object(&format!("{prefix}-{i}"), template));
                     }
                 }
                 Op::Any { namespace, object } => {
                     let kind = object["kind"].as_str().unwrap_or("Service");
                     server.create(&collection(kind, namespace), named(object, namespace, 0));
                 }
-                Op::Pods { count, namespace, template, measured, wait } => {
+                Op::Pods { count, namespace, template, measured, wait, volumes } => {
                     if es.is_none() {
                         let started = launch(&server, Some((100_000, 100_000)));
                         wait_synced(&started, Duration::from_secs(120));
                         es = Some(started);
                     }
-                    let objs: Vec<Value> = (0..*count).map(|i| pod_object(template, namespace, pods + i, i)).collect();
+                    let mut objs: Vec<Value> = (0..*count).map(|i| pod_object(template, namespace, pods + i, i)).collect();
+                    let mut storage = Vec::new();
+                    if let Some(v) = volumes {
+                        for (i, p) in objs.iter_mut().enumerate() {
+                            storage.push(volume_objects(v, namespace, i));
+                            *p = with_claim(p.take(), i);
+                        }
+                    }
+                    let mut storage = storage.into_iter();
                     pods += count;
                     if objs.first().is_some_and(|p| p["spec"]["schedulingGates"].as_array().is_some_and(|g| !g.is_empty())) {
                         gated += count;
@@ -778,7 +899,13 @@ pub fn e2e(w: &Workload) -> Measured {
                         }
                     };
                     let t0 = Instant::now();
+                    let claims = format!("/api/v1/namespaces/{namespace}/persistentvolumeclaims");
                     for (i, o) in objs.into_iter().enumerate() {
+                        // As upstream: the claim, then the volume, then the pod.
+                        if let Some((pv, pvc)) = storage.next() {
+                            server.create(&claims, pvc);
+                            server.create("/api/v1/persistentvolumes", pv);
+                        }
                         server.create(&path, o);
                         if *measured && i % 64 == 63 {
                             advance(&mut cursor, &mut first_bound);
@@ -1034,7 +1161,7 @@ fn ratio(rate: f64, threshold: Option<f64>) -> Option<f64> {
 /// The table printed after a run.
 pub fn table(rows: &[Row]) -> String {
     let mut s = format!(
-        "{:<53} {:>6} {:>6} {:>7} {:>9} {:>10} {:>7} {:>10} {:>7} {:>10} {:>7}\n",
+        "{:<66} {:>6} {:>6} {:>7} {:>9} {:>10} {:>7} {:>10} {:>7} {:>10} {:>7}\n",
         "workload", "nodes", "init", "measure", "threshold", "in-proc/s", "ratio", "[cpu/s]", "[ratio]", "e2e/s", "ratio"
     );
     for r in rows {
@@ -1045,7 +1172,7 @@ pub fn table(rows: &[Row]) -> String {
             None => ("-".into(), "-".into()),
         };
         s += &format!(
-            "{:<53} {:>6} {:>6} {:>7} {:>9} {:>10.0} {:>7} {:>10.0} {:>7} {:>10} {:>7}\n",
+            "{:<66} {:>6} {:>6} {:>7} {:>9} {:>10.0} {:>7} {:>10.0} {:>7} {:>10} {:>7}\n",
             r.name,
             r.nodes,
             r.init_pods,

@@ -925,7 +925,8 @@ pub struct PersistentVolume {
     pub status: PersistentVolumeStatus,
 }
 
-/// `v1.PersistentVolumeSpec`, with the CSI source as the only volume source kept.
+/// `v1.PersistentVolumeSpec`, with the CSI source and the in-tree AWS EBS one (which
+/// NodeVolumeLimits counts as its CSI driver's once migrated) as the only volume sources kept.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(default, rename_all = "camelCase")]
 pub struct PersistentVolumeSpec {
@@ -941,6 +942,8 @@ pub struct PersistentVolumeSpec {
     pub node_affinity: Option<VolumeNodeAffinity>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub csi: Option<CsiPersistentVolumeSource>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aws_elastic_block_store: Option<AwsElasticBlockStoreSource>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub volume_mode: Option<String>,
 }

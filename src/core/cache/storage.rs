@@ -183,6 +183,8 @@ pub struct VolumeInfo {
     pub phase: String,
     /// `(driver, volumeHandle)` of a CSI volume.
     pub csi: Option<(String, String)>,
+    /// `awsElasticBlockStore.volumeID` of an in-tree AWS EBS volume.
+    pub ebs_volume_id: Option<String>,
     pub labels: BTreeMap<String, String>,
     pub volume_mode: VolumeMode,
     pub deleting: bool,
@@ -208,6 +210,7 @@ impl VolumeInfo {
             node_affinity: spec.node_affinity.as_ref().and_then(|a| a.required.clone()),
             phase: pv.status.phase.clone(),
             csi: spec.csi.as_ref().map(|c| (c.driver.clone(), c.volume_handle.clone())),
+            ebs_volume_id: spec.aws_elastic_block_store.as_ref().map(|s| s.volume_id.clone()),
             labels: m.labels.clone(),
             volume_mode: VolumeMode::parse(spec.volume_mode.as_deref()),
             deleting: m.deletion_timestamp.is_some(),
