@@ -301,7 +301,7 @@ impl Client {
         let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
         let proxy = proxy_for(&|name| std::env::var(name).ok(), https, &host_name, port).map_err(ClientInitError::Proxy)?;
         if let Some(p) = &proxy {
-            Line::new("Reaching the API server through a proxy").s("proxy", format_args!("{}:{}", p.host, p.port)).info();
+            Line::new("Reaching the API server through a proxy").s("proxy", &p.host).n("port", p.port).info();
         }
         let endpoint = Endpoint {
             port,

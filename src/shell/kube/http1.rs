@@ -213,31 +213,26 @@ fn tls_error(e: rustls::Error) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, e)
 }
 
-/// Ask `proxy` (connected as `tcp`) for a tunnel to `host:port` and read its answer: any 2xx
-/// opens the tunnel (as Go's transport accepts). The head is read a byte at a time so that
-/// nothing after it is consumed.
-fn tunnel(tcp: &mut TcpStream, proxy: &Proxy, host: &str, port: u16) -> io::Result<()> {
-    let target = match host.contains(':') {
-        true => format!("[{host}]:{port}"),
-        false => format!("{host}:{port}"),
-    };
-    let auth = proxy.authorization.as_deref().map(|a| format!("Proxy-Authorization: {a}\r\n")).unwrap_or_default();
-    tcp.write_all(format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n{auth}\r\n").as_bytes())?;
+/// Ask `proxy` (connected as `tcp`) for its tunnel and read the answer: any 2xx opens it (as
+/// Go's transport accepts). The head is read a byte at a time so that nothing after it is taken.
+#[inline(never)]
+fn tunnel(tcp: &mut TcpStream, proxy: &Proxy) -> io::Result<()> {
+    tcp.write_all(proxy.connect.as_bytes())?;
     let mut head = Vec::new();
     let mut byte = [0u8];
     while !head.ends_with(b"\r\n\r\n") {
-        if head.len() >= MAX_HEAD_BYTES {
-            return Err(invalid("proxy response head too long"));
-        }
-        if tcp.read(&mut byte)? == 0 {
-            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "proxy closed the connection before answering CONNECT"));
+        if head.len() >= MAX_HEAD_BYTES || tcp.read(&mut byte)? == 0 {
+            return Err(invalid("proxy closed the connection before answering CONNECT"));
         }
         head.push(byte[0]);
     }
-    let status = String::from_utf8_lossy(head.split(|&b| b == b'\r').next().unwrap_or_default()).into_owned();
-    match status.split(' ').nth(1).is_some_and(|code| code.len() == 3 && code.starts_with('2')) {
+    // "HTTP/1.x 2xx ..."
+    match head.starts_with(b"HTTP/1.") && head.get(8..10) == Some(b" 2") {
         true => Ok(()),
-        false => Err(io::Error::other(format!("proxy {}:{} refused the tunnel: {status}", proxy.host, proxy.port))),
+        false => {
+            let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
+            Err(invalid(&format!("proxy refused the tunnel: {}", String::from_utf8_lossy(line))))
+        }
     }
 }
 
@@ -283,7 +278,7 @@ impl Conn {
         if let Some(proxy) = &endpoint.proxy {
             tcp.set_read_timeout(Some(left()))?;
             tcp.set_write_timeout(Some(left()))?;
-            tunnel(&mut tcp, proxy, &endpoint.host, endpoint.port)?;
+            tunnel(&mut tcp, proxy)?;
         }
         let io = match &endpoint.tls {
             None => Io::Plain(tcp),
@@ -735,8 +730,7 @@ mod tests {
         let (mut endpoint, server) = serve(vec!["HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\ntunnels"], 1);
         let (proxy_port, proxy) = connect_proxy("HTTP/1.1 200 Connection established\r\n\r\n");
         let target = format!("127.0.0.1:{}", endpoint.port);
-        endpoint.proxy =
-            Some(crate::shell::kube::proxy_env::parse_proxy(&format!("http://user:pass@127.0.0.1:{proxy_port}")).unwrap());
+        endpoint.proxy = Some(Proxy::new("127.0.0.1", proxy_port, Some(b"user:pass"), "127.0.0.1", endpoint.port));
         let pool = Pool::new(endpoint);
         let mut out = Vec::new();
         let r = pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap();
@@ -752,7 +746,7 @@ mod tests {
     #[test]
     fn a_refused_tunnel_is_not_sent() {
         let (proxy_port, proxy_thread) = connect_proxy("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n");
-        let proxy = Some(Proxy { host: "127.0.0.1".into(), port: proxy_port, authorization: None });
+        let proxy = Some(Proxy::new("127.0.0.1", proxy_port, None, "::1", 6443));
         let endpoint = Endpoint { host: "::1".into(), port: 6443, tls: None, connect_timeout: Duration::from_secs(5), proxy };
         let err = Pool::new(endpoint).exchange(GET, Duration::from_secs(5), 100, &mut Vec::new()).unwrap_err();
         assert!(matches!(&err, Failure::NotSent(e) if e.to_string().contains("407 Proxy Authentication Required")), "{err:?}");

@@ -18,18 +18,30 @@ use std::fmt;
 use std::net::IpAddr;
 
 /// An HTTP proxy to tunnel API connections through with `CONNECT`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Proxy {
     /// Host name or address literal (no brackets).
     pub host: String,
     /// Port (80 when the value gives none).
     pub port: u16,
-    /// `Proxy-Authorization` value (`Basic ...`) when the URL carries user info.
-    pub authorization: Option<String>,
+    /// The `CONNECT` request for the API server (with `Proxy-Authorization` when the proxy URL
+    /// carries user info), sent as is on each new connection.
+    pub connect: String,
+}
+
+impl Proxy {
+    /// The proxy at `host:port` tunnelling to `target_host:target_port`; `user` is the URL's
+    /// `user:password`, sent as Basic credentials.
+    pub fn new(host: &str, port: u16, user: Option<&[u8]>, target_host: &str, target_port: u16) -> Proxy {
+        let (open, close) = if target_host.contains(':') { ("[", "]") } else { ("", "") };
+        let target = format!("{open}{target_host}{close}:{target_port}");
+        let auth = user.map(|u| format!("Proxy-Authorization: Basic {}\r\n", base64::encode(u))).unwrap_or_default();
+        Proxy { host: host.to_string(), port, connect: format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n{auth}\r\n") }
+    }
 }
 
 /// A proxy variable this client cannot use.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct ProxyError {
     /// The variable read, e.g. `HTTPS_PROXY`.
     pub variable: &'static str,
@@ -50,8 +62,9 @@ fn var(env: &dyn Fn(&str) -> Option<String>, names: [&'static str; 2]) -> Option
     names.into_iter().find_map(|n| env(n).filter(|v| !v.is_empty()).map(|v| (n, v)))
 }
 
-/// The proxy for a server at `host:port` (host lower-case is not required; no brackets), or
-/// `None` to connect directly. `env` looks up a variable (`std::env::var(..).ok()` in the daemon).
+/// The proxy for a server at `host:port` (no brackets), or `None` to connect directly. `env`
+/// looks a variable up (`std::env::var(..).ok()` in the daemon).
+#[inline(never)]
 pub fn proxy_for(env: &dyn Fn(&str) -> Option<String>, https: bool, host: &str, port: u16) -> Result<Option<Proxy>, ProxyError> {
     let found = match https {
         true => var(env, ["HTTPS_PROXY", "https_proxy"]),
@@ -59,57 +72,50 @@ pub fn proxy_for(env: &dyn Fn(&str) -> Option<String>, https: bool, host: &str, 
         false => var(env, ["HTTP_PROXY", "http_proxy"]),
     };
     let Some((variable, value)) = found else { return Ok(None) };
-    let no_proxy = var(env, ["NO_PROXY", "no_proxy"]).map(|(_, v)| v).unwrap_or_default();
-    if !use_proxy(&no_proxy, host, port) {
+    if !use_proxy(&var(env, ["NO_PROXY", "no_proxy"]).unwrap_or_default().1, host, port) {
         return Ok(None);
     }
-    parse_proxy(&value).map(Some).map_err(|problem| ProxyError { variable, problem })
+    let (proxy_host, proxy_port, user) = parse_proxy(&value).map_err(|problem| ProxyError { variable, problem })?;
+    Ok(Some(Proxy::new(proxy_host, proxy_port, user.as_deref(), host, port)))
 }
 
-/// Parse a proxy value (`parseProxy`: a value without a scheme is taken as `http://`).
-pub fn parse_proxy(value: &str) -> Result<Proxy, &'static str> {
+/// Parse a proxy value into host, port and decoded user info (`parseProxy`: a value without a
+/// scheme is taken as `http://`).
+#[inline(never)]
+pub fn parse_proxy(value: &str) -> Result<(&str, u16, Option<Vec<u8>>), &'static str> {
     let value = value.trim();
     let rest = match value.split_once("://") {
         Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => rest,
         Some(_) => return Err("only http:// proxies are supported (CONNECT tunnels)"),
         None => value,
     };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let authority = rest.split('/').next().unwrap_or_default();
     let (user, host_port) = match authority.rsplit_once('@') {
-        Some((user, host_port)) => (Some(user), host_port),
+        Some((user, host_port)) => (Some(percent_decode(user).ok_or("invalid escape in the proxy user info")?), host_port),
         None => (None, authority),
     };
-    let (host, port) = split_host_port(host_port).unwrap_or((host_port, ""));
+    let (host, port) = split_host_port(host_port).unwrap_or((host_port, "80"));
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    if host.is_empty() {
-        return Err("no proxy host");
+    match (host.is_empty(), port.parse()) {
+        (true, _) => Err("no proxy host"),
+        (_, Err(_)) => Err("invalid proxy port"),
+        (_, Ok(port)) => Ok((host, port, user)),
     }
-    let port = match port {
-        "" => 80,
-        p => p.parse().map_err(|_| "invalid proxy port")?,
-    };
-    let authorization = match user {
-        Some(user) => {
-            let user = percent_decode(user).ok_or("invalid escape in the proxy user info")?;
-            Some(format!("Basic {}", base64::encode(&user)))
-        }
-        None => None,
-    };
-    Ok(Proxy { host: host.to_string(), port, authorization })
 }
 
 /// `%XX` escapes of URL user info decoded (Go's `url.User` is unescaped).
 fn percent_decode(s: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut bytes = s.bytes();
-    while let Some(b) = bytes.next() {
-        out.push(match b {
-            b'%' => {
-                let hex = [bytes.next()?, bytes.next()?];
-                u8::from_str_radix(std::str::from_utf8(&hex).ok()?, 16).ok()?
-            }
-            b => b,
-        });
+    let mut out = Vec::new();
+    let mut rest = s.as_bytes();
+    while let Some((&b, tail)) = rest.split_first() {
+        rest = tail;
+        if b == b'%' {
+            let hex = std::str::from_utf8(rest.get(..2)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            rest = &rest[2..];
+        } else {
+            out.push(b);
+        }
     }
     Some(out)
 }
@@ -126,34 +132,36 @@ fn split_host_port(s: &str) -> Option<(&str, &str)> {
 }
 
 /// Whether a request to `host:port` goes through the proxy given `no_proxy` (`useProxy`).
+#[inline(never)]
 pub fn use_proxy(no_proxy: &str, host: &str, port: u16) -> bool {
-    let host = host.trim().to_ascii_lowercase();
+    let host = host.to_ascii_lowercase();
     let ip = host.parse::<IpAddr>().ok();
     if host == "localhost" || ip.is_some_and(|ip| ip.is_loopback()) {
         return false;
     }
-    let port = port.to_string();
-    !no_proxy.split(',').map(|p| p.trim().to_ascii_lowercase()).filter(|p| !p.is_empty()).any(|p| {
+    for p in no_proxy.to_ascii_lowercase().split(',') {
+        let p = p.trim();
         if p == "*" {
-            return true;
-        }
-        if let Some((net, bits)) = p.split_once('/') {
-            return ip.is_some_and(|ip| in_cidr(ip, net, bits));
-        }
-        let (entry, entry_port) = split_host_port(&p).unwrap_or((&p, ""));
-        if entry.is_empty() || !(entry_port.is_empty() || entry_port == port) {
             return false;
         }
-        if let Ok(entry_ip) = entry.parse::<IpAddr>() {
-            return ip == Some(entry_ip);
+        let (entry, entry_port) = split_host_port(p).unwrap_or((p, ""));
+        let matched = if let Some((net, bits)) = p.split_once('/') {
+            ip.is_some_and(|ip| in_cidr(ip, net, bits))
+        } else if entry.is_empty() || !(entry_port.is_empty() || entry_port.parse() == Ok(port)) {
+            false
+        } else if let Ok(entry_ip) = entry.parse::<IpAddr>() {
+            ip == Some(entry_ip)
+        } else {
+            // A domain: `x` matches x and its subdomains, `.x` and `*.x` only subdomains.
+            let suffix = entry.strip_prefix('*').filter(|s| s.starts_with('.')).unwrap_or(entry);
+            let dot = suffix.starts_with('.');
+            host.strip_suffix(suffix).is_some_and(|h| dot || h.is_empty() || h.ends_with('.'))
+        };
+        if matched {
+            return false;
         }
-        // A domain: `x` matches x and its subdomains, `.x` and `*.x` only subdomains.
-        let suffix = entry.strip_prefix('*').filter(|s| s.starts_with('.')).unwrap_or(entry);
-        match suffix.strip_prefix('.') {
-            Some(_) => host.ends_with(suffix),
-            None => host == suffix || host.strip_suffix(suffix).is_some_and(|h| h.ends_with('.')),
-        }
-    })
+    }
+    true
 }
 
 /// Whether `ip` is in the range `net/bits` (same address family only); a malformed range
@@ -165,7 +173,7 @@ fn in_cidr(ip: IpAddr, net: &str, bits: &str) -> bool {
         (IpAddr::V6(a), IpAddr::V6(b)) => (u128::from(a), u128::from(b), 128),
         _ => return false,
     };
-    bits <= width && (bits == 0 || (a ^ b) >> (width - bits) == 0)
+    bits <= width && (a ^ b).checked_shr(width - bits).unwrap_or(0) == 0
 }
 
 #[cfg(test)]
@@ -223,30 +231,38 @@ mod tests {
     /// Proxy values from proxy_test.go `proxyForURLTests` (the accepted forms) plus refusals.
     #[test]
     fn proxy_values_parse_as_go_httpproxy() {
-        let p =
-            |host: &str, port, auth: Option<&str>| Ok(Proxy { host: host.into(), port, authorization: auth.map(str::to_string) });
-        let cases = [
-            ("cache.corp.example.com:1234", p("cache.corp.example.com", 1234, None)),
-            ("cache.corp.example.com", p("cache.corp.example.com", 80, None)),
-            ("http://cache.corp.example.com", p("cache.corp.example.com", 80, None)),
-            ("HTTP://127.0.0.1:8080/", p("127.0.0.1", 8080, None)),
-            ("http://[::1]:3128", p("::1", 3128, None)),
-            ("http://user:pass@proxy:3128", p("proxy", 3128, Some("Basic dXNlcjpwYXNz"))),
-            ("user:p%40ss@proxy", p("proxy", 80, Some("Basic dXNlcjpwQHNz"))),
-            ("https://cache.corp.example.com", Err("only http:// proxies are supported (CONNECT tunnels)")),
-            ("socks5://127.0.0.1", Err("only http:// proxies are supported (CONNECT tunnels)")),
+        let only_http = Err("only http:// proxies are supported (CONNECT tunnels)");
+        let cases: [(&str, Result<(&str, u16, Option<&[u8]>), &str>); 11] = [
+            ("cache.corp.example.com:1234", Ok(("cache.corp.example.com", 1234, None))),
+            ("cache.corp.example.com", Ok(("cache.corp.example.com", 80, None))),
+            ("http://cache.corp.example.com", Ok(("cache.corp.example.com", 80, None))),
+            ("HTTP://127.0.0.1:8080/", Ok(("127.0.0.1", 8080, None))),
+            ("http://[::1]:3128", Ok(("::1", 3128, None))),
+            ("http://user:pass@proxy:3128", Ok(("proxy", 3128, Some(b"user:pass")))),
+            ("user:p%40ss@proxy", Ok(("proxy", 80, Some(b"user:p@ss")))),
+            ("https://cache.corp.example.com", only_http),
+            ("socks5://127.0.0.1", only_http),
             ("http://:80", Err("no proxy host")),
             ("http://proxy:http", Err("invalid proxy port")),
         ];
         for (value, want) in cases {
-            assert_eq!(parse_proxy(value), want, "{value}");
+            let got = parse_proxy(value);
+            assert_eq!(got.as_ref().map(|(h, p, u)| (*h, *p, u.as_deref())), want.as_ref().copied(), "{value}");
         }
+        assert_eq!(parse_proxy("user:%4@proxy").unwrap_err(), "invalid escape in the proxy user info");
+        let proxy = Proxy::new("proxy", 3128, Some(b"user:pass"), "2001:db8::1", 6443);
+        assert_eq!(
+            proxy.connect,
+            "CONNECT [2001:db8::1]:6443 HTTP/1.1\r\nHost: [2001:db8::1]:6443\r\nProxy-Authorization: Basic dXNlcjpwYXNz\r\n\r\n"
+        );
     }
 
     #[test]
     fn the_variable_follows_the_scheme_and_loopback_bypasses() {
         let vars = env(&[("HTTPS_PROXY", "secure:1"), ("http_proxy", "plain:2"), ("no_proxy", "internal")]);
         let host = |p: Result<Option<Proxy>, ProxyError>| p.unwrap().map(|p| p.host);
+        let connect = proxy_for(&vars, true, "api.example.com", 6443).unwrap().unwrap().connect;
+        assert_eq!(connect, "CONNECT api.example.com:6443 HTTP/1.1\r\nHost: api.example.com:6443\r\n\r\n");
         assert_eq!(host(proxy_for(&vars, true, "api.example.com", 6443)), Some("secure".into()));
         assert_eq!(host(proxy_for(&vars, false, "api.example.com", 80)), Some("plain".into()));
         assert_eq!(host(proxy_for(&vars, true, "internal", 6443)), None);
