@@ -35,8 +35,14 @@ impl Proxy {
     pub fn new(host: &str, port: u16, user: Option<&[u8]>, target_host: &str, target_port: u16) -> Proxy {
         let (open, close) = if target_host.contains(':') { ("[", "]") } else { ("", "") };
         let target = format!("{open}{target_host}{close}:{target_port}");
-        let auth = user.map(|u| format!("Proxy-Authorization: Basic {}\r\n", base64::encode(u))).unwrap_or_default();
-        Proxy { host: host.to_string(), port, connect: format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n{auth}\r\n") }
+        let mut connect = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n");
+        if let Some(user) = user {
+            connect.push_str("Proxy-Authorization: Basic ");
+            connect.push_str(&base64::encode(user));
+            connect.push_str("\r\n");
+        }
+        connect.push_str("\r\n");
+        Proxy { host: host.to_string(), port, connect }
     }
 }
 
@@ -110,9 +116,10 @@ fn percent_decode(s: &str) -> Option<Vec<u8>> {
     while let Some((&b, tail)) = rest.split_first() {
         rest = tail;
         if b == b'%' {
-            let hex = std::str::from_utf8(rest.get(..2)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            rest = &rest[2..];
+            let [hi, lo, tail @ ..] = rest else { return None };
+            let digit = |d: &u8| char::from(*d).to_digit(16);
+            out.push((digit(hi)? * 16 + digit(lo)?) as u8);
+            rest = tail;
         } else {
             out.push(b);
         }
