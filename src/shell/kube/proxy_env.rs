@@ -239,7 +239,9 @@ mod tests {
     #[test]
     fn proxy_values_parse_as_go_httpproxy() {
         let only_http = Err("only http:// proxies are supported (CONNECT tunnels)");
-        let cases: [(&str, Result<(&str, u16, Option<&[u8]>), &str>); 11] = [
+        /// Host, port and user info, or the problem.
+        type Parsed<'a> = Result<(&'a str, u16, Option<&'a [u8]>), &'a str>;
+        let cases: [(&str, Parsed); 11] = [
             ("cache.corp.example.com:1234", Ok(("cache.corp.example.com", 1234, None))),
             ("cache.corp.example.com", Ok(("cache.corp.example.com", 80, None))),
             ("http://cache.corp.example.com", Ok(("cache.corp.example.com", 80, None))),
