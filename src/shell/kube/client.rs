@@ -28,6 +28,7 @@ use crate::shell::kube::api_error::{error_from_response, ApiError, MAX_ERROR_BOD
 use crate::shell::kube::decode::{decode_list, ListPage};
 use crate::shell::kube::http1::{self, Endpoint, Failure};
 use crate::shell::kube::kubeconfig::RestConfig;
+use crate::shell::kube::proxy_env::{proxy_for, ProxyError};
 use crate::shell::kube::query::{with_query, ListParams, WatchParams};
 use crate::shell::kube::ratelimit::RateLimiter;
 use crate::shell::kube::tls::{build_rustls_config, TlsError};
@@ -107,6 +108,8 @@ pub enum ClientInitError {
     Tls { origin: String, error: TlsError },
     /// The server URL cannot be parsed.
     InvalidServer { server: String, problem: String },
+    /// The proxy the environment names cannot be used.
+    Proxy(ProxyError),
 }
 
 impl fmt::Display for ClientInitError {
@@ -114,6 +117,7 @@ impl fmt::Display for ClientInitError {
         match self {
             ClientInitError::Tls { origin, error } => write!(f, "{origin}: {error}"),
             ClientInitError::InvalidServer { server, problem } => write!(f, "server {server:?}: {problem}"),
+            ClientInitError::Proxy(e) => write!(f, "proxy from the environment: {e}"),
         }
     }
 }
@@ -294,11 +298,17 @@ impl Client {
             ),
             false => None,
         };
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let proxy = proxy_for(&|name| std::env::var(name).ok(), https, &host_name, port).map_err(ClientInitError::Proxy)?;
+        if let Some(p) = &proxy {
+            Line::new("Reaching the API server through a proxy").s("proxy", &p.host).n("port", p.port).info();
+        }
         let endpoint = Endpoint {
-            port: uri.port_u16().unwrap_or(if https { 443 } else { 80 }),
+            port,
             host: host_name,
             tls: tls_name.map(|name| (own_tls, name)),
             connect_timeout: options.connect_timeout,
+            proxy,
         };
         if config.insecure_skip_tls_verify {
             Line::new(

@@ -14,7 +14,11 @@
 //! the client's retry rules ([`crate::shell::kube::client`]) decide as for any other failure.
 //! A watch ([`Pool::stream`]) keeps its connection: its body is read as it arrives, each read
 //! bounded by the watch's idle timeout.
+//!
+//! Behind an HTTP proxy ([`super::proxy_env`]) each connection is a `CONNECT` tunnel (RFC 9110
+//! section 9.3.6) opened before TLS; the connect timeout covers proxy connect, tunnel and handshake.
 
+use super::proxy_env::Proxy;
 use super::watch_stream::IO_BUFFER_BYTES;
 use rustls::pki_types::ServerName;
 use std::io::{self, Read, Write};
@@ -36,8 +40,10 @@ pub struct Endpoint {
     pub port: u16,
     /// TLS settings and the name the server certificate is checked against (https only).
     pub tls: Option<(Arc<rustls::ClientConfig>, ServerName<'static>)>,
-    /// Deadline for TCP connect plus TLS handshake.
+    /// Deadline for TCP connect plus proxy tunnel plus TLS handshake.
     pub connect_timeout: Duration,
+    /// The HTTP proxy to tunnel through, if any.
+    pub proxy: Option<Proxy>,
 }
 
 /// How far a failed exchange got.
@@ -207,6 +213,29 @@ fn tls_error(e: rustls::Error) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, e)
 }
 
+/// Ask `proxy` (connected as `tcp`) for its tunnel and read the answer: any 2xx opens it (as
+/// Go's transport accepts). The head is read a byte at a time so that nothing after it is taken.
+#[inline(never)]
+fn tunnel(tcp: &mut TcpStream, proxy: &Proxy) -> io::Result<()> {
+    tcp.write_all(proxy.connect.as_bytes())?;
+    let mut head = Vec::new();
+    let mut byte = [0u8];
+    while !head.ends_with(b"\r\n\r\n") {
+        if head.len() >= MAX_HEAD_BYTES || tcp.read(&mut byte)? == 0 {
+            return Err(invalid("proxy closed the connection before answering CONNECT"));
+        }
+        head.push(byte[0]);
+    }
+    // "HTTP/1.x 2xx ..."
+    match head.starts_with(b"HTTP/1.") && head.get(8..10) == Some(b" 2") {
+        true => Ok(()),
+        false => {
+            let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
+            Err(invalid(&format!("proxy refused the tunnel: {}", String::from_utf8_lossy(line))))
+        }
+    }
+}
+
 /// One connection with its read buffer (`store[pos..end]` is received and not yet consumed).
 struct Conn {
     io: Io,
@@ -224,9 +253,13 @@ struct Conn {
 impl Conn {
     fn open(endpoint: &Endpoint) -> io::Result<Conn> {
         let start = Instant::now();
-        let addrs: Vec<SocketAddr> = match endpoint.host.parse::<std::net::IpAddr>() {
-            Ok(ip) => vec![SocketAddr::new(ip, endpoint.port)],
-            Err(_) => (endpoint.host.as_str(), endpoint.port).to_socket_addrs()?.collect(),
+        let (host, port) = match &endpoint.proxy {
+            Some(p) => (p.host.as_str(), p.port),
+            None => (endpoint.host.as_str(), endpoint.port),
+        };
+        let addrs: Vec<SocketAddr> = match host.parse::<std::net::IpAddr>() {
+            Ok(ip) => vec![SocketAddr::new(ip, port)],
+            Err(_) => (host, port).to_socket_addrs()?.collect(),
         };
         let mut last = io::Error::new(io::ErrorKind::NotFound, "host has no address");
         let mut tcp = None;
@@ -239,14 +272,19 @@ impl Conn {
                 Err(e) => last = e,
             }
         }
-        let tcp = tcp.ok_or(last)?;
+        let mut tcp = tcp.ok_or(last)?;
         tcp.set_nodelay(true)?;
+        let left = || endpoint.connect_timeout.saturating_sub(start.elapsed()).max(Duration::from_millis(1));
+        if let Some(proxy) = &endpoint.proxy {
+            tcp.set_read_timeout(Some(left()))?;
+            tcp.set_write_timeout(Some(left()))?;
+            tunnel(&mut tcp, proxy)?;
+        }
         let io = match &endpoint.tls {
             None => Io::Plain(tcp),
             Some((config, name)) => {
-                let left = endpoint.connect_timeout.saturating_sub(start.elapsed()).max(Duration::from_millis(1));
-                tcp.set_read_timeout(Some(left))?;
-                tcp.set_write_timeout(Some(left))?;
+                tcp.set_read_timeout(Some(left()))?;
+                tcp.set_write_timeout(Some(left()))?;
                 let mut tls = Box::new((rustls::ClientConnection::new(config.clone(), name.clone()).map_err(tls_error)?, tcp));
                 let (conn, tcp) = (&mut tls.0, &mut tls.1);
                 while conn.is_handshaking() {
@@ -587,7 +625,8 @@ mod tests {
             }
             connections
         });
-        let endpoint = Endpoint { host: "127.0.0.1".into(), port, tls: None, connect_timeout: Duration::from_secs(5) };
+        let endpoint =
+            Endpoint { host: "127.0.0.1".into(), port, tls: None, connect_timeout: Duration::from_secs(5), proxy: None };
         (endpoint, handle)
     }
 
@@ -645,12 +684,72 @@ mod tests {
     #[test]
     fn nothing_listening_is_not_sent_and_a_cut_response_maybe_sent() {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let endpoint = Endpoint { host: "127.0.0.1".into(), port, tls: None, connect_timeout: Duration::from_secs(5) };
+        let endpoint =
+            Endpoint { host: "127.0.0.1".into(), port, tls: None, connect_timeout: Duration::from_secs(5), proxy: None };
         let err = Pool::new(endpoint).exchange(GET, Duration::from_secs(5), 100, &mut Vec::new()).unwrap_err();
         assert!(matches!(&err, Failure::NotSent(e) if e.kind() == io::ErrorKind::ConnectionRefused), "{err:?}");
         let (endpoint, server) = serve(vec!["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort"], 1);
         let err = Pool::new(endpoint).exchange(GET, Duration::from_secs(5), 100, &mut Vec::new()).unwrap_err();
         assert!(matches!(&err, Failure::MaybeSent(e) if e.kind() == io::ErrorKind::UnexpectedEof), "{err:?}");
         server.join().unwrap();
+    }
+
+    /// A `CONNECT` proxy on loopback for one connection: it records the request head, answers
+    /// `reply`, and on 2xx relays bytes to the requested target both ways.
+    fn connect_proxy(reply: &'static str) -> (u16, std::thread::JoinHandle<String>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let handle = std::thread::spawn(move || {
+            let (mut client, _) = listener.accept().unwrap();
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && client.read(&mut byte).unwrap() == 1 {
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8(head).unwrap();
+            client.write_all(reply.as_bytes()).unwrap();
+            if reply.starts_with("HTTP/1.1 200") {
+                let target = head.split(' ').nth(1).unwrap();
+                let mut server = TcpStream::connect(target).unwrap();
+                let (mut up, mut down) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+                let relay = std::thread::spawn(move || {
+                    let _ = io::copy(&mut up, &mut server);
+                    let _ = server.shutdown(std::net::Shutdown::Write);
+                });
+                let _ = io::copy(&mut down, &mut client);
+                let _ = client.shutdown(std::net::Shutdown::Both);
+                relay.join().unwrap();
+            }
+            head
+        });
+        (port, handle)
+    }
+
+    #[test]
+    fn requests_go_through_a_connect_tunnel_with_proxy_authorization() {
+        let (mut endpoint, server) = serve(vec!["HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\ntunnels"], 1);
+        let (proxy_port, proxy) = connect_proxy("HTTP/1.1 200 Connection established\r\n\r\n");
+        let target = format!("127.0.0.1:{}", endpoint.port);
+        endpoint.proxy = Some(Proxy::new("127.0.0.1", proxy_port, Some(b"user:pass"), "127.0.0.1", endpoint.port));
+        let pool = Pool::new(endpoint);
+        let mut out = Vec::new();
+        let r = pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap();
+        assert_eq!((r.code, out.as_slice()), (200, &b"tunnels"[..]));
+        drop(pool);
+        assert_eq!(server.join().unwrap(), 1);
+        assert_eq!(
+            proxy.join().unwrap(),
+            format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\nProxy-Authorization: Basic dXNlcjpwYXNz\r\n\r\n")
+        );
+    }
+
+    #[test]
+    fn a_refused_tunnel_is_not_sent() {
+        let (proxy_port, proxy_thread) = connect_proxy("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n");
+        let proxy = Some(Proxy::new("127.0.0.1", proxy_port, None, "::1", 6443));
+        let endpoint = Endpoint { host: "::1".into(), port: 6443, tls: None, connect_timeout: Duration::from_secs(5), proxy };
+        let err = Pool::new(endpoint).exchange(GET, Duration::from_secs(5), 100, &mut Vec::new()).unwrap_err();
+        assert!(matches!(&err, Failure::NotSent(e) if e.to_string().contains("407 Proxy Authentication Required")), "{err:?}");
+        assert!(proxy_thread.join().unwrap().starts_with("CONNECT [::1]:6443 HTTP/1.1\r\n"));
     }
 }

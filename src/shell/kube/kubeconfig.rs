@@ -422,7 +422,7 @@ impl Resolver<'_> {
                 path: self.path.to_path_buf(),
                 entry,
                 feature: "proxy-url",
-                hint: "connect to the API server directly (HTTPS_PROXY/NO_PROXY from the environment are honoured)",
+                hint: "set HTTPS_PROXY (and NO_PROXY) in the environment instead: they are honoured",
             });
         }
         let field = format!("clusters[{index}].cluster.certificate-authority");

@@ -11,6 +11,7 @@ pub mod decode;
 pub mod files;
 pub mod http1;
 pub mod kubeconfig;
+pub mod proxy_env;
 pub mod query;
 pub mod ratelimit;
 pub mod tls;
