@@ -662,8 +662,10 @@ mod tests {
         let pool = Pool::new(endpoint);
         let mut out = Vec::new();
         assert_eq!(pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap().code, 200);
-        // Wait until the server's close is visible, as it is when a real server drops an idle one.
+        // Wait (bounded) until the server's close is visible, as it is when a real server drops an idle one.
+        let give_up = Instant::now() + Duration::from_secs(10);
         while pool.idle.lock().unwrap().last().is_some_and(Conn::is_open) {
+            assert!(Instant::now() < give_up, "the server's close never showed on the idle connection");
             std::thread::sleep(Duration::from_millis(5));
         }
         assert_eq!(pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap().code, 201);
