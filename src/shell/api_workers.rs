@@ -20,18 +20,18 @@ use crate::core::framework::plugins::names;
 use crate::core::framework::{instrument, Code};
 use crate::core::framework::{ApiFailure, ApiHandle, BindStatus, PreBindAction};
 use crate::core::logging::Line;
-use crate::core::metrics::{names as m, Metrics};
+use crate::core::metrics::{names as m, Batch, Metrics};
 use crate::core::scheduler::{BindFailure, BindOutcome, BindRequest, Input, StatusPatch};
 use crate::core::texts::framework as texts;
 use crate::core::timefmt;
 use crate::shell::clock::{self, Clock};
 use crate::shell::kube::api_error::ApiError;
-use crate::shell::kube::client::{Client, PatchType};
+use crate::shell::kube::client::{Client, PatchType, Verb};
 use crate::shell::permissions::{plain, Denials};
 use crate::shell::worker_pool::{Pool, PoolSize};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::SyncSender;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 /// Work for the API workers.
@@ -46,17 +46,72 @@ pub enum Job {
 #[derive(Clone)]
 pub struct Workers {
     pool: Pool<Job>,
+    /// Plain binds ([`is_plain`]), pipelined by a few threads.
+    binds: Pool<BindRequest>,
 }
 
 impl Workers {
     /// Queue a job.
     pub fn submit(&self, job: Job) {
-        self.pool.submit(job);
+        self.submit_all(std::iter::once(job));
+    }
+
+    /// Queue several jobs at once (one lock per pool, one wake-up per idle worker needed).
+    pub fn submit_all(&self, jobs: impl IntoIterator<Item = Job>) {
+        let mut plain = Vec::new();
+        let others = jobs.into_iter().filter_map(|job| match job {
+            Job::Bind(req) if is_plain(&req) => {
+                plain.push(req);
+                None
+            }
+            other => Some(other),
+        });
+        self.pool.submit_all(others);
+        if !plain.is_empty() {
+            self.binds.submit_all(plain);
+        }
     }
 
     /// Jobs queued or running (graceful shutdown waits for zero).
     pub fn pending(&self) -> usize {
-        self.pool.pending()
+        self.pool.pending() + self.binds.pending()
+    }
+}
+
+/// Finished binds on their way back to the scheduler thread, handed over in batches.
+///
+/// Sending each outcome through the scheduler's channel woke that thread once per pod; here the
+/// workers append to a shared list and only the outcome that finds it empty sends a wake-up
+/// ([`Input::BindsDone`] with an empty batch). The scheduler thread takes the whole list
+/// ([`BindResults::take`]) when it handles that wake-up and before it waits, so under load one
+/// hand-off carries every bind that finished since the last.
+pub struct BindResults {
+    done: Mutex<Vec<BindOutcome>>,
+    scheduler: SyncSender<Input>,
+}
+
+impl BindResults {
+    /// Outcomes for the scheduler thread behind `scheduler`.
+    pub fn new(scheduler: SyncSender<Input>) -> BindResults {
+        BindResults { done: Mutex::new(Vec::new()), scheduler }
+    }
+
+    /// Hand over one outcome; wakes the scheduler thread only if nothing was waiting already.
+    pub fn push(&self, outcome: BindOutcome) {
+        let first = {
+            let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+            done.push(outcome);
+            done.len() == 1
+        };
+        if first {
+            // Fails only when the scheduler thread has gone (shutdown): nothing to report to.
+            let _ = self.scheduler.send(Input::BindsDone(Vec::new()));
+        }
+    }
+
+    /// Every outcome handed over since the last call, in the order they finished.
+    pub fn take(&self) -> Vec<BindOutcome> {
+        std::mem::take(&mut *self.done.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
@@ -64,7 +119,8 @@ impl Workers {
 #[derive(Clone)]
 pub struct WorkerContext {
     pub client: Client,
-    pub scheduler: SyncSender<Input>,
+    /// Where finished binds go for the scheduler thread.
+    pub done: Arc<BindResults>,
     pub events: crate::shell::event_recorder::Recorder,
     pub metrics: Metrics,
     /// Where 403s are recorded (required permissions fail `/readyz`).
@@ -81,9 +137,21 @@ pub struct WorkerContext {
 /// ending after a minute.
 pub fn spawn_workers(max: usize, ctx: WorkerContext) -> std::io::Result<Workers> {
     let size = PoolSize { min: 1, max, idle_exit: WORKER_IDLE_EXIT };
+    let binders = PoolSize { min: 1, max: max.clamp(1, BIND_PIPELINES), idle_exit: WORKER_IDLE_EXIT };
+    let bind_ctx = ctx.clone();
+    let binds = Pool::batched("api-binder", binders, 256 * 1024, BIND_BATCH, move |reqs| run_plain_binds(&bind_ctx, reqs))?;
     let pool = Pool::new("api-worker", size, 256 * 1024, move |job| run_job(&ctx, job))?;
-    Ok(Workers { pool })
+    Ok(Workers { pool, binds })
 }
+
+/// Threads that send plain binds, each its own pipelined connection: a burst queues behind
+/// them and goes out in batches (a thread per bind in flight cost two context switches per
+/// pod). Four keep the API server's cores busy while one batch's answers are read.
+const BIND_PIPELINES: usize = 4;
+
+/// Most binds one pipelined exchange carries (their requests and answers stay well within the
+/// sockets' buffers, so neither side blocks writing while the other does too).
+const BIND_BATCH: usize = 32;
 
 /// Most API worker threads the daemon runs at once: upstream binds every pod on its own
 /// goroutine, so a burst of bindings needs parallel requests; 32 keeps the API server's round
@@ -96,7 +164,7 @@ const WORKER_IDLE_EXIT: Duration = Duration::from_secs(60);
 
 fn run_job(ctx: &WorkerContext, job: Job) {
     match job {
-        Job::Bind(req) => run_bind(ctx, req),
+        Job::Bind(req) => ctx.done.push(run_bind(ctx, req)),
         Job::PatchStatus(p) => {
             let result = patch_status(&ctx.client, &p, ctx.clock.wall());
             ctx.denials.outcome(|| plain("patch", "", "pods/status"), &format!("{}/{}", p.namespace, p.name), &result);
@@ -119,8 +187,24 @@ pub fn bind(client: &Client, pod: &crate::core::model::PodInfo, node: &str, deni
     // plugins/defaultbinder/default_binder.go Bind.
     crate::core::logging::v(3, || Line::new("Attempting to bind pod to node").o("pod", &pod.key).o("node", node));
     let body = binding_for(&pod.namespace, &pod.name, &pod.uid, node);
-    let path = format!("/api/v1/namespaces/{}/pods/{}/binding", pod.namespace, pod.name);
-    let result = client.create::<_, serde::de::IgnoredAny>(&path, &body);
+    let result = client.create::<_, serde::de::IgnoredAny>(&binding_path(pod), &body).map(|_| ());
+    classify_bind(client, pod, node, denials, result)
+}
+
+/// The `pods/binding` subresource of a pod.
+fn binding_path(pod: &crate::core::model::PodInfo) -> String {
+    format!("/api/v1/namespaces/{}/pods/{}/binding", pod.namespace, pod.name)
+}
+
+/// What a binding POST's result means for the pod (recording a denial against the declared
+/// permission).
+fn classify_bind(
+    client: &Client,
+    pod: &crate::core::model::PodInfo,
+    node: &str,
+    denials: &Denials,
+    result: Result<(), ApiError>,
+) -> Result<(), BindFailure> {
     denials.outcome(|| plain("create", "", "pods/binding"), &pod.key, &result);
     match result {
         Ok(_) => Ok(()),
@@ -261,11 +345,11 @@ pub fn pre_bind(
     Ok(())
 }
 
-/// `scheduler_framework_extension_point_duration_seconds` for a binding-cycle extension point.
-fn observe_point(ctx: &WorkerContext, point: &str, ok: bool, profile: &str, start: Instant) {
+/// `scheduler_framework_extension_point_duration_seconds` for a binding-cycle extension point
+/// that ran from `start` to `end`.
+fn observe_point(b: &mut Batch<'_>, point: &str, ok: bool, profile: &str, (start, end): (Instant, Instant)) {
     let status = instrument::status_label((!ok).then_some(Code::Error));
-    let secs = ctx.clock.now().saturating_duration_since(start).as_secs_f64();
-    ctx.metrics.observe(m::EXTENSION_POINT_DURATION, &[point, status, profile], secs);
+    b.observe(m::EXTENSION_POINT_DURATION, &[point, status, profile], end.saturating_duration_since(start).as_secs_f64());
 }
 
 /// `sched.bind`: an interested binding extender first (`extendersBinding`), then the Bind steps
@@ -346,62 +430,124 @@ fn run_pre_bind(ctx: &WorkerContext, req: &BindRequest) -> Result<(), BindFailur
     Ok(())
 }
 
-fn run_bind(ctx: &WorkerContext, req: BindRequest) {
-    let pod = &req.pod;
+fn run_bind(ctx: &WorkerContext, req: BindRequest) -> BindOutcome {
     // The binding cycle runs on its own goroutine upstream (scheduler_goroutines{operation="binding"}).
     ctx.metrics.inc(m::GOROUTINES, &["binding"], 1.0);
+    // Three clock reads: the end of PreBind is the start of Bind.
     let start = ctx.clock.now();
     let pre_bound = run_pre_bind(ctx, &req);
-    observe_point(ctx, instrument::point::PRE_BIND, pre_bound.is_ok(), &req.profile, start);
+    let pre_bind_end = ctx.clock.now();
+    let pre_bound_ok = pre_bound.is_ok();
+    let mut bind_end = pre_bind_end;
     let result = pre_bound.and_then(|()| {
-        let start = ctx.clock.now();
         let bound = bind_delegated(ctx, &req);
-        observe_point(ctx, instrument::point::BIND, bound.is_ok(), &req.profile, start);
+        bind_end = ctx.clock.now();
         bound
     });
-    ctx.metrics.inc(m::GOROUTINES, &["binding"], -1.0);
-    let now = ctx.clock.now();
-    match &result {
-        Ok(()) => {
-            // schedule_one.go bindingCycle.
-            crate::core::logging::v(2, || {
-                Line::new("Successfully bound pod to node")
-                    .o("pod", &pod.key)
-                    .o("node", &req.node)
-                    .n("evaluatedNodes", req.evaluated_nodes)
-                    .n("feasibleNodes", req.feasible_nodes)
-            });
-            let elapsed = now.saturating_duration_since(req.cycle_start).as_secs_f64();
-            ctx.metrics.inc(m::SCHEDULE_ATTEMPTS, &["scheduled", &req.profile], 1.0);
-            ctx.metrics.observe(m::ATTEMPT_DURATION, &["scheduled", &req.profile], elapsed);
-            ctx.metrics.observe(m::POD_ATTEMPTS, &[], f64::from(req.attempts));
-            if req.flushed {
-                ctx.metrics.inc(m::SCHEDULED_AFTER_FLUSH, &[], 1.0);
-            }
-            if let Some(first) = req.initial_attempt {
-                let label = if req.attempts >= 15 { "15+".to_string() } else { req.attempts.to_string() };
-                ctx.metrics.observe(m::SLI_DURATION, &[&label], now.saturating_duration_since(first).as_secs_f64());
-            }
-            ctx.events.record(events::scheduled(pod, &req.node, &req.profile));
-            if let Some(plan) = &req.binding {
-                let api = PluginApi { ctx };
-                for p in &plan.post_bind {
-                    p.post_bind(&api, pod, &req.node);
-                }
-            }
+    finish_bind(ctx, &req, (start, pre_bind_end, bind_end), pre_bound_ok, result)
+}
+
+/// The end of a binding cycle whose PreBind ran from `times.0` to `times.1` and Bind (when
+/// PreBind succeeded) to `times.2`: log, metrics, the Scheduled event, PostBind, and the outcome
+/// for the scheduler thread.
+fn finish_bind(
+    ctx: &WorkerContext,
+    req: &BindRequest,
+    (start, pre_bind_end, bind_end): (Instant, Instant, Instant),
+    pre_bound_ok: bool,
+    result: Result<(), BindFailure>,
+) -> BindOutcome {
+    let pod = &req.pod;
+    let now = bind_end;
+    if result.is_ok() {
+        // schedule_one.go bindingCycle.
+        crate::core::logging::v(2, || {
+            Line::new("Successfully bound pod to node")
+                .o("pod", &pod.key)
+                .o("node", &req.node)
+                .n("evaluatedNodes", req.evaluated_nodes)
+                .n("feasibleNodes", req.feasible_nodes)
+        });
+    } else {
+        // schedule_one.go finishBinding.
+        crate::core::logging::v(1, || Line::new("Failed to bind pod").o("pod", &pod.key));
+    }
+    // Every sample of the binding cycle under one lock of the registry.
+    ctx.metrics.batch(|b| {
+        observe_point(b, instrument::point::PRE_BIND, pre_bound_ok, &req.profile, (start, pre_bind_end));
+        if pre_bound_ok {
+            observe_point(b, instrument::point::BIND, result.is_ok(), &req.profile, (pre_bind_end, bind_end));
         }
-        Err(BindFailure::Conflict(_)) | Err(BindFailure::Other(_)) => {
-            // schedule_one.go finishBinding.
-            crate::core::logging::v(1, || Line::new("Failed to bind pod").o("pod", &pod.key));
-            ctx.metrics.inc(m::SCHEDULE_ATTEMPTS, &["error", &req.profile], 1.0);
-            ctx.metrics.observe(
-                m::ATTEMPT_DURATION,
-                &["error", &req.profile],
-                now.saturating_duration_since(req.cycle_start).as_secs_f64(),
-            );
+        b.inc(m::GOROUTINES, &["binding"], -1.0);
+        let elapsed = now.saturating_duration_since(req.cycle_start).as_secs_f64();
+        if result.is_err() {
+            b.inc(m::SCHEDULE_ATTEMPTS, &["error", &req.profile], 1.0);
+            b.observe(m::ATTEMPT_DURATION, &["error", &req.profile], elapsed);
+            return;
+        }
+        b.inc(m::SCHEDULE_ATTEMPTS, &["scheduled", &req.profile], 1.0);
+        b.observe(m::ATTEMPT_DURATION, &["scheduled", &req.profile], elapsed);
+        b.observe(m::POD_ATTEMPTS, &[], f64::from(req.attempts));
+        if req.flushed {
+            b.inc(m::SCHEDULED_AFTER_FLUSH, &[], 1.0);
+        }
+        if let Some(first) = req.initial_attempt {
+            let label = attempts_label(req.attempts);
+            b.observe(m::SLI_DURATION, &[label], now.saturating_duration_since(first).as_secs_f64());
+        }
+    });
+    if result.is_ok() {
+        ctx.events.record(events::scheduled(pod, &req.node, &req.profile));
+        if let Some(plan) = &req.binding {
+            let api = PluginApi { ctx };
+            for p in &plan.post_bind {
+                p.post_bind(&api, pod, &req.node);
+            }
         }
     }
-    let _ = ctx.scheduler.send(Input::BindDone(BindOutcome { key: pod.key.clone(), node: req.node.clone(), result }));
+    BindOutcome { key: req.pod.key.clone(), node: req.node.clone(), result }
+}
+
+/// The `attempts` label of `scheduler_pod_scheduling_sli_duration_seconds` (15 and more share
+/// one), without formatting a number per bind.
+fn attempts_label(attempts: u32) -> &'static str {
+    const SMALL: [&str; 15] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14"];
+    usize::try_from(attempts).ok().and_then(|i| SMALL.get(i)).copied().unwrap_or("15+")
+}
+
+/// Whether a bind needs nothing but the DefaultBinder's POST: no volume writes, no out-of-tree
+/// binding plugins, no binding extender. Such binds are pipelined ([`run_plain_binds`]).
+fn is_plain(req: &BindRequest) -> bool {
+    req.pre_bind.is_empty() && req.binding.is_none() && req.extender_binder.is_none()
+}
+
+/// Several plain binds ([`is_plain`]): their binding cycles as [`run_bind`]'s, the POSTs sent
+/// pipelined on one connection ([`Client::send_pipelined`]). Each pod's PreBind (nothing to
+/// write) ends before the POSTs go out and its Bind when the whole exchange has been read.
+fn run_plain_binds(ctx: &WorkerContext, reqs: Vec<BindRequest>) {
+    if reqs.len() == 1 {
+        for req in reqs {
+            ctx.done.push(run_bind(ctx, req));
+        }
+        return;
+    }
+    ctx.metrics.inc(m::GOROUTINES, &["binding"], reqs.len() as f64);
+    let start = ctx.clock.now();
+    let mut items = Vec::with_capacity(reqs.len());
+    for req in &reqs {
+        let pod = &req.pod;
+        // plugins/defaultbinder/default_binder.go Bind.
+        crate::core::logging::v(3, || Line::new("Attempting to bind pod to node").o("pod", &pod.key).o("node", &req.node));
+        let body = binding_for(&pod.namespace, &pod.name, &pod.uid, &req.node);
+        // Encoding a plain struct of strings cannot fail; an empty body would be refused (400).
+        items.push((binding_path(pod), serde_json::to_vec(&body).unwrap_or_default()));
+    }
+    let results = ctx.client.send_pipelined(Verb::Post, "application/json", items);
+    let bind_end = ctx.clock.now();
+    for (req, result) in reqs.iter().zip(results) {
+        let result = classify_bind(&ctx.client, &req.pod, &req.node, &ctx.denials, result);
+        ctx.done.push(finish_bind(ctx, req, (start, start, bind_end), true, result));
+    }
 }
 
 /// The strategic-merge patch for a pod's PodScheduled condition / nominated node.
@@ -475,6 +621,46 @@ fn evict(ctx: &WorkerContext, ev: &crate::core::scheduler::effects::Eviction) ->
 mod tests {
     use super::*;
     use crate::core::api;
+
+    fn outcome(key: &str) -> BindOutcome {
+        BindOutcome { key: key.into(), node: "n1".into(), result: Ok(()) }
+    }
+
+    #[test]
+    fn finished_binds_wake_the_scheduler_once_per_batch_in_order() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(16);
+        let results = BindResults::new(tx);
+        results.push(outcome("default/a"));
+        results.push(outcome("default/b"));
+        results.push(outcome("default/c"));
+        // One wake-up for the three: an empty batch, the outcomes wait to be taken.
+        assert!(matches!(rx.try_recv(), Ok(Input::BindsDone(b)) if b.is_empty()));
+        assert!(rx.try_recv().is_err());
+        let keys: Vec<String> = results.take().iter().map(|o| o.key.to_string()).collect();
+        assert_eq!(keys, ["default/a", "default/b", "default/c"]);
+        assert!(results.take().is_empty());
+        // Once taken, the next outcome wakes the scheduler again.
+        results.push(outcome("default/d"));
+        assert!(matches!(rx.try_recv(), Ok(Input::BindsDone(b)) if b.is_empty()));
+        assert_eq!(results.take().len(), 1);
+    }
+
+    #[test]
+    fn a_gone_scheduler_thread_does_not_stop_the_workers() {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        drop(rx);
+        let results = BindResults::new(tx);
+        results.push(outcome("default/a"));
+        assert_eq!(results.take().len(), 1);
+    }
+
+    #[test]
+    fn sli_attempt_labels_are_the_count_up_to_fifteen() {
+        assert_eq!(attempts_label(1), "1");
+        assert_eq!(attempts_label(14), "14");
+        assert_eq!(attempts_label(15), "15+");
+        assert_eq!(attempts_label(u32::MAX), "15+");
+    }
 
     #[test]
     fn status_patch_is_a_strategic_merge_of_the_condition() {

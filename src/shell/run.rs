@@ -5,7 +5,7 @@
 //!  watch-nodes ─┐                                   ┌─> api-worker-* (bind, status, evict) ─┐
 //!  watch-pods  ─┼─> sync_channel<Input> ─> main loop┤                                       │
 //!  watch-pcs   ─┤        ^     (Scheduler core)     └─> event-recorder                      │
-//!  election    ─┘        └──────────── BindDone ────────────────────────────────────────────┘
+//!  election    ─┘        └─────────── BindsDone (batched) ──────────────────────────────────┘
 //!  serve-10259 / serve-<port>: /healthz /livez /readyz /metrics /configz
 //! ```
 
@@ -20,7 +20,7 @@ use crate::core::metrics::{names as m, Metrics};
 use crate::core::rng::Rng;
 use crate::core::scheduler::{Attempt, Effect, Input, Scheduler, Settings};
 use crate::core::watched::{kinds_read_by, KindId, WatchedKind};
-use crate::shell::api_workers::{self, Job, WorkerContext};
+use crate::shell::api_workers::{self, BindResults, Job, WorkerContext};
 use crate::shell::clock::SystemClock;
 use crate::shell::event_recorder;
 use crate::shell::informers::{self, EnvError, Informers, StartError};
@@ -488,11 +488,12 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     .unwrap_or(event_recorder::DEFAULT_FLUSH_BUDGET);
     let recorder = event_recorder::spawn(event_client, s.hostname.clone(), metrics.clone(), denials.clone())
         .map_err(|source| RunError::Thread { name: "event recorder", source })?;
+    let bind_results = Arc::new(BindResults::new(tx.clone()));
     let workers = api_workers::spawn_workers(
         s.api_workers,
         WorkerContext {
             client: client.clone(),
-            scheduler: tx.clone(),
+            done: bind_results.clone(),
             events: recorder.clone(),
             metrics: metrics.clone(),
             denials: denials.clone(),
@@ -526,6 +527,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     drop(tx);
     let parts = LoopParts {
         workers: &workers,
+        bind_results: &bind_results,
         recorder: &recorder,
         flush_budget,
         metrics: &metrics,
@@ -582,6 +584,8 @@ fn build_scheduler(
 /// What the scheduler loop drives besides the core.
 struct LoopParts<'a> {
     workers: &'a api_workers::Workers,
+    /// Finished binds, taken when their wake-up arrives.
+    bind_results: &'a BindResults,
     recorder: &'a event_recorder::Recorder,
     /// How long shutdown writes queued events.
     flush_budget: Duration,
@@ -637,7 +641,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
         while drained < 1024 {
             match rx.try_recv() {
                 Ok(input) => {
-                    handle(sched, input);
+                    handle(sched, input, p.bind_results);
                     drained += 1;
                 }
                 Err(_) => break,
@@ -683,7 +687,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
             .unwrap_or(Duration::from_secs(1))
             .min(Duration::from_millis(200));
         match rx.recv_timeout(wait.max(Duration::from_millis(1))) {
-            Ok(input) => handle(sched, input),
+            Ok(input) => handle(sched, input, p.bind_results),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 Line::new("All event sources stopped").error();
@@ -694,8 +698,13 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
 }
 
 /// Feed one input to the core; each watch change handled lets the informers decode their next
-/// list page ([`TURN`]).
-fn handle(sched: &mut Scheduler, input: Input) {
+/// list page ([`TURN`]). An empty [`Input::BindsDone`] is the API workers' wake-up: the batch is
+/// what they have handed over since ([`BindResults`]).
+fn handle(sched: &mut Scheduler, input: Input, bind_results: &BindResults) {
+    let input = match input {
+        Input::BindsDone(batch) if batch.is_empty() => Input::BindsDone(bind_results.take()),
+        other => other,
+    };
     let watched = matches!(input, Input::Watch(_));
     sched.handle(input, Instant::now());
     if watched {
@@ -713,15 +722,23 @@ fn profile_of(sched: &Scheduler, attempt: &Attempt) -> String {
     sched.queue().get(key).map(|q| q.pod.scheduler_name.to_string()).unwrap_or_default()
 }
 
+/// Hand the core's effects over: API writes to the workers in one submission, events to the
+/// recorder.
 fn dispatch(sched: &mut Scheduler, workers: &api_workers::Workers, recorder: &event_recorder::Recorder) {
-    for effect in sched.take_effects() {
-        match effect {
-            Effect::Bind(b) => workers.submit(Job::Bind(b)),
-            Effect::PatchStatus(p) => workers.submit(Job::PatchStatus(p)),
-            Effect::Event(e) => recorder.record(e),
-            Effect::Evict(eviction) => workers.submit(Job::Evict(eviction)),
-        }
+    let effects = sched.take_effects();
+    if effects.is_empty() {
+        return;
     }
+    let jobs = effects.into_iter().filter_map(|effect| match effect {
+        Effect::Bind(b) => Some(Job::Bind(b)),
+        Effect::PatchStatus(p) => Some(Job::PatchStatus(p)),
+        Effect::Evict(eviction) => Some(Job::Evict(eviction)),
+        Effect::Event(e) => {
+            recorder.record(e);
+            None
+        }
+    });
+    workers.submit_all(jobs);
 }
 
 #[cfg(test)]

@@ -36,7 +36,9 @@ struct Shared<J> {
     size: PoolSize,
     name: &'static str,
     stack_size: usize,
-    handler: Box<dyn Fn(J) + Send + Sync>,
+    /// Most jobs a worker takes at once.
+    batch: usize,
+    handler: Box<dyn Fn(Vec<J>) + Send + Sync>,
     in_flight: AtomicUsize,
 }
 
@@ -65,6 +67,19 @@ impl<J: Send + 'static> Pool<J> {
         stack_size: usize,
         handler: impl Fn(J) + Send + Sync + 'static,
     ) -> std::io::Result<Pool<J>> {
+        Pool::batched(name, size, stack_size, 1, move |jobs| jobs.into_iter().for_each(&handler))
+    }
+
+    /// A pool whose workers take up to `batch` queued jobs at once and run `handler` on them
+    /// together (binds pipelined on one connection): with few threads, what queues while they
+    /// are busy is served by one wake-up.
+    pub fn batched(
+        name: &'static str,
+        size: PoolSize,
+        stack_size: usize,
+        batch: usize,
+        handler: impl Fn(Vec<J>) + Send + Sync + 'static,
+    ) -> std::io::Result<Pool<J>> {
         let size = PoolSize { min: size.min.max(1), max: size.max.max(size.min.max(1)), idle_exit: size.idle_exit };
         let pool = Pool {
             shared: Arc::new(Shared {
@@ -73,6 +88,7 @@ impl<J: Send + 'static> Pool<J> {
                 size,
                 name,
                 stack_size,
+                batch: batch.max(1),
                 handler: Box::new(handler),
                 in_flight: AtomicUsize::new(0),
             }),
@@ -86,20 +102,31 @@ impl<J: Send + 'static> Pool<J> {
 
     /// Queue a job; starts a thread when none is idle and the pool is below its maximum.
     pub fn submit(&self, job: J) {
-        self.shared.in_flight.fetch_add(1, Ordering::SeqCst);
+        self.submit_all(std::iter::once(job));
+    }
+
+    /// Queue several jobs under one lock (the effects of one scheduler pass), starting threads
+    /// and waking idle workers as [`Pool::submit`] would for each.
+    pub fn submit_all(&self, jobs: impl IntoIterator<Item = J>) {
         let mut state = self.shared.lock();
-        state.jobs.push_back(job);
-        if state.idle < state.jobs.len() && state.threads < self.shared.size.max {
-            if let Err(e) = self.start_thread(&mut state) {
-                // The running threads still drain the queue; only the extra parallelism is lost.
-                warn!("cannot start another {} thread ({} running): {e}", self.shared.name, state.threads);
+        let mut added = 0;
+        for job in jobs {
+            // Counted before a worker can take it (the lock is held until all are queued).
+            self.shared.in_flight.fetch_add(1, Ordering::SeqCst);
+            state.jobs.push_back(job);
+            added += 1;
+            if state.idle < state.jobs.len() && state.threads < self.shared.size.max {
+                if let Err(e) = self.start_thread(&mut state) {
+                    // The running threads still drain the queue; only the extra parallelism is lost.
+                    warn!("cannot start another {} thread ({} running): {e}", self.shared.name, state.threads);
+                }
             }
         }
-        // A notify is a system call even when nobody waits: wake a worker only if one is idle
-        // (busy ones take the job from the queue when they finish theirs).
-        let wake = state.idle > 0;
+        // A notify is a system call even when nobody waits: wake only idle workers, one per
+        // job (busy ones take the rest from the queue when they finish theirs).
+        let wake = state.idle.min(added);
         drop(state);
-        if wake {
+        for _ in 0..wake {
             self.shared.work.notify_one();
         }
     }
@@ -131,10 +158,12 @@ impl<J: Send + 'static> Pool<J> {
 fn worker<J>(shared: &Shared<J>) {
     let mut state = shared.lock();
     loop {
-        if let Some(job) = state.jobs.pop_front() {
+        if !state.jobs.is_empty() {
+            let n = state.jobs.len().min(shared.batch);
+            let jobs: Vec<J> = state.jobs.drain(..n).collect();
             drop(state);
-            (shared.handler)(job);
-            shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+            (shared.handler)(jobs);
+            shared.in_flight.fetch_sub(n, Ordering::SeqCst);
             state = shared.lock();
             continue;
         }
@@ -194,6 +223,31 @@ mod tests {
         release_tx.send(()).unwrap();
         wait_for("the late job", || pool.pending() == 0);
         assert_eq!(started.load(Ordering::SeqCst), 6);
+    }
+
+    #[test]
+    fn a_batched_pool_hands_what_queued_to_one_worker_in_order() {
+        let (entered_tx, entered_rx) = mpsc::channel::<Vec<u32>>();
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let (entered_tx, release_rx) = (Mutex::new(entered_tx), Mutex::new(release_rx));
+        let size = PoolSize { min: 1, max: 1, idle_exit: Duration::from_secs(60) };
+        let pool = Pool::batched("test-batch", size, 64 * 1024, 3, move |jobs: Vec<u32>| {
+            let _ = entered_tx.lock().unwrap().send(jobs);
+            let _ = release_rx.lock().unwrap().recv();
+        })
+        .unwrap();
+        pool.submit(0);
+        assert_eq!(entered_rx.recv().unwrap(), [0]);
+        // While the only worker is busy, five more queue; it takes them three, then two.
+        pool.submit_all([1, 2, 3, 4, 5]);
+        assert_eq!(pool.pending(), 6);
+        release_tx.send(()).unwrap();
+        assert_eq!(entered_rx.recv().unwrap(), [1, 2, 3]);
+        release_tx.send(()).unwrap();
+        assert_eq!(entered_rx.recv().unwrap(), [4, 5]);
+        release_tx.send(()).unwrap();
+        wait_for("all jobs done", || pool.pending() == 0);
+        assert_eq!(pool.threads(), 1);
     }
 
     #[test]

@@ -107,6 +107,82 @@ struct Registry {
     families: BTreeMap<&'static str, Family>,
 }
 
+impl Registry {
+    /// [`Metrics::record`] on a locked registry.
+    fn record(&mut self, name: &str, labels: &[&str], f: impl FnOnce(&mut Value, &[f64])) {
+        let Some(fam) = self.families.get_mut(name) else { return };
+        let mut unexpected = 0u32;
+        let mapped: Vec<&str>;
+        let labels = if fam.allowed.iter().any(Option::is_some) {
+            mapped = labels
+                .iter()
+                .zip(&fam.allowed)
+                .map(|(v, allowed)| match allowed {
+                    Some(set) if !set.contains(*v) => {
+                        unexpected += 1;
+                        "unexpected"
+                    }
+                    _ => *v,
+                })
+                .collect();
+            &mapped[..]
+        } else {
+            labels
+        };
+        let bounds = fam.bounds.clone();
+        if let Some(v) = fam.series(labels) {
+            f(v, &bounds);
+        }
+        if unexpected > 0 {
+            if let Some(Value::Scalar(c)) =
+                self.families.get_mut(names::UNEXPECTED_CATEGORIZATIONS).and_then(|fam| fam.series(&[]))
+            {
+                *c += f64::from(unexpected);
+            }
+        }
+    }
+
+    fn inc(&mut self, name: &str, labels: &[&str], by: f64) {
+        self.record(name, labels, |v, _| {
+            if let Value::Scalar(c) = v {
+                *c += by;
+            }
+        });
+    }
+
+    fn observe_many(&mut self, name: &str, labels: &[&str], samples: &[f64]) {
+        self.record(name, labels, |v, bounds| {
+            if let Value::Hist(h) = v {
+                for &sample in samples {
+                    // The first bucket holding the sample (none past the last bound, or NaN: only +Inf).
+                    if let Some(c) = h.counts.get_mut(bounds.partition_point(|b| *b < sample || sample.is_nan())) {
+                        *c += 1;
+                    }
+                    h.sum += sample;
+                    h.count += 1;
+                }
+            }
+        });
+    }
+}
+
+/// The registry locked for a few records in a row ([`Metrics::batch`]).
+pub struct Batch<'a> {
+    reg: &'a mut Registry,
+}
+
+impl Batch<'_> {
+    /// [`Metrics::inc`] inside the batch.
+    pub fn inc(&mut self, name: &str, labels: &[&str], by: f64) {
+        self.reg.inc(name, labels, by);
+    }
+
+    /// [`Metrics::observe`] inside the batch.
+    pub fn observe(&mut self, name: &str, labels: &[&str], sample: f64) {
+        self.reg.observe_many(name, labels, &[sample]);
+    }
+}
+
 /// A handle on the registry, cheap to clone into every thread.
 #[derive(Debug, Clone)]
 pub struct Metrics {
@@ -204,46 +280,18 @@ impl Metrics {
 
     /// Record through a family, mapping label values the allow-list refuses to `unexpected`.
     fn record(&self, name: &str, labels: &[&str], f: impl FnOnce(&mut Value, &[f64])) {
-        let mut reg = self.lock();
-        let Some(fam) = reg.families.get_mut(name) else { return };
-        let mut unexpected = 0u32;
-        let mapped: Vec<&str>;
-        let labels = if fam.allowed.iter().any(Option::is_some) {
-            mapped = labels
-                .iter()
-                .zip(&fam.allowed)
-                .map(|(v, allowed)| match allowed {
-                    Some(set) if !set.contains(*v) => {
-                        unexpected += 1;
-                        "unexpected"
-                    }
-                    _ => *v,
-                })
-                .collect();
-            &mapped[..]
-        } else {
-            labels
-        };
-        let bounds = fam.bounds.clone();
-        if let Some(v) = fam.series(labels) {
-            f(v, &bounds);
-        }
-        if unexpected > 0 {
-            if let Some(Value::Scalar(c)) =
-                reg.families.get_mut(names::UNEXPECTED_CATEGORIZATIONS).and_then(|fam| fam.series(&[]))
-            {
-                *c += f64::from(unexpected);
-            }
-        }
+        self.lock().record(name, labels, f);
+    }
+
+    /// Several records under one lock: a bind or an API request records half a dozen samples,
+    /// and taking the registry's lock for each was a hand-off between the API workers each time.
+    pub fn batch<R>(&self, f: impl FnOnce(&mut Batch<'_>) -> R) -> R {
+        f(&mut Batch { reg: &mut self.lock() })
     }
 
     /// Add to a counter.
     pub fn inc(&self, name: &str, labels: &[&str], by: f64) {
-        self.record(name, labels, |v, _| {
-            if let Value::Scalar(c) = v {
-                *c += by;
-            }
-        });
+        self.lock().inc(name, labels, by);
     }
 
     /// Set a gauge.
@@ -276,18 +324,7 @@ impl Metrics {
     /// Observe several samples of one series: one lock and one series lookup for all of them
     /// (a sampled scheduling cycle times every plugin call on every node it filters).
     pub fn observe_many(&self, name: &str, labels: &[&str], samples: &[f64]) {
-        self.record(name, labels, |v, bounds| {
-            if let Value::Hist(h) = v {
-                for &sample in samples {
-                    // The first bucket holding the sample (none past the last bound, or NaN: only +Inf).
-                    if let Some(c) = h.counts.get_mut(bounds.partition_point(|b| *b < sample || sample.is_nan())) {
-                        *c += 1;
-                    }
-                    h.sum += sample;
-                    h.count += 1;
-                }
-            }
-        });
+        self.lock().observe_many(name, labels, samples);
     }
 
     /// Whether a family is registered (not disabled or hidden).
@@ -397,6 +434,33 @@ mod tests {
         // Exponential buckets print as Go does.
         m.observe(names::PLUGIN_DURATION, &["NodeAffinity", "Filter", "Success"], 0.00002);
         assert!(m.render().contains("scheduler_plugin_execution_duration_seconds_bucket{extension_point=\"Filter\",plugin=\"NodeAffinity\",status=\"Success\",le=\"2.2500000000000005e-05\"} 1\n"));
+    }
+
+    #[test]
+    fn a_batch_records_as_separate_calls_do() {
+        let (one, batched) = (Metrics::new(), Metrics::new());
+        one.inc(names::SCHEDULE_ATTEMPTS, &["scheduled", "p"], 1.0);
+        one.observe(names::ATTEMPT_DURATION, &["scheduled", "p"], 0.003);
+        one.inc(names::GOROUTINES, &["binding"], -1.0);
+        batched.batch(|b| {
+            b.inc(names::SCHEDULE_ATTEMPTS, &["scheduled", "p"], 1.0);
+            b.observe(names::ATTEMPT_DURATION, &["scheduled", "p"], 0.003);
+            b.inc(names::GOROUTINES, &["binding"], -1.0);
+        });
+        assert_eq!(one.render(), batched.render());
+    }
+
+    #[test]
+    fn a_batch_maps_refused_label_values_to_unexpected() {
+        let opts = MetricsOptions {
+            allow_labels: options::allow_list(&[("scheduler_goroutines,operation".into(), "binding".into())]).expect("valid"),
+            ..Default::default()
+        };
+        let (m, _) = Metrics::with_options(&opts);
+        m.batch(|b| b.inc(names::GOROUTINES, &["surprise"], 1.0));
+        let text = m.render();
+        assert!(text.contains("scheduler_goroutines{operation=\"unexpected\"} 1\n"), "{text}");
+        assert!(text.contains("cardinality_enforcement_unexpected_categorizations_total 1\n"));
     }
 
     #[test]

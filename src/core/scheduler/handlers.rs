@@ -26,6 +26,11 @@ impl Scheduler {
         match input {
             Input::Watch(change) => self.on_watch(change, now),
             Input::BindDone(o) => self.on_bind_done(o, now),
+            Input::BindsDone(batch) => {
+                for o in batch {
+                    self.on_bind_done(o, now);
+                }
+            }
             Input::Leading(l) => {
                 self.leading = l;
                 for p in &self.profiles {

@@ -13,6 +13,9 @@ pub enum Input {
     Watch(KindChange),
     /// A binding performed by the shell finished.
     BindDone(BindOutcome),
+    /// Several bindings finished, in the order they did (the shell hands them over in batches;
+    /// an empty batch changes nothing).
+    BindsDone(Vec<BindOutcome>),
     /// Leadership gained (`true`) or lost.
     Leading(bool),
 }

@@ -409,6 +409,56 @@ impl Client {
         decode::<serde::de::IgnoredAny>(&request_label(verb, path), &resp).map(|_| ())
     }
 
+    /// [`Client::send`] for several bodies at once: the requests go out pipelined on one
+    /// connection ([`http1::Pool::exchange_pipelined`]) and each answer is judged as `send`
+    /// judges its own; one the retry rules would try again is retried on its own. Results in
+    /// the order of `items` (path, JSON body).
+    pub fn send_pipelined(&self, verb: Verb, content_type: &str, items: Vec<(String, Vec<u8>)>) -> Vec<Result<(), ApiError>> {
+        let (paths, bodies): (Vec<String>, Vec<Vec<u8>>) = items.into_iter().unzip();
+        let reqs: Vec<RawRequest<'_>> = paths
+            .iter()
+            .zip(bodies)
+            .map(|(path, body)| RawRequest { verb, path, body: Some(body), content_type: Some(content_type), idempotent: false })
+            .collect();
+        let mut results: Vec<Option<Result<(), ApiError>>> = reqs.iter().map(|_| None).collect();
+        let (mut messages, mut prepared) = (Vec::with_capacity(reqs.len()), Vec::with_capacity(reqs.len()));
+        for (i, req) in reqs.iter().enumerate() {
+            let label = request_label(verb, req.path);
+            let built = self.url(req.path, &label).and_then(|url| match self.message(req, &url, &label) {
+                Ok(message) => Ok((url, message)),
+                Err((e, _)) => Err(e),
+            });
+            match built {
+                Ok((url, message)) => {
+                    self.throttle(verb);
+                    messages.push(message);
+                    prepared.push((req, url, label, i));
+                }
+                Err(e) => results[i] = Some(Err(e)),
+            }
+        }
+        let mut outs: Vec<Vec<u8>> = vec![Vec::new(); prepared.len()];
+        let sent_at = Instant::now();
+        // Past a deadline or without a connection nothing was sent: each goes its own way.
+        let answers = self
+            .attempt_timeout("pipelined requests")
+            .ok()
+            .and_then(|timeout| self.inner.http.exchange_pipelined(&messages, timeout, MAX_BODY_BYTES, &mut outs).ok());
+        let mut answers = answers.map(Vec::into_iter);
+        for ((req, url, label, i), out) in prepared.into_iter().zip(outs.iter_mut()) {
+            let first = answers.as_mut().and_then(Iterator::next);
+            let done = match first {
+                Some(answer) => match self.finish(req, &label, sent_at, answer, out) {
+                    Ok(()) => Ok(()),
+                    Err(failure) => self.retrying(req, &url, &label, out, Some(failure)),
+                },
+                None => self.retrying(req, &url, &label, out, None),
+            };
+            results[i] = Some(done.and_then(|()| decode::<serde::de::IgnoredAny>(&label, out).map(|_| ())));
+        }
+        results.into_iter().flatten().collect()
+    }
+
     /// PUT a whole object. Idempotent (retried on 5xx) when the body carries
     /// `metadata.resourceVersion`, since a repeated conditional update cannot apply twice.
     pub fn replace<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, ApiError> {
@@ -472,12 +522,30 @@ impl Client {
     pub fn request_into(&self, req: RawRequest<'_>, body: &mut Vec<u8>) -> Result<(), ApiError> {
         let label = request_label(req.verb, req.path);
         let url = self.url(req.path, &label)?;
+        self.retrying(&req, &url, &label, body, None)
+    }
+
+    /// Attempts of `req` until one succeeds or the retry rules give up; `failed` is the outcome
+    /// of a first attempt already made (in a pipelined exchange).
+    fn retrying(
+        &self,
+        req: &RawRequest<'_>,
+        url: &http::Uri,
+        label: &str,
+        body: &mut Vec<u8>,
+        mut failed: Option<(ApiError, FailureStage)>,
+    ) -> Result<(), ApiError> {
         let mut retries_done = 0;
         loop {
-            self.throttle(req.verb);
-            let (error, stage) = match self.attempt(&req, &url, &label, body) {
-                Ok(()) => return Ok(()),
-                Err(failure) => failure,
+            let (error, stage) = match failed.take() {
+                Some(failure) => failure,
+                None => {
+                    self.throttle(req.verb);
+                    match self.attempt(req, url, label, body) {
+                        Ok(()) => return Ok(()),
+                        Err(failure) => failure,
+                    }
+                }
             };
             let Some(wait) = self.inner.retry.delay(&error, stage, req.idempotent, retries_done) else {
                 return Err(error);
@@ -491,7 +559,7 @@ impl Client {
             }
             crate::core::logging::v(4, || {
                 Line::new("Retrying request")
-                    .s("request", &label)
+                    .s("request", label)
                     .n("attempt", retries_done + 1)
                     .s("wait", format!("{wait:?}"))
                     .s("reason", &error)
@@ -560,19 +628,37 @@ impl Client {
         let timeout = self.attempt_timeout(label).map_err(|e| (e, FailureStage::Permanent))?;
         let sent_at = Instant::now();
         let message = self.message(req, url, label)?;
-        let (verb, host) = (req.verb.as_str(), self.inner.host.as_str());
-        if let Some(m) = &self.inner.metrics {
-            m.observe(names::REST_REQUEST_SIZE, &[verb, host], req.body.as_ref().map_or(0, Vec::len) as f64);
-        }
         let response = self.inner.http.exchange(&message, timeout, MAX_BODY_BYTES, out);
-        self.count(req.verb, response.as_ref().ok().map(|r| r.code));
-        self.observe_latency(verb, sent_at);
+        self.finish(req, label, sent_at, response, out)
+    }
+
+    /// Account for one exchange (metrics, a 401's token reset) and classify its response.
+    fn finish(
+        &self,
+        req: &RawRequest<'_>,
+        label: &str,
+        sent_at: Instant,
+        response: Result<http1::Response, Failure>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), (ApiError, FailureStage)> {
+        let (verb, host) = (req.verb.as_str(), self.inner.host.as_str());
+        // The attempt's samples under one lock of the registry (a bind and its event are two
+        // requests; four locks each were a hand-off between the API workers every time).
+        if let Some(m) = &self.inner.metrics {
+            let latency = sent_at.elapsed().as_secs_f64();
+            let code = code_label(response.as_ref().ok().map(|r| r.code));
+            m.batch(|b| {
+                b.observe(names::REST_REQUEST_SIZE, &[verb, host], req.body.as_ref().map_or(0, Vec::len) as f64);
+                b.inc(names::REST_REQUESTS, &[&code, verb, host], 1.0);
+                b.observe(names::REST_REQUEST_DURATION, &[verb, host], latency);
+                if response.is_ok() {
+                    b.observe(names::REST_RESPONSE_SIZE, &[verb, host], out.len() as f64);
+                }
+            });
+        }
         let response = response.map_err(|failure| io_failure(label, failure))?;
         let code = response.code;
         self.unauthorized_at(code, sent_at);
-        if let Some(m) = &self.inner.metrics {
-            m.observe(names::REST_RESPONSE_SIZE, &[verb, host], out.len() as f64);
-        }
         if !(200..300).contains(&code) {
             // A truncated error body still tells us the status code.
             out.truncate(usize::try_from(MAX_ERROR_BODY_BYTES).unwrap_or(usize::MAX));
@@ -630,13 +716,6 @@ impl Client {
         Ok(msg)
     }
 
-    /// `rest_client_request_duration_seconds` for one attempt.
-    fn observe_latency(&self, verb: &str, sent_at: Instant) {
-        if let Some(m) = &self.inner.metrics {
-            m.observe(names::REST_REQUEST_DURATION, &[verb, &self.inner.host], sent_at.elapsed().as_secs_f64());
-        }
-    }
-
     /// On 401, drop a file token read before the request was sent so the next request reads
     /// the (probably rotated) file again instead of waiting out the refresh period.
     fn unauthorized_at(&self, code: u16, sent_at: Instant) {
@@ -648,9 +727,15 @@ impl Client {
     }
 }
 
-/// client-go's result code label: the status code, or `<error>` when no response arrived.
-fn code_label(code: Option<u16>) -> String {
-    code.map_or_else(|| "<error>".to_string(), |c| c.to_string())
+/// client-go's result code label: the status code, or `<error>` when no response arrived
+/// (the codes of every bind and event written without formatting a number).
+fn code_label(code: Option<u16>) -> std::borrow::Cow<'static, str> {
+    match code {
+        None => "<error>".into(),
+        Some(200) => "200".into(),
+        Some(201) => "201".into(),
+        Some(c) => c.to_string().into(),
+    }
 }
 
 /// `"VERB /path"` without the query string (continue tokens and selectors would only add noise).
