@@ -47,26 +47,22 @@ pub enum Job {
 pub struct Workers {
     pool: Pool<Job>,
     /// Plain binds ([`is_plain`]), pipelined by a few threads.
-    binds: Pool<BindRequest>,
+    binds: Pool<Job>,
 }
 
 impl Workers {
     /// Queue a job.
     pub fn submit(&self, job: Job) {
-        self.submit_all(std::iter::once(job));
+        self.submit_all(vec![job]);
     }
 
     /// Queue several jobs at once (one lock per pool, one wake-up per idle worker needed).
-    pub fn submit_all(&self, jobs: impl IntoIterator<Item = Job>) {
-        let mut plain = Vec::new();
-        let others = jobs.into_iter().filter_map(|job| match job {
-            Job::Bind(req) if is_plain(&req) => {
-                plain.push(req);
-                None
-            }
-            other => Some(other),
-        });
-        self.pool.submit_all(others);
+    pub fn submit_all(&self, jobs: Vec<Job>) {
+        let (plain, others): (Vec<Job>, Vec<Job>) =
+            jobs.into_iter().partition(|job| matches!(job, Job::Bind(req) if is_plain(req)));
+        if !others.is_empty() {
+            self.pool.submit_all(others);
+        }
         if !plain.is_empty() {
             self.binds.submit_all(plain);
         }
@@ -139,7 +135,17 @@ pub fn spawn_workers(max: usize, ctx: WorkerContext) -> std::io::Result<Workers>
     let size = PoolSize { min: 1, max, idle_exit: WORKER_IDLE_EXIT };
     let binders = PoolSize { min: 1, max: max.clamp(1, BIND_PIPELINES), idle_exit: WORKER_IDLE_EXIT };
     let bind_ctx = ctx.clone();
-    let binds = Pool::batched("api-binder", binders, 256 * 1024, BIND_BATCH, move |reqs| run_plain_binds(&bind_ctx, reqs))?;
+    let binds = Pool::batched("api-binder", binders, 256 * 1024, BIND_BATCH, move |jobs: Vec<Job>| {
+        let reqs = jobs.into_iter().filter_map(|job| match job {
+            Job::Bind(req) => Some(req),
+            // Only plain binds are queued here ([`Workers::submit_all`]).
+            other => {
+                run_job(&bind_ctx, other);
+                None
+            }
+        });
+        run_plain_binds(&bind_ctx, reqs.collect());
+    })?;
     let pool = Pool::new("api-worker", size, 256 * 1024, move |job| run_job(&ctx, job))?;
     Ok(Workers { pool, binds })
 }

@@ -729,15 +729,15 @@ fn dispatch(sched: &mut Scheduler, workers: &api_workers::Workers, recorder: &ev
     if effects.is_empty() {
         return;
     }
-    let jobs = effects.into_iter().filter_map(|effect| match effect {
-        Effect::Bind(b) => Some(Job::Bind(b)),
-        Effect::PatchStatus(p) => Some(Job::PatchStatus(p)),
-        Effect::Evict(eviction) => Some(Job::Evict(eviction)),
-        Effect::Event(e) => {
-            recorder.record(e);
-            None
+    let mut jobs = Vec::with_capacity(effects.len());
+    for effect in effects {
+        match effect {
+            Effect::Bind(b) => jobs.push(Job::Bind(b)),
+            Effect::PatchStatus(p) => jobs.push(Job::PatchStatus(p)),
+            Effect::Evict(eviction) => jobs.push(Job::Evict(eviction)),
+            Effect::Event(e) => recorder.record(e),
         }
-    });
+    }
     workers.submit_all(jobs);
 }
 

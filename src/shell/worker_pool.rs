@@ -102,12 +102,12 @@ impl<J: Send + 'static> Pool<J> {
 
     /// Queue a job; starts a thread when none is idle and the pool is below its maximum.
     pub fn submit(&self, job: J) {
-        self.submit_all(std::iter::once(job));
+        self.submit_all(vec![job]);
     }
 
     /// Queue several jobs under one lock (the effects of one scheduler pass), starting threads
     /// and waking idle workers as [`Pool::submit`] would for each.
-    pub fn submit_all(&self, jobs: impl IntoIterator<Item = J>) {
+    pub fn submit_all(&self, jobs: Vec<J>) {
         let mut state = self.shared.lock();
         let mut added = 0;
         for job in jobs {
@@ -239,7 +239,7 @@ mod tests {
         pool.submit(0);
         assert_eq!(entered_rx.recv().unwrap(), [0]);
         // While the only worker is busy, five more queue; it takes them three, then two.
-        pool.submit_all([1, 2, 3, 4, 5]);
+        pool.submit_all(vec![1, 2, 3, 4, 5]);
         assert_eq!(pool.pending(), 6);
         release_tx.send(()).unwrap();
         assert_eq!(entered_rx.recv().unwrap(), [1, 2, 3]);
