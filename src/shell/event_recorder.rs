@@ -122,6 +122,11 @@ pub trait EventSink {
     fn post(&mut self, path: &str, body: Vec<u8>) -> Result<(), ApiError>;
     /// Merge-patch `path` with `body` (JSON).
     fn patch(&mut self, path: &str, body: Vec<u8>) -> Result<(), ApiError>;
+    /// POST several events (path, body), results in order; the API sink pipelines them on one
+    /// connection.
+    fn post_many(&mut self, items: Vec<(String, Vec<u8>)>) -> Vec<Result<(), ApiError>> {
+        items.into_iter().map(|(path, body)| self.post(&path, body)).collect()
+    }
     /// From now on, every call ends by `deadline` (the shutdown flush).
     fn until(&mut self, deadline: Instant);
 }
@@ -145,6 +150,9 @@ impl EventSink for ApiSink {
     }
     fn patch(&mut self, path: &str, body: Vec<u8>) -> Result<(), ApiError> {
         self.client.send(Verb::Patch, path, PatchType::Merge.content_type(), body)
+    }
+    fn post_many(&mut self, items: Vec<(String, Vec<u8>)>) -> Vec<Result<(), ApiError>> {
+        self.client.send_pipelined(Verb::Post, "application/json", items)
     }
     fn until(&mut self, deadline: Instant) {
         self.client = self.base.until(deadline);
@@ -224,8 +232,10 @@ impl<S: EventSink> Worker<S> {
             match rx.recv_timeout(wait) {
                 Ok(Msg::Record(ev)) => {
                     self.queued.fetch_sub(1, Ordering::SeqCst);
-                    self.record(&ev);
-                    self.record_queued(rx);
+                    let mut writes = Vec::new();
+                    self.collect(&ev, &mut writes);
+                    self.record_queued(rx, &mut writes);
+                    self.write_batch(writes);
                     // While this thread sleeps, senders queue without waking it: under load a
                     // wake-up serves a batch of events instead of one each.
                     if !self.flush_requested() {
@@ -253,26 +263,63 @@ impl<S: EventSink> Worker<S> {
 
     /// Record what else is queued now (at most [`BATCH`], so retries and ticks stay on time;
     /// none once a shutdown flush is asked for, which has its own budget).
-    fn record_queued(&mut self, rx: &Receiver<Msg>) {
+    fn record_queued(&mut self, rx: &Receiver<Msg>, writes: &mut Vec<EventWrite>) {
         for _ in 1..BATCH {
             if self.flush_requested() {
                 return;
             }
             let Ok(Msg::Record(ev)) = rx.try_recv() else { return };
             self.queued.fetch_sub(1, Ordering::SeqCst);
-            self.record(&ev);
+            self.collect(&ev, writes);
         }
     }
 
+    /// Record one event now.
+    #[cfg(test)]
     fn record(&mut self, ev: &EventRecord) {
+        let mut writes = Vec::new();
+        self.collect(ev, &mut writes);
+        self.write_batch(writes);
+    }
+
+    /// Through the series de-duplication: what (if anything) to write for `ev`.
+    fn collect(&mut self, ev: &EventRecord, writes: &mut Vec<EventWrite>) {
         if let Some(w) = self.series.record(ev, Instant::now(), SystemTime::now()) {
-            self.attempt(w, 1);
+            writes.push(w);
         }
+    }
+
+    /// First tries of a batch of writes: the new events.k8s.io events are created in one
+    /// pipelined exchange, the rest (series patches, core/v1) one by one.
+    fn write_batch(&mut self, writes: Vec<EventWrite>) {
+        let (creates, rest): (Vec<EventWrite>, Vec<EventWrite>) =
+            writes.into_iter().partition(|w| !w.is_series() && !self.core_v1);
+        if creates.len() > 1 {
+            let items = creates.iter().map(|w| (events_path(w.namespace()), w.event_json(&self.hostname))).collect();
+            let results = self.sink.post_many(items);
+            for (write, result) in creates.into_iter().zip(results) {
+                let result = match self.created(&write, result) {
+                    Some(done) => done,
+                    None => self.create_core(&write),
+                };
+                let outcome = self.judge(&write, false, result);
+                self.settle(write, 1, outcome);
+            }
+        } else {
+            creates.into_iter().for_each(|w| self.attempt(w, 1));
+        }
+        rest.into_iter().for_each(|w| self.attempt(w, 1));
     }
 
     /// Try a write; schedule another try if it may still succeed.
     fn attempt(&mut self, write: EventWrite, tries: u32) {
-        let Outcome::Retry(err) = self.perform(&write) else { return };
+        let outcome = self.perform(&write);
+        self.settle(write, tries, outcome);
+    }
+
+    /// After a try: done, or another try later while tries are left.
+    fn settle(&mut self, write: EventWrite, tries: u32, outcome: Outcome) {
+        let Outcome::Retry(err) = outcome else { return };
         if tries >= MAX_TRIES {
             self.metrics.inc(m::EVENTS_DROPPED, &[], 1.0);
             Line::new("Unable to write event (retry limit exceeded!)").s("reason", write.reason()).s("err", err).error();
@@ -343,6 +390,11 @@ impl<S: EventSink> Worker<S> {
                 other => other,
             },
         };
+        self.judge(write, series, result)
+    }
+
+    /// What a write's result means: done, or worth another try.
+    fn judge(&mut self, write: &EventWrite, series: bool, result: Result<(), ApiError>) -> Outcome {
         match result {
             Ok(()) => Outcome::Done,
             // No answer from the server: it may be back later.
@@ -357,19 +409,34 @@ impl<S: EventSink> Worker<S> {
     }
 
     fn create(&mut self, write: &EventWrite) -> Result<(), ApiError> {
-        let ns = write.namespace();
         if !self.core_v1 {
-            let path = format!("/apis/events.k8s.io/v1/namespaces/{ns}/events");
-            let result = self.sink.post(&path, write.event_json(&self.hostname));
-            self.denials.outcome(|| plain("create", "events.k8s.io", "events"), write.reason(), &result);
-            match result {
-                Err(e) if e.code() == Some(404) => {
-                    Line::new("events.k8s.io/v1 is not served; recording events through core/v1").warning();
-                    self.core_v1 = true;
-                }
-                other => return other,
+            let result = self.sink.post(&events_path(write.namespace()), write.event_json(&self.hostname));
+            if let Some(done) = self.created(write, result) {
+                return done;
             }
         }
+        self.create_core(write)
+    }
+
+    /// The answer to an events.k8s.io create, recorded against the permission; `None` when
+    /// that API is not served (from now on core/v1 events are written instead).
+    fn created(&mut self, write: &EventWrite, result: Result<(), ApiError>) -> Option<Result<(), ApiError>> {
+        self.denials.outcome(|| plain("create", "events.k8s.io", "events"), write.reason(), &result);
+        match result {
+            Err(e) if e.code() == Some(404) => {
+                if !self.core_v1 {
+                    Line::new("events.k8s.io/v1 is not served; recording events through core/v1").warning();
+                }
+                self.core_v1 = true;
+                None
+            }
+            other => Some(other),
+        }
+    }
+
+    /// Create the event through core/v1.
+    fn create_core(&mut self, write: &EventWrite) -> Result<(), ApiError> {
+        let ns = write.namespace();
         let path = format!("/api/v1/namespaces/{ns}/events");
         let result = self.sink.post(&path, write.core_event_json(&self.hostname));
         self.denials.outcome(|| plain("create", "", "events"), write.reason(), &result);
@@ -384,6 +451,11 @@ impl<S: EventSink> Worker<S> {
         };
         self.sink.patch(&path, write.series_patch_json(self.core_v1))
     }
+}
+
+/// Where events.k8s.io/v1 events of a namespace are created.
+fn events_path(namespace: &str) -> String {
+    format!("/apis/events.k8s.io/v1/namespaces/{namespace}/events")
 }
 
 #[cfg(test)]
@@ -537,6 +609,37 @@ mod tests {
                 "/api/v1/namespaces/default/events"
             ]
         );
+    }
+
+    #[test]
+    fn a_batch_is_created_together_and_only_refused_writes_fall_back_to_core_v1() {
+        let s = setup();
+        let mut w = s.worker();
+        s.script.lock().unwrap().push_back(Err(status(404, "NotFound")));
+        let mut writes = Vec::new();
+        for name in ["a", "b", "c"] {
+            w.collect(&scheduled(name), &mut writes);
+        }
+        w.write_batch(writes);
+        w.record(&scheduled("d"));
+        let calls = s.calls.lock().unwrap().clone();
+        let seen: Vec<(&str, &str)> = calls
+            .iter()
+            .map(|c| {
+                (c.1.as_str(), c.2["regarding"]["name"].as_str().unwrap_or(c.2["involvedObject"]["name"].as_str().unwrap_or("")))
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("/apis/events.k8s.io/v1/namespaces/default/events", "a"),
+                ("/apis/events.k8s.io/v1/namespaces/default/events", "b"),
+                ("/apis/events.k8s.io/v1/namespaces/default/events", "c"),
+                ("/api/v1/namespaces/default/events", "a"),
+                ("/api/v1/namespaces/default/events", "d"),
+            ]
+        );
+        assert!(w.retries.is_empty());
     }
 
     #[test]
