@@ -72,6 +72,18 @@ impl Workers {
     pub fn pending(&self) -> usize {
         self.pool.pending() + self.binds.pending()
     }
+
+    /// Binds queued behind busy binders for [`BIND_STALL`] go to the API workers, each on its
+    /// own thread as upstream binds each pod on its own goroutine: on a slow API server a
+    /// pipeline would make every bind wait for the ones before it. Returns whether binds are
+    /// still queued (the caller looks again within [`BIND_STALL`]).
+    pub fn unstall(&self, now: Instant) -> bool {
+        let stalled = self.binds.take_stalled(now, BIND_STALL);
+        if !stalled.is_empty() {
+            self.pool.submit_all(stalled);
+        }
+        self.binds.queued() > 0
+    }
 }
 
 /// Finished binds on their way back to the scheduler thread, handed over in batches.
@@ -154,6 +166,9 @@ pub fn spawn_workers(max: usize, ctx: WorkerContext) -> std::io::Result<Workers>
 /// them and goes out in batches (a thread per bind in flight cost two context switches per
 /// pod). Four keep the API server's cores busy while one batch's answers are read.
 const BIND_PIPELINES: usize = 4;
+
+/// How long binds may wait for a binder before they are sent on threads of their own.
+pub const BIND_STALL: Duration = Duration::from_millis(20);
 
 /// Most binds one pipelined exchange carries (their requests and answers stay well within the
 /// sockets' buffers, so neither side blocks writing while the other does too).

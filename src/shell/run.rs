@@ -602,6 +602,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
     let mut was_synced = false;
     let mut last_tick = Instant::now();
     loop {
+        let binds_queued = p.workers.unstall(Instant::now());
         if last_tick.elapsed() >= Duration::from_secs(1) {
             last_tick = Instant::now();
             sched.tick(last_tick, std::time::SystemTime::now());
@@ -685,7 +686,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
             .next_wakeup(now)
             .map(|t| t.saturating_duration_since(now))
             .unwrap_or(Duration::from_secs(1))
-            .min(Duration::from_millis(200));
+            .min(if binds_queued { api_workers::BIND_STALL } else { Duration::from_millis(200) });
         match rx.recv_timeout(wait.max(Duration::from_millis(1))) {
             Ok(input) => handle(sched, input, p.bind_results),
             Err(RecvTimeoutError::Timeout) => {}

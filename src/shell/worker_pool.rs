@@ -9,7 +9,7 @@ use log::warn;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Limits of a [`Pool`].
 #[derive(Debug, Clone, Copy)]
@@ -25,6 +25,9 @@ pub struct PoolSize {
 /// Jobs waiting and the threads' bookkeeping, under one lock.
 struct State<J> {
     jobs: VecDeque<J>,
+    /// Since when jobs have been waiting with no worker taking them (none while the queue is
+    /// empty); see [`Pool::take_stalled`].
+    waiting_since: Option<Instant>,
     threads: usize,
     idle: usize,
     started: usize,
@@ -83,7 +86,7 @@ impl<J: Send + 'static> Pool<J> {
         let size = PoolSize { min: size.min.max(1), max: size.max.max(size.min.max(1)), idle_exit: size.idle_exit };
         let pool = Pool {
             shared: Arc::new(Shared {
-                state: Mutex::new(State { jobs: VecDeque::new(), threads: 0, idle: 0, started: 0 }),
+                state: Mutex::new(State { jobs: VecDeque::new(), waiting_since: None, threads: 0, idle: 0, started: 0 }),
                 work: Condvar::new(),
                 size,
                 name,
@@ -109,6 +112,9 @@ impl<J: Send + 'static> Pool<J> {
     /// and waking idle workers as [`Pool::submit`] would for each.
     pub fn submit_all(&self, jobs: Vec<J>) {
         let mut state = self.shared.lock();
+        if state.jobs.is_empty() && !jobs.is_empty() {
+            state.waiting_since = Some(Instant::now());
+        }
         let mut added = 0;
         for job in jobs {
             // Counted before a worker can take it (the lock is held until all are queued).
@@ -129,6 +135,24 @@ impl<J: Send + 'static> Pool<J> {
         for _ in 0..wake {
             self.shared.work.notify_one();
         }
+    }
+
+    /// Take every queued job when jobs have waited at least `age` for a worker (all busy, say
+    /// on a slow server), so that the caller can run them elsewhere; they no longer count here.
+    pub fn take_stalled(&self, now: Instant, age: Duration) -> Vec<J> {
+        let mut state = self.shared.lock();
+        if !state.waiting_since.is_some_and(|since| now.saturating_duration_since(since) >= age) {
+            return Vec::new();
+        }
+        state.waiting_since = None;
+        let jobs: Vec<J> = state.jobs.drain(..).collect();
+        self.shared.in_flight.fetch_sub(jobs.len(), Ordering::SeqCst);
+        jobs
+    }
+
+    /// Jobs queued and not yet taken by a worker.
+    pub fn queued(&self) -> usize {
+        self.shared.lock().jobs.len()
     }
 
     /// Jobs queued or running.
@@ -161,6 +185,7 @@ fn worker<J>(shared: &Shared<J>) {
         if !state.jobs.is_empty() {
             let n = state.jobs.len().min(shared.batch);
             let jobs: Vec<J> = state.jobs.drain(..n).collect();
+            state.waiting_since = (!state.jobs.is_empty()).then(Instant::now);
             drop(state);
             (shared.handler)(jobs);
             shared.in_flight.fetch_sub(n, Ordering::SeqCst);
@@ -248,6 +273,31 @@ mod tests {
         release_tx.send(()).unwrap();
         wait_for("all jobs done", || pool.pending() == 0);
         assert_eq!(pool.threads(), 1);
+    }
+
+    #[test]
+    fn jobs_waiting_behind_busy_workers_can_be_taken_elsewhere() {
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let (entered_tx, entered_rx) = mpsc::channel::<Vec<u32>>();
+        let (release_rx, entered_tx) = (Mutex::new(release_rx), Mutex::new(entered_tx));
+        let size = PoolSize { min: 1, max: 1, idle_exit: Duration::from_secs(60) };
+        let pool = Pool::batched("test-stall", size, 64 * 1024, 8, move |jobs: Vec<u32>| {
+            let _ = entered_tx.lock().unwrap().send(jobs);
+            let _ = release_rx.lock().unwrap().recv();
+        })
+        .unwrap();
+        pool.submit(0);
+        assert_eq!(entered_rx.recv().unwrap(), [0]);
+        pool.submit_all(vec![1, 2]);
+        let now = Instant::now();
+        assert!(pool.take_stalled(now, Duration::from_secs(3600)).is_empty(), "not waiting that long yet");
+        assert_eq!(pool.queued(), 2);
+        // Seen from an hour later, they have waited long enough.
+        assert_eq!(pool.take_stalled(now + Duration::from_secs(3600), Duration::from_secs(3600)), [1, 2]);
+        assert_eq!((pool.queued(), pool.pending()), (0, 1));
+        release_tx.send(()).unwrap();
+        wait_for("the running job", || pool.pending() == 0);
+        assert!(pool.take_stalled(now + Duration::from_secs(7200), Duration::ZERO).is_empty(), "nothing queued");
     }
 
     #[test]
