@@ -430,7 +430,14 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
     where
         S: Sink<T>,
     {
-        if !sink.denied(verb, &err.server_message()) {
+        let go_on = sink.denied(verb, &err.server_message());
+        self.after_denial(verb, go_on)
+    }
+
+    /// The part of [`Self::denied`] that does not depend on the kind (compiled once, not once
+    /// per watched kind).
+    fn after_denial(&mut self, verb: &'static str, go_on: bool) -> State {
+        if !go_on {
             return State::Stopped;
         }
         let now = self.clock.now();
