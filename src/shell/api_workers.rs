@@ -29,7 +29,7 @@ use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::client::{Client, PatchType, Verb};
 use crate::shell::permissions::{plain, Denials};
 use crate::shell::worker_pool::{Pool, PoolSize};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -147,7 +147,9 @@ pub fn spawn_workers(max: usize, ctx: WorkerContext) -> std::io::Result<Workers>
     let size = PoolSize { min: 1, max, idle_exit: WORKER_IDLE_EXIT };
     let binders = PoolSize { min: 1, max: max.clamp(1, BIND_PIPELINES), idle_exit: WORKER_IDLE_EXIT };
     let bind_ctx = ctx.clone();
-    let binds = Pool::batched("api-binder", binders, 256 * 1024, BIND_BATCH, move |jobs: Vec<Job>| {
+    let batch = Arc::new(AtomicUsize::new(1));
+    let depth = batch.clone();
+    let binds = Pool::batched("api-binder", binders, 256 * 1024, batch, move |jobs: Vec<Job>| {
         let reqs = jobs.into_iter().filter_map(|job| match job {
             Job::Bind(req) => Some(req),
             // Only plain binds are queued here ([`Workers::submit_all`]).
@@ -156,7 +158,7 @@ pub fn spawn_workers(max: usize, ctx: WorkerContext) -> std::io::Result<Workers>
                 None
             }
         });
-        run_plain_binds(&bind_ctx, reqs.collect());
+        run_plain_binds(&bind_ctx, reqs.collect(), &depth);
     })?;
     let pool = Pool::new("api-worker", size, 256 * 1024, move |job| run_job(&ctx, job))?;
     Ok(Workers { pool, binds })
@@ -545,15 +547,20 @@ fn is_plain(req: &BindRequest) -> bool {
 /// Several plain binds ([`is_plain`]): their binding cycles as [`run_bind`]'s, the POSTs sent
 /// pipelined on one connection ([`Client::send_pipelined`]). Each pod's PreBind (nothing to
 /// write) ends before the POSTs go out and its Bind when the whole exchange has been read.
-fn run_plain_binds(ctx: &WorkerContext, reqs: Vec<BindRequest>) {
+///
+/// `depth` is how many binds a binder takes at once, grown as TCP's slow start grows its window:
+/// one at first, doubled after each exchange answered within [`BIND_STALL`], back to one after a
+/// slower one, so that on a slow server no bind waits behind another's answer.
+fn run_plain_binds(ctx: &WorkerContext, reqs: Vec<BindRequest>, depth: &AtomicUsize) {
+    let start = ctx.clock.now();
     if reqs.len() == 1 {
         for req in reqs {
             ctx.done.push(run_bind(ctx, req));
         }
+        adapt_depth(depth, ctx.clock.now().saturating_duration_since(start));
         return;
     }
     ctx.metrics.inc(m::GOROUTINES, &["binding"], reqs.len() as f64);
-    let start = ctx.clock.now();
     let mut items = Vec::with_capacity(reqs.len());
     for req in &reqs {
         let pod = &req.pod;
@@ -565,10 +572,20 @@ fn run_plain_binds(ctx: &WorkerContext, reqs: Vec<BindRequest>) {
     }
     let results = ctx.client.send_pipelined(Verb::Post, "application/json", items);
     let bind_end = ctx.clock.now();
+    adapt_depth(depth, bind_end.saturating_duration_since(start));
     for (req, result) in reqs.iter().zip(results) {
         let result = classify_bind(&ctx.client, &req.pod, &req.node, &ctx.denials, result);
         ctx.done.push(finish_bind(ctx, req, (start, start, bind_end), true, result));
     }
+}
+
+/// The next pipeline depth after an exchange that took `took` ([`run_plain_binds`]).
+fn adapt_depth(depth: &AtomicUsize, took: Duration) {
+    let next = match took <= BIND_STALL {
+        true => depth.load(Ordering::Relaxed).saturating_mul(2).clamp(1, BIND_BATCH),
+        false => 1,
+    };
+    depth.store(next, Ordering::Relaxed);
 }
 
 /// The strategic-merge patch for a pod's PodScheduled condition / nominated node.
@@ -673,6 +690,21 @@ mod tests {
         let results = BindResults::new(tx);
         results.push(outcome("default/a"));
         assert_eq!(results.take().len(), 1);
+    }
+
+    #[test]
+    fn pipeline_depth_doubles_while_answers_are_quick_and_drops_to_one_when_slow() {
+        let depth = AtomicUsize::new(1);
+        let quick = BIND_STALL / 2;
+        let seen: Vec<usize> = (0..7)
+            .map(|_| {
+                adapt_depth(&depth, quick);
+                depth.load(Ordering::Relaxed)
+            })
+            .collect();
+        assert_eq!(seen, [2, 4, 8, 16, 32, 32, 32]);
+        adapt_depth(&depth, BIND_STALL * 2);
+        assert_eq!(depth.load(Ordering::Relaxed), 1);
     }
 
     #[test]

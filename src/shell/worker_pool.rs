@@ -39,8 +39,8 @@ struct Shared<J> {
     size: PoolSize,
     name: &'static str,
     stack_size: usize,
-    /// Most jobs a worker takes at once.
-    batch: usize,
+    /// Most jobs a worker takes at once (its owner may change it as it goes).
+    batch: Arc<AtomicUsize>,
     handler: Box<dyn Fn(Vec<J>) + Send + Sync>,
     in_flight: AtomicUsize,
 }
@@ -70,17 +70,18 @@ impl<J: Send + 'static> Pool<J> {
         stack_size: usize,
         handler: impl Fn(J) + Send + Sync + 'static,
     ) -> std::io::Result<Pool<J>> {
-        Pool::batched(name, size, stack_size, 1, move |jobs| jobs.into_iter().for_each(&handler))
+        let one = Arc::new(AtomicUsize::new(1));
+        Pool::batched(name, size, stack_size, one, move |jobs| jobs.into_iter().for_each(&handler))
     }
 
-    /// A pool whose workers take up to `batch` queued jobs at once and run `handler` on them
-    /// together (binds pipelined on one connection): with few threads, what queues while they
-    /// are busy is served by one wake-up.
+    /// A pool whose workers take up to `batch` queued jobs at once (at least one; the caller
+    /// may change it at any time) and run `handler` on them together (binds pipelined on one
+    /// connection): with few threads, what queues while they are busy is served by one wake-up.
     pub fn batched(
         name: &'static str,
         size: PoolSize,
         stack_size: usize,
-        batch: usize,
+        batch: Arc<AtomicUsize>,
         handler: impl Fn(Vec<J>) + Send + Sync + 'static,
     ) -> std::io::Result<Pool<J>> {
         let size = PoolSize { min: size.min.max(1), max: size.max.max(size.min.max(1)), idle_exit: size.idle_exit };
@@ -91,7 +92,7 @@ impl<J: Send + 'static> Pool<J> {
                 size,
                 name,
                 stack_size,
-                batch: batch.max(1),
+                batch,
                 handler: Box::new(handler),
                 in_flight: AtomicUsize::new(0),
             }),
@@ -183,7 +184,7 @@ fn worker<J>(shared: &Shared<J>) {
     let mut state = shared.lock();
     loop {
         if !state.jobs.is_empty() {
-            let n = state.jobs.len().min(shared.batch);
+            let n = state.jobs.len().min(shared.batch.load(Ordering::Relaxed).max(1));
             let jobs: Vec<J> = state.jobs.drain(..n).collect();
             state.waiting_since = (!state.jobs.is_empty()).then(Instant::now);
             drop(state);
@@ -256,7 +257,7 @@ mod tests {
         let (release_tx, release_rx) = mpsc::channel::<()>();
         let (entered_tx, release_rx) = (Mutex::new(entered_tx), Mutex::new(release_rx));
         let size = PoolSize { min: 1, max: 1, idle_exit: Duration::from_secs(60) };
-        let pool = Pool::batched("test-batch", size, 64 * 1024, 3, move |jobs: Vec<u32>| {
+        let pool = Pool::batched("test-batch", size, 64 * 1024, Arc::new(AtomicUsize::new(3)), move |jobs: Vec<u32>| {
             let _ = entered_tx.lock().unwrap().send(jobs);
             let _ = release_rx.lock().unwrap().recv();
         })
@@ -281,7 +282,7 @@ mod tests {
         let (entered_tx, entered_rx) = mpsc::channel::<Vec<u32>>();
         let (release_rx, entered_tx) = (Mutex::new(release_rx), Mutex::new(entered_tx));
         let size = PoolSize { min: 1, max: 1, idle_exit: Duration::from_secs(60) };
-        let pool = Pool::batched("test-stall", size, 64 * 1024, 8, move |jobs: Vec<u32>| {
+        let pool = Pool::batched("test-stall", size, 64 * 1024, Arc::new(AtomicUsize::new(8)), move |jobs: Vec<u32>| {
             let _ = entered_tx.lock().unwrap().send(jobs);
             let _ = release_rx.lock().unwrap().recv();
         })
