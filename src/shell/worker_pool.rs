@@ -142,7 +142,7 @@ impl<J: Send + 'static> Pool<J> {
     /// on a slow server), so that the caller can run them elsewhere; they no longer count here.
     pub fn take_stalled(&self, now: Instant, age: Duration) -> Vec<J> {
         let mut state = self.shared.lock();
-        if !state.waiting_since.is_some_and(|since| now.saturating_duration_since(since) >= age) {
+        if state.waiting_since.is_none_or(|since| now.saturating_duration_since(since) < age) {
             return Vec::new();
         }
         state.waiting_since = None;
