@@ -164,10 +164,11 @@ pub fn spawn_workers(max: usize, ctx: WorkerContext) -> std::io::Result<Workers>
     Ok(Workers { pool, binds })
 }
 
-/// Threads that send plain binds, each its own pipelined connection: a burst queues behind
+/// Threads that send plain binds, each on its own pipelined connection: a burst queues behind
 /// them and goes out in batches (a thread per bind in flight cost two context switches per
-/// pod). Four keep the API server's cores busy while one batch's answers are read.
-const BIND_PIPELINES: usize = 4;
+/// pod). Two keep a two-core API server busy while one batch's answers are read; binds that
+/// still wait go out on API workers of their own ([`Workers::unstall`]).
+const BIND_PIPELINES: usize = 2;
 
 /// How long binds may wait for a binder before they are sent on threads of their own.
 pub const BIND_STALL: Duration = Duration::from_millis(20);
