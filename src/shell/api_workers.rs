@@ -549,9 +549,8 @@ fn is_plain(req: &BindRequest) -> bool {
 /// pipelined on one connection ([`Client::send_pipelined`]). Each pod's PreBind (nothing to
 /// write) ends before the POSTs go out and its Bind when the whole exchange has been read.
 ///
-/// `depth` is how many binds a binder takes at once, grown as TCP's slow start grows its window:
-/// one at first, doubled after each exchange answered within [`BIND_STALL`], back to one after a
-/// slower one, so that on a slow server no bind waits behind another's answer.
+/// `depth` is how many binds a binder takes at once ([`Client::next_depth`]): one at first,
+/// doubled while the server answers quickly, one again after a slow answer.
 fn run_plain_binds(ctx: &WorkerContext, reqs: Vec<BindRequest>, depth: &AtomicUsize) {
     let start = ctx.clock.now();
     if reqs.len() == 1 {
@@ -582,11 +581,7 @@ fn run_plain_binds(ctx: &WorkerContext, reqs: Vec<BindRequest>, depth: &AtomicUs
 
 /// The next pipeline depth after an exchange that took `took` ([`run_plain_binds`]).
 fn adapt_depth(depth: &AtomicUsize, took: Duration) {
-    let next = match took <= BIND_STALL {
-        true => depth.load(Ordering::Relaxed).saturating_mul(2).clamp(1, BIND_BATCH),
-        false => 1,
-    };
-    depth.store(next, Ordering::Relaxed);
+    depth.store(Client::next_depth(depth.load(Ordering::Relaxed), took, BIND_BATCH), Ordering::Relaxed);
 }
 
 /// The strategic-merge patch for a pod's PodScheduled condition / nominated node.
@@ -696,7 +691,7 @@ mod tests {
     #[test]
     fn pipeline_depth_doubles_while_answers_are_quick_and_drops_to_one_when_slow() {
         let depth = AtomicUsize::new(1);
-        let quick = BIND_STALL / 2;
+        let quick = crate::shell::kube::client::QUICK_ANSWER / 2;
         let seen: Vec<usize> = (0..7)
             .map(|_| {
                 adapt_depth(&depth, quick);
@@ -704,7 +699,7 @@ mod tests {
             })
             .collect();
         assert_eq!(seen, [2, 4, 8, 16, 32, 32, 32]);
-        adapt_depth(&depth, BIND_STALL * 2);
+        adapt_depth(&depth, crate::shell::kube::client::QUICK_ANSWER * 2);
         assert_eq!(depth.load(Ordering::Relaxed), 1);
     }
 

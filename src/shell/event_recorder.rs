@@ -179,6 +179,7 @@ pub fn spawn_with<S: EventSink + Send + 'static>(
         hostname,
         core_v1: false,
         retries: VecDeque::new(),
+        depth: 1,
         rng: Rng::from_os(),
         metrics,
         denials,
@@ -210,6 +211,8 @@ struct Worker<S> {
     /// events.k8s.io/v1 is not served: write core/v1 events.
     core_v1: bool,
     retries: VecDeque<Retry>,
+    /// How many new events one exchange may carry ([`Client::next_depth`]).
+    depth: usize,
     rng: Rng,
     metrics: Metrics,
     denials: Arc<Denials>,
@@ -244,6 +247,10 @@ impl<S: EventSink> Worker<S> {
                 }
                 Ok(Msg::Wake) | Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if self.flush_requested() {
+                // Retries (and writes a batch left) are the flush's now, within its budget.
+                continue;
             }
             let now = Instant::now();
             self.retry_due(now);
@@ -289,26 +296,39 @@ impl<S: EventSink> Worker<S> {
         }
     }
 
-    /// First tries of a batch of writes: the new events.k8s.io events are created in one
-    /// pipelined exchange, the rest (series patches, core/v1) one by one.
+    /// First tries of a batch of writes, in order: new events.k8s.io events go out together in
+    /// pipelined exchanges ([`Client::next_depth`] many at a time: one on a slow server), the rest
+    /// one by one. Once a shutdown flush is asked for, what is left goes to it (written within
+    /// its budget or counted as dropped).
     fn write_batch(&mut self, writes: Vec<EventWrite>) {
-        let (creates, rest): (Vec<EventWrite>, Vec<EventWrite>) =
-            writes.into_iter().partition(|w| !w.is_series() && !self.core_v1);
-        if creates.len() > 1 {
-            let items = creates.iter().map(|w| (events_path(w.namespace()), w.event_json(&self.hostname))).collect();
-            let results = self.sink.post_many(items);
-            for (write, result) in creates.into_iter().zip(results) {
-                let result = match self.created(&write, result) {
-                    Some(done) => done,
-                    None => self.create_core(&write),
-                };
-                let outcome = self.judge(&write, false, result);
-                self.settle(write, 1, outcome);
+        let mut writes = VecDeque::from(writes);
+        while !writes.is_empty() {
+            if self.flush_requested() {
+                let now = Instant::now();
+                self.retries.extend(writes.drain(..).map(|write| Retry { due: now, write, tries: 1 }));
+                return;
             }
-        } else {
-            creates.into_iter().for_each(|w| self.attempt(w, 1));
+            let start = Instant::now();
+            let together = writes.iter().take(self.depth).take_while(|w| !w.is_series() && !self.core_v1).count();
+            if together < 2 {
+                if let Some(write) = writes.pop_front() {
+                    self.attempt(write, 1);
+                }
+            } else {
+                let batch: Vec<EventWrite> = writes.drain(..together).collect();
+                let items = batch.iter().map(|w| (events_path(w.namespace()), w.event_json(&self.hostname))).collect();
+                let results = self.sink.post_many(items);
+                for (write, result) in batch.into_iter().zip(results) {
+                    let result = match self.created(&write, result) {
+                        Some(done) => done,
+                        None => self.create_core(&write),
+                    };
+                    let outcome = self.judge(&write, false, result);
+                    self.settle(write, 1, outcome);
+                }
+            }
+            self.depth = Client::next_depth(self.depth, start.elapsed(), BATCH);
         }
-        rest.into_iter().for_each(|w| self.attempt(w, 1));
     }
 
     /// Try a write; schedule another try if it may still succeed.
@@ -514,6 +534,7 @@ mod tests {
                 hostname: "host".into(),
                 core_v1: false,
                 retries: VecDeque::new(),
+                depth: 1,
                 rng: Rng::seeded(1),
                 metrics: self.metrics.clone(),
                 denials: Arc::default(),
@@ -616,6 +637,7 @@ mod tests {
         let s = setup();
         let mut w = s.worker();
         s.script.lock().unwrap().push_back(Err(status(404, "NotFound")));
+        w.depth = 4;
         let mut writes = Vec::new();
         for name in ["a", "b", "c"] {
             w.collect(&scheduled(name), &mut writes);
@@ -640,6 +662,21 @@ mod tests {
             ]
         );
         assert!(w.retries.is_empty());
+    }
+
+    #[test]
+    fn writes_left_in_a_batch_when_a_flush_is_asked_for_go_to_the_flush() {
+        let s = setup();
+        let mut w = s.worker();
+        let (done, _result) = sync_channel(1);
+        *w.flush.lock().unwrap() = Some(FlushRequest { deadline: Instant::now(), done });
+        let mut writes = Vec::new();
+        for name in ["a", "b"] {
+            w.collect(&scheduled(name), &mut writes);
+        }
+        w.write_batch(writes);
+        assert!(s.calls().is_empty(), "nothing written past the flush request");
+        assert_eq!(w.retries.len(), 2, "handed to the flush");
     }
 
     #[test]

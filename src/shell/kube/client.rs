@@ -241,6 +241,9 @@ impl RetryPolicy {
 // The client
 // ---------------------------------------------------------------------------------------------
 
+/// An exchange answered within this is quick: pipelines may deepen ([`Client::next_depth`]).
+pub const QUICK_ANSWER: Duration = Duration::from_millis(20);
+
 /// A shareable handle to one API server.
 #[derive(Clone)]
 pub struct Client {
@@ -407,6 +410,17 @@ impl Client {
         let resp =
             self.request(RawRequest { verb, path, body: Some(body), content_type: Some(content_type), idempotent: false })?;
         decode::<serde::de::IgnoredAny>(&request_label(verb, path), &resp).map(|_| ())
+    }
+
+    /// How many requests the next pipelined exchange may carry after one that took `took` with
+    /// `depth` allowed: doubled (up to `max`) while answers come within [`QUICK_ANSWER`], one again
+    /// after a slower exchange, as TCP's slow start grows its window. On a slow server nothing then
+    /// waits behind another request's answer.
+    pub fn next_depth(depth: usize, took: Duration, max: usize) -> usize {
+        match took <= QUICK_ANSWER {
+            true => depth.saturating_mul(2).clamp(1, max.max(1)),
+            false => 1,
+        }
     }
 
     /// [`Client::send`] for several bodies at once: the requests go out pipelined on one
