@@ -91,9 +91,7 @@ pub fn decode_watch_line<T: DeserializeOwned + Object + 'static>(line: &[u8]) ->
     let text = gojson::text(line);
     let raw: RawEvent<'_> = serde_json::from_str(&text).map_err(|e| decode_error(format!("watch event: {e}")))?;
     let object = raw.object.get();
-    let typed = |what: &str| -> Result<T, ApiError> {
-        decode_object(object).map_err(|u| decode_error(format!("{what} event object: {}", u.error)))
-    };
+    let typed = |what: &str| -> Result<T, ApiError> { decode_object(object).map_err(|u| object_error(what, &u.error)) };
     match raw.type_.as_str() {
         "ADDED" => Ok(WatchEvent::Added(typed("ADDED")?)),
         "MODIFIED" => Ok(WatchEvent::Modified(typed("MODIFIED")?)),
@@ -109,6 +107,11 @@ pub fn decode_watch_line<T: DeserializeOwned + Object + 'static>(line: &[u8]) ->
         }
         other => Err(decode_error(format!("unknown watch event type {:?}", truncate(other, 40)))),
     }
+}
+
+/// The error for an event whose object does not decode (one copy, not one per watched kind).
+fn object_error(what: &str, error: &dyn std::fmt::Display) -> ApiError {
+    ApiError::Decode { request: String::new(), message: format!("{what} event object: {error}") }
 }
 
 fn truncate(s: &str, max: usize) -> &str {
