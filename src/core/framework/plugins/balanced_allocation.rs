@@ -47,6 +47,7 @@ pub fn balanced_resource_score(samples: impl Iterator<Item = ResourceSample> + C
 /// `balancedResourceScorer`: fractions (capped at 1, over the resources the node has) whose std
 /// is 0 for one fraction, half the difference for two, the population standard deviation
 /// otherwise; the same float operations in the same order as upstream, so the same bits.
+#[inline(always)]
 fn score_fractions(f: &[f64]) -> i64 {
     let total = f.iter().fold(0.0f64, |sum, x| sum + x);
     let std = match f.len() {
@@ -66,6 +67,7 @@ const INLINE_RESOURCES: usize = 4;
 
 impl BalancedAllocation {
     /// One node's score from the pod's requests: each fraction computed once, on the stack.
+    #[inline(always)]
     fn score_node(&self, node: &NodeInfo, requests: &[i64]) -> i64 {
         let (mut inline, mut heap) = ([0f64; INLINE_RESOURCES], Vec::new());
         let buf: &mut [f64] = if requests.len() > INLINE_RESOURCES {

@@ -37,6 +37,7 @@ use crate::core::texts::node_resources::{
 // ---------------------------------------------------------------------------------------------
 
 /// `leastRequestedScore`: the free fraction after placing the pod, 0..=100.
+#[inline(always)]
 pub fn least_requested_score(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 || requested > capacity {
         return 0;
@@ -46,6 +47,7 @@ pub fn least_requested_score(requested: i64, capacity: i64) -> i64 {
 
 /// `a * b / c` without intermediate overflow (Go's int64 would wrap on absurd quantities; we
 /// compute exactly instead, which agrees with Go whenever Go does not overflow).
+#[inline(always)]
 fn mul_div(a: i64, b: i64, c: i64) -> i64 {
     // The product fits in i64 for every realistic quantity: skip the slow 128-bit division.
     if let Some(p) = a.checked_mul(b) {
@@ -59,6 +61,7 @@ fn mul_div(a: i64, b: i64, c: i64) -> i64 {
 
 /// `mostRequestedScore`: the used fraction after placing the pod, 0..=100 (requests above
 /// capacity, possible through the non-zero defaults, count as full).
+#[inline(always)]
 pub fn most_requested_score(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 {
         return 0;
@@ -72,6 +75,7 @@ pub type ResourceSample = (i64, i64, i64);
 
 /// Weighted integer average of per-resource scores over the resources the node has
 /// (`leastResourceScorer` / `mostResourceScorer`).
+#[inline(always)]
 pub fn weighted_average(samples: impl Iterator<Item = ResourceSample>, per_resource: impl Fn(i64, i64) -> i64) -> i64 {
     let (mut score, mut weights) = (0i64, 0i64);
     for (requested, allocatable, weight) in samples {
@@ -199,6 +203,7 @@ impl ResourceAllocation {
 
     /// `calculateResourceAllocatableRequest`: `(allocatable, node requested + pod request)`, or
     /// `(0, 0)` when the resource must not be scored on this node.
+    #[inline(always)]
     pub fn allocatable_and_requested(&self, node: &NodeInfo, kind: ResourceKind, pod_request: i64) -> (i64, i64) {
         let alloc = &node.node.allocatable;
         let (cpu, mem) = if self.use_requested {
@@ -222,6 +227,7 @@ impl ResourceAllocation {
 
     /// Per-resource `(requested, allocatable, weight)` of a node; skipped resources have
     /// `allocatable == 0`. Lazy, so scoring a node allocates nothing.
+    #[inline(always)]
     pub fn samples<'a>(
         &'a self,
         node: &'a NodeInfo,
@@ -467,6 +473,7 @@ fn validate_shape(shape: &[UtilizationShapePoint]) -> Result<(), String> {
     Ok(())
 }
 
+#[inline(always)]
 fn pod_resources(pod: &PodInfo) -> Result<&PodResources, Rejection> {
     pod.resources.as_ref().map_err(|e| Rejection::error(pod_resources_error(e)))
 }
@@ -543,6 +550,23 @@ impl super::ScoreAll for NodeResourcesFit {
                 let requests = self.allocation.pod_requests(pod_resources(pod)?);
                 super::fill_each(out, nodes, |node| self.score_node(node, &requests))
             }
+        }
+    }
+}
+
+
+impl super::FilterAll for NodeResourcesFit {
+    fn filter_all(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut super::Rejections) {
+        match (pod_resources(pod), state_as::<FitState>(state)) {
+            // The pod's requests and the state read once for the list.
+            (Ok(r), Some(s)) => {
+                let (requests, scalars) = (&r.requests, &s.0[..]);
+                super::reject_each(nodes, out, |node| match fit_rejection(requests, scalars, node) {
+                    None => Ok(()),
+                    Some(r) => Err(r),
+                })
+            }
+            _ => super::reject_each(nodes, out, |node| self.filter(cache, pod, node, state)),
         }
     }
 }

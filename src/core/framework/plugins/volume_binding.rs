@@ -403,6 +403,8 @@ impl Plugin for VolumeBinding {
     }
 }
 
+super::filter_all_by_node!(VolumeBinding);
+
 #[cfg(test)]
 mod tests {
     use super::*;

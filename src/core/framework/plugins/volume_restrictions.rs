@@ -151,6 +151,8 @@ impl Plugin for VolumeRestrictions {
     }
 }
 
+super::filter_all_by_node!(VolumeRestrictions);
+
 #[cfg(test)]
 mod tests {
     use super::*;
