@@ -133,8 +133,9 @@ impl Framework {
         let WalkSpan { nodes, start, num_to_find } = span;
         let len = nodes.len();
         let mut walk = Walk { feasible: Vec::with_capacity(num_to_find.min(len)), ..Default::default() };
-        // The run; its nodes still standing (and their places in the run); each node's verdict
-        // and the position (in `active`) of the plugin that rejected it.
+        // The run; its nodes still standing (and their places in the run); the position (in
+        // `active`) of the plugin that rejected each node (`active.len()`: none did) and its
+        // status (kept empty while no node of the run is rejected).
         let (mut run, mut standing, mut places): (Vec<&NodeInfo>, Vec<&NodeInfo>, Vec<usize>) = Default::default();
         let (mut verdicts, mut rejected_at): (Vec<Option<Rejection>>, Vec<usize>) = Default::default();
         let mut out: Rejections = Vec::new();
@@ -150,7 +151,6 @@ impl Framework {
             places.clear();
             places.extend(0..want);
             verdicts.clear();
-            verdicts.resize_with(want, || None);
             rejected_at.clear();
             rejected_at.resize(want, active.len());
             for (at, &(i, filter)) in active.iter().enumerate() {
@@ -163,6 +163,9 @@ impl Framework {
                     continue;
                 }
                 let name = self.plugins[i].name();
+                if verdicts.is_empty() {
+                    verdicts.resize_with(want, || None);
+                }
                 for (k, r) in out.drain(..) {
                     let place = places[k];
                     verdicts[place] = Some(r.with_plugin(name));
@@ -170,7 +173,7 @@ impl Framework {
                 }
                 let mut kept = 0;
                 for k in 0..standing.len() {
-                    if verdicts[places[k]].is_none() {
+                    if rejected_at[places[k]] == active.len() {
                         standing[kept] = standing[k];
                         places[kept] = places[k];
                         kept += 1;
@@ -180,11 +183,16 @@ impl Framework {
                 places.truncate(kept);
             }
             let mut taken = 0;
-            for (k, verdict) in verdicts.drain(..).enumerate() {
+            for (k, &at) in rejected_at.iter().enumerate() {
                 taken = k + 1;
-                ended_at[rejected_at[k]] += 1;
-                if !Walk::take(&mut walk, run[k], verdict.map_or(Ok(()), Err), diagnosis) {
-                    break;
+                ended_at[at] += 1;
+                match verdicts.get_mut(k).and_then(Option::take) {
+                    None => walk.feasible.push(run[k]),
+                    Some(r) => {
+                        if !Walk::take(&mut walk, run[k], Err(r), diagnosis) {
+                            break;
+                        }
+                    }
                 }
             }
             walked += taken;

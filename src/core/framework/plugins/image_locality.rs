@@ -67,18 +67,23 @@ fn score_with(state: &ScoreState, node: &NodeInfo) -> i64 {
     calculate_priority(sum, state.containers)
 }
 
-/// `NodeSpecInfo::image_size` (a binary search over the node's sorted images), written out so
-/// it compiles into the per-node loop.
+/// `NodeSpecInfo::image_size` (a binary search over the node's images, sorted by [`Name`]'s
+/// order, the interned text's address), written out with plain integer compares so it compiles
+/// into the per-node loop (opt-level "z" leaves `Ord::cmp` a call).
 #[inline(always)]
 fn image_size(images: &[(Name, i64)], image: Name) -> Option<i64> {
+    let want = image.as_str().as_ptr() as usize;
     let (mut lo, mut hi) = (0, images.len());
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         let (k, size) = images[mid];
-        match k.cmp(&image) {
-            std::cmp::Ordering::Less => lo = mid + 1,
-            std::cmp::Ordering::Greater => hi = mid,
-            std::cmp::Ordering::Equal => return Some(size),
+        let key = k.as_str().as_ptr() as usize;
+        if key < want {
+            lo = mid + 1;
+        } else if key > want {
+            hi = mid;
+        } else {
+            return Some(size);
         }
     }
     None

@@ -75,10 +75,18 @@ pub type ResourceSample = (i64, i64, i64);
 
 /// Weighted integer average of per-resource scores over the resources the node has
 /// (`leastResourceScorer` / `mostResourceScorer`).
+/// (The samples are [`ResourceAllocation::samples`], read here without the iterator adapters,
+/// which opt-level "z" leaves as calls per resource.)
 #[inline(always)]
-pub fn weighted_average(samples: impl Iterator<Item = ResourceSample>, per_resource: impl Fn(i64, i64) -> i64) -> i64 {
+pub fn weighted_average(
+    allocation: &ResourceAllocation,
+    node: &NodeInfo,
+    pod_requests: &[i64],
+    per_resource: impl Fn(i64, i64) -> i64,
+) -> i64 {
     let (mut score, mut weights) = (0i64, 0i64);
-    for (requested, allocatable, weight) in samples {
+    for (&(kind, weight), &req) in allocation.resources.iter().zip(pod_requests) {
+        let (allocatable, requested) = allocation.allocatable_and_requested(node, kind, req);
         if allocatable == 0 {
             continue;
         }
@@ -310,8 +318,18 @@ pub fn fits_request(pod: &Resources, scalars: &[ScalarRequest], node: &NodeInfo)
     out
 }
 
+/// Whether [`fits_request`] finds nothing missing (the common case, checked without building
+/// any status).
+#[inline(always)]
+fn fits(pod: &Resources, scalars: &[ScalarRequest], node: &NodeInfo) -> bool {
+    let mut fits = true;
+    each_insufficient(pod, scalars, node, |_| fits = false);
+    fits
+}
+
 /// [`fits_request`] as a visitor, in upstream's order, so Filter can build its status without
 /// collecting the failures first.
+#[inline(always)]
 fn each_insufficient(pod: &Resources, scalars: &[ScalarRequest], node: &NodeInfo, mut out: impl FnMut(InsufficientResource)) {
     let alloc = &node.node.allocatable;
     let used = &node.requested;
@@ -427,11 +445,11 @@ impl NodeResourcesFit {
 
     /// Score one node from the pod's per-resource requests.
     pub fn score_node(&self, node: &NodeInfo, pod_requests: &[i64]) -> i64 {
-        let samples = self.allocation.samples(node, pod_requests);
+        let a = &self.allocation;
         match &self.strategy {
-            Strategy::LeastAllocated => weighted_average(samples, least_requested_score),
-            Strategy::MostAllocated => weighted_average(samples, most_requested_score),
-            Strategy::RequestedToCapacityRatio(shape) => requested_to_capacity_ratio(shape, samples),
+            Strategy::LeastAllocated => weighted_average(a, node, pod_requests, least_requested_score),
+            Strategy::MostAllocated => weighted_average(a, node, pod_requests, most_requested_score),
+            Strategy::RequestedToCapacityRatio(shape) => requested_to_capacity_ratio(shape, a.samples(node, pod_requests)),
         }
     }
 }
@@ -561,9 +579,14 @@ impl super::FilterAll for NodeResourcesFit {
             // The pod's requests and the state read once for the list.
             (Ok(r), Some(s)) => {
                 let (requests, scalars) = (&r.requests, &s.0[..]);
-                super::reject_each(nodes, out, |node| match fit_rejection(requests, scalars, node) {
-                    None => Ok(()),
-                    Some(r) => Err(r),
+                super::reject_each(nodes, out, |node| {
+                    if fits(requests, scalars, node) {
+                        return Ok(());
+                    }
+                    match fit_rejection(requests, scalars, node) {
+                        None => Ok(()),
+                        Some(r) => Err(r),
+                    }
                 })
             }
             _ => super::reject_each(nodes, out, |node| self.filter(cache, pod, node, state)),
