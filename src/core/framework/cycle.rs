@@ -851,11 +851,12 @@ impl Framework {
                 let raw = &mut raw;
                 rec.plugin(i, pl.name(), point::NORMALIZE, || pl.normalize(pod, raw, &cs.states[i]), |_| status_label(None));
             }
-            for (k, s) in raw.iter().enumerate() {
-                if *s < MIN_NODE_SCORE || *s > MAX_NODE_SCORE {
-                    return Err(texts::invalid_score(pl.name(), *s, MIN_NODE_SCORE, MAX_NODE_SCORE));
+            // Zipped, not indexed: opt-level "z" leaves `Vec`'s indexing a call per node.
+            for (total, &s) in totals.iter_mut().zip(raw.iter()) {
+                if !(MIN_NODE_SCORE..=MAX_NODE_SCORE).contains(&s) {
+                    return Err(texts::invalid_score(pl.name(), s, MIN_NODE_SCORE, MAX_NODE_SCORE));
                 }
-                totals[k] += s * weight;
+                *total += s * weight;
             }
             if let Some(table) = &mut table {
                 plugins.push(pl.name());

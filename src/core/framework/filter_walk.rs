@@ -86,11 +86,7 @@ impl Framework {
         if rec.times_plugins() || cache.nominations().any() {
             return None;
         }
-        self.filter
-            .iter()
-            .filter(|&&i| !skip[i])
-            .map(|&i| Some((i, self.filter_all.get(i)?.as_deref()?)))
-            .collect()
+        self.filter.iter().filter(|&&i| !skip[i]).map(|&i| Some((i, self.filter_all.get(i)?.as_deref()?))).collect()
     }
 
     /// The walk with one (dynamic, possibly timed) call per plugin per node.
@@ -166,16 +162,19 @@ impl Framework {
                 if verdicts.is_empty() {
                     verdicts.resize_with(want, || None);
                 }
+                // Slices, not `Vec`s, are indexed below: opt-level "z" leaves `Vec`'s indexing a call.
+                let (verdicts_at, rejected) = (verdicts.as_mut_slice(), rejected_at.as_mut_slice());
                 for (k, r) in out.drain(..) {
-                    let place = places[k];
-                    verdicts[place] = Some(r.with_plugin(name));
-                    rejected_at[place] = at;
+                    let place = places.as_slice()[k];
+                    verdicts_at[place] = Some(r.with_plugin(name));
+                    rejected[place] = at;
                 }
+                let (standing_s, places_s) = (standing.as_mut_slice(), places.as_mut_slice());
                 let mut kept = 0;
-                for k in 0..standing.len() {
-                    if rejected_at[places[k]] == active.len() {
-                        standing[kept] = standing[k];
-                        places[kept] = places[k];
+                for k in 0..standing_s.len().min(places_s.len()) {
+                    if rejected[places_s[k]] == active.len() {
+                        standing_s[kept] = standing_s[k];
+                        places_s[kept] = places_s[k];
                         kept += 1;
                     }
                 }
@@ -183,13 +182,14 @@ impl Framework {
                 places.truncate(kept);
             }
             let mut taken = 0;
-            for (k, &at) in rejected_at.iter().enumerate() {
+            let (ended, verdicts_at) = (ended_at.as_mut_slice(), verdicts.as_mut_slice());
+            for (k, (&at, &node)) in rejected_at.iter().zip(run.iter()).enumerate() {
                 taken = k + 1;
-                ended_at[at] += 1;
-                match verdicts.get_mut(k).and_then(Option::take) {
-                    None => walk.feasible.push(run[k]),
+                ended[at] += 1;
+                match verdicts_at.get_mut(k).and_then(Option::take) {
+                    None => walk.feasible.push(node),
                     Some(r) => {
-                        if !Walk::take(&mut walk, run[k], Err(r), diagnosis) {
+                        if !Walk::take(&mut walk, node, Err(r), diagnosis) {
                             break;
                         }
                     }

@@ -7,9 +7,9 @@
 //! plugins and the same evaluation counts; and whole default-profile cycles with the whole-list
 //! filters taken away decide the same, start the next cycle at the same node and explain the same.
 
+use super::names;
 use super::test_util::{explained_params, framework_with, NodeBuilder, PodBuilder};
 use super::topology_differential_tests::{namespace, random_node, random_pod, service};
-use super::names;
 use crate::core::cache::Cache;
 use crate::core::framework::filter_walk::{Walk, WalkSpan};
 use crate::core::framework::instrument::{CycleRecorder, Rec, Ticker};
@@ -193,7 +193,10 @@ fn whole_list_filters_walk_as_node_by_node() {
             compared += 1;
         }
     }
-    assert!(compared > 400 && errors > 10 && stopped_early > 100, "{compared} walks, {errors} errors, {stopped_early} stopped early");
+    assert!(
+        compared > 400 && errors > 10 && stopped_early > 100,
+        "{compared} walks, {errors} errors, {stopped_early} stopped early"
+    );
 }
 
 #[test]

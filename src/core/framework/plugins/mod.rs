@@ -94,11 +94,7 @@ pub(crate) type Rejections = Vec<(usize, Rejection)>;
 
 /// The loop of the whole-list filters: `(k, rejection)` for every node `check` rejects.
 #[inline(always)]
-pub(crate) fn reject_each(
-    nodes: &[&NodeInfo],
-    out: &mut Rejections,
-    mut check: impl FnMut(&NodeInfo) -> Result<(), Rejection>,
-) {
+pub(crate) fn reject_each(nodes: &[&NodeInfo], out: &mut Rejections, mut check: impl FnMut(&NodeInfo) -> Result<(), Rejection>) {
     for (k, node) in nodes.iter().enumerate() {
         if let Err(r) = check(node) {
             out.push((k, r));
@@ -237,9 +233,7 @@ fn new_in_tree(name: &str, args: Option<&PluginArgs>) -> Result<Option<WithScore
         names::NODE_PORTS => return Ok(Some(filtering(node_ports::NodePorts))),
         names::TAINT_TOLERATION => return Ok(Some(filtering(taint_toleration::TaintToleration))),
         names::NODE_AFFINITY => return Ok(Some(filtering(node_affinity::NodeAffinity::from_args(args)?))),
-        names::NODE_RESOURCES_FIT => {
-            return Ok(Some(scoring_filtering(node_resources_fit::NodeResourcesFit::from_args(args)?)))
-        }
+        names::NODE_RESOURCES_FIT => return Ok(Some(scoring_filtering(node_resources_fit::NodeResourcesFit::from_args(args)?))),
         names::NODE_RESOURCES_BALANCED_ALLOCATION => {
             return Ok(Some(scoring(balanced_allocation::BalancedAllocation::from_args(args)?)))
         }
@@ -247,9 +241,7 @@ fn new_in_tree(name: &str, args: Option<&PluginArgs>) -> Result<Option<WithScore
         names::POD_TOPOLOGY_SPREAD => {
             return Ok(Some(scoring_filtering(pod_topology_spread::PodTopologySpread::from_args(args)?)))
         }
-        names::INTER_POD_AFFINITY => {
-            return Ok(Some(scoring_filtering(inter_pod_affinity::InterPodAffinity::from_args(args)?)))
-        }
+        names::INTER_POD_AFFINITY => return Ok(Some(scoring_filtering(inter_pod_affinity::InterPodAffinity::from_args(args)?))),
         _ => return Ok(None),
     };
     Ok(Some((p, None, None)))

@@ -186,7 +186,6 @@ impl Plugin for NodeAffinity {
     }
 }
 
-
 impl super::FilterAll for NodeAffinity {
     fn filter_all(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut super::Rejections) {
         match state_as::<PreFilterState>(state) {

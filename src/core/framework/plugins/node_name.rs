@@ -33,7 +33,6 @@ impl Plugin for NodeName {
     }
 }
 
-
 impl super::FilterAll for NodeName {
     fn filter_all(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut super::Rejections) {
         if !pod.node_name.is_empty() {

@@ -52,7 +52,6 @@ impl Plugin for NodePorts {
     }
 }
 
-
 impl super::FilterAll for NodePorts {
     fn filter_all(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut super::Rejections) {
         if !pod.host_ports.is_empty() {

@@ -572,7 +572,6 @@ impl super::ScoreAll for NodeResourcesFit {
     }
 }
 
-
 impl super::FilterAll for NodeResourcesFit {
     fn filter_all(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut super::Rejections) {
         match (pod_resources(pod), state_as::<FitState>(state)) {

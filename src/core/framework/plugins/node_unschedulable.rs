@@ -50,7 +50,6 @@ impl Plugin for NodeUnschedulable {
     }
 }
 
-
 impl super::FilterAll for NodeUnschedulable {
     fn filter_all(&self, _cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], _state: &PluginState, out: &mut super::Rejections) {
         // The pod's tolerations are read once, and only if some node is cordoned.

@@ -66,7 +66,6 @@ impl Plugin for TaintToleration {
     }
 }
 
-
 impl super::FilterAll for TaintToleration {
     fn filter_all(&self, _cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], _state: &PluginState, out: &mut super::Rejections) {
         super::reject_each(nodes, out, |node| {
