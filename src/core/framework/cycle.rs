@@ -3,7 +3,7 @@
 //! nodes (pkg/scheduler/schedule_one.go: `schedulePod`, `findNodesThatFitPod`,
 //! `numFeasibleNodesToFind`, `prioritizeNodes`).
 
-use super::filter_walk::{Walk, WalkSpan};
+use super::filter_walk::{Walk, WalkInput};
 use super::instrument::{point, status_label, CycleRecorder, Rec, SKIP};
 use super::plugins::default_preemption::Candidate;
 use super::status::{fit_error_message, Code, Diagnosis, Rejection};
@@ -459,8 +459,8 @@ impl Framework {
             num_to_find = 1;
         }
         let start = *params.next_start_node_index;
-        let span = WalkSpan { nodes, start, num_to_find };
-        let walk = self.walk_filters(cache, pod, span, &cs.states, &cs.skip_filter, rec, &mut diagnosis);
+        let input = WalkInput { cache, pod, nodes, start, num_to_find, states: &cs.states, skip: &cs.skip_filter, rec };
+        let walk = self.walk_filters(input, &mut diagnosis);
         // Rejections in walk order (node ids, reasons inline): turned into the name-ordered map
         // once, and only when something reads it (see `statuses_into`).
         let Walk { mut feasible, failed, rejected, error } = walk;

@@ -31,13 +31,18 @@ pub(crate) struct Walk<'n> {
     pub error: Option<String>,
 }
 
-/// Where a walk runs: the candidate nodes, where it starts among them and how many feasible
-/// nodes end it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct WalkSpan<'a> {
+/// What a walk reads: the pod and the cycle's PreFilter states and skips; the candidate nodes,
+/// where it starts among them and how many feasible nodes end it.
+#[derive(Clone, Copy)]
+pub(crate) struct WalkInput<'n, 'a> {
+    pub cache: &'n Cache,
+    pub pod: &'a PodInfo,
     pub nodes: &'a [NodeId],
     pub start: usize,
     pub num_to_find: usize,
+    pub states: &'a [PluginState],
+    pub skip: &'a [bool],
+    pub rec: Rec<'a>,
 }
 
 impl Walk<'_> {
@@ -62,20 +67,10 @@ impl Walk<'_> {
 impl Framework {
     /// The Filter walk over `span` (see the module documentation); the rejecting plugins join
     /// `diagnosis`'s unschedulable plugins in walk order.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn walk_filters<'n>(
-        &self,
-        cache: &'n Cache,
-        pod: &PodInfo,
-        span: WalkSpan<'_>,
-        states: &[PluginState],
-        skip: &[bool],
-        rec: Rec<'_>,
-        diagnosis: &mut Diagnosis,
-    ) -> Walk<'n> {
-        match self.whole_list_filters(cache, skip, rec) {
-            Some(active) => self.walk_whole_lists(cache, pod, span, states, &active, rec, diagnosis),
-            None => self.walk_node_by_node(cache, pod, span, states, skip, rec, diagnosis),
+    pub(crate) fn walk_filters<'n>(&self, input: WalkInput<'n, '_>, diagnosis: &mut Diagnosis) -> Walk<'n> {
+        match self.whole_list_filters(input.cache, input.skip, input.rec) {
+            Some(active) => self.walk_whole_lists(input, &active, diagnosis),
+            None => self.walk_node_by_node(input, diagnosis),
         }
     }
 
@@ -90,18 +85,8 @@ impl Framework {
     }
 
     /// The walk with one (dynamic, possibly timed) call per plugin per node.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn walk_node_by_node<'n>(
-        &self,
-        cache: &'n Cache,
-        pod: &PodInfo,
-        span: WalkSpan<'_>,
-        states: &[PluginState],
-        skip: &[bool],
-        rec: Rec<'_>,
-        diagnosis: &mut Diagnosis,
-    ) -> Walk<'n> {
-        let WalkSpan { nodes, start, num_to_find } = span;
+    pub(crate) fn walk_node_by_node<'n>(&self, input: WalkInput<'n, '_>, diagnosis: &mut Diagnosis) -> Walk<'n> {
+        let WalkInput { cache, pod, nodes, start, num_to_find, states, skip, rec } = input;
         let len = nodes.len();
         let mut walk = Walk { feasible: Vec::with_capacity(num_to_find.min(len)), ..Default::default() };
         for i in 0..len {
@@ -115,18 +100,13 @@ impl Framework {
     }
 
     /// The walk in runs, each plugin filtering a run's standing nodes in one call.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn walk_whole_lists<'n>(
         &self,
-        cache: &'n Cache,
-        pod: &PodInfo,
-        span: WalkSpan<'_>,
-        states: &[PluginState],
+        input: WalkInput<'n, '_>,
         active: &[(usize, &dyn FilterAll)],
-        rec: Rec<'_>,
         diagnosis: &mut Diagnosis,
     ) -> Walk<'n> {
-        let WalkSpan { nodes, start, num_to_find } = span;
+        let WalkInput { cache, pod, nodes, start, num_to_find, states, rec, .. } = input;
         let len = nodes.len();
         let mut walk = Walk { feasible: Vec::with_capacity(num_to_find.min(len)), ..Default::default() };
         // The run; its nodes still standing (and their places in the run); the position (in

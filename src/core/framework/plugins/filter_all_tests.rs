@@ -8,10 +8,10 @@
 //! filters taken away decide the same, start the next cycle at the same node and explain the same.
 
 use super::names;
-use super::test_util::{explained_params, framework_with, NodeBuilder, PodBuilder};
+use super::test_util::{explained_params, NodeBuilder, PodBuilder};
 use super::topology_differential_tests::{namespace, random_node, random_pod, service};
 use crate::core::cache::Cache;
-use crate::core::framework::filter_walk::{Walk, WalkSpan};
+use crate::core::framework::filter_walk::{Walk, WalkInput};
 use crate::core::framework::instrument::{CycleRecorder, Rec, Ticker};
 use crate::core::framework::{Diagnosis, Framework, PluginState, PreFilterOutcome};
 use crate::core::metrics::{names as metric, Metrics};
@@ -19,29 +19,11 @@ use crate::core::model::PodInfo;
 use crate::core::rng::Rng;
 use std::time::Instant;
 
-/// Upstream's default multiPoint plugins with their weights (v1 defaults).
+/// The default profile, as a configuration naming none builds it.
 fn default_framework() -> Framework {
-    framework_with(&[
-        (names::PRIORITY_SORT, 0),
-        (names::SCHEDULING_GATES, 0),
-        (names::NODE_UNSCHEDULABLE, 0),
-        (names::NODE_NAME, 0),
-        (names::TAINT_TOLERATION, 3),
-        (names::NODE_AFFINITY, 2),
-        (names::NODE_PORTS, 0),
-        (names::NODE_RESOURCES_FIT, 1),
-        (names::VOLUME_RESTRICTIONS, 0),
-        (names::NODE_VOLUME_LIMITS, 0),
-        (names::VOLUME_BINDING, 0),
-        (names::VOLUME_ZONE, 0),
-        (names::DYNAMIC_RESOURCES, 0),
-        (names::POD_TOPOLOGY_SPREAD, 2),
-        (names::INTER_POD_AFFINITY, 2),
-        (names::DEFAULT_PREEMPTION, 0),
-        (names::NODE_RESOURCES_BALANCED_ALLOCATION, 1),
-        (names::IMAGE_LOCALITY, 1),
-        (names::DEFAULT_BINDER, 0),
-    ])
+    let text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+    let config = crate::core::config::load_str(text, "default.yaml").unwrap().config;
+    Framework::new(&config.profiles[0], &super::PluginContext::default()).unwrap()
 }
 
 /// The same profile walking node by node: no plugin has a whole-list filter.
@@ -169,22 +151,20 @@ fn whole_list_filters_walk_as_node_by_node() {
                 }
             }
             let nodes = cache.node_order_snapshot();
-            let span = WalkSpan {
-                nodes,
-                start: rng.below(nodes.len() as u64) as usize,
-                num_to_find: 1 + rng.below(nodes.len() as u64) as usize,
-            };
+            let (start, num_to_find) = (rng.below(nodes.len() as u64) as usize, 1 + rng.below(nodes.len() as u64) as usize);
             let active = fw.whole_list_filters(&cache, &skip, Rec(None)).expect("every in-tree filter has a whole-list form");
             let mut described_walks = Vec::new();
             for whole in [false, true] {
-                let (metrics, rec) = (Metrics::new(), CycleRecorder::new(&ticker, false));
+                let (metrics, recorder) = (Metrics::new(), CycleRecorder::new(&ticker, false));
+                let rec = Rec(Some(&recorder));
+                let input = WalkInput { cache: &cache, pod: &pod, nodes, start, num_to_find, states: &states, skip: &skip, rec };
                 let mut diagnosis = Diagnosis::default();
                 let walk = if whole {
-                    fw.walk_whole_lists(&cache, &pod, span, &states, &active, Rec(Some(&rec)), &mut diagnosis)
+                    fw.walk_whole_lists(input, &active, &mut diagnosis)
                 } else {
-                    fw.walk_node_by_node(&cache, &pod, span, &states, &skip, Rec(Some(&rec)), &mut diagnosis)
+                    fw.walk_node_by_node(input, &mut diagnosis)
                 };
-                rec.flush(&metrics, "p");
+                recorder.flush(&metrics, "p");
                 errors += usize::from(walk.error.is_some() && whole);
                 stopped_early += usize::from(whole && walk.feasible.len() + walk.failed < nodes.len());
                 described_walks.push(described(&walk, &diagnosis, &metrics, &fw));
