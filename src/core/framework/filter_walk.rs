@@ -5,8 +5,8 @@
 //!
 //! Two ways, one result. Node by node, each plugin is a dynamic call per node (and a timed one in
 //! sampled cycles). When no plugin call is timed, no pod is nominated anywhere and every Filter
-//! plugin running for the pod has a whole-list filter ([`super::plugins::FilterAll`], all
-//! in-tree plugins do), the walk takes the nodes in runs: a run is as long as the feasible nodes
+//! plugin running for the pod has a whole-list filter ([`super::plugins::FilterAll`]: the
+//! in-tree plugins that run for pods without volumes have one), the walk takes the nodes in runs: a run is as long as the feasible nodes
 //! still wanted, so the node-by-node walk would have evaluated all of it; each plugin filters the
 //! run's nodes still standing in one call, and the run's verdicts are then taken in node order
 //! exactly as the node-by-node walk takes them (an error ends the walk at its node; the nodes
@@ -81,7 +81,13 @@ impl Framework {
         if rec.times_plugins() || cache.nominations().any() {
             return None;
         }
-        self.filter.iter().filter(|&&i| !skip[i]).map(|&i| Some((i, self.filter_all.get(i)?.as_deref()?))).collect()
+        let mut active = Vec::with_capacity(self.filter.len());
+        for &i in &self.filter {
+            if !skip[i] {
+                active.push((i, self.filter_all.get(i)?.as_deref()?));
+            }
+        }
+        Some(active)
     }
 
     /// The walk with one (dynamic, possibly timed) call per plugin per node.

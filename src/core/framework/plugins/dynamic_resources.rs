@@ -48,5 +48,3 @@ impl Plugin for DynamicResources {
         PostFilterResult { rejection: Some(Rejection::unschedulable(reason)), ..Default::default() }
     }
 }
-
-super::filter_all_by_node!(DynamicResources);

@@ -152,7 +152,7 @@ fn whole_list_filters_walk_as_node_by_node() {
             }
             let nodes = cache.node_order_snapshot();
             let (start, num_to_find) = (rng.below(nodes.len() as u64) as usize, 1 + rng.below(nodes.len() as u64) as usize);
-            let active = fw.whole_list_filters(&cache, &skip, Rec(None)).expect("every in-tree filter has a whole-list form");
+            let active = fw.whole_list_filters(&cache, &skip, Rec(None)).expect("no pod here has volumes");
             let mut described_walks = Vec::new();
             for whole in [false, true] {
                 let (metrics, recorder) = (Metrics::new(), CycleRecorder::new(&ticker, false));

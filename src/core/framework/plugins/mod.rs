@@ -78,7 +78,8 @@ pub(crate) fn fill_each(out: &mut [i64], nodes: &[&NodeInfo], mut score: impl Fn
     Ok(())
 }
 
-/// Filter many nodes in one call. Every in-tree Filter plugin implements it: node by node
+/// Filter many nodes in one call. The in-tree Filter plugins that run for most pods implement
+/// it (not the volume plugins, which skip pods without volumes): node by node
 /// through the framework, the dispatch, the state's downcast and the `Result` moved out of each
 /// call cost more than most filters' own checks. The framework uses it when no plugin call is
 /// timed and every Filter plugin running for the pod has one (see `filter_walk.rs`).
@@ -101,28 +102,6 @@ pub(crate) fn reject_each(nodes: &[&NodeInfo], out: &mut Rejections, mut check: 
         }
     }
 }
-
-/// [`FilterAll`] as the plugin's own [`Plugin::filter`] node by node (statically dispatched),
-/// for the filters that run only for pods with volumes.
-macro_rules! filter_all_by_node {
-    ($plugin:ty) => {
-        impl $crate::core::framework::plugins::FilterAll for $plugin {
-            fn filter_all(
-                &self,
-                cache: &$crate::core::cache::Cache,
-                pod: &$crate::core::model::PodInfo,
-                nodes: &[&$crate::core::cache::NodeInfo],
-                state: &$crate::core::framework::PluginState,
-                out: &mut $crate::core::framework::plugins::Rejections,
-            ) {
-                $crate::core::framework::plugins::reject_each(nodes, out, |n| {
-                    $crate::core::framework::Plugin::filter(self, cache, pod, n, state)
-                })
-            }
-        }
-    };
-}
-pub(crate) use filter_all_by_node;
 
 /// A plugin with its whole-list scorer and filter, when it has them.
 pub(crate) type WithScorer = (Arc<dyn Plugin>, Option<Arc<dyn ScoreAll>>, Option<Arc<dyn FilterAll>>);
@@ -211,7 +190,7 @@ fn new_in_tree(name: &str, args: Option<&PluginArgs>) -> Result<Option<WithScore
         names::PRIORITY_SORT => Arc::new(priority_sort::PrioritySort),
         names::DEFAULT_BINDER => Arc::new(default_binder::DefaultBinder),
         names::SCHEDULING_GATES => Arc::new(scheduling_gates::SchedulingGates),
-        names::DYNAMIC_RESOURCES => return Ok(Some(filtering(dynamic_resources::DynamicResources))),
+        names::DYNAMIC_RESOURCES => Arc::new(dynamic_resources::DynamicResources),
         names::DEFAULT_PREEMPTION => Arc::new(default_preemption::DefaultPreemption {
             args: match args {
                 Some(PluginArgs::DefaultPreemption(a)) => a.clone(),
@@ -219,15 +198,13 @@ fn new_in_tree(name: &str, args: Option<&PluginArgs>) -> Result<Option<WithScore
                 Some(other) => return Err(format!("unexpected args {other:?}")),
             },
         }),
-        names::VOLUME_BINDING => {
-            return Ok(Some(filtering(volume_binding::VolumeBinding::new(match args {
-                Some(PluginArgs::VolumeBinding(a)) => Some(a),
-                _ => None,
-            }))))
-        }
-        names::VOLUME_RESTRICTIONS => return Ok(Some(filtering(volume_restrictions::VolumeRestrictions))),
-        names::VOLUME_ZONE => return Ok(Some(filtering(volume_zone::VolumeZone))),
-        names::NODE_VOLUME_LIMITS => return Ok(Some(filtering(node_volume_limits::NodeVolumeLimits))),
+        names::VOLUME_BINDING => Arc::new(volume_binding::VolumeBinding::new(match args {
+            Some(PluginArgs::VolumeBinding(a)) => Some(a),
+            _ => None,
+        })),
+        names::VOLUME_RESTRICTIONS => Arc::new(volume_restrictions::VolumeRestrictions),
+        names::VOLUME_ZONE => Arc::new(volume_zone::VolumeZone),
+        names::NODE_VOLUME_LIMITS => Arc::new(node_volume_limits::NodeVolumeLimits),
         names::NODE_UNSCHEDULABLE => return Ok(Some(filtering(node_unschedulable::NodeUnschedulable))),
         names::NODE_NAME => return Ok(Some(filtering(node_name::NodeName))),
         names::NODE_PORTS => return Ok(Some(filtering(node_ports::NodePorts))),

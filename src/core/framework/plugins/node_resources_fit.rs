@@ -55,6 +55,12 @@ fn mul_div(a: i64, b: i64, c: i64) -> i64 {
             return p / c;
         }
     }
+    mul_div_wide(a, b, c)
+}
+
+/// [`mul_div`] in 128 bits, out of the scoring loops.
+#[inline(never)]
+fn mul_div_wide(a: i64, b: i64, c: i64) -> i64 {
     let r = i128::from(a) * i128::from(b) / i128::from(c);
     r.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
@@ -211,8 +217,26 @@ impl ResourceAllocation {
 
     /// `calculateResourceAllocatableRequest`: `(allocatable, node requested + pod request)`, or
     /// `(0, 0)` when the resource must not be scored on this node.
+    /// (CPU and memory inline in the scoring loops; the rest is a call.)
     #[inline(always)]
     pub fn allocatable_and_requested(&self, node: &NodeInfo, kind: ResourceKind, pod_request: i64) -> (i64, i64) {
+        let alloc = &node.node.allocatable;
+        match kind {
+            ResourceKind::Cpu => {
+                let used = if self.use_requested { node.requested.milli_cpu } else { node.non_zero_milli_cpu };
+                (alloc.milli_cpu, used.saturating_add(pod_request))
+            }
+            ResourceKind::Memory => {
+                let used = if self.use_requested { node.requested.memory } else { node.non_zero_memory };
+                (alloc.memory, used.saturating_add(pod_request))
+            }
+            _ => self.other_allocatable_and_requested(node, kind, pod_request),
+        }
+    }
+
+    /// [`ResourceAllocation::allocatable_and_requested`] of every resource.
+    #[inline(never)]
+    fn other_allocatable_and_requested(&self, node: &NodeInfo, kind: ResourceKind, pod_request: i64) -> (i64, i64) {
         let alloc = &node.node.allocatable;
         let (cpu, mem) = if self.use_requested {
             (node.requested.milli_cpu, node.requested.memory)

@@ -242,8 +242,6 @@ impl Plugin for NodeVolumeLimits {
     }
 }
 
-super::filter_all_by_node!(NodeVolumeLimits);
-
 #[cfg(test)]
 mod tests {
     use super::*;

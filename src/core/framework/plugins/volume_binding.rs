@@ -403,8 +403,6 @@ impl Plugin for VolumeBinding {
     }
 }
 
-super::filter_all_by_node!(VolumeBinding);
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -151,8 +151,6 @@ impl Plugin for VolumeRestrictions {
     }
 }
 
-super::filter_all_by_node!(VolumeRestrictions);
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -146,8 +146,6 @@ impl Plugin for VolumeZone {
     }
 }
 
-super::filter_all_by_node!(VolumeZone);
-
 #[cfg(test)]
 mod tests {
     use super::*;
