@@ -6,6 +6,7 @@
 //! ```text
 //! cargo bench --bench scheduling                              # everything, writes benches/results.json
 //! cargo bench --bench scheduling -- --only decision,e2e       # a subset
+//! cargo bench --bench scheduling -- --only decision --metrics # cycles with the live metrics recorder
 //! cargo bench --bench scheduling -- --smoke                   # tiny sizes, a few seconds (CI)
 //! cargo bench --bench scheduling -- --only simulate           # simulate at 5,000 nodes / 60,000 pods
 //! cargo bench --bench scheduling -- --only workloads          # upstream's scheduler_perf workloads
@@ -59,18 +60,30 @@ struct Opts {
     sizes: Vec<usize>,
     /// Only the replayed workloads whose name contains this (or one of its comma-separated parts).
     workload: Option<String>,
+    /// Decision cycles measured as the live scheduler runs them: with the cycle's metrics
+    /// recorder (evaluation counts every cycle, plugin durations in sampled ones).
+    metrics: bool,
     /// Only these footprint cases (`idle`, `small`, `nodes-only`, `ready`, `large`) and end-to-end
     /// cases (`e2e-1000`, `e2e-5000`, `e2e-default-qps`); empty means all.
     cases: Vec<String>,
 }
 
 fn parse_opts() -> Opts {
-    let mut o =
-        Opts { smoke: false, only: Vec::new(), repeats: 0, out: None, sizes: Vec::new(), workload: None, cases: Vec::new() };
+    let mut o = Opts {
+        smoke: false,
+        only: Vec::new(),
+        repeats: 0,
+        out: None,
+        sizes: Vec::new(),
+        workload: None,
+        metrics: false,
+        cases: Vec::new(),
+    };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--smoke" => o.smoke = true,
+            "--metrics" => o.metrics = true,
             "--only" => o.only = args.next().unwrap_or_default().split(',').map(str::to_string).collect(),
             "--repeats" => o.repeats = args.next().and_then(|v| v.parse().ok()).unwrap_or(0),
             "--out" => o.out = args.next().map(PathBuf::from),
@@ -228,10 +241,29 @@ fn bench_scheduler(now: Instant) -> Scheduler {
     sched
 }
 
-fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize, rounds: usize) -> DecisionResult {
+/// The live scheduler's clock for the cycle's metrics recorder (`--metrics`).
+struct SystemTicker;
+
+impl edgesched::core::framework::instrument::Ticker for SystemTicker {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
+fn decision(
+    nodes: usize,
+    per_node: usize,
+    topology: bool,
+    pods_per_round: usize,
+    rounds: usize,
+    metrics: bool,
+) -> DecisionResult {
     let setup = Instant::now();
     let mut now = Instant::now();
     let mut sched = bench_scheduler(now);
+    if metrics {
+        sched.set_ticker(Box::new(SystemTicker));
+    }
     let node_objs: Vec<Box<api::Node>> = (0..nodes).map(|i| Box::new(decode(bench_node(i)))).collect();
     sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
     sched.handle(Input::watch_boxed::<api::Node>(Change::ListPage(node_objs)), now);
@@ -308,7 +340,12 @@ fn decision(nodes: usize, per_node: usize, topology: bool, pods_per_round: usize
         }
     }
     DecisionResult {
-        variant: if topology { "topology" } else { "default" },
+        variant: match (topology, metrics) {
+            (false, false) => "default",
+            (true, false) => "topology",
+            (false, true) => "default+metrics",
+            (true, true) => "topology+metrics",
+        },
         nodes,
         existing_pods: total,
         pods_per_round,
@@ -931,7 +968,7 @@ fn main() {
                 // About one new pod per node per round (the topology variant's cycles are ~50x
                 // slower, so fewer pods keep the run short); rounds start from the same cluster.
                 let cap = if topology { per_round / 4 } else { per_round };
-                let r = decision(n, 10, topology, cap.min(n.max(200)), opts.repeats);
+                let r = decision(n, 10, topology, cap.min(n.max(200)), opts.repeats, opts.metrics);
                 eprintln!(
                     "  {:.0} pods/s (wall {:.0}), p50 {:.1} µs, p99 {:.1} µs (wall {:.1}/{:.1}; setup {:.1}s)",
                     r.pods_per_sec, r.pods_per_sec_wall, r.p50_us, r.p99_us, r.p50_wall_us, r.p99_wall_us, r.setup_s
@@ -946,13 +983,13 @@ fn main() {
         );
         let _ = writeln!(
             out,
-            "{:<9} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8} {:>10}",
+            "{:<16} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8} {:>10}",
             "variant", "nodes", "existing", "pods/s", "[wall]", "p50 µs", "p99 µs", "[p99]", "evaluated", "scored", "ns/scored"
         );
         for r in &rows {
             let _ = writeln!(
                 out,
-                "{:<9} {:>6} {:>8} {:>8.0} {:>8.0} {:>8.1} {:>8.1} {:>9.1} {:>10.0} {:>8.0} {:>10.0}",
+                "{:<16} {:>6} {:>8} {:>8.0} {:>8.0} {:>8.1} {:>8.1} {:>9.1} {:>10.0} {:>8.0} {:>10.0}",
                 r.variant,
                 r.nodes,
                 r.existing_pods,

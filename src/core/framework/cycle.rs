@@ -3,6 +3,7 @@
 //! nodes (pkg/scheduler/schedule_one.go: `schedulePod`, `findNodesThatFitPod`,
 //! `numFeasibleNodesToFind`, `prioritizeNodes`).
 
+use super::filter_walk::{Walk, WalkInput};
 use super::instrument::{point, status_label, CycleRecorder, Rec, SKIP};
 use super::plugins::default_preemption::Candidate;
 use super::status::{fit_error_message, Code, Diagnosis, Rejection};
@@ -233,6 +234,7 @@ impl Framework {
     }
 
     /// Run the Filter plugins on one node; the first rejection stops (RunFilterPlugins).
+    /// [`Framework::walk_whole_lists`] does the same for many nodes at once.
     fn run_filters(
         &self,
         cache: &Cache,
@@ -287,7 +289,7 @@ impl Framework {
     /// the node, the filters first run as if those pods were already there (so lower-priority
     /// pods cannot take the room preemption is freeing), then again without them (filters such
     /// as inter-pod affinity may only pass without them).
-    fn filter_node(
+    pub(super) fn filter_node(
         &self,
         cache: &Cache,
         pod: &PodInfo,
@@ -456,36 +458,12 @@ impl Framework {
         if !has_scoring && !ext_set.is_some_and(ExtenderSet::has_filters) {
             num_to_find = 1;
         }
-        let mut feasible: Vec<&NodeInfo> = Vec::with_capacity(num_to_find.min(nodes.len()));
-        let mut failed = 0usize;
         let start = *params.next_start_node_index;
-        let len = nodes.len();
-        let mut error: Option<String> = None;
+        let input = WalkInput { cache, pod, nodes, start, num_to_find, states: &cs.states, skip: &cs.skip_filter, rec };
+        let walk = self.walk_filters(input, &mut diagnosis);
         // Rejections in walk order (node ids, reasons inline): turned into the name-ordered map
         // once, and only when something reads it (see `statuses_into`).
-        let mut rejected: Vec<(NodeId, Rejection)> = Vec::new();
-        if len > 0 {
-            for i in 0..len {
-                let node = cache.node(nodes[(start + i) % len]);
-                match self.filter_node(cache, pod, node, &cs.states, &cs.skip_filter, rec) {
-                    Ok(()) => {
-                        feasible.push(node);
-                        if feasible.len() >= num_to_find {
-                            break;
-                        }
-                    }
-                    Err(r) if r.code == Code::Error => {
-                        error = Some(texts::filter_plugin_error(r.plugin, &r.message()));
-                        break;
-                    }
-                    Err(r) => {
-                        failed += 1;
-                        diagnosis.add_plugin(r.plugin);
-                        rejected.push((node.id, r));
-                    }
-                }
-            }
-        }
+        let Walk { mut feasible, failed, rejected, error } = walk;
         let processed = feasible.len() + failed;
         *params.next_start_node_index = (start + processed) % all_nodes.len();
         if let Some(message) = error {
@@ -873,11 +851,12 @@ impl Framework {
                 let raw = &mut raw;
                 rec.plugin(i, pl.name(), point::NORMALIZE, || pl.normalize(pod, raw, &cs.states[i]), |_| status_label(None));
             }
-            for (k, s) in raw.iter().enumerate() {
-                if *s < MIN_NODE_SCORE || *s > MAX_NODE_SCORE {
-                    return Err(texts::invalid_score(pl.name(), *s, MIN_NODE_SCORE, MAX_NODE_SCORE));
+            // Zipped, not indexed: opt-level "z" leaves `Vec`'s indexing a call per node.
+            for (total, &s) in totals.iter_mut().zip(raw.iter()) {
+                if !(MIN_NODE_SCORE..=MAX_NODE_SCORE).contains(&s) {
+                    return Err(texts::invalid_score(pl.name(), s, MIN_NODE_SCORE, MAX_NODE_SCORE));
                 }
-                totals[k] += s * weight;
+                *total += s * weight;
             }
             if let Some(table) = &mut table {
                 plugins.push(pl.name());

@@ -114,9 +114,16 @@ impl<'a> CycleRecorder<'a> {
         let secs = self.ticker.now().saturating_duration_since(start).as_secs_f64();
         let status = status(&r);
         let mut plugins = self.plugins.borrow_mut();
-        // Label values are constants: the pointers identify them (equal text compares equal too).
-        let same = |a: &str, b: &str| std::ptr::eq(a, b) || a == b;
-        match plugins.iter_mut().find(|s| same(s.plugin, plugin) && same(s.point, point) && same(s.status, status)) {
+        // Label values are constants: their addresses find the series without comparing text
+        // (a sampled cycle gets here for every Filter call on every node); equal text at another
+        // address is the same series too.
+        let by_address =
+            |s: &PluginSamples| std::ptr::eq(s.plugin, plugin) && std::ptr::eq(s.point, point) && std::ptr::eq(s.status, status);
+        let found = match plugins.iter().position(by_address) {
+            Some(k) => Some(k),
+            None => plugins.iter().position(|s| s.plugin == plugin && s.point == point && s.status == status),
+        };
+        match found.and_then(|k| plugins.get_mut(k)) {
             Some(series) => series.secs.push(secs),
             None => plugins.push(PluginSamples { plugin, point, status, secs: vec![secs] }),
         }
@@ -125,7 +132,12 @@ impl<'a> CycleRecorder<'a> {
 
     /// Count `n` calls of a plugin at a point without timing them (`plugin` does both).
     pub fn count(&self, index: usize, plugin: &'static str, point: &'static str, n: usize) {
-        if let Some(slot) = EVALUATED.iter().position(|p| *p == point) {
+        // By address first: the points are constants (see `plugin`).
+        let slot = match EVALUATED.iter().position(|p| std::ptr::eq(*p, point)) {
+            Some(slot) => Some(slot),
+            None => EVALUATED.iter().position(|p| *p == point),
+        };
+        if let Some(slot) = slot {
             let mut ev = self.evaluations.borrow_mut();
             let mut names = self.names.borrow_mut();
             if ev.len() <= index {

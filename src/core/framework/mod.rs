@@ -9,6 +9,7 @@
 pub mod binding;
 pub mod cluster_events;
 pub mod cycle;
+mod filter_walk;
 pub mod instrument;
 pub mod plugins;
 pub mod profile;
@@ -35,6 +36,7 @@ pub const MIN_NODE_SCORE: i64 = 0;
 pub type PluginState = Option<Box<dyn Any + Send>>;
 
 /// Borrow a plugin's state as its concrete type.
+#[inline(always)]
 pub fn state_as<T: 'static>(state: &PluginState) -> Option<&T> {
     state.as_ref().and_then(|b| b.downcast_ref::<T>())
 }

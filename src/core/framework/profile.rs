@@ -30,6 +30,8 @@ pub struct Framework {
     /// `plugins[i]`'s whole-list scorer, if it has one (shorter than `plugins` when plugins are
     /// added afterwards: those score node by node).
     pub(crate) score_all: Vec<Option<Arc<dyn plugins::ScoreAll>>>,
+    /// `plugins[i]`'s whole-list filter, if it has one (the same way shorter than `plugins`).
+    pub(crate) filter_all: Vec<Option<Arc<dyn plugins::FilterAll>>>,
     pub(crate) pre_enqueue: Vec<usize>,
     pub(crate) queue_sort: Vec<usize>,
     pub(crate) pre_filter: Vec<usize>,
@@ -76,6 +78,7 @@ impl Framework {
         // Instantiate every plugin enabled anywhere (upstream pluginsMap), in first-seen order.
         let mut instances: Vec<Arc<dyn Plugin>> = Vec::new();
         let mut score_all = Vec::new();
+        let mut filter_all = Vec::new();
         let mut by_name: HashMap<String, usize> = HashMap::new();
         let all_sets: [&PluginSet; 13] = [
             &p.pre_enqueue,
@@ -98,12 +101,13 @@ impl Framework {
                     continue;
                 }
                 let args = profile.args(&r.name);
-                let (plugin, scorer) = plugins::new_plugin_scored(&r.name, args, ctx)
+                let (plugin, scorer, filterer) = plugins::new_plugin_scored(&r.name, args, ctx)
                     .map_err(|e| err(format!("plugin {:?}: {e}", r.name)))?
                     .ok_or_else(|| err(format!("plugin {:?} does not exist", r.name)))?;
                 by_name.insert(r.name.clone(), instances.len());
                 instances.push(plugin);
                 score_all.push(scorer);
+                filter_all.push(filterer);
             }
         }
         for c in &profile.plugin_config {
@@ -117,6 +121,7 @@ impl Framework {
             percentage_of_nodes_to_score: profile.percentage_of_nodes_to_score,
             plugins: instances,
             score_all,
+            filter_all,
             pre_enqueue: Vec::new(),
             queue_sort: Vec::new(),
             pre_filter: Vec::new(),

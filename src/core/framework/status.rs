@@ -143,6 +143,11 @@ pub struct Diagnosis {
 impl Diagnosis {
     /// Record a rejecting plugin once.
     pub fn add_plugin(&mut self, plugin: &'static str) {
+        // Plugin names are constants: the walk adds the same one for every node it rejects, and
+        // its address finds it without comparing text.
+        if self.unschedulable_plugins.iter().any(|p| std::ptr::eq(*p, plugin)) {
+            return;
+        }
         if !plugin.is_empty() && !self.unschedulable_plugins.contains(&plugin) {
             self.unschedulable_plugins.push(plugin);
         }

@@ -58,6 +58,12 @@ fn score_fractions(f: &[f64]) -> i64 {
             (sum / n as f64).sqrt()
         }
     };
+    score_of_std(std)
+}
+
+/// The score of a standard deviation: `(1 - std) * 100`, truncated as Go's int64 conversion.
+#[inline(always)]
+fn score_of_std(std: f64) -> i64 {
     ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
 }
 
@@ -65,8 +71,34 @@ fn score_fractions(f: &[f64]) -> i64 {
 const INLINE_RESOURCES: usize = 4;
 
 impl BalancedAllocation {
-    /// One node's score from the pod's requests: each fraction computed once, on the stack.
+    /// One node's score from the pod's requests. One or two fractions (the default
+    /// configuration scores two resources) need no buffer; more go through one.
+    #[inline(always)]
     fn score_node(&self, node: &NodeInfo, requests: &[i64]) -> i64 {
+        let (mut n, mut first, mut second) = (0usize, 0.0f64, 0.0f64);
+        for (&(kind, _), &req) in self.allocation.resources.iter().zip(requests) {
+            let (alloc, requested) = self.allocation.allocatable_and_requested(node, kind, req);
+            if alloc != 0 {
+                let f = (requested as f64 / alloc as f64).min(1.0);
+                if n == 0 {
+                    first = f;
+                } else if n == 1 {
+                    second = f;
+                }
+                n += 1;
+            }
+        }
+        match n {
+            0 | 1 => score_of_std(0.0),
+            2 => score_of_std(((first - second) / 2.0).abs()),
+            _ => self.score_node_buffered(node, requests),
+        }
+    }
+
+    /// [`BalancedAllocation::score_node`] for three fractions or more: each computed once, on the
+    /// stack when they fit.
+    #[inline(never)]
+    fn score_node_buffered(&self, node: &NodeInfo, requests: &[i64]) -> i64 {
         let (mut inline, mut heap) = ([0f64; INLINE_RESOURCES], Vec::new());
         let buf: &mut [f64] = if requests.len() > INLINE_RESOURCES {
             heap.resize(requests.len(), 0.0);

@@ -35,6 +35,7 @@ pub fn calculate_priority(sum_scores: i64, num_containers: usize) -> i64 {
 }
 
 /// `scaledImageScore`: the image size scaled by its spread (Go float64 → int64 truncation).
+#[inline(always)]
 pub fn scaled_image_score(size: i64, spread: f64) -> i64 {
     (size as f64 * spread) as i64
 }
@@ -55,13 +56,37 @@ fn score_state(cache: &Cache, pod: &PodInfo) -> ScoreState {
     ScoreState { images, containers: pod.images.len() }
 }
 
+#[inline(always)]
 fn score_with(state: &ScoreState, node: &NodeInfo) -> i64 {
-    let sum = state
-        .images
-        .iter()
-        .filter_map(|(n, spread)| node.node.image_size(*n).map(|size| scaled_image_score(size, *spread)))
-        .fold(0i64, i64::saturating_add);
+    let mut sum = 0i64;
+    for &(n, spread) in &state.images {
+        if let Some(size) = image_size(&node.node.images, n) {
+            sum = sum.saturating_add(scaled_image_score(size, spread));
+        }
+    }
     calculate_priority(sum, state.containers)
+}
+
+/// `NodeSpecInfo::image_size` (a binary search over the node's images, sorted by [`Name`]'s
+/// order, the interned text's address), written out with plain integer compares so it compiles
+/// into the per-node loop (opt-level "z" leaves `Ord::cmp` a call).
+#[inline(always)]
+fn image_size(images: &[(Name, i64)], image: Name) -> Option<i64> {
+    let want = image.as_str().as_ptr() as usize;
+    let (mut lo, mut hi) = (0, images.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let (k, size) = images[mid];
+        let key = k.as_str().as_ptr() as usize;
+        if key < want {
+            lo = mid + 1;
+        } else if key > want {
+            hi = mid;
+        } else {
+            return Some(size);
+        }
+    }
+    None
 }
 
 impl Plugin for ImageLocality {

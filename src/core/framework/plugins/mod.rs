@@ -6,6 +6,8 @@ pub mod balanced_allocation;
 pub mod default_binder;
 pub mod default_preemption;
 pub mod dynamic_resources;
+#[cfg(test)]
+mod filter_all_tests;
 pub mod helper;
 pub mod image_locality;
 pub mod inter_pod_affinity;
@@ -68,6 +70,7 @@ pub(crate) fn score_one(
 }
 
 /// `out[k] = score(nodes[k])`: the loop of the whole-list scorers that cannot fail per node.
+#[inline(always)]
 pub(crate) fn fill_each(out: &mut [i64], nodes: &[&NodeInfo], mut score: impl FnMut(&NodeInfo) -> i64) -> Result<(), Rejection> {
     for (o, node) in out.iter_mut().zip(nodes) {
         *o = score(node);
@@ -75,12 +78,47 @@ pub(crate) fn fill_each(out: &mut [i64], nodes: &[&NodeInfo], mut score: impl Fn
     Ok(())
 }
 
-/// A plugin with its whole-list scorer, when it has one.
-pub(crate) type WithScorer = (Arc<dyn Plugin>, Option<Arc<dyn ScoreAll>>);
+/// Filter many nodes in one call. The in-tree Filter plugins that run for most pods implement
+/// it (not the volume plugins, which skip pods without volumes): node by node
+/// through the framework, the dispatch, the state's downcast and the `Result` moved out of each
+/// call cost more than most filters' own checks. The framework uses it when no plugin call is
+/// timed and every Filter plugin running for the pod has one (see `filter_walk.rs`).
+pub(crate) trait FilterAll: Send + Sync {
+    /// What [`Plugin::filter`] returns for each of `nodes`: every rejection is pushed to `out`
+    /// with its node's index, indices ascending. Must have no effect but `out` (the framework
+    /// may evaluate nodes the walk then does not take).
+    fn filter_all(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut Rejections);
+}
+
+/// Rejections of a whole-list filter: `(index in the node list, rejection)`.
+pub(crate) type Rejections = Vec<(usize, Rejection)>;
+
+/// The loop of the whole-list filters: `(k, rejection)` for every node `check` rejects.
+#[inline(always)]
+pub(crate) fn reject_each(nodes: &[&NodeInfo], out: &mut Rejections, mut check: impl FnMut(&NodeInfo) -> Result<(), Rejection>) {
+    for (k, node) in nodes.iter().enumerate() {
+        if let Err(r) = check(node) {
+            out.push((k, r));
+        }
+    }
+}
+
+/// A plugin with its whole-list scorer and filter, when it has them.
+pub(crate) type WithScorer = (Arc<dyn Plugin>, Option<Arc<dyn ScoreAll>>, Option<Arc<dyn FilterAll>>);
 
 fn scoring<P: Plugin + ScoreAll + 'static>(p: P) -> WithScorer {
     let p = Arc::new(p);
-    (p.clone(), Some(p))
+    (p.clone(), Some(p), None)
+}
+
+fn filtering<P: Plugin + FilterAll + 'static>(p: P) -> WithScorer {
+    let p = Arc::new(p);
+    (p.clone(), None, Some(p))
+}
+
+fn scoring_filtering<P: Plugin + ScoreAll + FilterAll + 'static>(p: P) -> WithScorer {
+    let p = Arc::new(p);
+    (p.clone(), Some(p.clone()), Some(p))
 }
 
 /// Plugin names (pkg/scheduler/framework/plugins/names/names.go).
@@ -121,7 +159,7 @@ impl Default for PluginContext {
 
 /// Instantiate a plugin by name. `Ok(None)` means no plugin of that name exists.
 pub fn new_plugin(name: &str, args: Option<&PluginArgs>, ctx: &PluginContext) -> Result<Option<Arc<dyn Plugin>>, String> {
-    Ok(new_plugin_scored(name, args, ctx)?.map(|(p, _)| p))
+    Ok(new_plugin_scored(name, args, ctx)?.map(|(p, _, _)| p))
 }
 
 /// [`new_plugin`] with the plugin's [`ScoreAll`] (what the framework builds profiles from).
@@ -139,7 +177,7 @@ pub(crate) fn new_plugin_scored(
         Some(PluginArgs::Other(v)) => Some(v),
         Some(other) => return Err(format!("unexpected args {}", args_kind(other))),
     };
-    factory(raw).map(|p| Some((p, None)))
+    factory(raw).map(|p| Some((p, None, None)))
 }
 
 /// Whether this build has a plugin of that name (out-of-tree plugins may not reuse it).
@@ -167,21 +205,23 @@ fn new_in_tree(name: &str, args: Option<&PluginArgs>) -> Result<Option<WithScore
         names::VOLUME_RESTRICTIONS => Arc::new(volume_restrictions::VolumeRestrictions),
         names::VOLUME_ZONE => Arc::new(volume_zone::VolumeZone),
         names::NODE_VOLUME_LIMITS => Arc::new(node_volume_limits::NodeVolumeLimits),
-        names::NODE_UNSCHEDULABLE => Arc::new(node_unschedulable::NodeUnschedulable),
-        names::NODE_NAME => Arc::new(node_name::NodeName),
-        names::NODE_PORTS => Arc::new(node_ports::NodePorts),
-        names::TAINT_TOLERATION => Arc::new(taint_toleration::TaintToleration),
-        names::NODE_AFFINITY => Arc::new(node_affinity::NodeAffinity::from_args(args)?),
-        names::NODE_RESOURCES_FIT => return Ok(Some(scoring(node_resources_fit::NodeResourcesFit::from_args(args)?))),
+        names::NODE_UNSCHEDULABLE => return Ok(Some(filtering(node_unschedulable::NodeUnschedulable))),
+        names::NODE_NAME => return Ok(Some(filtering(node_name::NodeName))),
+        names::NODE_PORTS => return Ok(Some(filtering(node_ports::NodePorts))),
+        names::TAINT_TOLERATION => return Ok(Some(filtering(taint_toleration::TaintToleration))),
+        names::NODE_AFFINITY => return Ok(Some(filtering(node_affinity::NodeAffinity::from_args(args)?))),
+        names::NODE_RESOURCES_FIT => return Ok(Some(scoring_filtering(node_resources_fit::NodeResourcesFit::from_args(args)?))),
         names::NODE_RESOURCES_BALANCED_ALLOCATION => {
             return Ok(Some(scoring(balanced_allocation::BalancedAllocation::from_args(args)?)))
         }
         names::IMAGE_LOCALITY => return Ok(Some(scoring(image_locality::ImageLocality))),
-        names::POD_TOPOLOGY_SPREAD => return Ok(Some(scoring(pod_topology_spread::PodTopologySpread::from_args(args)?))),
-        names::INTER_POD_AFFINITY => return Ok(Some(scoring(inter_pod_affinity::InterPodAffinity::from_args(args)?))),
+        names::POD_TOPOLOGY_SPREAD => {
+            return Ok(Some(scoring_filtering(pod_topology_spread::PodTopologySpread::from_args(args)?)))
+        }
+        names::INTER_POD_AFFINITY => return Ok(Some(scoring_filtering(inter_pod_affinity::InterPodAffinity::from_args(args)?))),
         _ => return Ok(None),
     };
-    Ok(Some((p, None)))
+    Ok(Some((p, None, None)))
 }
 
 /// The `kind` of plugin args, for "wrong args type" errors.

@@ -186,6 +186,25 @@ impl Plugin for NodeAffinity {
     }
 }
 
+impl super::FilterAll for NodeAffinity {
+    fn filter_all(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut super::Rejections) {
+        match state_as::<PreFilterState>(state) {
+            // The common case (PreFilter ran, no enforced terms): the state downcast once.
+            Some(s) if self.added_required.is_none() => {
+                let d = cache.domains();
+                super::reject_each(nodes, out, |node| {
+                    if s.0.matches_node(d, node) {
+                        Ok(())
+                    } else {
+                        Err(Rejection::unresolvable(ERR_REASON_POD))
+                    }
+                })
+            }
+            _ => super::reject_each(nodes, out, |node| self.filter(cache, pod, node, state)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,14 @@ impl Plugin for NodeName {
     }
 }
 
+impl super::FilterAll for NodeName {
+    fn filter_all(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut super::Rejections) {
+        if !pod.node_name.is_empty() {
+            super::reject_each(nodes, out, |node| self.filter(cache, pod, node, state))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

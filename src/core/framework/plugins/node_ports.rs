@@ -52,6 +52,14 @@ impl Plugin for NodePorts {
     }
 }
 
+impl super::FilterAll for NodePorts {
+    fn filter_all(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut super::Rejections) {
+        if !pod.host_ports.is_empty() {
+            super::reject_each(nodes, out, |node| self.filter(cache, pod, node, state))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,6 +37,7 @@ use crate::core::texts::node_resources::{
 // ---------------------------------------------------------------------------------------------
 
 /// `leastRequestedScore`: the free fraction after placing the pod, 0..=100.
+#[inline(always)]
 pub fn least_requested_score(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 || requested > capacity {
         return 0;
@@ -46,6 +47,7 @@ pub fn least_requested_score(requested: i64, capacity: i64) -> i64 {
 
 /// `a * b / c` without intermediate overflow (Go's int64 would wrap on absurd quantities; we
 /// compute exactly instead, which agrees with Go whenever Go does not overflow).
+#[inline(always)]
 fn mul_div(a: i64, b: i64, c: i64) -> i64 {
     // The product fits in i64 for every realistic quantity: skip the slow 128-bit division.
     if let Some(p) = a.checked_mul(b) {
@@ -53,12 +55,19 @@ fn mul_div(a: i64, b: i64, c: i64) -> i64 {
             return p / c;
         }
     }
+    mul_div_wide(a, b, c)
+}
+
+/// [`mul_div`] in 128 bits, out of the scoring loops.
+#[inline(never)]
+fn mul_div_wide(a: i64, b: i64, c: i64) -> i64 {
     let r = i128::from(a) * i128::from(b) / i128::from(c);
     r.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
 /// `mostRequestedScore`: the used fraction after placing the pod, 0..=100 (requests above
 /// capacity, possible through the non-zero defaults, count as full).
+#[inline(always)]
 pub fn most_requested_score(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 {
         return 0;
@@ -72,9 +81,18 @@ pub type ResourceSample = (i64, i64, i64);
 
 /// Weighted integer average of per-resource scores over the resources the node has
 /// (`leastResourceScorer` / `mostResourceScorer`).
-pub fn weighted_average(samples: impl Iterator<Item = ResourceSample>, per_resource: impl Fn(i64, i64) -> i64) -> i64 {
+/// (The samples are [`ResourceAllocation::samples`], read here without the iterator adapters,
+/// which opt-level "z" leaves as calls per resource.)
+#[inline(always)]
+pub fn weighted_average(
+    allocation: &ResourceAllocation,
+    node: &NodeInfo,
+    pod_requests: &[i64],
+    per_resource: impl Fn(i64, i64) -> i64,
+) -> i64 {
     let (mut score, mut weights) = (0i64, 0i64);
-    for (requested, allocatable, weight) in samples {
+    for (&(kind, weight), &req) in allocation.resources.iter().zip(pod_requests) {
+        let (allocatable, requested) = allocation.allocatable_and_requested(node, kind, req);
         if allocatable == 0 {
             continue;
         }
@@ -199,7 +217,26 @@ impl ResourceAllocation {
 
     /// `calculateResourceAllocatableRequest`: `(allocatable, node requested + pod request)`, or
     /// `(0, 0)` when the resource must not be scored on this node.
+    /// (CPU and memory inline in the scoring loops; the rest is a call.)
+    #[inline(always)]
     pub fn allocatable_and_requested(&self, node: &NodeInfo, kind: ResourceKind, pod_request: i64) -> (i64, i64) {
+        let alloc = &node.node.allocatable;
+        match kind {
+            ResourceKind::Cpu => {
+                let used = if self.use_requested { node.requested.milli_cpu } else { node.non_zero_milli_cpu };
+                (alloc.milli_cpu, used.saturating_add(pod_request))
+            }
+            ResourceKind::Memory => {
+                let used = if self.use_requested { node.requested.memory } else { node.non_zero_memory };
+                (alloc.memory, used.saturating_add(pod_request))
+            }
+            _ => self.other_allocatable_and_requested(node, kind, pod_request),
+        }
+    }
+
+    /// [`ResourceAllocation::allocatable_and_requested`] of every resource.
+    #[inline(never)]
+    fn other_allocatable_and_requested(&self, node: &NodeInfo, kind: ResourceKind, pod_request: i64) -> (i64, i64) {
         let alloc = &node.node.allocatable;
         let (cpu, mem) = if self.use_requested {
             (node.requested.milli_cpu, node.requested.memory)
@@ -222,6 +259,7 @@ impl ResourceAllocation {
 
     /// Per-resource `(requested, allocatable, weight)` of a node; skipped resources have
     /// `allocatable == 0`. Lazy, so scoring a node allocates nothing.
+    #[inline(always)]
     pub fn samples<'a>(
         &'a self,
         node: &'a NodeInfo,
@@ -304,8 +342,18 @@ pub fn fits_request(pod: &Resources, scalars: &[ScalarRequest], node: &NodeInfo)
     out
 }
 
+/// Whether [`fits_request`] finds nothing missing (the common case, checked without building
+/// any status).
+#[inline(always)]
+fn fits(pod: &Resources, scalars: &[ScalarRequest], node: &NodeInfo) -> bool {
+    let mut fits = true;
+    each_insufficient(pod, scalars, node, |_| fits = false);
+    fits
+}
+
 /// [`fits_request`] as a visitor, in upstream's order, so Filter can build its status without
 /// collecting the failures first.
+#[inline(always)]
 fn each_insufficient(pod: &Resources, scalars: &[ScalarRequest], node: &NodeInfo, mut out: impl FnMut(InsufficientResource)) {
     let alloc = &node.node.allocatable;
     let used = &node.requested;
@@ -421,11 +469,11 @@ impl NodeResourcesFit {
 
     /// Score one node from the pod's per-resource requests.
     pub fn score_node(&self, node: &NodeInfo, pod_requests: &[i64]) -> i64 {
-        let samples = self.allocation.samples(node, pod_requests);
+        let a = &self.allocation;
         match &self.strategy {
-            Strategy::LeastAllocated => weighted_average(samples, least_requested_score),
-            Strategy::MostAllocated => weighted_average(samples, most_requested_score),
-            Strategy::RequestedToCapacityRatio(shape) => requested_to_capacity_ratio(shape, samples),
+            Strategy::LeastAllocated => weighted_average(a, node, pod_requests, least_requested_score),
+            Strategy::MostAllocated => weighted_average(a, node, pod_requests, most_requested_score),
+            Strategy::RequestedToCapacityRatio(shape) => requested_to_capacity_ratio(shape, a.samples(node, pod_requests)),
         }
     }
 }
@@ -467,6 +515,7 @@ fn validate_shape(shape: &[UtilizationShapePoint]) -> Result<(), String> {
     Ok(())
 }
 
+#[inline(always)]
 fn pod_resources(pod: &PodInfo) -> Result<&PodResources, Rejection> {
     pod.resources.as_ref().map_err(|e| Rejection::error(pod_resources_error(e)))
 }
@@ -543,6 +592,27 @@ impl super::ScoreAll for NodeResourcesFit {
                 let requests = self.allocation.pod_requests(pod_resources(pod)?);
                 super::fill_each(out, nodes, |node| self.score_node(node, &requests))
             }
+        }
+    }
+}
+
+impl super::FilterAll for NodeResourcesFit {
+    fn filter_all(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut super::Rejections) {
+        match (pod_resources(pod), state_as::<FitState>(state)) {
+            // The pod's requests and the state read once for the list.
+            (Ok(r), Some(s)) => {
+                let (requests, scalars) = (&r.requests, &s.0[..]);
+                super::reject_each(nodes, out, |node| {
+                    if fits(requests, scalars, node) {
+                        return Ok(());
+                    }
+                    match fit_rejection(requests, scalars, node) {
+                        None => Ok(()),
+                        Some(r) => Err(r),
+                    }
+                })
+            }
+            _ => super::reject_each(nodes, out, |node| self.filter(cache, pod, node, state)),
         }
     }
 }

@@ -50,6 +50,19 @@ impl Plugin for NodeUnschedulable {
     }
 }
 
+impl super::FilterAll for NodeUnschedulable {
+    fn filter_all(&self, _cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], _state: &PluginState, out: &mut super::Rejections) {
+        // The pod's tolerations are read once, and only if some node is cordoned.
+        let mut tolerates = None;
+        super::reject_each(nodes, out, |node| {
+            if node.node.unschedulable && !*tolerates.get_or_insert_with(|| tolerates_unschedulable(pod)) {
+                return Err(Rejection::unresolvable(ERR_REASON_UNSCHEDULABLE));
+            }
+            Ok(())
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -153,7 +153,7 @@ fn whole_list_scores_are_the_per_node_formulas() {
     let plugins: Vec<Scored> = configs
         .into_iter()
         .map(|(name, args)| {
-            let (p, s) = new_plugin_scored(name, args.as_ref(), &ctx).unwrap().unwrap();
+            let (p, s, _) = new_plugin_scored(name, args.as_ref(), &ctx).unwrap().unwrap();
             (p, s.expect("a whole-list scorer"), args)
         })
         .collect();

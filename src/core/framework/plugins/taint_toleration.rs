@@ -66,6 +66,19 @@ impl Plugin for TaintToleration {
     }
 }
 
+impl super::FilterAll for TaintToleration {
+    fn filter_all(&self, _cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], _state: &PluginState, out: &mut super::Rejections) {
+        super::reject_each(nodes, out, |node| {
+            // Most nodes carry no taint: no call for them.
+            if node.node.taints.is_empty() || find_untolerated_taint(&node.node.taints, &pod.tolerations).is_none() {
+                Ok(())
+            } else {
+                Err(Rejection::unresolvable(ERR_REASON_NOT_MATCH))
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -296,6 +296,27 @@ pub(crate) fn filter(d: &Domains, pod: &PodInfo, node: &NodeInfo, state: &Plugin
     let Some(s) = state_as::<PreFilterState>(state) else {
         return Err(Rejection::error(texts::PRE_FILTER_STATE_MISSING));
     };
+    filter_with(d, s, pod, node)
+}
+
+/// [`filter`] over many nodes, the state downcast once.
+pub(crate) fn filter_all(
+    d: &Domains,
+    pod: &PodInfo,
+    nodes: &[&NodeInfo],
+    state: &PluginState,
+    out: &mut crate::core::framework::plugins::Rejections,
+) {
+    use crate::core::framework::plugins::reject_each;
+    match state_as::<PreFilterState>(state) {
+        Some(s) => reject_each(nodes, out, |node| filter_with(d, s, pod, node)),
+        None => reject_each(nodes, out, |node| filter(d, pod, node, state)),
+    }
+}
+
+/// [`filter`] with the state at hand.
+#[inline(always)]
+fn filter_with(d: &Domains, s: &PreFilterState, pod: &PodInfo, node: &NodeInfo) -> Result<(), Rejection> {
     if !satisfies_pod_affinity(d, s, pod, node) {
         return Err(Rejection::unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH));
     }

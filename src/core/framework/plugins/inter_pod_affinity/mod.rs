@@ -180,6 +180,12 @@ impl Plugin for InterPodAffinity {
     }
 }
 
+impl super::FilterAll for InterPodAffinity {
+    fn filter_all(&self, cache: &Cache, pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut super::Rejections) {
+        filtering::filter_all(cache.domains(), pod, nodes, state, out)
+    }
+}
+
 impl super::ScoreAll for InterPodAffinity {
     fn score_all(
         &self,

@@ -262,6 +262,42 @@ pub(crate) fn update_with_pod(state: &mut PluginState, pod: &PodInfo, updated: &
     }
 }
 
+/// [`filter`] over many nodes: the state downcast, and each constraint's value column,
+/// minimum and self-match read, once for the list.
+pub(crate) fn filter_all(
+    d: &Domains,
+    nodes: &[&NodeInfo],
+    state: &PluginState,
+    out: &mut crate::core::framework::plugins::Rejections,
+) {
+    use crate::core::framework::plugins::reject_each;
+    let Some(s) = state_as::<PreFilterState>(state) else {
+        return reject_each(nodes, out, |node| filter(d, node, state));
+    };
+    // (column of the key, minimum, self-match, maxSkew, counts by value id) per constraint.
+    let per: Vec<_> = s
+        .constraints
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let column = c.topology_key.and_then(|k| d.column(k));
+            (column, s.min_match_num(i, c.min_domains), s.self_match[i], i64::from(c.max_skew), &s.match_by_id[i])
+        })
+        .collect();
+    reject_each(nodes, out, |node| {
+        for &(column, min, self_match, max_skew, by_id) in &per {
+            let Some(id) = column.and_then(|c| c.get(node.id)) else {
+                return Err(Rejection::unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH));
+            };
+            let match_num = by_id.get(&id).copied().unwrap_or(0);
+            if match_num + self_match - min > max_skew {
+                return Err(Rejection::unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH));
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Filter: every `DoNotSchedule` constraint must keep its skew within `maxSkew` (`d`: the
 /// cache's value ids, read for the node's values).
 pub(crate) fn filter(d: &Domains, node: &NodeInfo, state: &PluginState) -> Result<(), Rejection> {

@@ -297,6 +297,12 @@ impl Plugin for PodTopologySpread {
     }
 }
 
+impl super::FilterAll for PodTopologySpread {
+    fn filter_all(&self, cache: &Cache, _pod: &PodInfo, nodes: &[&NodeInfo], state: &PluginState, out: &mut super::Rejections) {
+        filtering::filter_all(cache.domains(), nodes, state, out)
+    }
+}
+
 impl super::ScoreAll for PodTopologySpread {
     fn score_all(
         &self,

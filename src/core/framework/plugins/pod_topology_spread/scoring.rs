@@ -218,6 +218,9 @@ pub(crate) fn score_all(
     }
     // Each constraint's key column looked up once for all nodes.
     let columns: Vec<_> = s.constraints.iter().map(|c| c.topology_key.and_then(|k| d.column(k))).collect();
+    // Slices, not `Vec`s, are indexed per node: opt-level "z" leaves `Vec`'s indexing a call.
+    let (columns, host_counts, counts_by_id, weights) =
+        (columns.as_slice(), s.host_counts.as_slice(), s.counts_by_id.as_slice(), s.topology_normalizing_weight.as_slice());
     for (o, node) in out.iter_mut().zip(nodes) {
         if s.ignored_nodes.contains(&node.id) {
             *o = INVALID_SCORE;
@@ -227,14 +230,14 @@ pub(crate) fn score_all(
         for (i, c) in s.constraints.iter().enumerate() {
             let Some(id) = columns[i].and_then(|col| col.get(node.id)) else { continue };
             let cnt = if c.is_hostname {
-                match &s.host_counts[i] {
+                match &host_counts[i] {
                     Some(h) => h.get(node.id as usize).copied().unwrap_or(0),
                     None => count_matching(&node.pods, &c.selector, &pod.namespace),
                 }
             } else {
-                s.counts_by_id[i].get(&id).copied().unwrap_or(0)
+                counts_by_id[i].get(&id).copied().unwrap_or(0)
             };
-            score += score_for_count(cnt, c.max_skew, s.topology_normalizing_weight[i]);
+            score += score_for_count(cnt, c.max_skew, weights[i]);
         }
         *o = score.round() as i64;
     }
