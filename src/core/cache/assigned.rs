@@ -43,6 +43,25 @@ impl AssignedPod {
         }
     }
 
+    /// [`AssignedPod::from_pod`] for a pod record that is not needed afterwards (a bound pod
+    /// from the watch): its identity, labels and affinity move instead of being copied.
+    pub fn from_owned(pod: PodInfo) -> AssignedPod {
+        AssignedPod {
+            key: pod.key,
+            uid: pod.uid,
+            namespace: pod.namespace,
+            node_name: pod.node_name,
+            priority: pod.priority,
+            start_unix: pod.start_unix,
+            resources: pod.resources.unwrap_or_default(),
+            host_ports: pod.host_ports,
+            labels: pod.labels,
+            affinity: pod.affinity,
+            terminating: pod.terminating,
+            preempted_by_scheduler: pod.preempted_by_scheduler,
+        }
+    }
+
     /// Whether the pod declares any (anti-)affinity term that InterPodAffinity must consider.
     pub fn has_pod_affinity_terms(&self) -> bool {
         self.affinity.as_ref().is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())

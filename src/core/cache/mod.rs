@@ -648,6 +648,26 @@ impl Cache {
         self.pods.insert(pod.key.clone(), PodRecord { pod: new, assumed: false });
     }
 
+    /// [`Cache::upsert_assigned_pod`] for a bound pod's record that is not needed afterwards: it
+    /// moves into the node-side view. Returns the version it replaced, if any, and whether that
+    /// one was our assumption.
+    pub fn upsert_assigned_pod_owned(&mut self, pod: PodInfo) -> Option<(Arc<AssignedPod>, bool)> {
+        if pod.phase.is_terminal() || pod.node_name.is_empty() {
+            self.remove_pod(&pod.key);
+            return None;
+        }
+        let old = self.pods.remove(&pod.key);
+        if let Some(old) = &old {
+            self.detach(&old.pod);
+        }
+        self.storage.pod_added(&pod, &pod.node_name);
+        let key = pod.key.clone();
+        let new = Arc::new(AssignedPod::from_owned(pod));
+        self.attach(new.clone());
+        self.pods.insert(key, PodRecord { pod: new, assumed: false });
+        old.map(|r| (r.pod, r.assumed))
+    }
+
     /// Remove a pod (deleted, finished, or no longer assigned). Returns the pod that was removed.
     pub fn remove_pod(&mut self, key: &str) -> Option<Arc<AssignedPod>> {
         self.storage.pod_removed(key);
