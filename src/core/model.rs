@@ -612,18 +612,20 @@ fn scheduler_name_of(name: Box<str>) -> Box<str> {
 impl PodInfo {
     /// Convert an API pod. Never fails: problems land in `resources` / `spec_error`.
     pub fn from_api(pod: &api::Pod, priorities: &dyn PriorityResolver) -> PodInfo {
-        Self::convert(pod, Moved::copied(pod), priorities)
+        Self::convert(pod, Moved::copied(pod), priorities, true)
     }
 
-    /// [`PodInfo::from_api`] for a pod that is not needed afterwards: its strings, labels and
-    /// larger parts move into the record instead of being copied.
-    pub fn from_api_owned(mut pod: api::Pod, priorities: &dyn PriorityResolver) -> PodInfo {
-        let moved = Moved::taken(&mut pod);
-        Self::convert(&pod, moved, priorities)
+    /// [`PodInfo::from_api`] for a pod bound to a node whose record only goes into the node
+    /// table ([`crate::core::cache::Cache::upsert_assigned_pod_owned`]): the API object is not
+    /// needed afterwards, so its strings, labels and larger parts move instead of being copied,
+    /// and `images` (read only when scheduling the pod) stays empty.
+    pub fn from_api_for_node(pod: &mut api::Pod, priorities: &dyn PriorityResolver) -> PodInfo {
+        let moved = Moved::taken(pod);
+        Self::convert(pod, moved, priorities, false)
     }
 
     /// Everything but `moved` is read from `pod` (whose moved fields may be empty by now).
-    fn convert(pod: &api::Pod, moved: Moved, priorities: &dyn PriorityResolver) -> PodInfo {
+    fn convert(pod: &api::Pod, moved: Moved, priorities: &dyn PriorityResolver, with_images: bool) -> PodInfo {
         let meta = &pod.metadata;
         let spec = &pod.spec;
         let mut spec_error = None;
@@ -644,8 +646,9 @@ impl PodInfo {
             .or(class_policy)
             .unwrap_or(PreemptionPolicy::PreemptLowerPriority);
 
-        let mut images = Vec::with_capacity(spec.containers.len() + spec.init_containers.len());
-        for c in spec.init_containers.iter().chain(spec.containers.iter()) {
+        let containers = if with_images { spec.init_containers.len() + spec.containers.len() } else { 0 };
+        let mut images = Vec::with_capacity(containers);
+        for c in spec.init_containers.iter().chain(spec.containers.iter()).take(containers) {
             if !c.image.is_empty() {
                 images.push(normalized_image_name(&c.image).into_boxed_str());
             }

@@ -12,12 +12,12 @@
 //! ports, gates, claims) are handed to the general decoder by themselves. Go's `null` rules hold
 //! here too: `null` is the zero value (`None` for pointers), for fields, elements and map values.
 
-use super::scan::{Cursor, Miss};
+use super::scan::{field_index, Cursor, Miss};
 use super::{
-    Container, ObjectMeta, OwnerReference, Pod, PodCondition, PodSpec, PodStatus, QuantityStr, ResourceList, ResourceRequirements,
+    Container, ObjectMeta, OwnerReference, Pod, PodCondition, PodSpec, PodStatus, PvcSource, QuantityStr, ResourceList,
+    ResourceRequirements, Toleration, Volume,
 };
 use crate::core::gojson;
-use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 
 /// Decode one pod, or `None` when the general decoder must decide.
@@ -32,19 +32,25 @@ pub fn pod_at(c: &mut Cursor<'_>) -> Result<Pod, Miss> {
     pod(c)
 }
 
-/// Fields seen in one object: serde's derive refuses an object naming a field twice.
-#[derive(Default)]
-struct Seen(u32);
-
-impl Seen {
-    fn first(&mut self, bit: u32) -> Result<(), Miss> {
-        let mask = 1u32 << bit;
-        if self.0 & mask != 0 {
-            return Err(Miss);
+/// The fields of an object: `field` reads the value of `names[i]`, other keys are skipped. A
+/// field named twice is a [`Miss`] (serde's derive refuses such an object).
+fn fields<'a>(
+    c: &mut Cursor<'a>,
+    names: &[&str],
+    mut field: impl FnMut(&mut Cursor<'a>, usize) -> Result<(), Miss>,
+) -> Result<(), Miss> {
+    let mut seen = 0u32;
+    c.object(|c, key| match field_index(key, names) {
+        Some(i) => {
+            let bit = 1u32 << i;
+            if seen & bit != 0 {
+                return Err(Miss);
+            }
+            seen |= bit;
+            field(c, i)
         }
-        self.0 |= mask;
-        Ok(())
-    }
+        None => c.skip_value(),
+    })
 }
 
 /// A struct-valued field: `null` leaves the default.
@@ -55,31 +61,46 @@ fn structure<T: Default>(c: &mut Cursor<'_>, read: fn(&mut Cursor<'_>) -> Result
     read(c)
 }
 
-fn string(c: &mut Cursor<'_>) -> Result<String, Miss> {
-    if c.null()? {
-        return Ok(String::new());
+// The readers below write into the field (kept out of line: called from every field of every
+// struct, inlined they made the decoder several times its size).
+
+/// A string field (`null` is `""`).
+#[inline(never)]
+fn string(c: &mut Cursor<'_>, out: &mut String) -> Result<(), Miss> {
+    if !c.null()? {
+        *out = c.plain_str()?.to_owned();
     }
-    c.plain_str().map(str::to_owned)
+    Ok(())
 }
 
-fn opt_string(c: &mut Cursor<'_>) -> Result<Option<String>, Miss> {
-    if c.null()? {
-        return Ok(None);
+/// A pointer-to-string field (`null` is `None`).
+#[inline(never)]
+fn opt_string(c: &mut Cursor<'_>, out: &mut Option<String>) -> Result<(), Miss> {
+    if !c.null()? {
+        *out = Some(c.plain_str()?.to_owned());
     }
-    c.plain_str().map(|s| Some(s.to_owned()))
+    Ok(())
+}
+
+/// A `bool` field (`null` is `false`).
+#[inline(never)]
+fn boolean(c: &mut Cursor<'_>, out: &mut bool) -> Result<(), Miss> {
+    *out = !c.null()? && c.boolean()?;
+    Ok(())
 }
 
 /// A `map[string]string`: a repeated key keeps the last value (as Go and serde's map do).
-fn string_map(c: &mut Cursor<'_>) -> Result<BTreeMap<String, String>, Miss> {
-    let mut map = BTreeMap::new();
+#[inline(never)]
+fn string_map(c: &mut Cursor<'_>, map: &mut BTreeMap<String, String>) -> Result<(), Miss> {
     if c.null()? {
-        return Ok(map);
+        return Ok(());
     }
     c.object(|c, key| {
-        map.insert(key.to_owned(), string(c)?);
+        let mut value = String::new();
+        string(c, &mut value)?;
+        map.insert(key.to_owned(), value);
         Ok(())
-    })?;
-    Ok(map)
+    })
 }
 
 /// A list whose elements are read by `read` (`null` elements are the element's zero value).
@@ -95,92 +116,66 @@ fn list<T: Default>(c: &mut Cursor<'_>, read: fn(&mut Cursor<'_>) -> Result<T, M
     Ok(out)
 }
 
-/// A value left to the general decoder, by itself.
-fn general<T: DeserializeOwned>(c: &mut Cursor<'_>) -> Result<T, Miss> {
-    let raw = c.raw_value()?;
-    gojson::from_str(raw).map_err(|_| Miss)
+/// The spec, by hand when it holds only the common fields, else by the general decoder (the
+/// rarely set subtrees — affinity, spread constraints, gates, claims, ports, inline disks,
+/// quantities written as numbers — are read only there, which keeps this decoder small).
+fn spec_or_general(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
+    let start = c.mark();
+    match structure(c, spec) {
+        Ok(s) => Ok(s),
+        Err(Miss) => {
+            c.rewind(start);
+            gojson::from_str(c.raw_value()?).map_err(|_| Miss)
+        }
+    }
 }
 
-fn resource_list(c: &mut Cursor<'_>) -> Result<ResourceList, Miss> {
-    let mut map = ResourceList::new();
+#[inline(never)]
+fn resource_list(c: &mut Cursor<'_>, map: &mut ResourceList) -> Result<(), Miss> {
     if c.null()? {
-        return Ok(map);
+        return Ok(());
     }
     c.object(|c, key| {
-        // A quoted quantity is trimmed (`Quantity.UnmarshalJSON`); numbers and null go the general way.
+        // A quoted quantity is trimmed (`Quantity.UnmarshalJSON`); numbers and null are left to
+        // the general decoder (with the whole spec).
         let q = match c.peek() {
             Some(b'"') => QuantityStr(c.plain_str()?.trim().to_owned()),
-            _ => general::<QuantityStr>(c)?,
+            _ => return Err(Miss),
         };
         map.insert(key.to_owned(), q);
         Ok(())
-    })?;
-    Ok(map)
+    })
 }
 
 fn pod(c: &mut Cursor<'_>) -> Result<Pod, Miss> {
     let mut pod = Pod::default();
-    let mut seen = Seen::default();
-    c.object(|c, key| match key {
-        "metadata" => {
-            seen.first(0)?;
-            pod.metadata = structure(c, meta)?;
-            Ok(())
+    const FIELDS: &[&str] = &["metadata", "spec", "status"];
+    fields(c, FIELDS, |c, i| {
+        match i {
+            0 => pod.metadata = structure(c, meta)?,
+            1 => pod.spec = spec_or_general(c)?,
+            _ => pod.status = structure(c, status)?,
         }
-        "spec" => {
-            seen.first(1)?;
-            pod.spec = structure(c, spec)?;
-            Ok(())
-        }
-        "status" => {
-            seen.first(2)?;
-            pod.status = structure(c, status)?;
-            Ok(())
-        }
-        _ => c.skip_value(),
+        Ok(())
     })?;
     Ok(pod)
 }
 
 fn meta(c: &mut Cursor<'_>) -> Result<ObjectMeta, Miss> {
     let mut m = ObjectMeta::default();
-    let mut seen = Seen::default();
-    c.object(|c, key| {
-        match key {
-            "name" => {
-                seen.first(0)?;
-                m.name = string(c)?;
-            }
-            "namespace" => {
-                seen.first(1)?;
-                m.namespace = string(c)?;
-            }
-            "uid" => {
-                seen.first(2)?;
-                m.uid = string(c)?;
-            }
-            "resourceVersion" => {
-                seen.first(3)?;
-                m.resource_version = string(c)?;
-            }
-            "labels" => {
-                seen.first(4)?;
-                m.labels = string_map(c)?;
-            }
-            "creationTimestamp" => {
-                seen.first(5)?;
-                m.creation_timestamp = opt_string(c)?;
-            }
-            "deletionTimestamp" => {
-                seen.first(6)?;
-                m.deletion_timestamp = opt_string(c)?;
-            }
-            "ownerReferences" => {
-                seen.first(7)?;
-                m.owner_references = list(c, owner)?;
-            }
-            _ => c.skip_value()?,
-        };
+    const FIELDS: &[&str] =
+        &["name", "namespace", "uid", "resourceVersion", "labels", "creationTimestamp", "deletionTimestamp", "ownerReferences"];
+    fields(c, FIELDS, |c, i| {
+        match i {
+            0 => string(c, &mut m.name)?,
+            1 => string(c, &mut m.namespace)?,
+            2 => string(c, &mut m.uid)?,
+            3 => string(c, &mut m.resource_version)?,
+            4 => string_map(c, &mut m.labels)?,
+            5 => opt_string(c, &mut m.creation_timestamp)?,
+            6 => opt_string(c, &mut m.deletion_timestamp)?,
+            _ => m.owner_references = list(c, owner)?,
+        }
         Ok(())
     })?;
     Ok(m)
@@ -188,31 +183,15 @@ fn meta(c: &mut Cursor<'_>) -> Result<ObjectMeta, Miss> {
 
 fn owner(c: &mut Cursor<'_>) -> Result<OwnerReference, Miss> {
     let mut o = OwnerReference::default();
-    let mut seen = Seen::default();
-    c.object(|c, key| {
-        match key {
-            "apiVersion" => {
-                seen.first(0)?;
-                o.api_version = string(c)?;
-            }
-            "kind" => {
-                seen.first(1)?;
-                o.kind = string(c)?;
-            }
-            "name" => {
-                seen.first(2)?;
-                o.name = string(c)?;
-            }
-            "uid" => {
-                seen.first(3)?;
-                o.uid = string(c)?;
-            }
-            "controller" => {
-                seen.first(4)?;
-                o.controller = if c.null()? { None } else { Some(c.boolean()?) };
-            }
-            _ => c.skip_value()?,
-        };
+    const FIELDS: &[&str] = &["apiVersion", "kind", "name", "uid", "controller"];
+    fields(c, FIELDS, |c, i| {
+        match i {
+            0 => string(c, &mut o.api_version)?,
+            1 => string(c, &mut o.kind)?,
+            2 => string(c, &mut o.name)?,
+            3 => string(c, &mut o.uid)?,
+            _ => o.controller = if c.null()? { None } else { Some(c.boolean()?) },
+        }
         Ok(())
     })?;
     Ok(o)
@@ -220,79 +199,46 @@ fn owner(c: &mut Cursor<'_>) -> Result<OwnerReference, Miss> {
 
 fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
     let mut s = PodSpec::default();
-    let mut seen = Seen::default();
-    c.object(|c, key| {
-        match key {
-            "nodeName" => {
-                seen.first(0)?;
-                s.node_name = string(c)?;
-            }
-            "schedulerName" => {
-                seen.first(1)?;
-                s.scheduler_name = string(c)?;
-            }
-            "priority" => {
-                seen.first(2)?;
+    const FIELDS: &[&str] = &[
+        "nodeName",
+        "schedulerName",
+        "priority",
+        "priorityClassName",
+        "preemptionPolicy",
+        "nodeSelector",
+        "affinity",
+        "tolerations",
+        "containers",
+        "initContainers",
+        "overhead",
+        "resources",
+        "schedulingGates",
+        "topologySpreadConstraints",
+        "volumes",
+        "hostNetwork",
+        "resourceClaims",
+    ];
+    fields(c, FIELDS, |c, i| {
+        match i {
+            0 => string(c, &mut s.node_name)?,
+            1 => string(c, &mut s.scheduler_name)?,
+            2 => {
                 s.priority = if c.null()? { None } else { Some(c.int32()?) };
             }
-            "priorityClassName" => {
-                seen.first(3)?;
-                s.priority_class_name = string(c)?;
-            }
-            "preemptionPolicy" => {
-                seen.first(4)?;
-                s.preemption_policy = opt_string(c)?;
-            }
-            "nodeSelector" => {
-                seen.first(5)?;
-                s.node_selector = string_map(c)?;
-            }
-            "affinity" => {
-                seen.first(6)?;
-                s.affinity = general(c)?;
-            }
-            "tolerations" => {
-                seen.first(7)?;
-                s.tolerations = general(c)?;
-            }
-            "containers" => {
-                seen.first(8)?;
-                s.containers = list(c, container)?;
-            }
-            "initContainers" => {
-                seen.first(9)?;
-                s.init_containers = list(c, container)?;
-            }
-            "overhead" => {
-                seen.first(10)?;
-                s.overhead = resource_list(c)?;
-            }
-            "resources" => {
-                seen.first(11)?;
+            3 => string(c, &mut s.priority_class_name)?,
+            4 => opt_string(c, &mut s.preemption_policy)?,
+            5 => string_map(c, &mut s.node_selector)?,
+            7 => s.tolerations = list(c, toleration)?,
+            8 => s.containers = list(c, container)?,
+            9 => s.init_containers = list(c, container)?,
+            10 => resource_list(c, &mut s.overhead)?,
+            11 => {
                 s.resources = if c.null()? { None } else { Some(requirements(c)?) };
             }
-            "schedulingGates" => {
-                seen.first(12)?;
-                s.scheduling_gates = general(c)?;
-            }
-            "topologySpreadConstraints" => {
-                seen.first(13)?;
-                s.topology_spread_constraints = general(c)?;
-            }
-            "volumes" => {
-                seen.first(14)?;
-                s.volumes = general(c)?;
-            }
-            "hostNetwork" => {
-                seen.first(15)?;
-                s.host_network = !c.null()? && c.boolean()?;
-            }
-            "resourceClaims" => {
-                seen.first(16)?;
-                s.resource_claims = general(c)?;
-            }
-            _ => c.skip_value()?,
-        };
+            14 => s.volumes = list(c, volume)?,
+            15 => boolean(c, &mut s.host_network)?,
+            _ => return Err(Miss),
+        }
         Ok(())
     })?;
     Ok(s)
@@ -300,51 +246,74 @@ fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
 
 fn container(c: &mut Cursor<'_>) -> Result<Container, Miss> {
     let mut k = Container::default();
-    let mut seen = Seen::default();
-    c.object(|c, key| {
-        match key {
-            "name" => {
-                seen.first(0)?;
-                k.name = string(c)?;
-            }
-            "image" => {
-                seen.first(1)?;
-                k.image = string(c)?;
-            }
-            "resources" => {
-                seen.first(2)?;
-                k.resources = structure(c, requirements)?;
-            }
-            "ports" => {
-                seen.first(3)?;
-                k.ports = general(c)?;
-            }
-            "restartPolicy" => {
-                seen.first(4)?;
-                k.restart_policy = opt_string(c)?;
-            }
-            _ => c.skip_value()?,
-        };
+    const FIELDS: &[&str] = &["name", "image", "resources", "ports", "restartPolicy"];
+    fields(c, FIELDS, |c, i| {
+        match i {
+            0 => string(c, &mut k.name)?,
+            1 => string(c, &mut k.image)?,
+            2 => k.resources = structure(c, requirements)?,
+            3 => return Err(Miss),
+            _ => opt_string(c, &mut k.restart_policy)?,
+        }
         Ok(())
     })?;
     Ok(k)
 }
 
+fn toleration(c: &mut Cursor<'_>) -> Result<Toleration, Miss> {
+    let mut t = Toleration::default();
+    const FIELDS: &[&str] = &["key", "operator", "value", "effect", "tolerationSeconds"];
+    fields(c, FIELDS, |c, i| {
+        match i {
+            0 => string(c, &mut t.key)?,
+            1 => string(c, &mut t.operator)?,
+            2 => string(c, &mut t.value)?,
+            3 => string(c, &mut t.effect)?,
+            _ => t.toleration_seconds = if c.null()? { None } else { Some(c.int64()?) },
+        }
+        Ok(())
+    })?;
+    Ok(t)
+}
+
+/// A volume: its name and claim; the in-tree disk sources and ephemeral claims go the general
+/// way, every other source (projected, secret, config map, empty dir, …) is not read.
+fn volume(c: &mut Cursor<'_>) -> Result<Volume, Miss> {
+    let mut v = Volume::default();
+    const FIELDS: &[&str] =
+        &["name", "persistentVolumeClaim", "ephemeral", "gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi"];
+    fields(c, FIELDS, |c, i| {
+        match i {
+            0 => string(c, &mut v.name)?,
+            1 => v.persistent_volume_claim = if c.null()? { None } else { Some(claim(c)?) },
+            _ => return Err(Miss),
+        }
+        Ok(())
+    })?;
+    Ok(v)
+}
+
+fn claim(c: &mut Cursor<'_>) -> Result<PvcSource, Miss> {
+    let mut p = PvcSource::default();
+    const FIELDS: &[&str] = &["claimName", "readOnly"];
+    fields(c, FIELDS, |c, i| {
+        match i {
+            0 => string(c, &mut p.claim_name)?,
+            _ => boolean(c, &mut p.read_only)?,
+        }
+        Ok(())
+    })?;
+    Ok(p)
+}
+
 fn requirements(c: &mut Cursor<'_>) -> Result<ResourceRequirements, Miss> {
     let mut r = ResourceRequirements::default();
-    let mut seen = Seen::default();
-    c.object(|c, key| {
-        match key {
-            "requests" => {
-                seen.first(0)?;
-                r.requests = resource_list(c)?;
-            }
-            "limits" => {
-                seen.first(1)?;
-                r.limits = resource_list(c)?;
-            }
-            _ => c.skip_value()?,
-        };
+    const FIELDS: &[&str] = &["requests", "limits"];
+    fields(c, FIELDS, |c, i| {
+        match i {
+            0 => resource_list(c, &mut r.requests)?,
+            _ => resource_list(c, &mut r.limits)?,
+        }
         Ok(())
     })?;
     Ok(r)
@@ -352,27 +321,14 @@ fn requirements(c: &mut Cursor<'_>) -> Result<ResourceRequirements, Miss> {
 
 fn status(c: &mut Cursor<'_>) -> Result<PodStatus, Miss> {
     let mut s = PodStatus::default();
-    let mut seen = Seen::default();
-    c.object(|c, key| {
-        match key {
-            "phase" => {
-                seen.first(0)?;
-                s.phase = string(c)?;
-            }
-            "conditions" => {
-                seen.first(1)?;
-                s.conditions = list(c, condition)?;
-            }
-            "nominatedNodeName" => {
-                seen.first(2)?;
-                s.nominated_node_name = string(c)?;
-            }
-            "startTime" => {
-                seen.first(3)?;
-                s.start_time = opt_string(c)?;
-            }
-            _ => c.skip_value()?,
-        };
+    const FIELDS: &[&str] = &["phase", "conditions", "nominatedNodeName", "startTime"];
+    fields(c, FIELDS, |c, i| {
+        match i {
+            0 => string(c, &mut s.phase)?,
+            1 => s.conditions = list(c, condition)?,
+            2 => string(c, &mut s.nominated_node_name)?,
+            _ => opt_string(c, &mut s.start_time)?,
+        }
         Ok(())
     })?;
     Ok(s)
@@ -380,35 +336,16 @@ fn status(c: &mut Cursor<'_>) -> Result<PodStatus, Miss> {
 
 fn condition(c: &mut Cursor<'_>) -> Result<PodCondition, Miss> {
     let mut k = PodCondition::default();
-    let mut seen = Seen::default();
-    c.object(|c, key| {
-        match key {
-            "type" => {
-                seen.first(0)?;
-                k.type_ = string(c)?;
-            }
-            "status" => {
-                seen.first(1)?;
-                k.status = string(c)?;
-            }
-            "reason" => {
-                seen.first(2)?;
-                k.reason = opt_string(c)?;
-            }
-            "message" => {
-                seen.first(3)?;
-                k.message = opt_string(c)?;
-            }
-            "lastProbeTime" => {
-                seen.first(4)?;
-                k.last_probe_time = opt_string(c)?;
-            }
-            "lastTransitionTime" => {
-                seen.first(5)?;
-                k.last_transition_time = opt_string(c)?;
-            }
-            _ => c.skip_value()?,
-        };
+    const FIELDS: &[&str] = &["type", "status", "reason", "message", "lastProbeTime", "lastTransitionTime"];
+    fields(c, FIELDS, |c, i| {
+        match i {
+            0 => string(c, &mut k.type_)?,
+            1 => string(c, &mut k.status)?,
+            2 => opt_string(c, &mut k.reason)?,
+            3 => opt_string(c, &mut k.message)?,
+            4 => opt_string(c, &mut k.last_probe_time)?,
+            _ => opt_string(c, &mut k.last_transition_time)?,
+        }
         Ok(())
     })?;
     Ok(k)

@@ -16,6 +16,35 @@ pub struct Miss;
 /// value decoded by parts never gets deeper than the general decoder would have let it).
 pub const MAX_DEPTH: u32 = 100;
 
+/// The index of `key` among `names`. Lengths and first bytes are compared before the rest,
+/// eight bytes at a time: matching every key with `match` called the C library's byte-wise
+/// `memcmp` for each candidate, the decoder's largest cost.
+#[inline]
+pub fn field_index(key: &str, names: &[&str]) -> Option<usize> {
+    let k = key.as_bytes();
+    let first = *k.first()?;
+    names.iter().position(|n| n.len() == k.len() && n.as_bytes()[0] == first && same(n.as_bytes(), k))
+}
+
+/// Equal bytes of equal-length slices.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let (mut a8, mut b8) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in (&mut a8).zip(&mut b8) {
+        let word = |w: &[u8]| u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or_default());
+        if word(x) != word(y) {
+            return false;
+        }
+    }
+    a8.remainder().iter().zip(b8.remainder()).all(|(x, y)| x == y)
+}
+
+/// A position to come back to.
+#[derive(Debug, Clone, Copy)]
+pub struct Mark {
+    pub pos: usize,
+    depth: u32,
+}
+
 /// A position in JSON text.
 pub struct Cursor<'a> {
     text: &'a str,
@@ -29,6 +58,7 @@ impl<'a> Cursor<'a> {
         Cursor { text, pos: 0, depth: 0 }
     }
 
+    #[inline]
     fn bytes(&self) -> &'a [u8] {
         self.text.as_bytes()
     }
@@ -39,9 +69,15 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
-    /// Go back to `pos` (an offset [`Cursor::start`] returned).
-    pub fn rewind(&mut self, pos: usize) {
-        self.pos = pos;
+    /// Where the next value starts, to come back to ([`Cursor::rewind`]).
+    pub fn mark(&mut self) -> Mark {
+        Mark { pos: self.start(), depth: self.depth }
+    }
+
+    /// Go back to `mark` (nesting included: a [`Miss`] may leave objects open).
+    pub fn rewind(&mut self, mark: Mark) {
+        self.pos = mark.pos;
+        self.depth = mark.depth;
     }
 
     /// The text from `from` to here (the cursor only ever stops on ASCII, so this is a boundary).
@@ -49,6 +85,7 @@ impl<'a> Cursor<'a> {
         self.text.get(from..self.pos).unwrap_or_default()
     }
 
+    #[inline]
     fn ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes().get(self.pos) {
             self.pos += 1;
@@ -56,11 +93,13 @@ impl<'a> Cursor<'a> {
     }
 
     /// The next byte after whitespace, not consumed.
+    #[inline]
     pub fn peek(&mut self) -> Option<u8> {
         self.ws();
         self.bytes().get(self.pos).copied()
     }
 
+    #[inline]
     fn eat(&mut self, b: u8) -> bool {
         if self.peek() == Some(b) {
             self.pos += 1;
@@ -70,6 +109,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline]
     fn expect(&mut self, b: u8) -> Result<(), Miss> {
         if self.eat(b) {
             Ok(())
@@ -85,6 +125,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consume a `null` if one comes next.
+    #[inline]
     pub fn null(&mut self) -> Result<bool, Miss> {
         if self.peek() != Some(b'n') {
             return Ok(false);
@@ -133,13 +174,18 @@ impl<'a> Cursor<'a> {
     /// An integer written plainly (no fraction, exponent or `-0`, which `serde_json` reads as a
     /// float) that fits an `i32`.
     pub fn int32(&mut self) -> Result<i32, Miss> {
+        i32::try_from(self.int64()?).map_err(|_| Miss)
+    }
+
+    /// [`Cursor::int32`] for an `i64`.
+    pub fn int64(&mut self) -> Result<i64, Miss> {
         let start = self.start();
         self.number()?;
         let text = self.since(start);
         if text.starts_with("-0") || text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
             return Err(Miss);
         }
-        text.parse::<i32>().map_err(|_| Miss)
+        text.parse::<i64>().map_err(|_| Miss)
     }
 
     /// An object: `field` is called with each key (the cursor before its value) and must
@@ -361,6 +407,17 @@ mod tests {
             let mut c = Cursor::new(case);
             let ours = c.skip_value().is_ok() && c.at_end();
             assert_eq!(ours, serde_ok, "{case}");
+        }
+    }
+
+    #[test]
+    fn field_names_match_exactly() {
+        let names = ["name", "namespace", "nodeName", "resourceVersionsAreLong", "a"];
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(field_index(n, &names), Some(i));
+        }
+        for miss in ["", "nam", "names", "Name", "resourceVersionsAreLonG", "b", "namespacE"] {
+            assert_eq!(field_index(miss, &names), None, "{miss}");
         }
     }
 

@@ -67,3 +67,36 @@ impl AssignedPod {
         self.affinity.as_ref().is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::gojson;
+    use crate::core::model::NoPriorityClasses;
+
+    /// A bound pod converted by moving (the start-up path) is the pod converted by copying.
+    #[test]
+    fn moving_conversion_equals_copying_one() {
+        let raw = r#"{"metadata":{"name":"p","namespace":"ns","uid":"u","resourceVersion":"7",
+            "labels":{"app":"web","tier":"x"},"creationTimestamp":"2026-01-02T03:04:05Z",
+            "deletionTimestamp":"2026-01-02T03:05:05Z",
+            "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"r","controller":true}]},
+            "spec":{"nodeName":"n1","priority":5,"containers":[{"name":"c","image":"nginx",
+            "resources":{"requests":{"cpu":"250m","memory":"64Mi"}},"ports":[{"containerPort":80,"hostPort":8080}]}],
+            "affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
+              {"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}},
+            "volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}}],
+            "topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"}]},
+            "status":{"phase":"Running","startTime":"2026-01-02T03:04:06Z","nominatedNodeName":"n2",
+            "conditions":[{"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler"}]}}"#;
+        let pod: api::Pod = gojson::from_str(raw).expect("pod");
+        let mut copied = PodInfo::from_api(&pod, &NoPriorityClasses);
+        let moved = PodInfo::from_api_for_node(&mut pod.clone(), &NoPriorityClasses);
+        assert!(!copied.images.is_empty() && moved.images.is_empty());
+        copied.images.clear();
+        assert_eq!(format!("{copied:?}"), format!("{moved:?}"));
+        let from_copy = AssignedPod::from_pod(&copied, &copied.node_name);
+        assert_eq!(format!("{from_copy:?}"), format!("{:?}", AssignedPod::from_owned(moved)));
+        assert!(from_copy.preempted_by_scheduler && from_copy.terminating && from_copy.has_pod_affinity_terms());
+    }
+}

@@ -160,9 +160,9 @@ pub struct Cache {
     /// Node id → position of its name in name order (rebuilt with `order`): lets a cycle sort
     /// thousands of rejected nodes by integer, not by name.
     name_rank: Vec<u32>,
-    pods: HashMap<PodKey, PodRecord>,
+    pods: crate::core::fxhash::FxHashMap<PodKey, PodRecord>,
     /// Pods bound to nodes we have not seen (or no longer see); they join the node when it appears.
-    orphans: HashMap<Box<str>, Vec<Arc<AssignedPod>>>,
+    orphans: crate::core::fxhash::FxHashMap<Box<str>, Vec<Arc<AssignedPod>>>,
     /// Image name → number of nodes that have it (ImageLocality's spread factor).
     image_nodes: HashMap<Name, u32>,
     /// Claims, volumes, classes and CSI nodes for the volume plugins.
@@ -607,7 +607,14 @@ impl Cache {
                     n.add_pod(pod);
                 }
             }
-            None => self.orphans.entry(pod.node_name.clone()).or_default().push(pod),
+            // Looked up before inserting: a start-up may list pods before their nodes, and an
+            // entry() key would be a new copy of the node name per pod.
+            None => match self.orphans.get_mut(&pod.node_name) {
+                Some(list) => list.push(pod),
+                None => {
+                    self.orphans.insert(pod.node_name.clone(), vec![pod]);
+                }
+            },
         }
     }
 

@@ -69,10 +69,10 @@ impl Scheduler {
         }
     }
 
-    pub(super) fn on_pod_upsert(&mut self, pod: Box<api::Pod>, now: Instant) {
+    pub(super) fn on_pod_upsert(&mut self, mut pod: Box<api::Pod>, now: Instant) {
         if !pod.spec.node_name.is_empty() {
             // A bound pod: only its record is kept, so the API object is converted by moving.
-            let info = PodInfo::from_api_owned(*pod, &self.priority_classes);
+            let info = PodInfo::from_api_for_node(&mut pod, &self.priority_classes);
             self.upsert_bound_pod(info, now);
             return;
         }
@@ -105,9 +105,12 @@ impl Scheduler {
     /// its record moves into the node table.
     fn upsert_bound_pod(&mut self, info: PodInfo, now: Instant) {
         let key = info.key.clone();
-        self.foreign.remove(&key);
+        // Empty maps are not hashed into (a start-up lists tens of thousands of bound pods).
+        if !self.foreign.is_empty() {
+            self.foreign.remove(&key);
+        }
         self.cache.nominations_mut().clear(&key);
-        if self.pending.remove(&key).is_some() {
+        if !self.pending.is_empty() && self.pending.remove(&key).is_some() {
             self.cache.remove_pending_pod(&key);
             self.queue.delete(&key);
         }
@@ -395,6 +398,11 @@ fn zone_key(labels: &crate::core::model::Labels) -> String {
 /// The informer event handlers' lines (`pkg/scheduler/eventhandlers.go`, v1.35): adds and
 /// deletes at V(3), updates at V(4), for nodes, unscheduled and scheduled pods.
 fn log_event(label: Option<&'static str>, key: &str) {
+    log_event_with(label, || key.to_string());
+}
+
+/// [`log_event`] with the key built only when the line is printed.
+fn log_event_with(label: Option<&'static str>, key: impl FnOnce() -> String) {
     let (level, msg, what) = match label {
         Some("NodeAdd") => (3, "Add event for node", "node"),
         Some("NodeUpdate") => (4, "Update event for node", "node"),
@@ -407,7 +415,7 @@ fn log_event(label: Option<&'static str>, key: &str) {
         Some("AssignedPodDelete") => (3, "Delete event for scheduled pod", "pod"),
         _ => return,
     };
-    logging::v(level, || Line::new(msg).o(what, key));
+    logging::v(level, || Line::new(msg).o(what, &key()));
 }
 
 fn timed(s: &mut Scheduler, label: Option<&'static str>, handle: impl FnOnce(&mut Scheduler)) {
@@ -438,11 +446,11 @@ fn apply_as<T: Keep>(s: &mut Scheduler, id: KindId, change: Change<Box<T>>, now:
         }
         Change::ListPage(items) => {
             for o in items {
-                let key = o.key();
                 let label = T::event_label(s, Some(&o), "", ADD);
-                log_event(label, &key);
+                // The key is built only when a line is logged or a relist keeps track.
+                log_event_with(label, || o.key());
                 if let Some(seen) = s.relists.get_mut(&id) {
-                    seen.insert(key);
+                    seen.insert(o.key());
                 }
                 timed(s, label, |s| T::upsert(s, o, true, now));
             }
