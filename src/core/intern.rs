@@ -6,18 +6,16 @@
 //! Values (which can be unique per pod, like a controller uid) are *not* interned, so the pool only
 //! grows with the number of distinct keys ever seen.
 
-use crate::core::fxhash::FxHasher;
 use std::collections::HashSet;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, OnceLock};
 
 /// An interned string: equality and hashing by address, ordering by address (stable within a run).
 #[derive(Clone, Copy)]
 pub struct Name(&'static str);
 
-/// The pool, hashed with [`FxHasher`]: every label key of every listed pod is looked up here.
-type Pool = HashSet<&'static str, BuildHasherDefault<FxHasher>>;
+type Pool = HashSet<&'static str>;
 
 fn pool() -> &'static Mutex<Pool> {
     static POOL: OnceLock<Mutex<Pool>> = OnceLock::new();

@@ -47,14 +47,16 @@ pub struct Labels(Vec<(Name, Box<str>)>);
 impl Labels {
     /// Build from an API label map.
     pub fn from_map(map: &BTreeMap<String, String>) -> Labels {
-        let mut v: Vec<(Name, Box<str>)> = map.iter().map(|(k, v)| (Name::new(k), v.as_str().into())).collect();
-        v.sort_by_key(|a| a.0);
-        Labels(v)
+        Labels::sorted(map.iter().map(|(k, v)| (Name::new(k), v.as_str().into())).collect())
     }
 
     /// Build from an API label map that is not needed afterwards (values move, not copied).
     pub fn from_owned_map(map: BTreeMap<String, String>) -> Labels {
-        let mut v: Vec<(Name, Box<str>)> = map.into_iter().map(|(k, v)| (Name::new(&k), v.into_boxed_str())).collect();
+        Labels::sorted(map.into_iter().map(|(k, v)| (Name::new(&k), v.into_boxed_str())).collect())
+    }
+
+    /// One sort for both constructors (each closure would be its own copy of the sort).
+    fn sorted(mut v: Vec<(Name, Box<str>)>) -> Labels {
         v.sort_by_key(|a| a.0);
         Labels(v)
     }

@@ -14,8 +14,7 @@
 
 use super::scan::{field_index, Cursor, Miss};
 use super::{
-    Container, ObjectMeta, OwnerReference, Pod, PodCondition, PodSpec, PodStatus, PvcSource, QuantityStr, ResourceList,
-    ResourceRequirements, Toleration, Volume,
+    Container, ObjectMeta, OwnerReference, Pod, PodCondition, PodSpec, PodStatus, QuantityStr, ResourceList, ResourceRequirements,
 };
 use crate::core::gojson;
 use std::collections::BTreeMap;
@@ -37,7 +36,7 @@ pub fn pod_at(c: &mut Cursor<'_>) -> Result<Pod, Miss> {
 fn fields<'a>(
     c: &mut Cursor<'a>,
     names: &[&str],
-    mut field: impl FnMut(&mut Cursor<'a>, usize) -> Result<(), Miss>,
+    field: &mut dyn FnMut(&mut Cursor<'a>, usize) -> Result<(), Miss>,
 ) -> Result<(), Miss> {
     let mut seen = 0u32;
     c.object(|c, key| match field_index(key, names) {
@@ -116,9 +115,9 @@ fn list<T: Default>(c: &mut Cursor<'_>, read: fn(&mut Cursor<'_>) -> Result<T, M
     Ok(out)
 }
 
-/// The spec, by hand when it holds only the common fields, else by the general decoder (the
-/// rarely set subtrees — affinity, spread constraints, gates, claims, ports, inline disks,
-/// quantities written as numbers — are read only there, which keeps this decoder small).
+/// The spec, by hand when it holds only the fields every pod has, else by the general decoder
+/// (affinity, tolerations, volumes, spread constraints, gates, claims, ports, quantities
+/// written as numbers are read only there, which keeps this decoder small).
 fn spec_or_general(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
     let start = c.mark();
     match structure(c, spec) {
@@ -150,7 +149,7 @@ fn resource_list(c: &mut Cursor<'_>, map: &mut ResourceList) -> Result<(), Miss>
 fn pod(c: &mut Cursor<'_>) -> Result<Pod, Miss> {
     let mut pod = Pod::default();
     const FIELDS: &[&str] = &["metadata", "spec", "status"];
-    fields(c, FIELDS, |c, i| {
+    fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => pod.metadata = structure(c, meta)?,
             1 => pod.spec = spec_or_general(c)?,
@@ -165,7 +164,7 @@ fn meta(c: &mut Cursor<'_>) -> Result<ObjectMeta, Miss> {
     let mut m = ObjectMeta::default();
     const FIELDS: &[&str] =
         &["name", "namespace", "uid", "resourceVersion", "labels", "creationTimestamp", "deletionTimestamp", "ownerReferences"];
-    fields(c, FIELDS, |c, i| {
+    fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => string(c, &mut m.name)?,
             1 => string(c, &mut m.namespace)?,
@@ -184,7 +183,7 @@ fn meta(c: &mut Cursor<'_>) -> Result<ObjectMeta, Miss> {
 fn owner(c: &mut Cursor<'_>) -> Result<OwnerReference, Miss> {
     let mut o = OwnerReference::default();
     const FIELDS: &[&str] = &["apiVersion", "kind", "name", "uid", "controller"];
-    fields(c, FIELDS, |c, i| {
+    fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => string(c, &mut o.api_version)?,
             1 => string(c, &mut o.kind)?,
@@ -218,7 +217,7 @@ fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
         "hostNetwork",
         "resourceClaims",
     ];
-    fields(c, FIELDS, |c, i| {
+    fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => string(c, &mut s.node_name)?,
             1 => string(c, &mut s.scheduler_name)?,
@@ -228,14 +227,12 @@ fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
             3 => string(c, &mut s.priority_class_name)?,
             4 => opt_string(c, &mut s.preemption_policy)?,
             5 => string_map(c, &mut s.node_selector)?,
-            7 => s.tolerations = list(c, toleration)?,
             8 => s.containers = list(c, container)?,
             9 => s.init_containers = list(c, container)?,
             10 => resource_list(c, &mut s.overhead)?,
             11 => {
                 s.resources = if c.null()? { None } else { Some(requirements(c)?) };
             }
-            14 => s.volumes = list(c, volume)?,
             15 => boolean(c, &mut s.host_network)?,
             _ => return Err(Miss),
         }
@@ -247,7 +244,7 @@ fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
 fn container(c: &mut Cursor<'_>) -> Result<Container, Miss> {
     let mut k = Container::default();
     const FIELDS: &[&str] = &["name", "image", "resources", "ports", "restartPolicy"];
-    fields(c, FIELDS, |c, i| {
+    fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => string(c, &mut k.name)?,
             1 => string(c, &mut k.image)?,
@@ -260,56 +257,10 @@ fn container(c: &mut Cursor<'_>) -> Result<Container, Miss> {
     Ok(k)
 }
 
-fn toleration(c: &mut Cursor<'_>) -> Result<Toleration, Miss> {
-    let mut t = Toleration::default();
-    const FIELDS: &[&str] = &["key", "operator", "value", "effect", "tolerationSeconds"];
-    fields(c, FIELDS, |c, i| {
-        match i {
-            0 => string(c, &mut t.key)?,
-            1 => string(c, &mut t.operator)?,
-            2 => string(c, &mut t.value)?,
-            3 => string(c, &mut t.effect)?,
-            _ => t.toleration_seconds = if c.null()? { None } else { Some(c.int64()?) },
-        }
-        Ok(())
-    })?;
-    Ok(t)
-}
-
-/// A volume: its name and claim; the in-tree disk sources and ephemeral claims go the general
-/// way, every other source (projected, secret, config map, empty dir, …) is not read.
-fn volume(c: &mut Cursor<'_>) -> Result<Volume, Miss> {
-    let mut v = Volume::default();
-    const FIELDS: &[&str] =
-        &["name", "persistentVolumeClaim", "ephemeral", "gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi"];
-    fields(c, FIELDS, |c, i| {
-        match i {
-            0 => string(c, &mut v.name)?,
-            1 => v.persistent_volume_claim = if c.null()? { None } else { Some(claim(c)?) },
-            _ => return Err(Miss),
-        }
-        Ok(())
-    })?;
-    Ok(v)
-}
-
-fn claim(c: &mut Cursor<'_>) -> Result<PvcSource, Miss> {
-    let mut p = PvcSource::default();
-    const FIELDS: &[&str] = &["claimName", "readOnly"];
-    fields(c, FIELDS, |c, i| {
-        match i {
-            0 => string(c, &mut p.claim_name)?,
-            _ => boolean(c, &mut p.read_only)?,
-        }
-        Ok(())
-    })?;
-    Ok(p)
-}
-
 fn requirements(c: &mut Cursor<'_>) -> Result<ResourceRequirements, Miss> {
     let mut r = ResourceRequirements::default();
     const FIELDS: &[&str] = &["requests", "limits"];
-    fields(c, FIELDS, |c, i| {
+    fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => resource_list(c, &mut r.requests)?,
             _ => resource_list(c, &mut r.limits)?,
@@ -322,7 +273,7 @@ fn requirements(c: &mut Cursor<'_>) -> Result<ResourceRequirements, Miss> {
 fn status(c: &mut Cursor<'_>) -> Result<PodStatus, Miss> {
     let mut s = PodStatus::default();
     const FIELDS: &[&str] = &["phase", "conditions", "nominatedNodeName", "startTime"];
-    fields(c, FIELDS, |c, i| {
+    fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => string(c, &mut s.phase)?,
             1 => s.conditions = list(c, condition)?,
@@ -337,7 +288,7 @@ fn status(c: &mut Cursor<'_>) -> Result<PodStatus, Miss> {
 fn condition(c: &mut Cursor<'_>) -> Result<PodCondition, Miss> {
     let mut k = PodCondition::default();
     const FIELDS: &[&str] = &["type", "status", "reason", "message", "lastProbeTime", "lastTransitionTime"];
-    fields(c, FIELDS, |c, i| {
+    fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => string(c, &mut k.type_)?,
             1 => string(c, &mut k.status)?,

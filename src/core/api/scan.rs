@@ -190,16 +190,17 @@ impl<'a> Cursor<'a> {
 
     /// An object: `field` is called with each key (the cursor before its value) and must
     /// consume the value.
-    pub fn object(&mut self, field: impl FnMut(&mut Self, &'a str) -> Result<(), Miss>) -> Result<(), Miss> {
-        self.object_keyed(true, field)
+    pub fn object(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Result<(), Miss>) -> Result<(), Miss> {
+        self.object_keyed(true, &mut field)
     }
 
     /// [`Cursor::object`]; with `plain_keys` false, keys with escapes are accepted (and passed
     /// on as `""`: only for skipping).
+    /// One copy of the loop for every caller (`dyn`: the decoder stays small).
     fn object_keyed(
         &mut self,
         plain_keys: bool,
-        mut field: impl FnMut(&mut Self, &'a str) -> Result<(), Miss>,
+        field: &mut dyn FnMut(&mut Self, &'a str) -> Result<(), Miss>,
     ) -> Result<(), Miss> {
         self.expect(b'{')?;
         self.enter()?;
@@ -227,6 +228,11 @@ impl<'a> Cursor<'a> {
 
     /// An array: `element` is called before each element and must consume it.
     pub fn array(&mut self, mut element: impl FnMut(&mut Self) -> Result<(), Miss>) -> Result<(), Miss> {
+        self.array_dyn(&mut element)
+    }
+
+    /// [`Cursor::array`], one copy of the loop for every caller.
+    fn array_dyn(&mut self, element: &mut dyn FnMut(&mut Self) -> Result<(), Miss>) -> Result<(), Miss> {
         self.expect(b'[')?;
         self.enter()?;
         if !self.eat(b']') {
@@ -254,8 +260,8 @@ impl<'a> Cursor<'a> {
     /// Skip one value, checking it as `serde_json` checks a value it ignores.
     pub fn skip_value(&mut self) -> Result<(), Miss> {
         match self.peek().ok_or(Miss)? {
-            b'{' => self.object_keyed(false, |c, _| c.skip_value()),
-            b'[' => self.array(Cursor::skip_value),
+            b'{' => self.object_keyed(false, &mut |c, _| c.skip_value()),
+            b'[' => self.array_dyn(&mut Cursor::skip_value),
             b'"' => {
                 self.pos += 1;
                 self.skip_str_rest()

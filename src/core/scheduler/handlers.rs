@@ -140,7 +140,8 @@ impl Scheduler {
     fn upsert_pod(&mut self, pod: Box<api::Pod>, info: Arc<PodInfo>, now: Instant) {
         let key = info.key.clone();
         if info.is_assigned() {
-            let info = Arc::try_unwrap(info).unwrap_or_else(|shared| (*shared).clone());
+            let mut pod = pod;
+            let info = PodInfo::from_api_for_node(&mut pod, &self.priority_classes);
             self.upsert_bound_pod(info, now);
             return;
         }
@@ -398,11 +399,6 @@ fn zone_key(labels: &crate::core::model::Labels) -> String {
 /// The informer event handlers' lines (`pkg/scheduler/eventhandlers.go`, v1.35): adds and
 /// deletes at V(3), updates at V(4), for nodes, unscheduled and scheduled pods.
 fn log_event(label: Option<&'static str>, key: &str) {
-    log_event_with(label, || key.to_string());
-}
-
-/// [`log_event`] with the key built only when the line is printed.
-fn log_event_with(label: Option<&'static str>, key: impl FnOnce() -> String) {
     let (level, msg, what) = match label {
         Some("NodeAdd") => (3, "Add event for node", "node"),
         Some("NodeUpdate") => (4, "Update event for node", "node"),
@@ -415,7 +411,7 @@ fn log_event_with(label: Option<&'static str>, key: impl FnOnce() -> String) {
         Some("AssignedPodDelete") => (3, "Delete event for scheduled pod", "pod"),
         _ => return,
     };
-    logging::v(level, || Line::new(msg).o(what, &key()));
+    logging::v(level, || Line::new(msg).o(what, key));
 }
 
 fn timed(s: &mut Scheduler, label: Option<&'static str>, handle: impl FnOnce(&mut Scheduler)) {
@@ -446,11 +442,11 @@ fn apply_as<T: Keep>(s: &mut Scheduler, id: KindId, change: Change<Box<T>>, now:
         }
         Change::ListPage(items) => {
             for o in items {
+                let key = o.key();
                 let label = T::event_label(s, Some(&o), "", ADD);
-                // The key is built only when a line is logged or a relist keeps track.
-                log_event_with(label, || o.key());
+                log_event(label, &key);
                 if let Some(seen) = s.relists.get_mut(&id) {
-                    seen.insert(o.key());
+                    seen.insert(key);
                 }
                 timed(s, label, |s| T::upsert(s, o, true, now));
             }
