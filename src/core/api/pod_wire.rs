@@ -14,7 +14,8 @@
 
 use super::scan::{field_index, Cursor, Miss};
 use super::{
-    Container, ObjectMeta, OwnerReference, Pod, PodCondition, PodSpec, PodStatus, QuantityStr, ResourceList, ResourceRequirements,
+    Container, ObjectMeta, OwnerReference, Pod, PodCondition, PodSpec, PodStatus, QuantityStr, ResourceList,
+    ResourceRequirements, Toleration,
 };
 use crate::core::gojson;
 use std::collections::BTreeMap;
@@ -116,7 +117,7 @@ fn list<T: Default>(c: &mut Cursor<'_>, read: fn(&mut Cursor<'_>) -> Result<T, M
 }
 
 /// The spec, by hand when it holds only the fields every pod has, else by the general decoder
-/// (affinity, tolerations, volumes, spread constraints, gates, claims, ports, quantities
+/// (affinity, volumes, spread constraints, gates, claims, ports, quantities
 /// written as numbers are read only there, which keeps this decoder small).
 fn spec_or_general(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
     let start = c.mark();
@@ -227,6 +228,7 @@ fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
             3 => string(c, &mut s.priority_class_name)?,
             4 => opt_string(c, &mut s.preemption_policy)?,
             5 => string_map(c, &mut s.node_selector)?,
+            7 => s.tolerations = list(c, toleration)?,
             8 => s.containers = list(c, container)?,
             9 => s.init_containers = list(c, container)?,
             10 => resource_list(c, &mut s.overhead)?,
@@ -255,6 +257,23 @@ fn container(c: &mut Cursor<'_>) -> Result<Container, Miss> {
         Ok(())
     })?;
     Ok(k)
+}
+
+/// Tolerations: every pod has some (the API server's `DefaultTolerationSeconds` admission).
+fn toleration(c: &mut Cursor<'_>) -> Result<Toleration, Miss> {
+    let mut t = Toleration::default();
+    const FIELDS: &[&str] = &["key", "operator", "value", "effect", "tolerationSeconds"];
+    fields(c, FIELDS, &mut |c, i| {
+        match i {
+            0 => string(c, &mut t.key)?,
+            1 => string(c, &mut t.operator)?,
+            2 => string(c, &mut t.value)?,
+            3 => string(c, &mut t.effect)?,
+            _ => t.toleration_seconds = if c.null()? { None } else { Some(c.int64()?) },
+        }
+        Ok(())
+    })?;
+    Ok(t)
 }
 
 fn requirements(c: &mut Cursor<'_>) -> Result<ResourceRequirements, Miss> {
