@@ -348,7 +348,7 @@ mod tests {
             format!(r#"{{"items":[{items}],"metadata":null,"apiVersion":"v1"}}"#),
             format!(r#"{{"items":[{items}]}} x"#),
             format!(r#"{{"items":[{items}],"items":[]}}"#),
-            format!(r#"{{"metadata":{{}},"metadata":{{}},"items":[]}}"#),
+            r#"{"metadata":{},"metadata":{},"items":[]}"#.to_string(),
             format!(r#"{{"\u0069tems":[{items}]}}"#),
             format!(r#"{{"metadata":[],"items":[{items}]}}"#),
             format!(r#"{{"items":[{items},]}}"#),
