@@ -8,9 +8,11 @@
 //! (an escape in a string it reads, a repeated field, a number that is not a plain `i32`, a
 //! type other than the expected one, nesting deeper than [`super::scan::MAX_DEPTH`]) makes the
 //! caller decode the object the general way, which then accepts, rejects and words errors
-//! exactly as before. Rarely set subtrees (affinity, tolerations, volumes, spread constraints,
-//! ports, gates, claims) are handed to the general decoder by themselves. Go's `null` rules hold
-//! here too: `null` is the zero value (`None` for pointers), for fields, elements and map values.
+//! exactly as before. A spec holding a rarely set subtree (affinity, volumes, spread constraints,
+//! ports, gates, claims, a quantity written as a number) is handed to the general decoder whole,
+//! which keeps this decoder small; metadata, status, containers and tolerations are read here.
+//! Go's `null` rules hold here too: `null` is the zero value (`None` for pointers), for fields,
+//! elements and map values.
 
 use super::scan::{field_index, Cursor, Miss};
 use super::{
