@@ -9,6 +9,9 @@
 //! JSON numbers as well as strings, as `resource.Quantity`'s `UnmarshalJSON` does (hand-written
 //! cluster files for `simulate` often say `cpu: 1`).
 
+pub mod pod_wire;
+pub mod scan;
+
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -15,9 +15,11 @@ use std::sync::{Mutex, OnceLock};
 #[derive(Clone, Copy)]
 pub struct Name(&'static str);
 
-fn pool() -> &'static Mutex<HashSet<&'static str>> {
-    static POOL: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    POOL.get_or_init(|| Mutex::new(HashSet::new()))
+type Pool = HashSet<&'static str>;
+
+fn pool() -> &'static Mutex<Pool> {
+    static POOL: OnceLock<Mutex<Pool>> = OnceLock::new();
+    POOL.get_or_init(|| Mutex::new(Pool::default()))
 }
 
 impl Name {

@@ -47,7 +47,16 @@ pub struct Labels(Vec<(Name, Box<str>)>);
 impl Labels {
     /// Build from an API label map.
     pub fn from_map(map: &BTreeMap<String, String>) -> Labels {
-        let mut v: Vec<(Name, Box<str>)> = map.iter().map(|(k, v)| (Name::new(k), v.as_str().into())).collect();
+        Labels::sorted(map.iter().map(|(k, v)| (Name::new(k), v.as_str().into())).collect())
+    }
+
+    /// Build from an API label map that is not needed afterwards (values move, not copied).
+    pub fn from_owned_map(map: BTreeMap<String, String>) -> Labels {
+        Labels::sorted(map.into_iter().map(|(k, v)| (Name::new(&k), v.into_boxed_str())).collect())
+    }
+
+    /// One sort for both constructors (each closure would be its own copy of the sort).
+    fn sorted(mut v: Vec<(Name, Box<str>)>) -> Labels {
         v.sort_by_key(|a| a.0);
         Labels(v)
     }
@@ -539,9 +548,86 @@ fn parse_preemption_policy(s: Option<&str>) -> Option<PreemptionPolicy> {
     }
 }
 
+/// The parts of a [`PodInfo`] that are the API pod's own data, copied from a borrowed pod or
+/// moved out of an owned one (a pod listed by the ten thousand is converted once and dropped:
+/// moving saves a copy and a free of each string).
+struct Moved {
+    namespace: Box<str>,
+    name: Box<str>,
+    uid: Box<str>,
+    resource_version: Box<str>,
+    scheduler_name: Box<str>,
+    node_name: Box<str>,
+    labels: Labels,
+    affinity: Option<Arc<api::Affinity>>,
+    topology_spread_constraints: Vec<api::TopologySpreadConstraint>,
+    volumes: Vec<api::Volume>,
+    nominated_node_name: Box<str>,
+}
+
+impl Moved {
+    fn copied(pod: &api::Pod) -> Moved {
+        let (meta, spec) = (&pod.metadata, &pod.spec);
+        Moved {
+            namespace: meta.namespace.as_str().into(),
+            name: meta.name.as_str().into(),
+            uid: meta.uid.as_str().into(),
+            resource_version: meta.resource_version.as_str().into(),
+            scheduler_name: scheduler_name_of(spec.scheduler_name.as_str().into()),
+            node_name: spec.node_name.as_str().into(),
+            labels: Labels::from_map(&meta.labels),
+            affinity: spec.affinity.clone().map(Arc::new),
+            topology_spread_constraints: spec.topology_spread_constraints.clone(),
+            volumes: spec.volumes.clone(),
+            nominated_node_name: pod.status.nominated_node_name.as_str().into(),
+        }
+    }
+
+    fn taken(pod: &mut api::Pod) -> Moved {
+        let (meta, spec) = (&mut pod.metadata, &mut pod.spec);
+        let take = |s: &mut String| std::mem::take(s).into_boxed_str();
+        Moved {
+            namespace: take(&mut meta.namespace),
+            name: take(&mut meta.name),
+            uid: take(&mut meta.uid),
+            resource_version: take(&mut meta.resource_version),
+            scheduler_name: scheduler_name_of(take(&mut spec.scheduler_name)),
+            node_name: take(&mut spec.node_name),
+            labels: Labels::from_owned_map(std::mem::take(&mut meta.labels)),
+            affinity: spec.affinity.take().map(Arc::new),
+            topology_spread_constraints: std::mem::take(&mut spec.topology_spread_constraints),
+            volumes: std::mem::take(&mut spec.volumes),
+            nominated_node_name: take(&mut pod.status.nominated_node_name),
+        }
+    }
+}
+
+/// `spec.schedulerName`, defaulted as the API server defaults it.
+fn scheduler_name_of(name: Box<str>) -> Box<str> {
+    if name.is_empty() {
+        "default-scheduler".into()
+    } else {
+        name
+    }
+}
+
 impl PodInfo {
     /// Convert an API pod. Never fails: problems land in `resources` / `spec_error`.
     pub fn from_api(pod: &api::Pod, priorities: &dyn PriorityResolver) -> PodInfo {
+        Self::convert(pod, Moved::copied(pod), priorities, true)
+    }
+
+    /// [`PodInfo::from_api`] for a pod bound to a node whose record only goes into the node
+    /// table ([`crate::core::cache::Cache::upsert_assigned_pod_owned`]): the API object is not
+    /// needed afterwards, so its strings, labels and larger parts move instead of being copied,
+    /// and `images` (read only when scheduling the pod) stays empty.
+    pub fn from_api_for_node(pod: &mut api::Pod, priorities: &dyn PriorityResolver) -> PodInfo {
+        let moved = Moved::taken(pod);
+        Self::convert(pod, moved, priorities, false)
+    }
+
+    /// Everything but `moved` is read from `pod` (whose moved fields may be empty by now).
+    fn convert(pod: &api::Pod, moved: Moved, priorities: &dyn PriorityResolver, with_images: bool) -> PodInfo {
         let meta = &pod.metadata;
         let spec = &pod.spec;
         let mut spec_error = None;
@@ -562,8 +648,9 @@ impl PodInfo {
             .or(class_policy)
             .unwrap_or(PreemptionPolicy::PreemptLowerPriority);
 
-        let mut images = Vec::with_capacity(spec.containers.len() + spec.init_containers.len());
-        for c in spec.init_containers.iter().chain(spec.containers.iter()) {
+        let containers = if with_images { spec.init_containers.len() + spec.containers.len() } else { 0 };
+        let mut images = Vec::with_capacity(containers);
+        for c in spec.init_containers.iter().chain(spec.containers.iter()).take(containers) {
             if !c.image.is_empty() {
                 images.push(normalized_image_name(&c.image).into_boxed_str());
             }
@@ -585,20 +672,16 @@ impl PodInfo {
             });
 
         PodInfo {
-            key: pod_key(&meta.namespace, &meta.name),
-            namespace: meta.namespace.as_str().into(),
-            name: meta.name.as_str().into(),
-            uid: meta.uid.as_str().into(),
-            resource_version: meta.resource_version.as_str().into(),
-            scheduler_name: if spec.scheduler_name.is_empty() {
-                "default-scheduler".into()
-            } else {
-                spec.scheduler_name.as_str().into()
-            },
-            node_name: spec.node_name.as_str().into(),
+            key: pod_key(&moved.namespace, &moved.name),
+            namespace: moved.namespace,
+            name: moved.name,
+            uid: moved.uid,
+            resource_version: moved.resource_version,
+            scheduler_name: moved.scheduler_name,
+            node_name: moved.node_name,
             priority,
             preemption_policy,
-            labels: Labels::from_map(&meta.labels),
+            labels: moved.labels,
             creation_unix: meta.creation_timestamp.as_deref().and_then(timefmt::parse_rfc3339).map(|t| t.0).unwrap_or(0),
             start_unix: pod.status.start_time.as_deref().and_then(timefmt::parse_rfc3339).map(|t| t.0).unwrap_or(0),
             terminating: meta.deletion_timestamp.is_some(),
@@ -607,13 +690,13 @@ impl PodInfo {
             resources: pod_resources(spec),
             host_ports: host_ports_of(spec),
             node_selector: spec.node_selector.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
-            affinity: spec.affinity.clone().map(Arc::new),
+            affinity: moved.affinity,
             tolerations: spec.tolerations.iter().map(Toleration::from_api).collect(),
             images,
-            topology_spread_constraints: spec.topology_spread_constraints.clone(),
-            volumes: spec.volumes.clone(),
+            topology_spread_constraints: moved.topology_spread_constraints,
+            volumes: moved.volumes,
             owner,
-            nominated_node_name: pod.status.nominated_node_name.as_str().into(),
+            nominated_node_name: moved.nominated_node_name,
             scheduled_condition,
             spec_error,
             preempted_by_scheduler,

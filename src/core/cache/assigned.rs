@@ -43,8 +43,60 @@ impl AssignedPod {
         }
     }
 
+    /// [`AssignedPod::from_pod`] for a pod record that is not needed afterwards (a bound pod
+    /// from the watch): its identity, labels and affinity move instead of being copied.
+    pub fn from_owned(pod: PodInfo) -> AssignedPod {
+        AssignedPod {
+            key: pod.key,
+            uid: pod.uid,
+            namespace: pod.namespace,
+            node_name: pod.node_name,
+            priority: pod.priority,
+            start_unix: pod.start_unix,
+            resources: pod.resources.unwrap_or_default(),
+            host_ports: pod.host_ports,
+            labels: pod.labels,
+            affinity: pod.affinity,
+            terminating: pod.terminating,
+            preempted_by_scheduler: pod.preempted_by_scheduler,
+        }
+    }
+
     /// Whether the pod declares any (anti-)affinity term that InterPodAffinity must consider.
     pub fn has_pod_affinity_terms(&self) -> bool {
         self.affinity.as_ref().is_some_and(|a| a.pod_affinity.is_some() || a.pod_anti_affinity.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::gojson;
+    use crate::core::model::NoPriorityClasses;
+
+    /// A bound pod converted by moving (the start-up path) is the pod converted by copying.
+    #[test]
+    fn moving_conversion_equals_copying_one() {
+        let raw = r#"{"metadata":{"name":"p","namespace":"ns","uid":"u","resourceVersion":"7",
+            "labels":{"app":"web","tier":"x"},"creationTimestamp":"2026-01-02T03:04:05Z",
+            "deletionTimestamp":"2026-01-02T03:05:05Z",
+            "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"r","controller":true}]},
+            "spec":{"nodeName":"n1","priority":5,"containers":[{"name":"c","image":"nginx",
+            "resources":{"requests":{"cpu":"250m","memory":"64Mi"}},"ports":[{"containerPort":80,"hostPort":8080}]}],
+            "affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
+              {"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}},
+            "volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}}],
+            "topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"}]},
+            "status":{"phase":"Running","startTime":"2026-01-02T03:04:06Z","nominatedNodeName":"n2",
+            "conditions":[{"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler"}]}}"#;
+        let pod: api::Pod = gojson::from_str(raw).expect("pod");
+        let mut copied = PodInfo::from_api(&pod, &NoPriorityClasses);
+        let moved = PodInfo::from_api_for_node(&mut pod.clone(), &NoPriorityClasses);
+        assert!(!copied.images.is_empty() && moved.images.is_empty());
+        copied.images.clear();
+        assert_eq!(format!("{copied:?}"), format!("{moved:?}"));
+        let from_copy = AssignedPod::from_pod(&copied, &copied.node_name);
+        assert_eq!(format!("{from_copy:?}"), format!("{:?}", AssignedPod::from_owned(moved)));
+        assert!(from_copy.preempted_by_scheduler && from_copy.terminating && from_copy.has_pod_affinity_terms());
     }
 }

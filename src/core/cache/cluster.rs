@@ -21,9 +21,10 @@ pub struct ClusterObjects {
     /// Service selector; `None` selects nothing.
     services: ByNamespace<Option<Selector>>,
     replication_controllers: ByNamespace<Option<Selector>>,
-    /// ReplicaSet / StatefulSet selectors; `Err` when the selector does not parse (ignored).
-    replica_sets: ByNamespace<Result<Selector, String>>,
-    stateful_sets: ByNamespace<Result<Selector, String>>,
+    /// ReplicaSet / StatefulSet selectors; `None` when the selector does not parse (ignored).
+    /// One value type for the four tables: each type was its own copy of the table code.
+    replica_sets: ByNamespace<Option<Selector>>,
+    stateful_sets: ByNamespace<Option<Selector>>,
 }
 
 fn put<T>(m: &mut ByNamespace<T>, ns: &str, name: &str, v: T) {
@@ -96,13 +97,13 @@ impl ClusterObjects {
 
     /// Add or replace a ReplicaSet's selector.
     pub fn upsert_replica_set(&mut self, rs: &api::ReplicaSet) {
-        let sel = Selector::from_api(rs.spec.selector.as_ref(), KeyResolution::Intern);
+        let sel = Selector::from_api(rs.spec.selector.as_ref(), KeyResolution::Intern).ok();
         put(&mut self.replica_sets, &rs.metadata.namespace, &rs.metadata.name, sel);
     }
 
     /// Add or replace a StatefulSet's selector.
     pub fn upsert_stateful_set(&mut self, ss: &api::StatefulSet) {
-        let sel = Selector::from_api(ss.spec.selector.as_ref(), KeyResolution::Intern);
+        let sel = Selector::from_api(ss.spec.selector.as_ref(), KeyResolution::Intern).ok();
         put(&mut self.stateful_sets, &ss.metadata.namespace, &ss.metadata.name, sel);
     }
 
@@ -157,12 +158,12 @@ impl ClusterObjects {
                 }
             }
             ("apps/v1", "ReplicaSet") => {
-                if let Some(Ok(rs)) = self.replica_sets.get(ns).and_then(|m| m.get(name)) {
+                if let Some(Some(rs)) = self.replica_sets.get(ns).and_then(|m| m.get(name)) {
                     sel.extend(rs);
                 }
             }
             ("apps/v1", "StatefulSet") => {
-                if let Some(Ok(ss)) = self.stateful_sets.get(ns).and_then(|m| m.get(name)) {
+                if let Some(Some(ss)) = self.stateful_sets.get(ns).and_then(|m| m.get(name)) {
                     sel.extend(ss);
                 }
             }

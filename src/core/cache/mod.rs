@@ -160,9 +160,9 @@ pub struct Cache {
     /// Node id → position of its name in name order (rebuilt with `order`): lets a cycle sort
     /// thousands of rejected nodes by integer, not by name.
     name_rank: Vec<u32>,
-    pods: HashMap<PodKey, PodRecord>,
+    pods: crate::core::fxhash::FxHashMap<PodKey, PodRecord>,
     /// Pods bound to nodes we have not seen (or no longer see); they join the node when it appears.
-    orphans: HashMap<Box<str>, Vec<Arc<AssignedPod>>>,
+    orphans: crate::core::fxhash::FxHashMap<Box<str>, Vec<Arc<AssignedPod>>>,
     /// Image name → number of nodes that have it (ImageLocality's spread factor).
     image_nodes: HashMap<Name, u32>,
     /// Claims, volumes, classes and CSI nodes for the volume plugins.
@@ -607,7 +607,14 @@ impl Cache {
                     n.add_pod(pod);
                 }
             }
-            None => self.orphans.entry(pod.node_name.clone()).or_default().push(pod),
+            // Looked up before inserting: a start-up may list pods before their nodes, and an
+            // entry() key would be a new copy of the node name per pod.
+            None => match self.orphans.get_mut(&pod.node_name) {
+                Some(list) => list.push(pod),
+                None => {
+                    self.orphans.insert(pod.node_name.clone(), vec![pod]);
+                }
+            },
         }
     }
 
@@ -646,6 +653,26 @@ impl Cache {
         self.storage.pod_added(pod, &pod.node_name);
         self.attach(new.clone());
         self.pods.insert(pod.key.clone(), PodRecord { pod: new, assumed: false });
+    }
+
+    /// [`Cache::upsert_assigned_pod`] for a bound pod's record that is not needed afterwards: it
+    /// moves into the node-side view. Returns the version it replaced, if any, and whether that
+    /// one was our assumption.
+    pub fn upsert_assigned_pod_owned(&mut self, pod: PodInfo) -> Option<(Arc<AssignedPod>, bool)> {
+        if pod.phase.is_terminal() || pod.node_name.is_empty() {
+            self.remove_pod(&pod.key);
+            return None;
+        }
+        let old = self.pods.remove(&pod.key);
+        if let Some(old) = &old {
+            self.detach(&old.pod);
+        }
+        self.storage.pod_added(&pod, &pod.node_name);
+        let key = pod.key.clone();
+        let new = Arc::new(AssignedPod::from_owned(pod));
+        self.attach(new.clone());
+        self.pods.insert(key, PodRecord { pod: new, assumed: false });
+        old.map(|r| (r.pod, r.assumed))
     }
 
     /// Remove a pod (deleted, finished, or no longer assigned). Returns the pod that was removed.

@@ -27,6 +27,10 @@ impl Nominated {
 
     /// Forget a pod's nomination (bound, deleted, or nominated elsewhere).
     pub fn clear(&mut self, key: &str) {
+        // Nothing nominated (every start-up): no hashing per listed pod.
+        if self.by_pod.is_empty() {
+            return;
+        }
         if let Some(node) = self.by_pod.remove(key) {
             if let Some(list) = self.by_node.get_mut(&node) {
                 list.retain(|p| &*p.key != key);

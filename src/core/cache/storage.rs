@@ -467,6 +467,9 @@ impl StorageState {
     /// call for the same pod replaces the earlier one.
     pub fn pod_added(&mut self, pod: &PodInfo, node: &str) {
         self.pod_removed(&pod.key);
+        if pod.volumes.is_empty() {
+            return;
+        }
         let volumes: Vec<api::Volume> = pod
             .volumes
             .iter()
@@ -491,6 +494,9 @@ impl StorageState {
 
     /// A pod left its node (deleted, finished, or its assumption was forgotten).
     pub fn pod_removed(&mut self, key: &str) {
+        if self.pods.is_empty() {
+            return;
+        }
         let Some(old) = self.pods.remove(key) else {
             return;
         };

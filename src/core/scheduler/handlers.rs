@@ -74,7 +74,13 @@ impl Scheduler {
         }
     }
 
-    pub(super) fn on_pod_upsert(&mut self, pod: Box<api::Pod>, now: Instant) {
+    pub(super) fn on_pod_upsert(&mut self, mut pod: Box<api::Pod>, now: Instant) {
+        if !pod.spec.node_name.is_empty() {
+            // A bound pod: only its record is kept, so the API object is converted by moving.
+            let info = PodInfo::from_api_for_node(&mut pod, &self.priority_classes);
+            self.upsert_bound_pod(info, now);
+            return;
+        }
         let info = Arc::new(PodInfo::from_api(&pod, &self.priority_classes));
         self.upsert_pod(pod, info, now);
     }
@@ -100,37 +106,48 @@ impl Scheduler {
         self.upsert_pod(Box::new(pod), Arc::new(info), now);
     }
 
+    /// A pod bound to a node (by us or anyone): it leaves the queue and the foreign list, and
+    /// its record moves into the node table.
+    fn upsert_bound_pod(&mut self, info: PodInfo, now: Instant) {
+        let key = info.key.clone();
+        // Empty maps are not hashed into (a start-up lists tens of thousands of bound pods).
+        if !self.foreign.is_empty() {
+            self.foreign.remove(&key);
+        }
+        self.cache.nominations_mut().clear(&key);
+        if !self.pending.is_empty() && self.pending.remove(&key).is_some() {
+            self.cache.remove_pending_pod(&key);
+            self.queue.delete(&key);
+        }
+        if info.phase.is_terminal() {
+            if self.cache.remove_pod(&key).is_some() {
+                self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
+            }
+            return;
+        }
+        let old = self.cache.upsert_assigned_pod_owned(info);
+        let new = || self.cache.assigned_pod(&key);
+        let mask = match &old {
+            None => EventMask::ASSIGNED_POD_ADD,
+            Some((_, true)) => return, // our own assumption confirmed: nothing new for other pods
+            Some((o, _)) if new().is_some_and(|n| o.labels != n.labels) => EventMask::ASSIGNED_POD_UPDATE,
+            Some(_) => return,
+        };
+        match new().cloned().filter(|_| self.out_of_tree) {
+            Some(new) => {
+                let old = old.as_ref().map(|(o, _)| EventObject::AssignedPod(o));
+                self.move_pods_on(&ClusterEvent { mask, old, new: Some(EventObject::AssignedPod(&new)) }, now);
+            }
+            None => self.move_pods(mask, now),
+        }
+    }
+
     fn upsert_pod(&mut self, pod: Box<api::Pod>, info: Arc<PodInfo>, now: Instant) {
         let key = info.key.clone();
         if info.is_assigned() {
-            self.foreign.remove(&key);
-            self.cache.nominations_mut().clear(&key);
-            if self.pending.remove(&key).is_some() {
-                self.cache.remove_pending_pod(&key);
-                self.queue.delete(&key);
-            }
-            if info.phase.is_terminal() {
-                if self.cache.remove_pod(&key).is_some() {
-                    self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
-                }
-                return;
-            }
-            let old = self.cache.assigned_pod(&key).cloned();
-            let assumed = self.cache.is_assumed(&key);
-            self.cache.upsert_assigned_pod(&info);
-            let mask = match &old {
-                None => EventMask::ASSIGNED_POD_ADD,
-                Some(_) if assumed => return, // our own assumption confirmed: nothing new for other pods
-                Some(o) if o.labels != info.labels => EventMask::ASSIGNED_POD_UPDATE,
-                Some(_) => return,
-            };
-            match self.cache.assigned_pod(&key).cloned().filter(|_| self.out_of_tree) {
-                Some(new) => {
-                    let old = old.as_deref().map(EventObject::AssignedPod);
-                    self.move_pods_on(&ClusterEvent { mask, old, new: Some(EventObject::AssignedPod(&new)) }, now);
-                }
-                None => self.move_pods(mask, now),
-            }
+            let mut pod = pod;
+            let info = PodInfo::from_api_for_node(&mut pod, &self.priority_classes);
+            self.upsert_bound_pod(info, now);
             return;
         }
         if info.phase.is_terminal() || !self.serves(&info.scheduler_name) {

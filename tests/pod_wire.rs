@@ -1,0 +1,288 @@
+//! The hand-written pod decoder (`core::api::pod_wire`) against the general one (`gojson` over
+//! the serde derive): whenever the fast decoder returns a pod, the general decoder must accept
+//! the same text and build the same pod. Inputs: every pod of the recorded watch fixtures under
+//! `tests/fixtures/watch/`, each mutated at every JSON path into values of every JSON type, with
+//! repeated keys, escapes and unknown fields; and pseudo-random pods built along the schema.
+
+use edgesched::core::api::pod_wire::decode_pod;
+use edgesched::core::api::Pod;
+use edgesched::core::gojson;
+use edgesched::core::rng::Rng;
+use serde_json::{json, Map, Value};
+use std::path::Path;
+
+/// Pod objects of the recorded watch events.
+fn fixture_pods() -> Vec<Value> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/watch");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("fixtures").map(|e| e.expect("entry").path()).collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("fixture");
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let event: Value = serde_json::from_str(line).expect("event");
+            if event["object"]["kind"] == "Pod" {
+                out.push(event["object"].clone());
+            }
+        }
+    }
+    out
+}
+
+/// Check one text; returns whether the fast decoder took it.
+fn agree(text: &str) -> bool {
+    let Some(fast) = decode_pod(text) else { return false };
+    match gojson::from_str::<Pod>(text) {
+        Ok(general) => assert_eq!(format!("{fast:?}"), format!("{general:?}"), "decoders differ on {text}"),
+        Err(e) => panic!("fast decoder accepted what the general one refuses ({e}): {text}"),
+    }
+    true
+}
+
+fn paths(v: &Value, at: &str, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m {
+                let p = format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"));
+                out.push(p.clone());
+                if k != "managedFields" {
+                    paths(child, &p, out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                let p = format!("{at}/{i}");
+                out.push(p.clone());
+                paths(child, &p, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn replacements() -> Vec<Value> {
+    vec![
+        Value::Null,
+        json!(0),
+        json!(-3),
+        json!(1.5),
+        json!(2147483648u64),
+        json!(-9223372036854775808i64),
+        json!(true),
+        json!(false),
+        json!(""),
+        json!(" 250m "),
+        json!("x"),
+        json!([]),
+        json!([null]),
+        json!(["a"]),
+        json!({}),
+        json!({"k": null}),
+        json!({"k": 1}),
+        json!({"k": "v"}),
+    ]
+}
+
+#[test]
+fn fixture_pods_decode_alike_and_mostly_fast() {
+    let pods = fixture_pods();
+    assert!(pods.len() >= 10, "{}", pods.len());
+    let fast = pods.iter().filter(|p| agree(&p.to_string())).count();
+    assert_eq!(fast, pods.len(), "every recorded pod is in the shapes the fast decoder reads");
+}
+
+#[test]
+fn every_path_mutated_to_every_type_decodes_alike() {
+    let (mut fast, mut total) = (0, 0);
+    for pod in fixture_pods().into_iter().step_by(2) {
+        let mut all = Vec::new();
+        paths(&pod, "", &mut all);
+        // Every path gets null and three other types, in rotation (all of them would take minutes).
+        let kinds = replacements();
+        for (j, path) in all.iter().enumerate() {
+            let picked = [0, 1 + j % (kinds.len() - 1), 1 + (j + 6) % (kinds.len() - 1), 1 + (j + 12) % (kinds.len() - 1)];
+            for new in picked.map(|k| kinds[k].clone()) {
+                let mut v = pod.clone();
+                *v.pointer_mut(path).expect("path") = new;
+                total += 1;
+                fast += usize::from(agree(&v.to_string()));
+            }
+            let mut v = pod.clone();
+            let (parent, last) = path.rsplit_once('/').expect("pointer");
+            let target = if parent.is_empty() { Some(&mut v) } else { v.pointer_mut(parent) };
+            if let Some(obj) = target.and_then(Value::as_object_mut) {
+                obj.remove(&last.replace("~1", "/").replace("~0", "~"));
+                obj.insert("unknownField".into(), json!({"deep": [1, "two", {"x": null}]}));
+                agree(&v.to_string());
+            }
+        }
+    }
+    // The fast path is not vacuous: most mutations keep the shapes it reads.
+    assert!(fast * 2 > total, "{fast} of {total}");
+}
+
+#[test]
+fn repeated_keys_escapes_and_odd_numbers_are_left_to_the_general_decoder() {
+    let pod = fixture_pods().remove(0).to_string();
+    let keys = [
+        "metadata",
+        "spec",
+        "status",
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "labels",
+        "creationTimestamp",
+        "ownerReferences",
+        "controller",
+        "nodeName",
+        "schedulerName",
+        "priority",
+        "containers",
+        "resources",
+        "requests",
+        "image",
+        "phase",
+        "conditions",
+        "type",
+        "tolerations",
+        "affinity",
+    ];
+    for key in keys {
+        let needle = format!("\"{key}\":");
+        if !pod.contains(&needle) {
+            continue;
+        }
+        let repeated = pod.replacen(&needle, &format!("{needle}null,{needle}"), 1);
+        assert!(!agree(&repeated), "repeated {key}");
+        let escaped = pod.replacen(&needle, &format!("\"\\u{:04x}{}\":", key.as_bytes()[0], &key[1..]), 1);
+        agree(&escaped);
+        let value_escaped = pod.replacen(&format!("{needle}\""), &format!("{needle}\"\\u0041"), 1);
+        agree(&value_escaped);
+    }
+    for (find, with) in [("\"priority\":", "\"priority\":-0,\"x\":"), ("\"priority\":", "\"priority\":1e2,\"x\":")] {
+        agree(&pod.replacen(find, with, 1));
+    }
+    for bad in ["", "null", "[]", "{", "{}x", "{\"metadata\":{\"name\":\"a\"}", "{\"spec\":{\"priority\":01}}"] {
+        agree(bad);
+    }
+}
+
+/// A random value of any JSON type (shallow).
+fn random_scalar(rng: &mut Rng) -> Value {
+    match rng.below(9) {
+        0 => Value::Null,
+        1 => json!(rng.below(2000) as i64 - 1000),
+        2 => json!(rng.unit() * 10.0),
+        3 => json!(rng.below(2) == 0),
+        4 => json!(format!("{}m", rng.below(4000))),
+        5 => json!(["a", null]),
+        6 => json!({"k": "v", "n": null}),
+        7 => json!(""),
+        _ => json!("Running"),
+    }
+}
+
+fn maybe(rng: &mut Rng, m: &mut Map<String, Value>, key: &str, good: Value) {
+    match rng.below(10) {
+        0 => {}
+        1 => {
+            m.insert(key.into(), random_scalar(rng));
+        }
+        _ => {
+            m.insert(key.into(), good);
+        }
+    }
+}
+
+fn random_pod(rng: &mut Rng, i: u64) -> Value {
+    let mut meta = Map::new();
+    maybe(rng, &mut meta, "name", json!(format!("p-{i}")));
+    maybe(rng, &mut meta, "namespace", json!("ns"));
+    maybe(rng, &mut meta, "uid", json!(format!("u-{i}")));
+    maybe(rng, &mut meta, "resourceVersion", json!(i.to_string()));
+    let app = rng.below(5);
+    maybe(rng, &mut meta, "labels", json!({"app": format!("a{app}"), "tier": null}));
+    maybe(rng, &mut meta, "creationTimestamp", json!("2026-01-02T03:04:05Z"));
+    maybe(rng, &mut meta, "deletionTimestamp", Value::Null);
+    maybe(rng, &mut meta, "annotations", json!({"a": "b"}));
+    maybe(
+        rng,
+        &mut meta,
+        "ownerReferences",
+        json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "x", "controller": true}, null]),
+    );
+    let mut requests = Map::new();
+    maybe(rng, &mut requests, "cpu", json!("100m"));
+    maybe(rng, &mut requests, "memory", json!(128));
+    maybe(rng, &mut requests, "nvidia.com/gpu", json!(" 1 "));
+    let mut container = Map::new();
+    maybe(rng, &mut container, "name", json!("c"));
+    maybe(rng, &mut container, "image", json!("registry.k8s.io/pause:3.10"));
+    maybe(rng, &mut container, "resources", json!({"requests": requests, "limits": null}));
+    maybe(rng, &mut container, "ports", json!([{"containerPort": 80, "hostPort": 8080}]));
+    maybe(rng, &mut container, "restartPolicy", json!("Always"));
+    maybe(rng, &mut container, "env", json!([{"name": "A", "value": "1"}]));
+    let mut spec = Map::new();
+    let node = rng.below(3);
+    maybe(rng, &mut spec, "nodeName", json!(format!("node-{node}")));
+    maybe(rng, &mut spec, "schedulerName", json!("edgesched"));
+    let priority = rng.below(100) as i64 - 50;
+    maybe(rng, &mut spec, "priority", json!(priority));
+    maybe(rng, &mut spec, "priorityClassName", json!("high"));
+    maybe(rng, &mut spec, "preemptionPolicy", json!("Never"));
+    maybe(rng, &mut spec, "nodeSelector", json!({"zone": "a"}));
+    maybe(
+        rng,
+        &mut spec,
+        "affinity",
+        json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "kubernetes.io/hostname"}]}}),
+    );
+    maybe(rng, &mut spec, "tolerations", json!([{"key": "k", "operator": "Exists"}]));
+    maybe(rng, &mut spec, "containers", json!([Value::Object(container.clone()), null]));
+    maybe(rng, &mut spec, "initContainers", json!([Value::Object(container)]));
+    maybe(rng, &mut spec, "overhead", json!({"cpu": "10m"}));
+    maybe(rng, &mut spec, "resources", json!({"requests": {"cpu": 1}}));
+    maybe(rng, &mut spec, "schedulingGates", json!([{"name": "g"}]));
+    maybe(
+        rng,
+        &mut spec,
+        "topologySpreadConstraints",
+        json!([{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]),
+    );
+    maybe(rng, &mut spec, "volumes", json!([{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}]));
+    maybe(rng, &mut spec, "hostNetwork", json!(true));
+    maybe(rng, &mut spec, "resourceClaims", json!([{"name": "r"}]));
+    let mut status = Map::new();
+    maybe(rng, &mut status, "phase", json!("Pending"));
+    maybe(rng, &mut status, "nominatedNodeName", json!("node-1"));
+    maybe(rng, &mut status, "startTime", json!("2026-01-02T03:04:06Z"));
+    maybe(
+        rng,
+        &mut status,
+        "conditions",
+        json!([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "no", "lastProbeTime": null}]),
+    );
+    maybe(rng, &mut status, "containerStatuses", json!([{"name": "c", "ready": true}]));
+    let mut pod = Map::new();
+    pod.insert("kind".into(), json!("Pod"));
+    maybe(rng, &mut pod, "metadata", Value::Object(meta));
+    maybe(rng, &mut pod, "spec", Value::Object(spec));
+    maybe(rng, &mut pod, "status", Value::Object(status));
+    Value::Object(pod)
+}
+
+#[test]
+fn random_pods_decode_alike() {
+    let mut rng = Rng::seeded(7);
+    let mut fast = 0;
+    for i in 0..3000 {
+        let pod = random_pod(&mut rng, i);
+        let text = if i % 2 == 0 { pod.to_string() } else { serde_json::to_string_pretty(&pod).expect("json") };
+        fast += usize::from(agree(&text));
+    }
+    assert!(fast > 100, "{fast}");
+}
