@@ -22,6 +22,10 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
+#[path = "support/json_paths.rs"]
+mod json_paths;
+use json_paths::paths;
+
 /// Fields whose JSON object is a Go map (a value's `null` is the value type's zero, not
 /// "absent"), and among them the ones holding quantities.
 const MAPS: &[&str] = &["labels", "annotations", "nodeSelector", "matchLabels", "selector", "disruptedPods"];
@@ -46,34 +50,6 @@ fn watch_objects() -> Vec<(String, Value)> {
         }
     }
     out
-}
-
-fn escape_pointer(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
-/// Every JSON pointer into `v` (the root excluded). `managedFields` is not descended into: no
-/// type reads it, and its hundreds of entries would only slow the test down.
-fn paths(v: &Value, at: &str, out: &mut Vec<String>) {
-    match v {
-        Value::Object(m) => {
-            for (k, child) in m {
-                let p = format!("{at}/{}", escape_pointer(k));
-                out.push(p.clone());
-                if k != "managedFields" {
-                    paths(child, &p, out);
-                }
-            }
-        }
-        Value::Array(items) => {
-            for (i, child) in items.iter().enumerate() {
-                let p = format!("{at}/{i}");
-                out.push(p.clone());
-                paths(child, &p, out);
-            }
-        }
-        _ => {}
-    }
 }
 
 fn parent_and_last(path: &str) -> (&str, String) {

@@ -11,6 +11,10 @@ use edgesched::core::rng::Rng;
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
+#[path = "support/json_paths.rs"]
+mod json_paths;
+use json_paths::paths;
+
 /// Pod objects of the recorded watch events.
 fn fixture_pods() -> Vec<Value> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/watch");
@@ -37,28 +41,6 @@ fn agree(text: &str) -> bool {
         Err(e) => panic!("fast decoder accepted what the general one refuses ({e}): {text}"),
     }
     true
-}
-
-fn paths(v: &Value, at: &str, out: &mut Vec<String>) {
-    match v {
-        Value::Object(m) => {
-            for (k, child) in m {
-                let p = format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"));
-                out.push(p.clone());
-                if k != "managedFields" {
-                    paths(child, &p, out);
-                }
-            }
-        }
-        Value::Array(items) => {
-            for (i, child) in items.iter().enumerate() {
-                let p = format!("{at}/{i}");
-                out.push(p.clone());
-                paths(child, &p, out);
-            }
-        }
-        _ => {}
-    }
 }
 
 fn replacements() -> Vec<Value> {
