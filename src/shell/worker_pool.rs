@@ -218,6 +218,9 @@ mod tests {
         }
     }
 
+    /// How long a test waits for a worker before it fails instead of hanging.
+    const TEST_BOUND: Duration = Duration::from_secs(10);
+
     #[test]
     fn grows_to_the_load_up_to_max_then_shrinks_to_min() {
         let (release_tx, release_rx) = mpsc::channel::<()>();
@@ -263,14 +266,14 @@ mod tests {
         })
         .unwrap();
         pool.submit(0);
-        assert_eq!(entered_rx.recv().unwrap(), [0]);
+        assert_eq!(entered_rx.recv_timeout(TEST_BOUND).expect("a batch within the bound"), [0]);
         // While the only worker is busy, five more queue; it takes them three, then two.
         pool.submit_all(vec![1, 2, 3, 4, 5]);
         assert_eq!(pool.pending(), 6);
         release_tx.send(()).unwrap();
-        assert_eq!(entered_rx.recv().unwrap(), [1, 2, 3]);
+        assert_eq!(entered_rx.recv_timeout(TEST_BOUND).expect("a batch within the bound"), [1, 2, 3]);
         release_tx.send(()).unwrap();
-        assert_eq!(entered_rx.recv().unwrap(), [4, 5]);
+        assert_eq!(entered_rx.recv_timeout(TEST_BOUND).expect("a batch within the bound"), [4, 5]);
         release_tx.send(()).unwrap();
         wait_for("all jobs done", || pool.pending() == 0);
         assert_eq!(pool.threads(), 1);
@@ -288,7 +291,7 @@ mod tests {
         })
         .unwrap();
         pool.submit(0);
-        assert_eq!(entered_rx.recv().unwrap(), [0]);
+        assert_eq!(entered_rx.recv_timeout(TEST_BOUND).expect("a batch within the bound"), [0]);
         pool.submit_all(vec![1, 2]);
         let now = Instant::now();
         assert!(pool.take_stalled(now, Duration::from_secs(3600)).is_empty(), "not waiting that long yet");
@@ -317,7 +320,7 @@ mod tests {
         wait_for("the first worker waiting", all_idle);
         for j in 0..20 {
             pool.submit(j);
-            assert_eq!(done_rx.recv().unwrap(), j);
+            assert_eq!(done_rx.recv_timeout(TEST_BOUND).expect("the job within the bound"), j);
             wait_for("the worker idle again", all_idle);
         }
         assert_eq!(pool.threads(), 1, "one job at a time needs one thread");
