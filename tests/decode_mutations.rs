@@ -22,9 +22,9 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
-#[path = "support/json_paths.rs"]
-mod json_paths;
-use json_paths::paths;
+#[path = "support/watch_fixtures.rs"]
+mod watch_fixtures;
+use watch_fixtures::{paths, watch_objects};
 
 /// Fields whose JSON object is a Go map (a value's `null` is the value type's zero, not
 /// "absent"), and among them the ones holding quantities.
@@ -34,22 +34,6 @@ const QUANTITY_MAPS: &[&str] = &["requests", "limits", "overhead", "capacity", "
 fn fixture(rel: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// The objects of every recorded watch event, by event type.
-fn watch_objects() -> Vec<(String, Value)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/watch");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("fixtures").map(|e| e.expect("entry").path()).collect();
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).expect("fixture");
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let event: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-            out.push((event["type"].as_str().unwrap_or_default().to_string(), event["object"].clone()));
-        }
-    }
-    out
 }
 
 fn parent_and_last(path: &str) -> (&str, String) {

@@ -9,28 +9,14 @@ use edgesched::core::api::Pod;
 use edgesched::core::gojson;
 use edgesched::core::rng::Rng;
 use serde_json::{json, Map, Value};
-use std::path::Path;
 
-#[path = "support/json_paths.rs"]
-mod json_paths;
-use json_paths::paths;
+#[path = "support/watch_fixtures.rs"]
+mod watch_fixtures;
+use watch_fixtures::{paths, watch_objects};
 
 /// Pod objects of the recorded watch events.
 fn fixture_pods() -> Vec<Value> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/watch");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("fixtures").map(|e| e.expect("entry").path()).collect();
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).expect("fixture");
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let event: Value = serde_json::from_str(line).expect("event");
-            if event["object"]["kind"] == "Pod" {
-                out.push(event["object"].clone());
-            }
-        }
-    }
-    out
+    watch_objects().into_iter().map(|(_, object)| object).filter(|o| o["kind"] == "Pod").collect()
 }
 
 /// Check one text; returns whether the fast decoder took it.
