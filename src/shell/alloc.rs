@@ -16,17 +16,20 @@
 //! - 24 size classes up to [`MAX_SMALL`] bytes: 16-byte steps up to 128, then four steps per
 //!   doubling (160, 192, 224, 256, 320, ...). Every class size is a multiple of 16, so every block
 //!   is 16-byte aligned.
-//! - A block's class is a function of its `Layout`, which `GlobalAlloc` passes back to `dealloc`
-//!   and `realloc`; blocks carry no header.
+//! - At first use the allocator reserves one range of address space ([`REGION`], no access, no
+//!   memory behind it) and gives each class its own [`SUB`]-byte part of it. A class carves new
+//!   blocks from its part with a bump pointer, making [`STEP`] bytes at a time accessible; the
+//!   kernel backs a page with memory when it is first written. Nothing is ever given back.
+//! - So the class of a block is its address: `dealloc` and `realloc` need nothing else, and
+//!   callers of `dealloc` need not pass a size and alignment (a first version that took the class
+//!   from the `Layout` added 12 KiB of argument set-up at the program's ~500 drop sites).
 //! - Each class has an intrusive singly linked list of free blocks (the link lives in the free
 //!   block itself) behind a small spin lock: blocks are usually freed on another thread than the
 //!   one that allocated them, and a lock per class keeps that obviously correct (no lock-free
 //!   stack and its ABA problem). Critical sections are a few instructions.
-//! - An empty list is refilled one block at a time from a bump region in 1 MiB chunks obtained
-//!   from [`System`] and never freed. The chunks are mapped lazily by the kernel, so untouched
-//!   parts of a chunk cost no resident memory.
-//! - Larger blocks and alignments above 16 bytes go to [`System`] unchanged (musl maps big
-//!   blocks with `mmap` and grows them with `mremap`, which is what they need).
+//! - Larger blocks, alignments above 16 bytes, and small blocks when the reservation failed or a
+//!   class's part is full go to [`System`] unchanged (musl maps big blocks with `mmap` and grows
+//!   them with `mremap`, which is what they need).
 //!
 //! Nothing here allocates. A custom build made with [`crate::plugin::Builder`] can register the
 //! same allocator in its `main` (`#[global_allocator] static A: SlabAlloc = SlabAlloc::new();`).
@@ -34,7 +37,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::UnsafeCell;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 /// Alignment every small block has (the largest one small blocks serve).
 const ALIGN: usize = 16;
@@ -42,8 +45,13 @@ const ALIGN: usize = 16;
 const CLASSES: usize = 24;
 /// The largest size served from the free lists; larger blocks go to [`System`].
 pub const MAX_SMALL: usize = 2048;
-/// Size of the chunks small blocks are carved from.
-const CHUNK: usize = 1 << 20;
+/// Address space reserved per class (128 MiB: the large footprint case, 150,000 pods, keeps
+/// well under it in every class; a full class falls back to [`System`]).
+const SUB: usize = 1 << 27;
+/// Address space reserved in all (3 GiB of the 128 TiB a 64-bit process has; it costs no memory).
+const REGION: usize = CLASSES * SUB;
+/// How much of a class's part is made accessible at a time (a multiple of every page size).
+const STEP: usize = 1 << 18;
 
 /// The class serving `size` bytes (`size <= MAX_SMALL`): `(size - 1) / 16` up to 128 bytes,
 /// above that four classes per power of two.
@@ -73,7 +81,7 @@ fn small_class(layout: Layout) -> Option<usize> {
 }
 
 /// A value behind a test-and-set spin lock that spins briefly, then yields the CPU (the holder may
-/// have been preempted on this 2-core class of machine). Used for a few instructions at a time.
+/// have been preempted on a machine with few cores). Used for a few instructions at a time.
 struct Spin<T> {
     locked: AtomicBool,
     value: UnsafeCell<T>,
@@ -108,17 +116,23 @@ impl<T> Spin<T> {
     }
 }
 
-/// The bump region new small blocks are carved from: `next..end` of the current chunk.
-struct Bump {
+/// One size class: its free list and the bump region of its part of the reservation.
+struct Class {
+    /// Head of the free list (null when empty); each free block's first word links the next.
+    free: *mut u8,
+    /// Where the next new block starts (null until the class is first used).
     next: *mut u8,
-    end: *mut u8,
+    /// End of the accessible part of the class's range (`next <= committed`).
+    committed: *mut u8,
 }
 
 /// The global allocator of the shipped binary (see the module documentation).
 pub struct SlabAlloc {
-    /// Per class: the head of the free list (null when empty).
-    free: [Spin<*mut u8>; CLASSES],
-    bump: Spin<Bump>,
+    /// Start of the reserved range; null until reserved (or when reserving failed).
+    base: AtomicPtr<u8>,
+    /// Whether reserving was tried, so that a failure is not retried on every allocation.
+    reserve: Spin<bool>,
+    classes: [Spin<Class>; CLASSES],
 }
 
 impl Default for SlabAlloc {
@@ -128,45 +142,84 @@ impl Default for SlabAlloc {
 }
 
 impl SlabAlloc {
-    /// An allocator with empty free lists; it takes memory from [`System`] when first used.
+    /// An allocator that has reserved nothing yet; it does at its first small allocation.
     pub const fn new() -> Self {
         SlabAlloc {
-            free: [const { Spin::new(ptr::null_mut()) }; CLASSES],
-            bump: Spin::new(Bump { next: ptr::null_mut(), end: ptr::null_mut() }),
+            base: AtomicPtr::new(ptr::null_mut()),
+            reserve: Spin::new(false),
+            classes: [const { Spin::new(Class { free: ptr::null_mut(), next: ptr::null_mut(), committed: ptr::null_mut() }) };
+                CLASSES],
         }
     }
 
-    /// A block of class `c`: the head of its free list, else a new one from the bump region
-    /// (null when the system is out of memory).
-    fn alloc_small(&self, c: usize) -> *mut u8 {
-        let head = self.free[c].with(|head| {
-            let block = *head;
-            if !block.is_null() {
-                // SAFETY: a block on the list is free, 16-aligned and at least 16 bytes; its first
-                // word is the link written by `dealloc`.
-                *head = unsafe { block.cast::<*mut u8>().read() };
+    /// The start of the reserved range, reserving it on first use; null if that failed.
+    fn base(&self) -> *mut u8 {
+        let base = self.base.load(Ordering::Acquire);
+        if !base.is_null() {
+            return base;
+        }
+        self.reserve.with(|tried| {
+            if !*tried {
+                *tried = true;
+                let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
+                // SAFETY: a fresh anonymous mapping at an address of the kernel's choosing; no
+                // access until `alloc_small` makes parts of it accessible.
+                let p = unsafe { libc::mmap(ptr::null_mut(), REGION, libc::PROT_NONE, flags, -1, 0) };
+                if p != libc::MAP_FAILED {
+                    self.base.store(p.cast(), Ordering::Release);
+                }
             }
-            block
-        });
-        if !head.is_null() {
-            return head;
+            self.base.load(Ordering::Acquire)
+        })
+    }
+
+    /// The class of a block this allocator carved, or `None` for a block of [`System`]'s. A
+    /// block reaching `dealloc` was handed out after the range was reserved, and the thread
+    /// freeing it got it through some synchronisation, so it sees `base`.
+    fn class_of(&self, block: *mut u8) -> Option<usize> {
+        let base = self.base.load(Ordering::Acquire);
+        let offset = (block as usize).wrapping_sub(base as usize);
+        (!base.is_null() && offset < REGION).then_some(offset / SUB)
+    }
+
+    /// A block of class `c`: the head of its free list, else a new one from the class's range;
+    /// null when there is no range or it is full (the caller then asks [`System`]).
+    fn alloc_small(&self, c: usize) -> *mut u8 {
+        let base = self.base();
+        if base.is_null() {
+            return base;
         }
         let size = class_size(c);
-        self.bump.with(|b| {
-            if (b.end as usize) - (b.next as usize) < size {
-                // The old chunk's tail (less than MAX_SMALL bytes) is left unused.
-                // SAFETY: CHUNK is non-zero and ALIGN a power of two.
-                let chunk = unsafe { System.alloc(Layout::from_size_align_unchecked(CHUNK, ALIGN)) };
-                if chunk.is_null() {
-                    return chunk;
-                }
-                b.next = chunk;
-                // SAFETY: one past the end of the chunk just allocated.
-                b.end = unsafe { chunk.add(CHUNK) };
+        self.classes[c].with(|class| {
+            let block = class.free;
+            if !block.is_null() {
+                // SAFETY: a block on the list is free, 16-aligned and at least 16 bytes; its
+                // first word is the link written by `free_small`.
+                class.free = unsafe { block.cast::<*mut u8>().read() };
+                return block;
             }
-            let block = b.next;
-            // SAFETY: `size` bytes remain in the chunk (checked above).
-            b.next = unsafe { block.add(size) };
+            if class.next.is_null() {
+                // SAFETY: c < CLASSES, so the class's range lies inside the reservation.
+                class.next = unsafe { base.add(c * SUB) };
+                class.committed = class.next;
+            }
+            if (class.committed as usize) - (class.next as usize) < size {
+                // SAFETY: (c + 1) * SUB <= REGION: one past the end of the class's range.
+                let end = unsafe { base.add((c + 1) * SUB) };
+                // SAFETY: when the check passes, `committed..committed + STEP` is a
+                // page-aligned part of the class's reserved range.
+                if (end as usize) - (class.committed as usize) < STEP
+                    || unsafe { libc::mprotect(class.committed.cast(), STEP, libc::PROT_READ | libc::PROT_WRITE) } != 0
+                {
+                    return ptr::null_mut();
+                }
+                // SAFETY: still inside the class's range (checked above); STEP >= MAX_SMALL, so
+                // `size` bytes now fit.
+                class.committed = unsafe { class.committed.add(STEP) };
+            }
+            let block = class.next;
+            // SAFETY: `size` bytes from `block` are accessible and inside the range (above).
+            class.next = unsafe { block.add(size) };
             block
         })
     }
@@ -174,76 +227,99 @@ impl SlabAlloc {
     /// Put a block of class `c` on its free list.
     ///
     /// # Safety
-    /// `block` was returned for class `c` by this allocator and is not used any more.
+    /// `block` was carved for class `c` by this allocator and is not used any more.
     unsafe fn free_small(&self, c: usize, block: *mut u8) {
-        self.free[c].with(|head| {
+        self.classes[c].with(|class| {
             // SAFETY: the block is ours, free, 16-aligned and at least 16 bytes: room for the link.
-            unsafe { block.cast::<*mut u8>().write(*head) };
-            *head = block;
+            unsafe { block.cast::<*mut u8>().write(class.free) };
+            class.free = block;
         });
     }
 }
 
-// SAFETY: small blocks are 16-aligned (chunks are, and every class size is a multiple of 16) and
+impl Drop for SlabAlloc {
+    /// Only allocators that are not the global one are ever dropped (tests); their blocks are
+    /// gone with them.
+    fn drop(&mut self) {
+        let base = *self.base.get_mut();
+        if !base.is_null() {
+            // SAFETY: the range this allocator reserved; nothing in it is in use any more.
+            unsafe { libc::munmap(base.cast(), REGION) };
+        }
+    }
+}
+
+// The entry points are not inlined: every allocation site of the program would otherwise get
+// its own copy of the class arithmetic.
+//
+// SAFETY: small blocks are 16-aligned (the reservation is page-aligned, class ranges are
+// multiples of the page size and every class size is a multiple of 16) and
 // class_size(small_class(layout)) >= layout.size(); a block is on at most one free list and is
-// never handed out while on it (list operations hold the class's lock); blocks go back to the
-// list of the class their layout maps to, which is the one they were carved for. Everything else
-// is forwarded to System with the caller's own layout.
+// never handed out while on it (list operations hold the class's lock); a block goes back to the
+// list of the class whose range holds it, the one it was carved for. Everything else is
+// System's, allocated, resized and freed there with the caller's own layout.
 unsafe impl GlobalAlloc for SlabAlloc {
+    #[inline(never)]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        match small_class(layout) {
-            Some(c) => self.alloc_small(c),
-            // SAFETY: the caller's contract is System's.
-            None => unsafe { System.alloc(layout) },
-        }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        match small_class(layout) {
-            Some(c) => {
-                // A reused block holds old data (and the list link): zero it.
-                let block = self.alloc_small(c);
-                if !block.is_null() {
-                    // SAFETY: the block has at least `layout.size()` bytes.
-                    unsafe { block.write_bytes(0, layout.size()) };
-                }
-                block
+        if let Some(c) = small_class(layout) {
+            let block = self.alloc_small(c);
+            if !block.is_null() {
+                return block;
             }
-            // SAFETY: the caller's contract is System's.
-            None => unsafe { System.alloc_zeroed(layout) },
         }
+        // SAFETY: the caller's contract is System's.
+        unsafe { System.alloc(layout) }
     }
 
+    #[inline(never)]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if let Some(c) = small_class(layout) {
+            let block = self.alloc_small(c);
+            if !block.is_null() {
+                // A reused block holds old data (and the list link): zero it.
+                // SAFETY: the block has at least `layout.size()` bytes.
+                unsafe { block.write_bytes(0, layout.size()) };
+                return block;
+            }
+        }
+        // SAFETY: the caller's contract is System's.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    #[inline(never)]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        match small_class(layout) {
-            // SAFETY: the caller allocated `ptr` with this layout, hence from class `c`.
+        match self.class_of(ptr) {
+            // SAFETY: carved for class `c` (its range holds it); the caller gives it up.
             Some(c) => unsafe { self.free_small(c, ptr) },
             // SAFETY: the caller's contract is System's (`ptr` came from System with `layout`).
             None => unsafe { System.dealloc(ptr, layout) },
         }
     }
 
+    #[inline(never)]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: the caller guarantees `new_size`, rounded up to `layout.align()`, does not overflow.
         let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
-        match (small_class(layout), small_class(new_layout)) {
-            (Some(a), Some(b)) if a == b => ptr,
-            // SAFETY: both layouts are System's, as when `ptr` was allocated.
-            (None, None) => unsafe { System.realloc(ptr, layout, new_size) },
-            _ => {
-                // SAFETY: `new_layout` is valid (see above) and non-zero like the caller's.
-                let new = unsafe { self.alloc(new_layout) };
-                if !new.is_null() {
-                    // SAFETY: distinct blocks, each at least as long as the bytes copied; `ptr`
-                    // was allocated with `layout` and is not used after this call.
-                    unsafe {
-                        ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
-                        self.dealloc(ptr, layout);
-                    }
-                }
-                new
+        let old = self.class_of(ptr);
+        let new = small_class(new_layout);
+        if old.is_some() && old == new {
+            return ptr;
+        }
+        if old.is_none() && new.is_none() {
+            // SAFETY: `ptr` is System's, allocated with `layout`; the new layout is valid.
+            return unsafe { System.realloc(ptr, layout, new_size) };
+        }
+        // SAFETY: `new_layout` is valid (see above) and non-zero like the caller's.
+        let block = unsafe { self.alloc(new_layout) };
+        if !block.is_null() {
+            // SAFETY: distinct blocks, each at least as long as the bytes copied; `ptr` was
+            // allocated with `layout` and is not used after this call.
+            unsafe {
+                ptr::copy_nonoverlapping(ptr, block, layout.size().min(new_size));
+                self.dealloc(ptr, layout);
             }
         }
+        block
     }
 }
 
@@ -304,6 +380,7 @@ mod tests {
                 let p = unsafe { a.alloc(l) };
                 assert!(!p.is_null());
                 assert_eq!(p as usize % 16, 0, "size {size} align {align}");
+                assert_eq!(a.class_of(p), Some(class_index(size)));
                 fill(p, size, blocks.len());
                 blocks.push((p, l));
             }
@@ -386,11 +463,13 @@ mod tests {
         for (size, align) in [(MAX_SMALL + 1, 8), (1 << 20, 16), (8, 32), (100, 64), (3000, 4096)] {
             let l = layout(size, align);
             assert_eq!(small_class(l), None);
+            assert_eq!(a.class_of(ptr::null_mut()), None);
             // SAFETY: non-zero sizes; freed once with the same layout.
             unsafe {
                 let p = a.alloc(l);
                 assert!(!p.is_null());
                 assert_eq!(p as usize % align, 0);
+                assert_eq!(a.class_of(p), None);
                 fill(p, size, size);
                 let z = a.alloc_zeroed(l);
                 assert!(std::slice::from_raw_parts(z, size).iter().all(|&b| b == 0));
@@ -400,6 +479,39 @@ mod tests {
                 a.dealloc(q, layout(size * 2, align));
                 a.dealloc(z, l);
             }
+        }
+    }
+
+    #[test]
+    fn a_full_class_falls_back_to_the_system_allocator() {
+        let a = SlabAlloc::new();
+        let l = layout(100, 8);
+        let c = class_index(100);
+        // SAFETY: non-zero sizes; every block is freed once with its layout.
+        unsafe {
+            let ours = a.alloc(l);
+            assert_eq!(a.class_of(ours), Some(c));
+            // Pretend the class's whole range is carved.
+            let base = a.base();
+            a.classes[c].with(|class| {
+                class.next = base.add((c + 1) * SUB);
+                class.committed = class.next;
+            });
+            let theirs = a.alloc(l);
+            assert!(!theirs.is_null());
+            assert_eq!(a.class_of(theirs), None);
+            fill(theirs, 100, 3);
+            // Freed blocks of the class are still reused, and a System block goes back there.
+            a.dealloc(ours, l);
+            assert_eq!(a.alloc(l), ours);
+            let grown = a.realloc(theirs, l, 110);
+            check(grown, 100, 3);
+            a.dealloc(grown, layout(110, 8));
+            a.dealloc(ours, l);
+            // Other classes are unaffected.
+            let other = a.alloc(layout(20, 8));
+            assert_eq!(a.class_of(other), Some(1));
+            a.dealloc(other, layout(20, 8));
         }
     }
 
@@ -450,14 +562,14 @@ mod tests {
         for c in consumers {
             c.join().expect("consumer");
         }
-        // Everything was freed: a block of a class the threads used comes from its free list,
-        // not from the bump region.
+        // Everything was freed: a block of a class the threads used (class 2, 33 to 48 bytes)
+        // comes from its free list, not from the class's range.
         // SAFETY: non-zero size; freed once.
         unsafe {
             let l = layout(40, 8);
-            let next = A.bump.with(|b| b.next);
+            let next = A.classes[2].with(|class| class.next);
             let p = A.alloc(l);
-            assert_eq!(A.bump.with(|b| b.next), next, "reused, not carved");
+            assert_eq!(A.classes[2].with(|class| class.next), next, "reused, not carved");
             let q = A.alloc(l);
             assert_ne!(p, q);
             A.dealloc(q, l);
