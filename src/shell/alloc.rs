@@ -81,7 +81,9 @@ fn small_class(layout: Layout) -> Option<usize> {
 }
 
 /// A value behind a test-and-set spin lock that spins briefly, then yields the CPU (the holder may
-/// have been preempted on a machine with few cores). Used for a few instructions at a time.
+/// have been preempted on a machine with few cores). Used for a few instructions at a time. One
+/// per cache line, so that threads working on different classes do not contend for a line.
+#[repr(align(64))]
 struct Spin<T> {
     locked: AtomicBool,
     value: UnsafeCell<T>,
