@@ -398,37 +398,25 @@ mod tests {
     }
 
     #[test]
-    fn a_freed_block_is_handed_out_again() {
+    fn a_freed_block_is_handed_out_again_and_zeroed_when_asked() {
         let a = SlabAlloc::new();
         for c in 0..CLASSES {
-            let l = layout(class_size(c), 8);
+            let l = layout(class_size(c), 16);
             // SAFETY: non-zero sizes; each block is freed once, after its last use.
             unsafe {
                 let p = a.alloc(l);
+                p.write_bytes(0xAB, l.size());
                 a.dealloc(p, l);
                 // Any size of the same class gets the same block back.
                 let smaller = layout(class_size(c) - 3, 4);
                 let q = a.alloc(smaller);
                 assert_eq!(p, q, "class {c}");
                 a.dealloc(q, smaller);
-            }
-        }
-    }
-
-    #[test]
-    fn alloc_zeroed_zeroes_a_reused_block() {
-        let a = SlabAlloc::new();
-        for c in 0..CLASSES {
-            let l = layout(class_size(c), 16);
-            // SAFETY: non-zero sizes; blocks are freed once, after their last use.
-            unsafe {
-                let p = a.alloc(l);
-                p.write_bytes(0xAB, l.size());
-                a.dealloc(p, l);
-                let q = a.alloc_zeroed(l);
-                assert_eq!(p, q);
-                assert!(std::slice::from_raw_parts(q, l.size()).iter().all(|&b| b == 0), "class {c}");
-                a.dealloc(q, l);
+                // A reused block holds old bytes and the list link: alloc_zeroed clears them.
+                let z = a.alloc_zeroed(l);
+                assert_eq!(p, z, "class {c}");
+                assert!(std::slice::from_raw_parts(z, l.size()).iter().all(|&b| b == 0), "class {c}");
+                a.dealloc(z, l);
             }
         }
     }
