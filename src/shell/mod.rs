@@ -1,7 +1,8 @@
 //! Everything that does I/O or owns a thread: the API client and list+watch machinery, the
 //! informers that feed the core, the API workers (bind, status patches, evictions), the event
 //! recorder, leader election, the health/metrics server, the command line and the wiring of the
-//! live scheduler, and the shipped binary's memory allocator. The shell drives [`crate::core`]; the core never calls back into it.
+//! live scheduler, and the shipped binary's memory allocator. The shell drives [`crate::core`];
+//! the core never calls back into it.
 
 pub mod alloc;
 pub mod api_workers;
