@@ -43,7 +43,9 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 const ALIGN: usize = 16;
 /// Number of size classes; the last one is [`MAX_SMALL`] bytes.
 const CLASSES: usize = 24;
-/// The largest size served from the free lists; larger blocks go to [`System`].
+/// The largest size served from the free lists; larger blocks go to [`System`]. Serving up to
+/// 8 KiB as well (the sizes of most of musl's remaining `mmap` calls at start-up) measured no
+/// gain: ready CPU 0.59–0.64 s against 0.51–0.56 s.
 pub const MAX_SMALL: usize = 2048;
 /// Address space reserved per class (128 MiB: more than the 78 MiB of anonymous memory the whole
 /// process has with 150,000 pods; a full class falls back to [`System`]).
