@@ -21,7 +21,6 @@ use super::{
     PodCondition, PodSpec, PodStatus, PreferredSchedulingTerm, QuantityStr, ResourceList, ResourceRequirements, Toleration,
 };
 use crate::core::gojson;
-use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// Decode one pod, or `None` when the general decoder must decide.
@@ -134,12 +133,20 @@ fn string_list(c: &mut Cursor<'_>, out: &mut Vec<String>) -> Result<(), Miss> {
     })
 }
 
-/// A rarely set field, decoded alone by the general decoder: the type's own serde code (the one
-/// the whole spec runs for it, over the same deserializer), so the field comes out as the general
-/// decoder makes it. An error is a [`Miss`] (the general decoder then takes the whole spec and
-/// words the error); the cursor has bounded the value's nesting as for any other.
-fn general<'a, T: Deserialize<'a>>(c: &mut Cursor<'a>) -> Result<T, Miss> {
-    gojson::from_str(c.raw_value()?).map_err(|_| Miss)
+/// A rarely set field decoded alone by the general decoder: its text, wrapped in the objects that
+/// lead to it from a spec (`{"volumes":…}`, `{"containers":[{"ports":…}]}`), is decoded as a
+/// [`PodSpec`]: the serde code the whole spec runs for that field, without a copy of it per field
+/// type in the binary. An error is a [`Miss`] (the general decoder then takes the whole spec and
+/// words the error); the cursor has bounded the value's nesting as for any other, and the
+/// wrapping is never deeper than the field's place in the pod.
+#[inline(never)]
+fn general(c: &mut Cursor<'_>, open: &str, close: &str) -> Result<PodSpec, Miss> {
+    let raw = c.raw_value()?;
+    let mut text = String::with_capacity(open.len() + raw.len() + close.len());
+    text.push_str(open);
+    text.push_str(raw);
+    text.push_str(close);
+    gojson::from_str(&text).map_err(|_| Miss)
 }
 
 /// The spec, by hand for the fields every pod has and node affinity (every DaemonSet pod has
@@ -263,11 +270,13 @@ fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
             11 => {
                 s.resources = if c.null()? { None } else { Some(requirements(c)?) };
             }
-            12 => s.scheduling_gates = general(c)?,
-            13 => s.topology_spread_constraints = general(c)?,
-            14 => s.volumes = general(c)?,
+            12 => s.scheduling_gates = general(c, "{\"schedulingGates\":", "}")?.scheduling_gates,
+            13 => {
+                s.topology_spread_constraints = general(c, "{\"topologySpreadConstraints\":", "}")?.topology_spread_constraints;
+            }
+            14 => s.volumes = general(c, "{\"volumes\":", "}")?.volumes,
             15 => boolean(c, &mut s.host_network)?,
-            _ => s.resource_claims = general(c)?,
+            _ => s.resource_claims = general(c, "{\"resourceClaims\":", "}")?.resource_claims,
         }
         Ok(())
     })?;
@@ -282,7 +291,10 @@ fn container(c: &mut Cursor<'_>) -> Result<Container, Miss> {
             0 => string(c, &mut k.name)?,
             1 => string(c, &mut k.image)?,
             2 => k.resources = structure(c, requirements)?,
-            3 => k.ports = general(c)?,
+            3 => {
+                let spec = general(c, "{\"containers\":[{\"ports\":", "}]}")?;
+                k.ports = spec.containers.into_iter().next().map(|k| k.ports).unwrap_or_default();
+            }
             _ => opt_string(c, &mut k.restart_policy)?,
         }
         Ok(())
@@ -314,8 +326,14 @@ fn affinity(c: &mut Cursor<'_>) -> Result<Affinity, Miss> {
     fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => a.node_affinity = if c.null()? { None } else { Some(node_affinity(c)?) },
-            1 => a.pod_affinity = general(c)?,
-            _ => a.pod_anti_affinity = general(c)?,
+            1 => {
+                let spec = general(c, "{\"affinity\":{\"podAffinity\":", "}}")?;
+                a.pod_affinity = spec.affinity.and_then(|a| a.pod_affinity);
+            }
+            _ => {
+                let spec = general(c, "{\"affinity\":{\"podAntiAffinity\":", "}}")?;
+                a.pod_anti_affinity = spec.affinity.and_then(|a| a.pod_anti_affinity);
+            }
         }
         Ok(())
     })?;
