@@ -194,22 +194,25 @@ impl<'a> CycleRecorder<'a> {
         }
     }
 
-    /// Push everything measured into the registry, for `profile`.
+    /// Push everything measured into the registry, for `profile`, under one lock: a cycle
+    /// records a dozen series, and the binder threads record into the same registry.
     pub fn flush(&self, metrics: &Metrics, profile: &str) {
-        for (point, status, secs) in self.points.borrow().iter() {
-            metrics.observe(names::EXTENSION_POINT_DURATION, &[point, status, profile], *secs);
-        }
-        for s in self.plugins.borrow().iter() {
-            metrics.observe_many(names::PLUGIN_DURATION, &[s.plugin, s.point, s.status], &s.secs);
-        }
-        let names = self.names.borrow();
-        for (i, counts) in self.evaluations.borrow().iter().enumerate() {
-            for (slot, n) in counts.iter().enumerate() {
-                if *n > 0 {
-                    metrics.inc(names::PLUGIN_EVALUATIONS, &[names[i], EVALUATED[slot], profile], *n as f64);
+        metrics.batch(|b| {
+            for (point, status, secs) in self.points.borrow().iter() {
+                b.observe(names::EXTENSION_POINT_DURATION, &[point, status, profile], *secs);
+            }
+            for s in self.plugins.borrow().iter() {
+                b.observe_many(names::PLUGIN_DURATION, &[s.plugin, s.point, s.status], &s.secs);
+            }
+            let names = self.names.borrow();
+            for (i, counts) in self.evaluations.borrow().iter().enumerate() {
+                for (slot, n) in counts.iter().enumerate() {
+                    if *n > 0 {
+                        b.inc(names::PLUGIN_EVALUATIONS, &[names[i], EVALUATED[slot], profile], *n as f64);
+                    }
                 }
             }
-        }
+        });
     }
 }
 
