@@ -8,16 +8,17 @@
 //! (an escape in a string it reads, a repeated field, a number that is not a plain `i32`, a
 //! type other than the expected one, nesting deeper than [`super::scan::MAX_DEPTH`]) makes the
 //! caller decode the object the general way, which then accepts, rejects and words errors
-//! exactly as before. A spec holding a rarely set subtree (affinity, volumes, spread constraints,
-//! ports, gates, claims, a quantity written as a number) is handed to the general decoder whole,
-//! which keeps this decoder small; metadata, status, containers and tolerations are read here.
+//! exactly as before. Node affinity (every DaemonSet pod has one) is read here too; the other
+//! rarely set subtrees (pod affinity, volumes, spread constraints, ports, gates, claims) are each
+//! handed alone to the general decoder, which keeps this decoder small without sending the whole
+//! spec there; a quantity written as a number still sends the whole spec.
 //! Go's `null` rules hold here too: `null` is the zero value (`None` for pointers), for fields,
 //! elements and map values.
 
 use super::scan::{field_index, Cursor, Miss};
 use super::{
-    Container, ObjectMeta, OwnerReference, Pod, PodCondition, PodSpec, PodStatus, QuantityStr, ResourceList,
-    ResourceRequirements, Toleration,
+    Affinity, Container, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta, OwnerReference, Pod,
+    PodCondition, PodSpec, PodStatus, PreferredSchedulingTerm, QuantityStr, ResourceList, ResourceRequirements, Toleration,
 };
 use crate::core::gojson;
 use std::collections::BTreeMap;
@@ -118,9 +119,40 @@ fn list<T: Default>(c: &mut Cursor<'_>, read: fn(&mut Cursor<'_>) -> Result<T, M
     Ok(out)
 }
 
-/// The spec, by hand when it holds only the fields every pod has, else by the general decoder
-/// (affinity, volumes, spread constraints, gates, claims, ports, quantities
-/// written as numbers are read only there, which keeps this decoder small).
+/// A list of strings (`null` elements are `""`).
+#[inline(never)]
+fn string_list(c: &mut Cursor<'_>, out: &mut Vec<String>) -> Result<(), Miss> {
+    if c.null()? {
+        return Ok(());
+    }
+    c.array(|c| {
+        let mut s = String::new();
+        string(c, &mut s)?;
+        out.push(s);
+        Ok(())
+    })
+}
+
+/// A rarely set field decoded alone by the general decoder: its text, wrapped in the objects that
+/// lead to it from a spec (`{"volumes":…}`, `{"containers":[{"ports":…}]}`), is decoded as a
+/// [`PodSpec`]: the serde code the whole spec runs for that field, without a copy of it per field
+/// type in the binary. An error is a [`Miss`] (the general decoder then takes the whole spec and
+/// words the error); the cursor has bounded the value's nesting as for any other, and the
+/// wrapping is never deeper than the field's place in the pod.
+#[inline(never)]
+fn general(c: &mut Cursor<'_>, open: &str, close: &str) -> Result<PodSpec, Miss> {
+    let raw = c.raw_value()?;
+    let mut text = String::with_capacity(open.len() + raw.len() + close.len());
+    text.push_str(open);
+    text.push_str(raw);
+    text.push_str(close);
+    gojson::from_str(&text).map_err(|_| Miss)
+}
+
+/// The spec, by hand for the fields every pod has and node affinity (every DaemonSet pod has
+/// one), the other rare fields (pod affinity, volumes, spread constraints, gates, claims, ports)
+/// each by the general decoder alone ([`general`]); only a doubt (a quantity written as a number,
+/// …) sends the whole spec to the general decoder.
 fn spec_or_general(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
     let start = c.mark();
     match structure(c, spec) {
@@ -230,6 +262,7 @@ fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
             3 => string(c, &mut s.priority_class_name)?,
             4 => opt_string(c, &mut s.preemption_policy)?,
             5 => string_map(c, &mut s.node_selector)?,
+            6 => s.affinity = if c.null()? { None } else { Some(affinity(c)?) },
             7 => s.tolerations = list(c, toleration)?,
             8 => s.containers = list(c, container)?,
             9 => s.init_containers = list(c, container)?,
@@ -237,8 +270,13 @@ fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
             11 => {
                 s.resources = if c.null()? { None } else { Some(requirements(c)?) };
             }
+            12 => s.scheduling_gates = general(c, "{\"schedulingGates\":", "}")?.scheduling_gates,
+            13 => {
+                s.topology_spread_constraints = general(c, "{\"topologySpreadConstraints\":", "}")?.topology_spread_constraints;
+            }
+            14 => s.volumes = general(c, "{\"volumes\":", "}")?.volumes,
             15 => boolean(c, &mut s.host_network)?,
-            _ => return Err(Miss),
+            _ => s.resource_claims = general(c, "{\"resourceClaims\":", "}")?.resource_claims,
         }
         Ok(())
     })?;
@@ -253,7 +291,10 @@ fn container(c: &mut Cursor<'_>) -> Result<Container, Miss> {
             0 => string(c, &mut k.name)?,
             1 => string(c, &mut k.image)?,
             2 => k.resources = structure(c, requirements)?,
-            3 => return Err(Miss),
+            3 => {
+                let spec = general(c, "{\"containers\":[{\"ports\":", "}]}")?;
+                k.ports = spec.containers.into_iter().next().map(|k| k.ports).unwrap_or_default();
+            }
             _ => opt_string(c, &mut k.restart_policy)?,
         }
         Ok(())
@@ -276,6 +317,90 @@ fn toleration(c: &mut Cursor<'_>) -> Result<Toleration, Miss> {
         Ok(())
     })?;
     Ok(t)
+}
+
+/// Affinity: node affinity by hand, pod (anti-)affinity by the general decoder.
+fn affinity(c: &mut Cursor<'_>) -> Result<Affinity, Miss> {
+    let mut a = Affinity::default();
+    const FIELDS: &[&str] = &["nodeAffinity", "podAffinity", "podAntiAffinity"];
+    fields(c, FIELDS, &mut |c, i| {
+        match i {
+            0 => a.node_affinity = if c.null()? { None } else { Some(node_affinity(c)?) },
+            1 => {
+                let spec = general(c, "{\"affinity\":{\"podAffinity\":", "}}")?;
+                a.pod_affinity = spec.affinity.and_then(|a| a.pod_affinity);
+            }
+            _ => {
+                let spec = general(c, "{\"affinity\":{\"podAntiAffinity\":", "}}")?;
+                a.pod_anti_affinity = spec.affinity.and_then(|a| a.pod_anti_affinity);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(a)
+}
+
+fn node_affinity(c: &mut Cursor<'_>) -> Result<NodeAffinity, Miss> {
+    let mut n = NodeAffinity::default();
+    const FIELDS: &[&str] =
+        &["requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"];
+    fields(c, FIELDS, &mut |c, i| {
+        match i {
+            0 => n.required = if c.null()? { None } else { Some(node_selector(c)?) },
+            _ => n.preferred = list(c, preferred_term)?,
+        }
+        Ok(())
+    })?;
+    Ok(n)
+}
+
+fn node_selector(c: &mut Cursor<'_>) -> Result<NodeSelector, Miss> {
+    let mut n = NodeSelector::default();
+    fields(c, &["nodeSelectorTerms"], &mut |c, _| {
+        n.node_selector_terms = list(c, selector_term)?;
+        Ok(())
+    })?;
+    Ok(n)
+}
+
+fn preferred_term(c: &mut Cursor<'_>) -> Result<PreferredSchedulingTerm, Miss> {
+    let mut p = PreferredSchedulingTerm::default();
+    const FIELDS: &[&str] = &["weight", "preference"];
+    fields(c, FIELDS, &mut |c, i| {
+        match i {
+            0 => p.weight = if c.null()? { 0 } else { c.int32()? },
+            _ => p.preference = structure(c, selector_term)?,
+        }
+        Ok(())
+    })?;
+    Ok(p)
+}
+
+fn selector_term(c: &mut Cursor<'_>) -> Result<NodeSelectorTerm, Miss> {
+    let mut t = NodeSelectorTerm::default();
+    const FIELDS: &[&str] = &["matchExpressions", "matchFields"];
+    fields(c, FIELDS, &mut |c, i| {
+        match i {
+            0 => t.match_expressions = list(c, selector_requirement)?,
+            _ => t.match_fields = list(c, selector_requirement)?,
+        }
+        Ok(())
+    })?;
+    Ok(t)
+}
+
+fn selector_requirement(c: &mut Cursor<'_>) -> Result<NodeSelectorRequirement, Miss> {
+    let mut r = NodeSelectorRequirement::default();
+    const FIELDS: &[&str] = &["key", "operator", "values"];
+    fields(c, FIELDS, &mut |c, i| {
+        match i {
+            0 => string(c, &mut r.key)?,
+            1 => string(c, &mut r.operator)?,
+            _ => string_list(c, &mut r.values)?,
+        }
+        Ok(())
+    })?;
+    Ok(r)
 }
 
 fn requirements(c: &mut Cursor<'_>) -> Result<ResourceRequirements, Miss> {

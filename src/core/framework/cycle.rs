@@ -244,25 +244,31 @@ impl Framework {
         skip: &[bool],
         rec: Rec<'_>,
     ) -> Result<(), Rejection> {
-        for &i in &self.filter {
-            if skip[i] {
-                continue;
+        let filters = || {
+            for &i in &self.filter {
+                if skip[i] {
+                    continue;
+                }
+                let pl = &self.plugins[i];
+                let filtered = match rec.0 {
+                    // Not measured: the plugin's name is needed only when it rejects.
+                    None => pl.filter(cache, pod, node, &states[i]),
+                    Some(_) => rec.plugin(
+                        i,
+                        pl.name(),
+                        point::FILTER,
+                        || pl.filter(cache, pod, node, &states[i]),
+                        |r| status_label(r.as_ref().err().map(|r| r.code)),
+                    ),
+                };
+                filtered.map_err(|r| r.with_plugin(pl.name()))?;
             }
-            let pl = &self.plugins[i];
-            let filtered = match rec.0 {
-                // Not measured: the plugin's name is needed only when it rejects.
-                None => pl.filter(cache, pod, node, &states[i]),
-                Some(_) => rec.plugin(
-                    i,
-                    pl.name(),
-                    point::FILTER,
-                    || pl.filter(cache, pod, node, &states[i]),
-                    |r| status_label(r.as_ref().err().map(|r| r.code)),
-                ),
-            };
-            filtered.map_err(|r| r.with_plugin(pl.name()))?;
-        }
-        Ok(())
+            Ok(())
+        };
+        rec.chain(true);
+        let filtered = filters();
+        rec.chain(false);
+        filtered
     }
 
     /// Copy the PreFilter states: through each plugin's `clone_state`, or — for a plugin that
@@ -834,17 +840,24 @@ impl Framework {
                     scored.map_err(|r| texts::score_plugin_error(name, &r.message()))?;
                 }
                 None => {
-                    for (k, node) in nodes.iter().enumerate() {
-                        raw[k] = rec
-                            .plugin(
-                                i,
-                                name,
-                                point::SCORE,
-                                || pl.score(cache, pod, node, state),
-                                |r| status_label(r.as_ref().err().map(|r| r.code)),
-                            )
-                            .map_err(|r| texts::score_plugin_error(name, &r.message()))?;
-                    }
+                    let mut scores = || {
+                        for (k, node) in nodes.iter().enumerate() {
+                            raw[k] = rec
+                                .plugin(
+                                    i,
+                                    name,
+                                    point::SCORE,
+                                    || pl.score(cache, pod, node, state),
+                                    |r| status_label(r.as_ref().err().map(|r| r.code)),
+                                )
+                                .map_err(|r| texts::score_plugin_error(name, &r.message()))?;
+                        }
+                        Ok::<(), String>(())
+                    };
+                    rec.chain(true);
+                    let scored = scores();
+                    rec.chain(false);
+                    scored?;
                 }
             }
             if pl.points().normalize {

@@ -181,6 +181,11 @@ impl Batch<'_> {
     pub fn observe(&mut self, name: &str, labels: &[&str], sample: f64) {
         self.reg.observe_many(name, labels, &[sample]);
     }
+
+    /// [`Metrics::observe_many`] inside the batch.
+    pub fn observe_many(&mut self, name: &str, labels: &[&str], samples: &[f64]) {
+        self.reg.observe_many(name, labels, samples);
+    }
 }
 
 /// A handle on the registry, cheap to clone into every thread.
