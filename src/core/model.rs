@@ -620,14 +620,18 @@ impl PodInfo {
     /// [`PodInfo::from_api`] for a pod bound to a node whose record only goes into the node
     /// table ([`crate::core::cache::Cache::upsert_assigned_pod_owned`]): the API object is not
     /// needed afterwards, so its strings, labels and larger parts move instead of being copied,
-    /// and `images` (read only when scheduling the pod) stays empty.
+    /// and what only scheduling the pod itself reads stays empty (images, node selector,
+    /// tolerations, scheduling gates, owner, PodScheduled condition, creation time): a start-up
+    /// converts tens of thousands of bound pods, and the node-side record
+    /// ([`crate::core::cache::AssignedPod::from_owned`]) reads none of them.
     pub fn from_api_for_node(pod: &mut api::Pod, priorities: &dyn PriorityResolver) -> PodInfo {
         let moved = Moved::taken(pod);
         Self::convert(pod, moved, priorities, false)
     }
 
-    /// Everything but `moved` is read from `pod` (whose moved fields may be empty by now).
-    fn convert(pod: &api::Pod, moved: Moved, priorities: &dyn PriorityResolver, with_images: bool) -> PodInfo {
+    /// Everything but `moved` is read from `pod` (whose moved fields may be empty by now);
+    /// `whole` is false for the node-side conversion ([`PodInfo::from_api_for_node`]).
+    fn convert(pod: &api::Pod, moved: Moved, priorities: &dyn PriorityResolver, whole: bool) -> PodInfo {
         let meta = &pod.metadata;
         let spec = &pod.spec;
         let mut spec_error = None;
@@ -648,7 +652,7 @@ impl PodInfo {
             .or(class_policy)
             .unwrap_or(PreemptionPolicy::PreemptLowerPriority);
 
-        let containers = if with_images { spec.init_containers.len() + spec.containers.len() } else { 0 };
+        let containers = if whole { spec.init_containers.len() + spec.containers.len() } else { 0 };
         let mut images = Vec::with_capacity(containers);
         for c in spec.init_containers.iter().chain(spec.containers.iter()).take(containers) {
             if !c.image.is_empty() {
@@ -657,13 +661,15 @@ impl PodInfo {
         }
 
         let scheduled_condition =
-            pod.status.conditions.iter().find(|c| c.type_ == conditions::POD_SCHEDULED).map(|c| ScheduledCondition {
-                status: c.status.clone(),
-                reason: c.reason.clone().unwrap_or_default(),
-                message: c.message.clone().unwrap_or_default(),
+            pod.status.conditions.iter().filter(|_| whole).find(|c| c.type_ == conditions::POD_SCHEDULED).map(|c| {
+                ScheduledCondition {
+                    status: c.status.clone(),
+                    reason: c.reason.clone().unwrap_or_default(),
+                    message: c.message.clone().unwrap_or_default(),
+                }
             });
 
-        let owner = meta.owner_references.iter().find(|o| o.controller == Some(true)).cloned();
+        let owner = meta.owner_references.iter().filter(|_| whole).find(|o| o.controller == Some(true)).cloned();
         let preempted_by_scheduler = meta.deletion_timestamp.is_some()
             && pod.status.conditions.iter().any(|c| {
                 c.type_ == conditions::DISRUPTION_TARGET
@@ -682,16 +688,27 @@ impl PodInfo {
             priority,
             preemption_policy,
             labels: moved.labels,
-            creation_unix: meta.creation_timestamp.as_deref().and_then(timefmt::parse_rfc3339).map(|t| t.0).unwrap_or(0),
+            creation_unix: meta
+                .creation_timestamp
+                .as_deref()
+                .filter(|_| whole)
+                .and_then(timefmt::parse_rfc3339)
+                .map(|t| t.0)
+                .unwrap_or(0),
             start_unix: pod.status.start_time.as_deref().and_then(timefmt::parse_rfc3339).map(|t| t.0).unwrap_or(0),
             terminating: meta.deletion_timestamp.is_some(),
             phase: PodPhase::parse(&pod.status.phase),
-            scheduling_gates: spec.scheduling_gates.iter().map(|g| g.name.as_str().into()).collect(),
+            scheduling_gates: spec.scheduling_gates.iter().filter(|_| whole).map(|g| g.name.as_str().into()).collect(),
             resources: pod_resources(spec),
             host_ports: host_ports_of(spec),
-            node_selector: spec.node_selector.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
+            node_selector: spec
+                .node_selector
+                .iter()
+                .filter(|_| whole)
+                .map(|(k, v)| (k.as_str().into(), v.as_str().into()))
+                .collect(),
             affinity: moved.affinity,
-            tolerations: spec.tolerations.iter().map(Toleration::from_api).collect(),
+            tolerations: spec.tolerations.iter().filter(|_| whole).map(Toleration::from_api).collect(),
             images,
             topology_spread_constraints: moved.topology_spread_constraints,
             volumes: moved.volumes,
