@@ -20,11 +20,19 @@ pub type PodKey = Arc<str>;
 
 /// Build a pod key.
 pub fn pod_key(namespace: &str, name: &str) -> PodKey {
-    let mut s = String::with_capacity(namespace.len() + name.len() + 1);
-    s.push_str(namespace);
-    s.push('/');
-    s.push_str(name);
-    Arc::from(s)
+    // Assembled on the stack when it fits (a namespace is at most 63 bytes, a name 253), so the
+    // key is one allocation: every listed pod gets one.
+    let mut buf = [0u8; 320];
+    let (ns, n) = (namespace.len(), name.len());
+    if let Some(Ok(key)) = buf.get_mut(..ns + n + 1).map(|dst| {
+        dst[..ns].copy_from_slice(namespace.as_bytes());
+        dst[ns] = b'/';
+        dst[ns + 1..].copy_from_slice(name.as_bytes());
+        std::str::from_utf8(dst)
+    }) {
+        return Arc::from(key);
+    }
+    Arc::from(format!("{namespace}/{name}"))
 }
 
 pub const RESOURCE_CPU: &str = "cpu";
@@ -888,6 +896,17 @@ impl NodeSpecInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pod_keys_of_any_length() {
+        assert_eq!(&*pod_key("ns", "p"), "ns/p");
+        assert_eq!(&*pod_key("", "p"), "/p");
+        assert_eq!(&*pod_key("nämespace", "pöd"), "nämespace/pöd");
+        let long = "x".repeat(400);
+        assert_eq!(*pod_key("ns", &long), format!("ns/{long}"));
+        let fits = "y".repeat(320 - 3);
+        assert_eq!(*pod_key("ns", &fits), format!("ns/{fits}"));
+    }
 
     fn container(name: &str, reqs: &[(&str, &str)]) -> api::Container {
         api::Container {
