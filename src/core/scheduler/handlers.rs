@@ -133,7 +133,8 @@ impl Scheduler {
             Some((o, _)) if new().is_some_and(|n| o.labels != n.labels) => EventMask::ASSIGNED_POD_UPDATE,
             Some(_) => return,
         };
-        match new().cloned().filter(|_| self.out_of_tree) {
+        // Only out-of-tree plugins read the event's objects: no lookup per listed pod otherwise.
+        match self.out_of_tree.then(new).flatten().cloned() {
             Some(new) => {
                 let old = old.as_ref().map(|(o, _)| EventObject::AssignedPod(o));
                 self.move_pods_on(&ClusterEvent { mask, old, new: Some(EventObject::AssignedPod(&new)) }, now);
@@ -444,9 +445,14 @@ fn timed(s: &mut Scheduler, label: Option<&'static str>, handle: impl FnOnce(&mu
 fn apply_page<T: Keep>(s: &mut Scheduler, id: KindId, items: Vec<Box<T>>, now: Instant) {
     let mut seen = s.relists.remove(&id);
     let mut samples: Vec<(&'static str, Vec<f64>)> = Vec::new();
-    let mut last = s.ticker.as_ref().map(|t| t.now());
+    // When the previous object's timed handling ended (this one's starts there).
+    let mut last = None;
     for o in items {
         let label = T::event_label(s, Some(&o), "", ADD);
+        let start = match (label, &s.ticker) {
+            (Some(_), Some(t)) => Some(last.take().unwrap_or_else(|| t.now())),
+            _ => None,
+        };
         if let Some(seen) = seen.as_mut() {
             seen.insert(o.key());
         }
@@ -454,16 +460,15 @@ fn apply_page<T: Keep>(s: &mut Scheduler, id: KindId, items: Vec<Box<T>>, now: I
             log_event_with(label, || o.key());
         }
         T::upsert(s, o, true, now);
-        if let (Some(t), Some(start)) = (&s.ticker, last) {
+        last = None;
+        if let (Some(label), Some(start), Some(t)) = (label, start, &s.ticker) {
             let end = t.now();
             last = Some(end);
-            if let Some(label) = label {
-                let secs = end.saturating_duration_since(start).as_secs_f64();
-                // Labels are the literals of `event_label`: the same one is the same pointer.
-                match samples.iter_mut().find(|(l, _)| std::ptr::eq(*l, label)) {
-                    Some((_, v)) => v.push(secs),
-                    None => samples.push((label, vec![secs])),
-                }
+            let secs = end.saturating_duration_since(start).as_secs_f64();
+            // Labels are the literals of `event_label`: the same one is the same pointer.
+            match samples.iter_mut().find(|(l, _)| std::ptr::eq(*l, label)) {
+                Some((_, v)) => v.push(secs),
+                None => samples.push((label, vec![secs])),
             }
         }
     }
