@@ -15,18 +15,18 @@ use std::time::Instant;
 /// One object of a list page as the reflector hands it over: decoded, or not.
 #[derive(Clone)]
 enum Item {
-    Pod(api::Pod),
+    Pod(Box<api::Pod>),
     Bad(Undecodable),
 }
 
 fn bound(p: PodBuilder, node: &str) -> Item {
     let mut p = p.node_name(node);
     p.pod.status.phase = "Running".into();
-    Item::Pod(p.pod)
+    Item::Pod(Box::new(p.pod))
 }
 
 fn pending(p: PodBuilder) -> Item {
-    Item::Pod(p.pod)
+    Item::Pod(Box::new(p.pod))
 }
 
 fn bad(name: &str, node: &str) -> Item {
@@ -53,7 +53,8 @@ impl Ticker for Still {
 /// Feed one page the way the reflector does (decoded objects, then each undecodable one):
 /// `whole` as one input, else each object as a page of its own.
 fn feed_page(h: &mut Harness, items: &[Item], whole: bool) {
-    let pods: Vec<api::Pod> = items.iter().filter_map(|i| if let Item::Pod(p) = i { Some(p.clone()) } else { None }).collect();
+    let pods: Vec<api::Pod> =
+        items.iter().filter_map(|i| if let Item::Pod(p) = i { Some((**p).clone()) } else { None }).collect();
     if whole {
         if !pods.is_empty() {
             h.feed(Change::ListPage(pods));
@@ -122,7 +123,7 @@ fn run(whole: bool) -> Vec<Vec<String>> {
             pending(pod("c", "1")),
             pending(foreign),
             bad("u1", ""),
-            Item::Pod(done.pod),
+            Item::Pod(Box::new(done.pod)),
             bad("u2", "n1"),
         ],
         vec![pending(pod("f", "2")), bound(pod("g", "1").labels(&[("app", "db")]), "n1")],
