@@ -20,11 +20,19 @@ pub type PodKey = Arc<str>;
 
 /// Build a pod key.
 pub fn pod_key(namespace: &str, name: &str) -> PodKey {
-    let mut s = String::with_capacity(namespace.len() + name.len() + 1);
-    s.push_str(namespace);
-    s.push('/');
-    s.push_str(name);
-    Arc::from(s)
+    // Assembled on the stack when it fits (a namespace is at most 63 bytes, a name 253), so the
+    // key is one allocation: every listed pod gets one.
+    let mut buf = [0u8; 320];
+    let (ns, n) = (namespace.len(), name.len());
+    if let Some(Ok(key)) = buf.get_mut(..ns + n + 1).map(|dst| {
+        dst[..ns].copy_from_slice(namespace.as_bytes());
+        dst[ns] = b'/';
+        dst[ns + 1..].copy_from_slice(name.as_bytes());
+        std::str::from_utf8(dst)
+    }) {
+        return Arc::from(key);
+    }
+    Arc::from(format!("{namespace}/{name}"))
 }
 
 pub const RESOURCE_CPU: &str = "cpu";
@@ -620,14 +628,18 @@ impl PodInfo {
     /// [`PodInfo::from_api`] for a pod bound to a node whose record only goes into the node
     /// table ([`crate::core::cache::Cache::upsert_assigned_pod_owned`]): the API object is not
     /// needed afterwards, so its strings, labels and larger parts move instead of being copied,
-    /// and `images` (read only when scheduling the pod) stays empty.
+    /// and what only scheduling the pod itself reads stays empty (images, node selector,
+    /// tolerations, scheduling gates, owner, PodScheduled condition, creation time): a start-up
+    /// converts tens of thousands of bound pods, and the node-side record
+    /// ([`crate::core::cache::AssignedPod::from_owned`]) reads none of them.
     pub fn from_api_for_node(pod: &mut api::Pod, priorities: &dyn PriorityResolver) -> PodInfo {
         let moved = Moved::taken(pod);
         Self::convert(pod, moved, priorities, false)
     }
 
-    /// Everything but `moved` is read from `pod` (whose moved fields may be empty by now).
-    fn convert(pod: &api::Pod, moved: Moved, priorities: &dyn PriorityResolver, with_images: bool) -> PodInfo {
+    /// Everything but `moved` is read from `pod` (whose moved fields may be empty by now);
+    /// `whole` is false for the node-side conversion ([`PodInfo::from_api_for_node`]).
+    fn convert(pod: &api::Pod, moved: Moved, priorities: &dyn PriorityResolver, whole: bool) -> PodInfo {
         let meta = &pod.metadata;
         let spec = &pod.spec;
         let mut spec_error = None;
@@ -648,7 +660,7 @@ impl PodInfo {
             .or(class_policy)
             .unwrap_or(PreemptionPolicy::PreemptLowerPriority);
 
-        let containers = if with_images { spec.init_containers.len() + spec.containers.len() } else { 0 };
+        let containers = if whole { spec.init_containers.len() + spec.containers.len() } else { 0 };
         let mut images = Vec::with_capacity(containers);
         for c in spec.init_containers.iter().chain(spec.containers.iter()).take(containers) {
             if !c.image.is_empty() {
@@ -657,13 +669,15 @@ impl PodInfo {
         }
 
         let scheduled_condition =
-            pod.status.conditions.iter().find(|c| c.type_ == conditions::POD_SCHEDULED).map(|c| ScheduledCondition {
-                status: c.status.clone(),
-                reason: c.reason.clone().unwrap_or_default(),
-                message: c.message.clone().unwrap_or_default(),
+            pod.status.conditions.iter().filter(|_| whole).find(|c| c.type_ == conditions::POD_SCHEDULED).map(|c| {
+                ScheduledCondition {
+                    status: c.status.clone(),
+                    reason: c.reason.clone().unwrap_or_default(),
+                    message: c.message.clone().unwrap_or_default(),
+                }
             });
 
-        let owner = meta.owner_references.iter().find(|o| o.controller == Some(true)).cloned();
+        let owner = meta.owner_references.iter().filter(|_| whole).find(|o| o.controller == Some(true)).cloned();
         let preempted_by_scheduler = meta.deletion_timestamp.is_some()
             && pod.status.conditions.iter().any(|c| {
                 c.type_ == conditions::DISRUPTION_TARGET
@@ -682,16 +696,27 @@ impl PodInfo {
             priority,
             preemption_policy,
             labels: moved.labels,
-            creation_unix: meta.creation_timestamp.as_deref().and_then(timefmt::parse_rfc3339).map(|t| t.0).unwrap_or(0),
+            creation_unix: meta
+                .creation_timestamp
+                .as_deref()
+                .filter(|_| whole)
+                .and_then(timefmt::parse_rfc3339)
+                .map(|t| t.0)
+                .unwrap_or(0),
             start_unix: pod.status.start_time.as_deref().and_then(timefmt::parse_rfc3339).map(|t| t.0).unwrap_or(0),
             terminating: meta.deletion_timestamp.is_some(),
             phase: PodPhase::parse(&pod.status.phase),
-            scheduling_gates: spec.scheduling_gates.iter().map(|g| g.name.as_str().into()).collect(),
+            scheduling_gates: spec.scheduling_gates.iter().filter(|_| whole).map(|g| g.name.as_str().into()).collect(),
             resources: pod_resources(spec),
             host_ports: host_ports_of(spec),
-            node_selector: spec.node_selector.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
+            node_selector: spec
+                .node_selector
+                .iter()
+                .filter(|_| whole)
+                .map(|(k, v)| (k.as_str().into(), v.as_str().into()))
+                .collect(),
             affinity: moved.affinity,
-            tolerations: spec.tolerations.iter().map(Toleration::from_api).collect(),
+            tolerations: spec.tolerations.iter().filter(|_| whole).map(Toleration::from_api).collect(),
             images,
             topology_spread_constraints: moved.topology_spread_constraints,
             volumes: moved.volumes,
@@ -871,6 +896,17 @@ impl NodeSpecInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pod_keys_of_any_length() {
+        assert_eq!(&*pod_key("ns", "p"), "ns/p");
+        assert_eq!(&*pod_key("", "p"), "/p");
+        assert_eq!(&*pod_key("nämespace", "pöd"), "nämespace/pöd");
+        let long = "x".repeat(400);
+        assert_eq!(*pod_key("ns", &long), format!("ns/{long}"));
+        let fits = "y".repeat(320 - 3);
+        assert_eq!(*pod_key("ns", &fits), format!("ns/{fits}"));
+    }
 
     fn container(name: &str, reqs: &[(&str, &str)]) -> api::Container {
         api::Container {

@@ -88,7 +88,7 @@ impl KindVisitor for ListKind<'_> {
                 eprintln!("warning: {path}: skipping {}, which cannot be decoded: {}", u.key(), u.error);
             }
             for item in page.items {
-                if !(self.each)(T::wrap(Change::Added(Box::new(item)))) {
+                if !(self.each)(T::wrap(Change::Added(item))) {
                     return Ok(false);
                 }
             }

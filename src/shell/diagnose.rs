@@ -184,7 +184,7 @@ pub fn list_all<T: serde::de::DeserializeOwned + crate::core::api::Object + 'sta
             ..Default::default()
         };
         let page = client.list::<T>(path, &params).map_err(|source| DiagnoseError::Api { what: path.to_string(), source })?;
-        out.extend(page.items);
+        out.extend(page.items.into_iter().map(|o| *o));
         for u in page.undecodable {
             Line::new("Skipping an object that cannot be decoded")
                 .s("path", path)

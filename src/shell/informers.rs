@@ -175,7 +175,7 @@ struct Forwarder {
 }
 
 impl<T: Watched + Object> Sink<T> for Forwarder {
-    fn change(&mut self, change: Change<T>) -> bool {
+    fn change(&mut self, change: Change<Box<T>>) -> bool {
         match &change {
             Change::ListBegin => self.metrics.inc(m::WATCH_RELISTS, &[self.kind.resource], 1.0),
             Change::ListDone => {
@@ -188,7 +188,7 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
             _ => {}
         }
         TURN.sending();
-        self.tx.send(Input::Watch(T::wrap_as(self.kind.id, change.map(Box::new)))).is_ok()
+        self.tx.send(Input::Watch(T::wrap_as(self.kind.id, change))).is_ok()
     }
 
     /// Required: an error every time (the reflector backs off). Optional: one warning naming the

@@ -81,19 +81,34 @@ mod tests {
             "labels":{"app":"web","tier":"x"},"creationTimestamp":"2026-01-02T03:04:05Z",
             "deletionTimestamp":"2026-01-02T03:05:05Z",
             "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"r","controller":true}]},
-            "spec":{"nodeName":"n1","priority":5,"containers":[{"name":"c","image":"nginx",
+            "spec":{"nodeName":"n1","priority":5,"nodeSelector":{"disk":"ssd"},"schedulingGates":[{"name":"g"}],
+            "tolerations":[{"key":"k","operator":"Exists","effect":"NoSchedule"}],"containers":[{"name":"c","image":"nginx",
             "resources":{"requests":{"cpu":"250m","memory":"64Mi"}},"ports":[{"containerPort":80,"hostPort":8080}]}],
             "affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
               {"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}},
             "volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}}],
             "topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"}]},
             "status":{"phase":"Running","startTime":"2026-01-02T03:04:06Z","nominatedNodeName":"n2",
-            "conditions":[{"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler"}]}}"#;
+            "conditions":[{"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler"},
+              {"type":"PodScheduled","status":"True"}]}}"#;
         let pod: api::Pod = gojson::from_str(raw).expect("pod");
         let mut copied = PodInfo::from_api(&pod, &NoPriorityClasses);
         let moved = PodInfo::from_api_for_node(&mut pod.clone(), &NoPriorityClasses);
+        // What only scheduling the pod itself reads is left out of the node-side conversion.
         assert!(!copied.images.is_empty() && moved.images.is_empty());
+        assert!(copied.owner.is_some() && moved.owner.is_none());
+        assert!(!copied.tolerations.is_empty() && moved.tolerations.is_empty());
+        assert!(!copied.node_selector.is_empty() && moved.node_selector.is_empty());
+        assert!(!copied.scheduling_gates.is_empty() && moved.scheduling_gates.is_empty());
+        assert!(copied.scheduled_condition.is_some() && moved.scheduled_condition.is_none());
+        assert!(copied.creation_unix != 0 && moved.creation_unix == 0);
         copied.images.clear();
+        copied.owner = None;
+        copied.tolerations.clear();
+        copied.node_selector.clear();
+        copied.scheduling_gates.clear();
+        copied.scheduled_condition = None;
+        copied.creation_unix = 0;
         assert_eq!(format!("{copied:?}"), format!("{moved:?}"));
         let from_copy = AssignedPod::from_pod(&copied, &copied.node_name);
         assert_eq!(format!("{from_copy:?}"), format!("{:?}", AssignedPod::from_owned(moved)));

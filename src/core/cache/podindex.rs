@@ -12,6 +12,7 @@
 
 use crate::core::cache::affinity_terms::PodTerms;
 use crate::core::cache::assigned::AssignedPod;
+use crate::core::fxhash::FxHashMap;
 use crate::core::intern::Name;
 use crate::core::labels::{Narrowing, Selector};
 use crate::core::model::PodKey;
@@ -34,8 +35,10 @@ pub struct PodIndex {
     with_affinity: HashMap<PodKey, IndexedPod>,
     /// How many of them have required anti-affinity terms (lets PreFilter skip the walk).
     with_required_anti_affinity: usize,
-    /// Every placed pod by namespace → label key → label value.
-    by_label: HashMap<Box<str>, HashMap<Name, ByValue>>,
+    /// Every placed pod by namespace → label key → label value. Namespaces (created by cluster
+    /// administrators) and interned keys (hashed by address) use the fast hasher; label values,
+    /// which anyone who creates a pod chooses, keep std's randomised one.
+    by_label: FxHashMap<Box<str>, FxHashMap<Name, ByValue>>,
 }
 
 impl PodIndex {
@@ -44,7 +47,7 @@ impl PodIndex {
         if !pod.labels.is_empty() {
             // Look up before inserting: an entry() key would be a new copy of the namespace per pod.
             if !self.by_label.contains_key(&*pod.namespace) {
-                self.by_label.insert(pod.namespace.clone(), HashMap::new());
+                self.by_label.insert(pod.namespace.clone(), FxHashMap::default());
             }
             if let Some(by_key) = self.by_label.get_mut(&*pod.namespace) {
                 for (k, v) in pod.labels.iter() {
@@ -177,7 +180,7 @@ impl PodIndex {
                 self.with_required_anti_affinity, fresh.with_required_anti_affinity
             ));
         }
-        let count = |m: &HashMap<Box<str>, HashMap<Name, ByValue>>| -> Vec<(String, Name, String, usize)> {
+        let count = |m: &FxHashMap<Box<str>, FxHashMap<Name, ByValue>>| -> Vec<(String, Name, String, usize)> {
             let mut v: Vec<_> = m
                 .iter()
                 .flat_map(|(ns, ks)| {

@@ -133,7 +133,8 @@ impl Scheduler {
             Some((o, _)) if new().is_some_and(|n| o.labels != n.labels) => EventMask::ASSIGNED_POD_UPDATE,
             Some(_) => return,
         };
-        match new().cloned().filter(|_| self.out_of_tree) {
+        // Only out-of-tree plugins read the event's objects: no lookup per listed pod otherwise.
+        match self.out_of_tree.then(new).flatten().cloned() {
             Some(new) => {
                 let old = old.as_ref().map(|(o, _)| EventObject::AssignedPod(o));
                 self.move_pods_on(&ClusterEvent { mask, old, new: Some(EventObject::AssignedPod(&new)) }, now);
@@ -404,19 +405,26 @@ fn zone_key(labels: &crate::core::model::Labels) -> String {
 /// The informer event handlers' lines (`pkg/scheduler/eventhandlers.go`, v1.35): adds and
 /// deletes at V(3), updates at V(4), for nodes, unscheduled and scheduled pods.
 fn log_event(label: Option<&'static str>, key: &str) {
+    if let Some(label) = label {
+        log_event_with(label, || key.to_string());
+    }
+}
+
+/// [`log_event`] with the key built only when the line is written.
+fn log_event_with(label: &'static str, key: impl FnOnce() -> String) {
     let (level, msg, what) = match label {
-        Some("NodeAdd") => (3, "Add event for node", "node"),
-        Some("NodeUpdate") => (4, "Update event for node", "node"),
-        Some("NodeDelete") => (3, "Delete event for node", "node"),
-        Some("UnschedulablePodAdd") => (3, "Add event for unscheduled pod", "pod"),
-        Some("UnschedulablePodUpdate") => (4, "Update event for unscheduled pod", "pod"),
-        Some("UnschedulablePodDelete") => (3, "Delete event for unscheduled pod", "pod"),
-        Some("AssignedPodAdd") => (3, "Add event for scheduled pod", "pod"),
-        Some("AssignedPodUpdate") => (4, "Update event for scheduled pod", "pod"),
-        Some("AssignedPodDelete") => (3, "Delete event for scheduled pod", "pod"),
+        "NodeAdd" => (3, "Add event for node", "node"),
+        "NodeUpdate" => (4, "Update event for node", "node"),
+        "NodeDelete" => (3, "Delete event for node", "node"),
+        "UnschedulablePodAdd" => (3, "Add event for unscheduled pod", "pod"),
+        "UnschedulablePodUpdate" => (4, "Update event for unscheduled pod", "pod"),
+        "UnschedulablePodDelete" => (3, "Delete event for unscheduled pod", "pod"),
+        "AssignedPodAdd" => (3, "Add event for scheduled pod", "pod"),
+        "AssignedPodUpdate" => (4, "Update event for scheduled pod", "pod"),
+        "AssignedPodDelete" => (3, "Delete event for scheduled pod", "pod"),
         _ => return,
     };
-    logging::v(level, || Line::new(msg).o(what, key));
+    logging::v(level, || Line::new(msg).o(what, &key()));
 }
 
 fn timed(s: &mut Scheduler, label: Option<&'static str>, handle: impl FnOnce(&mut Scheduler)) {
@@ -425,6 +433,50 @@ fn timed(s: &mut Scheduler, label: Option<&'static str>, handle: impl FnOnce(&mu
     if let (Some(label), Some(start), Some(t)) = (label, start, &s.ticker) {
         let secs = t.now().saturating_duration_since(start).as_secs_f64();
         s.metrics.observe(m::EVENT_HANDLING_DURATION, &[label], secs);
+    }
+}
+
+/// Apply one page of a list of kind `id`: each object is upserted as an `Added` change would
+/// be and, during a relist, recorded as seen. A page is one input of tens to hundreds of
+/// objects, so what is the same for all of them is done once: the relist set is looked up once,
+/// keys are built only when a relist or the log needs them, the clock is read once per object
+/// (one object's handling ends where the next one's begins) and the handling times reach the
+/// histogram once per page and label.
+fn apply_page<T: Keep>(s: &mut Scheduler, id: KindId, items: Vec<Box<T>>, now: Instant) {
+    let mut seen = s.relists.remove(&id);
+    let mut samples: Vec<(&'static str, Vec<f64>)> = Vec::new();
+    // When the previous object's timed handling ended (this one's starts there).
+    let mut last = None;
+    for o in items {
+        let label = T::event_label(s, Some(&o), "", ADD);
+        let start = match (label, &s.ticker) {
+            (Some(_), Some(t)) => Some(last.take().unwrap_or_else(|| t.now())),
+            _ => None,
+        };
+        if let Some(seen) = seen.as_mut() {
+            seen.insert(o.key());
+        }
+        if let Some(label) = label {
+            log_event_with(label, || o.key());
+        }
+        T::upsert(s, o, true, now);
+        last = None;
+        if let (Some(label), Some(start), Some(t)) = (label, start, &s.ticker) {
+            let end = t.now();
+            last = Some(end);
+            let secs = end.saturating_duration_since(start).as_secs_f64();
+            // Labels are the literals of `event_label`: the same one is the same pointer.
+            match samples.iter_mut().find(|(l, _)| std::ptr::eq(*l, label)) {
+                Some((_, v)) => v.push(secs),
+                None => samples.push((label, vec![secs])),
+            }
+        }
+    }
+    if let Some(seen) = seen {
+        s.relists.insert(id, seen);
+    }
+    for (label, secs) in samples {
+        s.metrics.observe_many(m::EVENT_HANDLING_DURATION, &[label], &secs);
     }
 }
 
@@ -445,17 +497,7 @@ fn apply_as<T: Keep>(s: &mut Scheduler, id: KindId, change: Change<Box<T>>, now:
                 s.relists.remove(&id);
             }
         }
-        Change::ListPage(items) => {
-            for o in items {
-                let key = o.key();
-                let label = T::event_label(s, Some(&o), "", ADD);
-                log_event(label, &key);
-                if let Some(seen) = s.relists.get_mut(&id) {
-                    seen.insert(key);
-                }
-                timed(s, label, |s| T::upsert(s, o, true, now));
-            }
-        }
+        Change::ListPage(items) => apply_page(s, id, items, now),
         Change::ListDone => {
             if let Some(seen) = s.relists.remove(&id) {
                 for key in T::keys_of(s, id) {

@@ -21,6 +21,8 @@ mod state;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_list_pages;
+#[cfg(test)]
 mod tests_plugin_api;
 mod unserved;
 

@@ -24,17 +24,21 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// One page of a list: the objects that decoded, in server order, and those that did not.
+///
+/// Objects are boxed as they are decoded: the page goes to the scheduler core as it is (one
+/// input per page, [`crate::core::watched::Change::ListPage`]), whose changes carry boxed
+/// objects, so no object is copied again and no page-sized buffer of whole objects is built.
 #[derive(Debug, Clone)]
 pub struct ListPage<T> {
     pub metadata: ListMeta,
-    pub items: Vec<T>,
+    pub items: Vec<Box<T>>,
     pub undecodable: Vec<Undecodable>,
 }
 
 impl<T> ListPage<T> {
     /// A page of `items` (tests and fakes).
     pub fn of(metadata: ListMeta, items: Vec<T>) -> ListPage<T> {
-        ListPage { metadata, items, undecodable: Vec::new() }
+        ListPage { metadata, items: items.into_iter().map(Box::new).collect(), undecodable: Vec::new() }
     }
 }
 
@@ -67,7 +71,7 @@ fn general_page<T: DeserializeOwned + Object + 'static>(text: &str) -> Result<Li
     let mut page = ListPage { metadata, items: Vec::with_capacity(raw_items.len()), undecodable: Vec::new() };
     for raw in raw_items {
         match decode_object::<T>(raw.get()) {
-            Ok(obj) => page.items.push(obj),
+            Ok(obj) => page.items.push(Box::new(obj)),
             Err(u) => page.undecodable.push(*u),
         }
     }
@@ -89,7 +93,7 @@ fn as_kind<T: 'static, U: 'static>(make: impl FnOnce() -> Option<U>) -> Option<T
 fn pod_page(text: &str) -> Option<ListPage<Pod>> {
     let mut c = Cursor::new(text);
     let mut metadata = None;
-    let mut items: Option<Vec<Pod>> = None;
+    let mut items: Option<Vec<Box<Pod>>> = None;
     let mut undecodable = Vec::new();
     c.object(|c, key| match key {
         "metadata" if metadata.is_none() => {
@@ -98,8 +102,7 @@ fn pod_page(text: &str) -> Option<ListPage<Pod>> {
             Ok(())
         }
         "items" if items.is_none() => {
-            // Sized as the previous page was: a page of pods is hundreds of kilobytes, and
-            // growing it by doubling mapped and copied it a few times per page.
+            // Sized as the previous page was (no regrowth while a page is read).
             let mut list = Vec::with_capacity(PAGE_HINT.get());
             if !c.null()? {
                 c.array(|c| {
@@ -107,13 +110,13 @@ fn pod_page(text: &str) -> Option<ListPage<Pod>> {
                     match pod_wire::pod_at(c) {
                         Ok(mut pod) if !pod.metadata.name.is_empty() => {
                             pod.keep_source(c.since(start.pos));
-                            list.push(pod);
+                            list.push(Box::new(pod));
                         }
                         _ => {
                             c.rewind(start);
                             let raw = c.raw_value()?;
                             match decode_object::<Pod>(raw) {
-                                Ok(pod) => list.push(pod),
+                                Ok(pod) => list.push(Box::new(pod)),
                                 Err(u) => undecodable.push(*u),
                             }
                         }

@@ -115,8 +115,9 @@ impl WatchSpec {
 /// event reaches the scheduler through one translation), and the denials, which only the
 /// consumer can judge (required kinds are errors, optional ones turn a feature off).
 pub trait Sink<T> {
-    /// A change to mirror; `false` stops the reflector (the consumer is gone).
-    fn change(&mut self, change: Change<T>) -> bool;
+    /// A change to mirror, its objects boxed as the core takes them (a list page is handed over
+    /// as decoded); `false` stops the reflector (the consumer is gone).
+    fn change(&mut self, change: Change<Box<T>>) -> bool;
     /// The API server refused to `verb` (list or watch) the resource (403); it is retried later.
     /// `false` stops the reflector.
     fn denied(&mut self, verb: &'static str, message: &str) -> bool;
@@ -342,9 +343,9 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
                 return State::Stopped;
             }
             let update = match item {
-                Ok(WatchEvent::Added(obj)) => Some(Change::Added(obj)),
-                Ok(WatchEvent::Modified(obj)) => Some(Change::Modified(obj)),
-                Ok(WatchEvent::Deleted(obj)) => Some(Change::Deleted(obj)),
+                Ok(WatchEvent::Added(obj)) => Some(Change::Added(Box::new(obj))),
+                Ok(WatchEvent::Modified(obj)) => Some(Change::Modified(Box::new(obj))),
+                Ok(WatchEvent::Deleted(obj)) => Some(Change::Deleted(Box::new(obj))),
                 // Bookmarks only move our version forward, so a reconnect resumes later.
                 Ok(WatchEvent::Bookmark { resource_version: rv }) => {
                     if !rv.is_empty() {
@@ -495,7 +496,7 @@ fn rewatch_after(err: &ApiError) -> bool {
 
 /// An event's object version. client-go records whatever the object carries, even `""` (which
 /// would make the next watch start "now"); an empty version keeps the last one instead.
-fn object_version<T: Object>(update: &Change<T>) -> Option<&str> {
+fn object_version<T: Object>(update: &Change<Box<T>>) -> Option<&str> {
     match update {
         Change::Added(obj) | Change::Modified(obj) | Change::Deleted(obj) => {
             Some(obj.resource_version()).filter(|rv| !rv.is_empty())
@@ -577,7 +578,7 @@ mod tests {
     }
 
     impl Sink<Obj> for Recorder {
-        fn change(&mut self, change: Change<Obj>) -> bool {
+        fn change(&mut self, change: Change<Box<Obj>>) -> bool {
             let word = match change {
                 Change::ListBegin => "begin".to_string(),
                 Change::ListPage(v) => format!("[{}]", v.iter().map(|o| o.0).collect::<Vec<_>>().join(" ")),
@@ -994,7 +995,7 @@ mod tests {
                 script: vec![
                     Step::List(Ok(ListPage {
                         metadata: api::ListMeta { resource_version: "10".into(), ..Default::default() },
-                        items: vec![Obj("a", "1")],
+                        items: vec![Box::new(Obj("a", "1"))],
                         undecodable: vec![Undecodable { name: "bad".into(), error: "invalid type".into(), ..Default::default() }],
                     })),
                     watch_ok(vec![]),
