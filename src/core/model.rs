@@ -660,24 +660,6 @@ impl PodInfo {
             .or(class_policy)
             .unwrap_or(PreemptionPolicy::PreemptLowerPriority);
 
-        let containers = if whole { spec.init_containers.len() + spec.containers.len() } else { 0 };
-        let mut images = Vec::with_capacity(containers);
-        for c in spec.init_containers.iter().chain(spec.containers.iter()).take(containers) {
-            if !c.image.is_empty() {
-                images.push(normalized_image_name(&c.image).into_boxed_str());
-            }
-        }
-
-        let scheduled_condition =
-            pod.status.conditions.iter().filter(|_| whole).find(|c| c.type_ == conditions::POD_SCHEDULED).map(|c| {
-                ScheduledCondition {
-                    status: c.status.clone(),
-                    reason: c.reason.clone().unwrap_or_default(),
-                    message: c.message.clone().unwrap_or_default(),
-                }
-            });
-
-        let owner = meta.owner_references.iter().filter(|_| whole).find(|o| o.controller == Some(true)).cloned();
         let preempted_by_scheduler = meta.deletion_timestamp.is_some()
             && pod.status.conditions.iter().any(|c| {
                 c.type_ == conditions::DISRUPTION_TARGET
@@ -685,7 +667,7 @@ impl PodInfo {
                     && c.reason.as_deref() == Some(conditions::REASON_PREEMPTION_BY_SCHEDULER)
             });
 
-        PodInfo {
+        let mut info = PodInfo {
             key: pod_key(&moved.namespace, &moved.name),
             namespace: moved.namespace,
             name: moved.name,
@@ -696,37 +678,54 @@ impl PodInfo {
             priority,
             preemption_policy,
             labels: moved.labels,
-            creation_unix: meta
-                .creation_timestamp
-                .as_deref()
-                .filter(|_| whole)
-                .and_then(timefmt::parse_rfc3339)
-                .map(|t| t.0)
-                .unwrap_or(0),
+            creation_unix: 0,
             start_unix: pod.status.start_time.as_deref().and_then(timefmt::parse_rfc3339).map(|t| t.0).unwrap_or(0),
             terminating: meta.deletion_timestamp.is_some(),
             phase: PodPhase::parse(&pod.status.phase),
-            scheduling_gates: spec.scheduling_gates.iter().filter(|_| whole).map(|g| g.name.as_str().into()).collect(),
+            scheduling_gates: Default::default(),
             resources: pod_resources(spec),
             host_ports: host_ports_of(spec),
-            node_selector: spec
-                .node_selector
-                .iter()
-                .filter(|_| whole)
-                .map(|(k, v)| (k.as_str().into(), v.as_str().into()))
-                .collect(),
+            node_selector: Default::default(),
             affinity: moved.affinity,
-            tolerations: spec.tolerations.iter().filter(|_| whole).map(Toleration::from_api).collect(),
-            images,
+            tolerations: Vec::new(),
+            images: Vec::new(),
             topology_spread_constraints: moved.topology_spread_constraints,
             volumes: moved.volumes,
-            owner,
+            owner: None,
             nominated_node_name: moved.nominated_node_name,
-            scheduled_condition,
+            scheduled_condition: None,
             spec_error,
             preempted_by_scheduler,
             has_resource_claims: !spec.resource_claims.is_empty(),
+        };
+        if whole {
+            info.read_scheduling_fields(pod);
         }
+        info
+    }
+
+    /// The fields only scheduling the pod itself reads (left empty in the node-side conversion,
+    /// [`PodInfo::from_api_for_node`]).
+    fn read_scheduling_fields(&mut self, pod: &api::Pod) {
+        let (meta, spec) = (&pod.metadata, &pod.spec);
+        self.creation_unix = meta.creation_timestamp.as_deref().and_then(timefmt::parse_rfc3339).map(|t| t.0).unwrap_or(0);
+        self.scheduling_gates = spec.scheduling_gates.iter().map(|g| g.name.as_str().into()).collect();
+        self.node_selector = spec.node_selector.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect();
+        self.tolerations = spec.tolerations.iter().map(Toleration::from_api).collect();
+        self.images = spec
+            .init_containers
+            .iter()
+            .chain(spec.containers.iter())
+            .filter(|c| !c.image.is_empty())
+            .map(|c| normalized_image_name(&c.image).into_boxed_str())
+            .collect();
+        self.owner = meta.owner_references.iter().find(|o| o.controller == Some(true)).cloned();
+        self.scheduled_condition =
+            pod.status.conditions.iter().find(|c| c.type_ == conditions::POD_SCHEDULED).map(|c| ScheduledCondition {
+                status: c.status.clone(),
+                reason: c.reason.clone().unwrap_or_default(),
+                message: c.message.clone().unwrap_or_default(),
+            });
     }
 
     /// Whether the pod is bound (or being bound) to a node.
