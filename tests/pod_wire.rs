@@ -6,7 +6,7 @@
 //! (node and pod affinity, ports, spread constraints, volumes, gates, claims); and pseudo-random
 //! pods built along the schema.
 
-use edgesched::core::api::pod_wire::decode_pod;
+use edgesched::core::api::pod_wire::{decode_pod, decode_pod_for, Need};
 use edgesched::core::api::Pod;
 use edgesched::core::gojson;
 use edgesched::core::rng::Rng;
@@ -23,12 +23,39 @@ fn fixture_pods() -> Vec<Value> {
 
 /// Check one text; returns whether the fast decoder took it.
 fn agree(text: &str) -> bool {
+    agree_node_side(text);
     let Some(fast) = decode_pod(text) else { return false };
     match gojson::from_str::<Pod>(text) {
         Ok(general) => assert_eq!(format!("{fast:?}"), format!("{general:?}"), "decoders differ on {text}"),
         Err(e) => panic!("fast decoder accepted what the general one refuses ({e}): {text}"),
     }
     true
+}
+
+/// The pod the scheduler's informers keep ([`Need::NodeSideWhenBound`]): the general decoder's
+/// pod when it is not bound; when it is, the same without creation time, owners, node selector,
+/// tolerations and (unless it is being deleted) conditions. Only a bound pod may be taken when
+/// the general decoder refuses it (those parts are checked as JSON, not as their types).
+fn agree_node_side(text: &str) {
+    let Some(lean) = decode_pod_for(text, Need::NodeSideWhenBound) else { return };
+    match gojson::from_str::<Pod>(text) {
+        Ok(mut expected) => {
+            if !expected.spec.node_name.is_empty() {
+                expected.metadata.creation_timestamp = None;
+                expected.metadata.owner_references.clear();
+                expected.spec.node_selector.clear();
+                expected.spec.tolerations.clear();
+                if expected.metadata.deletion_timestamp.is_none() {
+                    expected.status.conditions.clear();
+                }
+            }
+            assert_eq!(format!("{lean:?}"), format!("{expected:?}"), "node-side decoding differs on {text}");
+        }
+        Err(e) => assert!(
+            !lean.spec.node_name.is_empty(),
+            "node-side decoder took an unbound pod the general one refuses ({e}): {text}"
+        ),
+    }
 }
 
 /// `text` with the first `"key":` given twice, a `null` first (the key must be there).
@@ -181,6 +208,70 @@ fn rare_fields_mutated_at_every_path_to_every_type_decode_alike() {
     }
     // Not vacuous: a value of another type is mostly refused, every path keeps some fast.
     assert!(fast * 5 > total, "{fast} of {total}");
+}
+
+/// A pod holding every part the informers' decoding keeps as text until it knows whether the pod
+/// is bound (creation time, owners, node selector, tolerations, conditions); bound or not, being
+/// deleted or not.
+fn node_side_pod(bound: bool, deleting: bool) -> Value {
+    let mut pod = json!({
+        "kind": "Pod",
+        "metadata": {"name": "p1", "namespace": "ns", "uid": "u1", "labels": {"app": "a"},
+                     "creationTimestamp": "2026-01-02T03:04:05Z",
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u0", "controller": true}]},
+        "spec": {
+            "containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}],
+            "nodeSelector": {"zone": "a"},
+            "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
+            "schedulerName": "edgesched",
+            "priority": 10
+        },
+        "status": {"phase": "Running", "startTime": "2026-01-02T03:04:06Z",
+                   "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-01-02T03:04:05Z"},
+                                  {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler", "message": "m"}]}
+    });
+    if bound {
+        pod["spec"]["nodeName"] = json!("node-1");
+    }
+    if deleting {
+        pod["metadata"]["deletionTimestamp"] = json!("2026-01-02T03:05:00Z");
+    }
+    pod
+}
+
+#[test]
+fn node_side_parts_are_left_out_of_bound_pods_only() {
+    for (bound, deleting) in [(true, false), (true, true), (false, false), (false, true)] {
+        let pod = node_side_pod(bound, deleting);
+        let text = pod.to_string();
+        assert!(agree(&text), "{bound} {deleting}");
+        let lean = decode_pod_for(&text, Need::NodeSideWhenBound).expect("taken by the node-side decoding");
+        assert_eq!(lean.spec.tolerations.is_empty(), bound, "{bound} {deleting}");
+        assert_eq!(lean.metadata.owner_references.is_empty(), bound);
+        assert_eq!(lean.status.conditions.is_empty(), bound && !deleting);
+        // Every path, mutated to every type, removed, or named twice.
+        let mut all = Vec::new();
+        paths(&pod, "", &mut all);
+        for path in &all {
+            for new in replacements() {
+                let mut v = pod.clone();
+                *v.pointer_mut(path).expect("path") = new;
+                agree(&v.to_string());
+            }
+            let mut v = pod.clone();
+            let (parent, last) = path.rsplit_once('/').expect("pointer");
+            let target = if parent.is_empty() { Some(&mut v) } else { v.pointer_mut(parent) };
+            if let Some(obj) = target.and_then(Value::as_object_mut) {
+                obj.remove(&last.replace("~1", "/").replace("~0", "~"));
+                agree(&v.to_string());
+            }
+        }
+        for key in ["creationTimestamp", "ownerReferences", "nodeSelector", "tolerations", "conditions", "nodeName", "spec"] {
+            if text.contains(&format!("\"{key}\":")) {
+                agree(&named_twice(&text, key));
+            }
+        }
+    }
 }
 
 #[test]

@@ -14,6 +14,13 @@
 //! spec there; a quantity written as a number still sends the whole spec.
 //! Go's `null` rules hold here too: `null` is the zero value (`None` for pointers), for fields,
 //! elements and map values.
+//!
+//! The scheduler's informers ask for [`Need::NodeSideWhenBound`]: a start-up lists bound pods by
+//! the ten thousand, and of a bound pod only its node-side record is kept
+//! ([`crate::core::model::PodInfo::from_api_for_node`]). The parts that only scheduling the pod
+//! itself reads ([`Later`]: creation time, owners, node selector, tolerations, conditions) are
+//! then kept as text until the pod is known to be bound or not, and a bound pod's are never
+//! built.
 
 use super::scan::{field_index, Cursor, Miss};
 use super::{
@@ -23,16 +30,91 @@ use super::{
 use crate::core::gojson;
 use std::collections::BTreeMap;
 
-/// Decode one pod, or `None` when the general decoder must decide.
-pub fn decode_pod(text: &str) -> Option<Pod> {
-    let mut c = Cursor::new(text);
-    let pod = pod(&mut c).ok()?;
-    c.at_end().then_some(pod)
+/// What the caller keeps of a pod.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Every field this decoder reads: the general decoder's pod.
+    Whole,
+    /// The whole pod when it is not bound (`spec.nodeName` empty); a bound one without what only
+    /// scheduling it reads (the parts in [`Later`]; conditions are kept when the pod is being
+    /// deleted, as the node-side record reads them then). Those parts of a bound pod are checked
+    /// as JSON but not as their types: a malformed toleration does not keep a bound pod's
+    /// requests out of the node table.
+    NodeSideWhenBound,
 }
 
-/// Decode the pod at the cursor (which then stands after it).
-pub fn pod_at(c: &mut Cursor<'_>) -> Result<Pod, Miss> {
-    pod(c)
+/// Decode one pod, or `None` when the general decoder must decide.
+pub fn decode_pod(text: &str) -> Option<Pod> {
+    decode_pod_for(text, Need::Whole)
+}
+
+/// [`decode_pod`] for what `need` keeps.
+pub fn decode_pod_for(text: &str, need: Need) -> Option<Pod> {
+    let mut c = Cursor::new(text);
+    let pod = pod(&mut c, need).ok()?;
+    c.at_end().then_some(*pod)
+}
+
+/// Decode the pod at the cursor (which then stands after it), boxed: the pod is built in place,
+/// not assembled on the stack and copied into its box.
+pub fn pod_at(c: &mut Cursor<'_>, need: Need) -> Result<Box<Pod>, Miss> {
+    pod(c, need)
+}
+
+/// The text of the parts of a pod that only scheduling the pod itself reads, kept while the pod
+/// is read ([`Need::NodeSideWhenBound`]): whether it is bound is known only once its spec has
+/// been read, after its metadata and perhaps before its status.
+#[derive(Default)]
+struct Later<'a> {
+    creation: Option<&'a str>,
+    owners: Option<&'a str>,
+    node_selector: Option<&'a str>,
+    tolerations: Option<&'a str>,
+    conditions: Option<&'a str>,
+}
+
+impl<'a> Later<'a> {
+    /// Keep the value at the cursor for later when a `Later` is kept, else read it now.
+    fn keep_or<'b>(
+        later: Option<&'b mut Later<'a>>,
+        c: &mut Cursor<'a>,
+        slot: fn(&'b mut Later<'a>) -> &'b mut Option<&'a str>,
+        read_now: impl FnOnce(&mut Cursor<'a>) -> Result<(), Miss>,
+    ) -> Result<(), Miss> {
+        match later {
+            Some(l) => {
+                *slot(l) = Some(c.raw_value()?);
+                Ok(())
+            }
+            None => read_now(c),
+        }
+    }
+
+    /// Fill in the kept parts the pod needs: all of them for a pod that is not bound, only the
+    /// conditions of a bound pod being deleted. A part that does not read is a [`Miss`] for the
+    /// whole pod, as it would have been read in place.
+    fn fill(self, pod: &mut Pod) -> Result<(), Miss> {
+        let bound = !pod.spec.node_name.is_empty();
+        let whole = !bound;
+        let read = |text: Option<&'a str>, wanted: bool, into: &mut dyn FnMut(&mut Cursor<'a>) -> Result<(), Miss>| match text
+            .filter(|_| wanted)
+        {
+            Some(text) => into(&mut Cursor::new(text)),
+            None => Ok(()),
+        };
+        let (meta, spec) = (&mut pod.metadata, &mut pod.spec);
+        if bound {
+            // Read only when the general decoder took the spec ([`spec_or_general`]).
+            spec.node_selector.clear();
+            spec.tolerations = Vec::new();
+        }
+        read(self.creation, whole, &mut |c| opt_string(c, &mut meta.creation_timestamp))?;
+        read(self.owners, whole, &mut |c| list(c, owner).map(|o| meta.owner_references = o))?;
+        read(self.node_selector, whole, &mut |c| string_map(c, &mut spec.node_selector))?;
+        read(self.tolerations, whole, &mut |c| list(c, toleration).map(|t| spec.tolerations = t))?;
+        let deleting = meta.deletion_timestamp.is_some();
+        read(self.conditions, whole || deleting, &mut |c| list(c, condition).map(|k| pod.status.conditions = k))
+    }
 }
 
 /// The fields of an object: `field` reads the value of `names[i]`, other keys are skipped. A
@@ -153,13 +235,18 @@ fn general(c: &mut Cursor<'_>, open: &str, close: &str) -> Result<PodSpec, Miss>
 /// one), the other rare fields (pod affinity, volumes, spread constraints, gates, claims, ports)
 /// each by the general decoder alone ([`general`]); only a doubt (a quantity written as a number,
 /// …) sends the whole spec to the general decoder.
-fn spec_or_general(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
+fn spec_or_general<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, out: &mut PodSpec) -> Result<(), Miss> {
     let start = c.mark();
-    match structure(c, spec) {
-        Ok(s) => Ok(s),
+    match spec(c, later.as_deref_mut(), out) {
+        Ok(()) => Ok(()),
         Err(Miss) => {
+            // The general decoder reads the spec's parts too.
+            if let Some(l) = later {
+                (l.node_selector, l.tolerations) = (None, None);
+            }
             c.rewind(start);
-            gojson::from_str(c.raw_value()?).map_err(|_| Miss)
+            *out = gojson::from_str(c.raw_value()?).map_err(|_| Miss)?;
+            Ok(())
         }
     }
 }
@@ -181,22 +268,30 @@ fn resource_list(c: &mut Cursor<'_>, map: &mut ResourceList) -> Result<(), Miss>
     })
 }
 
-fn pod(c: &mut Cursor<'_>) -> Result<Pod, Miss> {
-    let mut pod = Pod::default();
+fn pod<'a>(c: &mut Cursor<'a>, need: Need) -> Result<Box<Pod>, Miss> {
+    let mut pod = Box::<Pod>::default();
+    let mut later = Later::default();
+    let lean = need == Need::NodeSideWhenBound;
     const FIELDS: &[&str] = &["metadata", "spec", "status"];
     fields(c, FIELDS, &mut |c, i| {
+        let later = lean.then_some(&mut later);
+        if c.null()? {
+            return Ok(());
+        }
         match i {
-            0 => pod.metadata = structure(c, meta)?,
-            1 => pod.spec = spec_or_general(c)?,
-            _ => pod.status = structure(c, status)?,
+            0 => meta(c, later, &mut pod.metadata)?,
+            1 => spec_or_general(c, later, &mut pod.spec)?,
+            _ => status(c, later, &mut pod.status)?,
         }
         Ok(())
     })?;
+    if lean {
+        later.fill(&mut pod)?;
+    }
     Ok(pod)
 }
 
-fn meta(c: &mut Cursor<'_>) -> Result<ObjectMeta, Miss> {
-    let mut m = ObjectMeta::default();
+fn meta<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, m: &mut ObjectMeta) -> Result<(), Miss> {
     const FIELDS: &[&str] =
         &["name", "namespace", "uid", "resourceVersion", "labels", "creationTimestamp", "deletionTimestamp", "ownerReferences"];
     fields(c, FIELDS, &mut |c, i| {
@@ -206,13 +301,13 @@ fn meta(c: &mut Cursor<'_>) -> Result<ObjectMeta, Miss> {
             2 => string(c, &mut m.uid)?,
             3 => string(c, &mut m.resource_version)?,
             4 => string_map(c, &mut m.labels)?,
-            5 => opt_string(c, &mut m.creation_timestamp)?,
+            5 => Later::keep_or(later.as_deref_mut(), c, |l| &mut l.creation, |c| opt_string(c, &mut m.creation_timestamp))?,
             6 => opt_string(c, &mut m.deletion_timestamp)?,
-            _ => m.owner_references = list(c, owner)?,
+            _ => Later::keep_or(later.as_deref_mut(), c, |l| &mut l.owners, |c| list(c, owner).map(|o| m.owner_references = o))?,
         }
         Ok(())
     })?;
-    Ok(m)
+    Ok(())
 }
 
 fn owner(c: &mut Cursor<'_>) -> Result<OwnerReference, Miss> {
@@ -231,8 +326,7 @@ fn owner(c: &mut Cursor<'_>) -> Result<OwnerReference, Miss> {
     Ok(o)
 }
 
-fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
-    let mut s = PodSpec::default();
+fn spec<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, s: &mut PodSpec) -> Result<(), Miss> {
     const FIELDS: &[&str] = &[
         "nodeName",
         "schedulerName",
@@ -261,9 +355,14 @@ fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
             }
             3 => string(c, &mut s.priority_class_name)?,
             4 => opt_string(c, &mut s.preemption_policy)?,
-            5 => string_map(c, &mut s.node_selector)?,
+            5 => Later::keep_or(later.as_deref_mut(), c, |l| &mut l.node_selector, |c| string_map(c, &mut s.node_selector))?,
             6 => s.affinity = if c.null()? { None } else { Some(affinity(c)?) },
-            7 => s.tolerations = list(c, toleration)?,
+            7 => Later::keep_or(
+                later.as_deref_mut(),
+                c,
+                |l| &mut l.tolerations,
+                |c| list(c, toleration).map(|t| s.tolerations = t),
+            )?,
             8 => s.containers = list(c, container)?,
             9 => s.init_containers = list(c, container)?,
             10 => resource_list(c, &mut s.overhead)?,
@@ -280,7 +379,7 @@ fn spec(c: &mut Cursor<'_>) -> Result<PodSpec, Miss> {
         }
         Ok(())
     })?;
-    Ok(s)
+    Ok(())
 }
 
 fn container(c: &mut Cursor<'_>) -> Result<Container, Miss> {
@@ -416,19 +515,20 @@ fn requirements(c: &mut Cursor<'_>) -> Result<ResourceRequirements, Miss> {
     Ok(r)
 }
 
-fn status(c: &mut Cursor<'_>) -> Result<PodStatus, Miss> {
-    let mut s = PodStatus::default();
+fn status<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, s: &mut PodStatus) -> Result<(), Miss> {
     const FIELDS: &[&str] = &["phase", "conditions", "nominatedNodeName", "startTime"];
     fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => string(c, &mut s.phase)?,
-            1 => s.conditions = list(c, condition)?,
+            1 => {
+                Later::keep_or(later.as_deref_mut(), c, |l| &mut l.conditions, |c| list(c, condition).map(|k| s.conditions = k))?
+            }
             2 => string(c, &mut s.nominated_node_name)?,
             _ => opt_string(c, &mut s.start_time)?,
         }
         Ok(())
     })?;
-    Ok(s)
+    Ok(())
 }
 
 fn condition(c: &mut Cursor<'_>) -> Result<PodCondition, Miss> {

@@ -107,10 +107,10 @@ fn pod_page(text: &str) -> Option<ListPage<Pod>> {
             if !c.null()? {
                 c.array(|c| {
                     let start = c.mark();
-                    match pod_wire::pod_at(c) {
+                    match pod_wire::pod_at(c, POD_NEED.get()) {
                         Ok(mut pod) if !pod.metadata.name.is_empty() => {
                             pod.keep_source(c.since(start.pos));
-                            list.push(Box::new(pod));
+                            list.push(pod);
                         }
                         _ => {
                             c.rewind(start);
@@ -141,7 +141,7 @@ fn pod_page(text: &str) -> Option<ListPage<Pod>> {
 /// Decode one object; an object without a name is as useless as one that does not decode (Go
 /// would store it under an empty key). Pods go through the hand-written decoder first.
 pub fn decode_object<T: DeserializeOwned + Object + 'static>(raw: &str) -> Result<T, Box<Undecodable>> {
-    let fast = as_kind(|| pod_wire::decode_pod(raw).filter(|p| !p.metadata.name.is_empty()));
+    let fast = as_kind(|| pod_wire::decode_pod_for(raw, POD_NEED.get()).filter(|p| !p.metadata.name.is_empty()));
     let decoded = match fast {
         Some(obj) => Ok(obj),
         None => gojson::from_str::<T>(raw),
@@ -201,10 +201,19 @@ pub struct DecodeTurn {
 pub static TURN: DecodeTurn = DecodeTurn::new();
 
 thread_local! {
+    /// What this thread's reader keeps of the pods it decodes ([`node_side_bound_pods`]).
+    static POD_NEED: Cell<pod_wire::Need> = const { Cell::new(pod_wire::Need::Whole) };
     /// How many pods the previous page of this thread held.
     static PAGE_HINT: Cell<usize> = const { Cell::new(0) };
     /// On an informer thread: whether it takes turns, and whether it holds the turn now.
     static TURNS: Cell<(bool, bool)> = const { Cell::new((false, false)) };
+}
+
+/// Decode the bound pods of the current (informer) thread for their node-side record only
+/// ([`pod_wire::Need::NodeSideWhenBound`]): the scheduler keeps nothing else of them. The other
+/// readers (`diagnose`, cluster files) keep whole pods.
+pub fn node_side_bound_pods() {
+    POD_NEED.set(pod_wire::Need::NodeSideWhenBound);
 }
 
 /// Make the current (informer) thread take turns before decoding list pages.

@@ -519,6 +519,8 @@ where
 {
     // List pages are decoded in turn with the scheduler thread consuming them (decode::TURN).
     decode::take_turns();
+    // The scheduler keeps only the node-side record of a bound pod.
+    decode::node_side_bound_pods();
     let transport = ClientTransport { client, path: spec.path.clone(), page: Vec::new() };
     Reflector::new(spec, transport, SystemClock, stop, rng_seed).run(sink);
 }
