@@ -30,16 +30,23 @@ pub fn field_index(key: &str, names: &[&str]) -> Option<usize> {
     names.iter().position(|n| n.len() == k.len() && n.as_bytes()[0] == first && same(n.as_bytes(), k))
 }
 
-/// Equal bytes of equal-length slices.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    let (mut a8, mut b8) = (a.chunks_exact(8), b.chunks_exact(8));
-    for (x, y) in (&mut a8).zip(&mut b8) {
-        let word = |w: &[u8]| u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or_default());
-        if word(x) != word(y) {
+/// Equal bytes of equal-length slices. Indexed by hand (`first_chunk`, a byte loop): at
+/// `opt-level = "z"` the `chunks_exact` and `zip` iterators were calls per step.
+fn same(mut a: &[u8], mut b: &[u8]) -> bool {
+    while let (Some((x, a_rest)), Some((y, b_rest))) = (a.split_first_chunk::<8>(), b.split_first_chunk::<8>()) {
+        if u64::from_le_bytes(*x) != u64::from_le_bytes(*y) {
             return false;
         }
+        (a, b) = (a_rest, b_rest);
     }
-    a8.remainder().iter().zip(b8.remainder()).all(|(x, y)| x == y)
+    let mut i = 0;
+    while let (Some(x), Some(y)) = (a.get(i), b.get(i)) {
+        if x != y {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Whether `b` ends a run of plain string bytes: a quote, a backslash or a control character
@@ -221,14 +228,30 @@ impl<'a> Cursor<'a> {
     }
 
     /// [`Cursor::int32`] for an `i64`.
+    /// Digits are summed as they are read (negated: `i64::MIN` has no positive counterpart),
+    /// not scanned, checked again and parsed.
     pub fn int64(&mut self) -> Result<i64, Miss> {
-        let start = self.start();
-        self.number()?;
-        let text = self.since(start);
-        if text.starts_with("-0") || text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+        self.ws();
+        let negative = self.skip_if(|b| b == b'-');
+        let start = self.pos;
+        let mut value = 0i64;
+        while let Some(d) = self.bytes().get(self.pos).and_then(|b| b.checked_sub(b'0')).filter(|&d| d < 10) {
+            value = value.checked_mul(10).and_then(|v| v.checked_sub(i64::from(d))).ok_or(Miss)?;
+            self.pos += 1;
+        }
+        let digits = self.pos - start;
+        let leading_zero = matches!(self.bytes().get(start), Some(b'0'));
+        if digits == 0
+            || (leading_zero && (digits > 1 || negative))
+            || matches!(self.bytes().get(self.pos), Some(b'.' | b'e' | b'E'))
+        {
             return Err(Miss);
         }
-        text.parse::<i64>().map_err(|_| Miss)
+        if negative {
+            Ok(value)
+        } else {
+            value.checked_neg().ok_or(Miss)
+        }
     }
 
     /// An object: `field` is called with each key (the cursor before its value) and must
@@ -601,6 +624,68 @@ mod tests {
                 })
                 .is_ok();
             assert_eq!(ok && c.at_end() && c.depth == 0 && seen == ["x", "y"], serde_ok, "{outer:?}");
+        }
+    }
+
+    /// `int64` and `int32` read exactly the plain integers the scan-then-parse reading took.
+    #[test]
+    fn integers_as_parsed() {
+        let parsed = |t: &str| {
+            let mut c = Cursor::new(t);
+            let start = c.start();
+            c.number().ok()?;
+            let n = c.since(start);
+            let plain = !n.starts_with("-0") && !n.contains(['.', 'e', 'E']);
+            Some((n.parse::<i64>().ok().filter(|_| plain)?, c.pos))
+        };
+        let mut cases: Vec<String> = [
+            "0",
+            "-0",
+            "00",
+            "-00",
+            "1",
+            "-1",
+            "12",
+            "0.5",
+            "1e3",
+            "1E3",
+            "-",
+            "",
+            "-a",
+            "+1",
+            "1x",
+            "1.",
+            "01",
+            " 7",
+            "-0.0",
+            "10,",
+            "99999999999999999999",
+            "-99999999999999999999",
+            "2147483647",
+            "2147483648",
+            "-2147483648",
+            "-2147483649",
+            "300}",
+        ]
+        .map(String::from)
+        .to_vec();
+        for n in [i64::MAX, i64::MIN, i64::from(i32::MAX), i64::from(i32::MIN)] {
+            for d in -2..=2i64 {
+                cases.extend([n.wrapping_add(d).to_string(), format!("{}0", n.wrapping_add(d))]);
+            }
+        }
+        cases.extend([
+            format!("{}", u64::MAX),
+            format!("-{}", u64::MAX),
+            "9223372036854775808".into(),
+            "-9223372036854775809".into(),
+        ]);
+        for case in &cases {
+            let mut c = Cursor::new(case);
+            assert_eq!(c.int64().ok().map(|v| (v, c.pos)), parsed(case), "{case:?}");
+            let mut c = Cursor::new(case);
+            let want = parsed(case).and_then(|(v, pos)| Some((i32::try_from(v).ok()?, pos)));
+            assert_eq!(c.int32().ok().map(|v| (v, c.pos)), want, "{case:?}");
         }
     }
 
