@@ -62,7 +62,9 @@ fn ends_run(b: u8) -> bool {
 /// word XOR that byte repeated has a zero byte there) or is below 0x20. The classic zero-byte
 /// and less-than tests (`(x - 0x01..) & !x & 0x80..`) can flag a byte above a flagged one (a
 /// borrow crosses into it), never one below, so the lowest flag is exact. A byte-at-a-time loop
-/// made string scanning most of a list page's decoding time.
+/// made string scanning most of a list page's decoding time. Inlined into its two callers:
+/// a call per string cost about 5% of skipping a pod.
+#[inline(always)]
 fn str_end(bytes: &[u8], from: usize) -> usize {
     const ONES: u64 = u64::from_le_bytes([1; 8]);
     const HIGH: u64 = ONES * 0x80;
@@ -363,6 +365,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// An object key (escapes allowed and checked) and its colon.
+    #[inline(always)]
     fn skip_key(&mut self) -> Result<(), Miss> {
         self.expect(b'"')?;
         self.skip_str_rest()?;
