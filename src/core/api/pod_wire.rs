@@ -74,16 +74,15 @@ struct Later<'a> {
 }
 
 impl<'a> Later<'a> {
-    /// Keep the value at the cursor for later when a `Later` is kept, else read it now.
-    fn keep_or<'b>(
-        later: Option<&'b mut Later<'a>>,
+    /// Keep the value at the cursor in `slot` (of a kept `Later`), else read it now.
+    fn keep_or(
+        slot: Option<&mut Option<&'a str>>,
         c: &mut Cursor<'a>,
-        slot: fn(&'b mut Later<'a>) -> &'b mut Option<&'a str>,
         read_now: impl FnOnce(&mut Cursor<'a>) -> Result<(), Miss>,
     ) -> Result<(), Miss> {
-        match later {
-            Some(l) => {
-                *slot(l) = Some(c.raw_value()?);
+        match slot {
+            Some(slot) => {
+                *slot = Some(c.raw_value()?);
                 Ok(())
             }
             None => read_now(c),
@@ -95,7 +94,6 @@ impl<'a> Later<'a> {
     /// whole pod, as it would have been read in place.
     fn fill(self, pod: &mut Pod) -> Result<(), Miss> {
         let bound = !pod.spec.node_name.is_empty();
-        let whole = !bound;
         let read = |text: Option<&'a str>, wanted: bool, into: &mut dyn FnMut(&mut Cursor<'a>) -> Result<(), Miss>| match text
             .filter(|_| wanted)
         {
@@ -108,12 +106,12 @@ impl<'a> Later<'a> {
             spec.node_selector.clear();
             spec.tolerations = Vec::new();
         }
-        read(self.creation, whole, &mut |c| opt_string(c, &mut meta.creation_timestamp))?;
-        read(self.owners, whole, &mut |c| list(c, owner).map(|o| meta.owner_references = o))?;
-        read(self.node_selector, whole, &mut |c| string_map(c, &mut spec.node_selector))?;
-        read(self.tolerations, whole, &mut |c| list(c, toleration).map(|t| spec.tolerations = t))?;
+        read(self.creation, !bound, &mut |c| opt_string(c, &mut meta.creation_timestamp))?;
+        read(self.owners, !bound, &mut |c| list(c, owner).map(|o| meta.owner_references = o))?;
+        read(self.node_selector, !bound, &mut |c| string_map(c, &mut spec.node_selector))?;
+        read(self.tolerations, !bound, &mut |c| list(c, toleration).map(|t| spec.tolerations = t))?;
         let deleting = meta.deletion_timestamp.is_some();
-        read(self.conditions, whole || deleting, &mut |c| list(c, condition).map(|k| pod.status.conditions = k))
+        read(self.conditions, !bound || deleting, &mut |c| list(c, condition).map(|k| pod.status.conditions = k))
     }
 }
 
@@ -301,9 +299,11 @@ fn meta<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, m: &mut Objec
             2 => string(c, &mut m.uid)?,
             3 => string(c, &mut m.resource_version)?,
             4 => string_map(c, &mut m.labels)?,
-            5 => Later::keep_or(later.as_deref_mut(), c, |l| &mut l.creation, |c| opt_string(c, &mut m.creation_timestamp))?,
+            5 => Later::keep_or(later.as_deref_mut().map(|l| &mut l.creation), c, |c| opt_string(c, &mut m.creation_timestamp))?,
             6 => opt_string(c, &mut m.deletion_timestamp)?,
-            _ => Later::keep_or(later.as_deref_mut(), c, |l| &mut l.owners, |c| list(c, owner).map(|o| m.owner_references = o))?,
+            _ => Later::keep_or(later.as_deref_mut().map(|l| &mut l.owners), c, |c| {
+                list(c, owner).map(|o| m.owner_references = o)
+            })?,
         }
         Ok(())
     })?;
@@ -355,14 +355,11 @@ fn spec<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, s: &mut PodSp
             }
             3 => string(c, &mut s.priority_class_name)?,
             4 => opt_string(c, &mut s.preemption_policy)?,
-            5 => Later::keep_or(later.as_deref_mut(), c, |l| &mut l.node_selector, |c| string_map(c, &mut s.node_selector))?,
+            5 => Later::keep_or(later.as_deref_mut().map(|l| &mut l.node_selector), c, |c| string_map(c, &mut s.node_selector))?,
             6 => s.affinity = if c.null()? { None } else { Some(affinity(c)?) },
-            7 => Later::keep_or(
-                later.as_deref_mut(),
-                c,
-                |l| &mut l.tolerations,
-                |c| list(c, toleration).map(|t| s.tolerations = t),
-            )?,
+            7 => Later::keep_or(later.as_deref_mut().map(|l| &mut l.tolerations), c, |c| {
+                list(c, toleration).map(|t| s.tolerations = t)
+            })?,
             8 => s.containers = list(c, container)?,
             9 => s.init_containers = list(c, container)?,
             10 => resource_list(c, &mut s.overhead)?,
@@ -520,9 +517,9 @@ fn status<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, s: &mut Pod
     fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => string(c, &mut s.phase)?,
-            1 => {
-                Later::keep_or(later.as_deref_mut(), c, |l| &mut l.conditions, |c| list(c, condition).map(|k| s.conditions = k))?
-            }
+            1 => Later::keep_or(later.as_deref_mut().map(|l| &mut l.conditions), c, |c| {
+                list(c, condition).map(|k| s.conditions = k)
+            })?,
             2 => string(c, &mut s.nominated_node_name)?,
             _ => opt_string(c, &mut s.start_time)?,
         }
