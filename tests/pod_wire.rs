@@ -65,6 +65,20 @@ fn named_twice(text: &str, key: &str) -> String {
     text.replacen(&needle, &format!("{needle}null,{needle}"), 1)
 }
 
+/// `pod` without the object key that the JSON pointer `path` names, with an unknown field (a
+/// nested value the decoders must skip) in its place when `unknown` is set; `None` when `path`
+/// names an array element (the root's pointer `""` is the pod itself).
+fn key_removed(pod: &Value, path: &str, unknown: bool) -> Option<Value> {
+    let (parent, last) = path.rsplit_once('/').expect("pointer");
+    let mut v = pod.clone();
+    let obj = v.pointer_mut(parent)?.as_object_mut()?;
+    obj.remove(&last.replace("~1", "/").replace("~0", "~"))?;
+    if unknown {
+        obj.insert("unknownField".into(), json!({"deep": [1, "two", {"x": null}]}));
+    }
+    Some(v)
+}
+
 fn replacements() -> Vec<Value> {
     vec![
         Value::Null,
@@ -161,14 +175,8 @@ fn rare_fields_mutated_at_every_path_to_every_type_decode_alike() {
             total += 1;
             fast += usize::from(agree(&v.to_string()));
         }
-        let mut v = pod.clone();
-        let (parent, last) = path.rsplit_once('/').expect("pointer");
-        if let Some(obj) = v.pointer_mut(parent).and_then(Value::as_object_mut) {
-            let key = last.replace("~1", "/").replace("~0", "~");
-            if obj.remove(&key).is_some() {
-                obj.insert("unknownField".into(), json!({"deep": [1, "two", {"x": null}]}));
-                agree(&v.to_string());
-            }
+        if let Some(v) = key_removed(&pod, path, true) {
+            agree(&v.to_string());
         }
     }
     // A key named twice where it is read by hand is left to the general decoder (serde's derive
@@ -258,11 +266,7 @@ fn node_side_parts_are_left_out_of_bound_pods_only() {
                 *v.pointer_mut(path).expect("path") = new;
                 agree(&v.to_string());
             }
-            let mut v = pod.clone();
-            let (parent, last) = path.rsplit_once('/').expect("pointer");
-            let target = if parent.is_empty() { Some(&mut v) } else { v.pointer_mut(parent) };
-            if let Some(obj) = target.and_then(Value::as_object_mut) {
-                obj.remove(&last.replace("~1", "/").replace("~0", "~"));
+            if let Some(v) = key_removed(&pod, path, false) {
                 agree(&v.to_string());
             }
         }
@@ -298,12 +302,7 @@ fn every_path_mutated_to_every_type_decodes_alike() {
                 total += 1;
                 fast += usize::from(agree(&v.to_string()));
             }
-            let mut v = pod.clone();
-            let (parent, last) = path.rsplit_once('/').expect("pointer");
-            let target = if parent.is_empty() { Some(&mut v) } else { v.pointer_mut(parent) };
-            if let Some(obj) = target.and_then(Value::as_object_mut) {
-                obj.remove(&last.replace("~1", "/").replace("~0", "~"));
-                obj.insert("unknownField".into(), json!({"deep": [1, "two", {"x": null}]}));
+            if let Some(v) = key_removed(&pod, path, true) {
                 agree(&v.to_string());
             }
         }
