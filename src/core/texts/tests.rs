@@ -1048,7 +1048,11 @@ fn no_new_claims_to_deallocate() {
 #[test]
 fn resource_claims_unsupported() {
     let mut p = PodBuilder::new("p");
-    p.pod.spec.resource_claims = vec![serde_json::json!({"name": "gpu", "resourceClaimName": "gpu-claim"})];
+    p.pod.spec.resource_claims = vec![crate::core::api::PodResourceClaim {
+        name: "gpu".into(),
+        resource_claim_name: Some("gpu-claim".into()),
+        resource_claim_template_name: None,
+    }];
     let r = rejection(DynamicResources.pre_filter(&cache_with(&nodes(&["n1"]), &[]), &p.info(), &mut None));
     assert_eq!(
         (r.code, r.message().as_str()),
