@@ -9,10 +9,10 @@
 mod support;
 
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use support::objects::{node, pod};
 use support::process::{free_port, Edgesched, Launch};
+use support::promtext::{self, Sample};
 use support::{https, wait_until, Failure, TestApiServer};
 
 const NODES: &str = "/api/v1/nodes";
@@ -125,92 +125,10 @@ fn probe(es: &Edgesched, path: &str, token: Option<&str>) -> (u16, String) {
 
 // ----- Prometheus text exposition ------------------------------------------------------------
 
-/// One sample: metric name, labels, value.
-#[derive(Debug, Clone, PartialEq)]
-struct Sample {
-    name: String,
-    labels: BTreeMap<String, String>,
-    value: f64,
-}
-
-/// Parse the text format strictly enough to catch malformed output: comments are `# HELP name
-/// text` or `# TYPE name kind`; every other non-empty line is `name{k="v",...} value`.
-fn parse_prometheus(text: &str) -> Result<Vec<Sample>, String> {
-    let valid_name = |n: &str| {
-        !n.is_empty()
-            && n.chars()
-                .enumerate()
-                .all(|(i, c)| c.is_ascii_alphabetic() || c == '_' || c == ':' || (i > 0 && c.is_ascii_digit()))
-    };
-    let mut out = Vec::new();
-    for (no, line) in text.lines().enumerate() {
-        let err = |what: &str| format!("line {}: {what}: {line:?}", no + 1);
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(c) = line.strip_prefix("# ") {
-            let mut parts = c.splitn(3, ' ');
-            match (parts.next(), parts.next(), parts.next()) {
-                (Some("HELP"), Some(n), _) if valid_name(n) => {}
-                (Some("TYPE"), Some(n), Some("counter" | "gauge" | "histogram" | "summary" | "untyped")) if valid_name(n) => {}
-                _ => return Err(err("bad comment")),
-            }
-            continue;
-        }
-        let (series, value) = line.rsplit_once(' ').ok_or_else(|| err("no value"))?;
-        let value = match value {
-            "+Inf" => f64::INFINITY,
-            "-Inf" => f64::NEG_INFINITY,
-            "NaN" => f64::NAN,
-            v => v.parse::<f64>().map_err(|_| err("bad value"))?,
-        };
-        let (name, labels) = match series.split_once('{') {
-            None => (series, BTreeMap::new()),
-            Some((name, rest)) => {
-                let body = rest.strip_suffix('}').ok_or_else(|| err("unclosed labels"))?;
-                let mut labels = BTreeMap::new();
-                let mut s = body;
-                while !s.is_empty() {
-                    let (k, r) = s.split_once("=\"").ok_or_else(|| err("bad label"))?;
-                    if !valid_name(k) {
-                        return Err(err("bad label name"));
-                    }
-                    // Value up to the first unescaped quote.
-                    let mut v = String::new();
-                    let mut chars = r.char_indices();
-                    let end = loop {
-                        match chars.next() {
-                            Some((_, '\\')) => match chars.next() {
-                                Some((_, 'n')) => v.push('\n'),
-                                Some((_, c @ ('\\' | '"'))) => v.push(c),
-                                _ => return Err(err("bad escape")),
-                            },
-                            Some((i, '"')) => break i,
-                            Some((_, c)) => v.push(c),
-                            None => return Err(err("unterminated label value")),
-                        }
-                    };
-                    labels.insert(k.to_string(), v);
-                    s = &r[end + 1..];
-                    s = s.strip_prefix(',').unwrap_or(s);
-                }
-                (name, labels)
-            }
-        };
-        if !valid_name(name) {
-            return Err(err("bad metric name"));
-        }
-        out.push(Sample { name: name.to_string(), labels, value });
-    }
-    Ok(out)
-}
-
 /// The value of the one sample of `name` whose labels include `want`.
 fn sample(samples: &[Sample], name: &str, want: &[(&str, &str)]) -> Option<f64> {
-    let hits: Vec<&Sample> = samples
-        .iter()
-        .filter(|s| s.name == name && want.iter().all(|(k, v)| s.labels.get(*k).map(String::as_str) == Some(*v)))
-        .collect();
+    let hits: Vec<&Sample> =
+        samples.iter().filter(|s| s.name == name && want.iter().all(|(k, v)| s.label(k) == Some(*v))).collect();
     assert!(hits.len() <= 1, "several samples of {name} match {want:?}: {hits:?}");
     hits.first().map(|s| s.value)
 }
@@ -218,16 +136,13 @@ fn sample(samples: &[Sample], name: &str, want: &[(&str, &str)]) -> Option<f64> 
 fn scrape(es: &Edgesched, token: &str) -> Vec<Sample> {
     let (code, body) = probe(es, "/metrics", Some(token));
     assert_eq!(code, 200, "{body}");
-    parse_prometheus(&body).unwrap_or_else(|e| panic!("/metrics is not Prometheus text: {e}"))
+    samples_of(&body)
 }
 
-#[test]
-fn prometheus_parser_rejects_garbage() {
-    assert!(parse_prometheus("a{b=\"c\"} 1\n# TYPE a counter\nx 2.5e-3\n").is_ok());
-    assert!(parse_prometheus("a{b=\"c} 1\n").is_err());
-    assert!(parse_prometheus("a b c\n").is_err());
-    assert!(parse_prometheus("1a 1\n").is_err());
-    assert!(parse_prometheus("# TYPE a thing\n").is_err());
+/// Every sample of a scrape, which must be valid Prometheus text.
+fn samples_of(body: &str) -> Vec<Sample> {
+    let families = promtext::parse(body).unwrap_or_else(|e| panic!("/metrics is not Prometheus text: {e}\n{body}"));
+    families.into_iter().flat_map(|f| f.samples).collect()
 }
 
 // ----- leader election -----------------------------------------------------------------------
@@ -638,7 +553,7 @@ fn plain_http_port_serves_health_and_metrics() {
     assert_eq!(res.expect("ok"), (200, "ok".to_string()));
     let (code, body) = https::get(&format!("{url}/metrics"), None).expect("metrics");
     assert_eq!(code, 200);
-    let samples = parse_prometheus(&body).expect("prometheus text");
+    let samples = samples_of(&body);
     assert!(sample(&samples, "scheduler_pending_pods", &[("queue", "active")]).is_some());
     assert!(es.logs().contains("--port is deprecated"), "{}", es.logs());
 }

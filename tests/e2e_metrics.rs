@@ -1,7 +1,9 @@
 //! End-to-end: a Prometheus scrape of `/metrics` after a scheduling run, with an identity that
-//! RBAC allows to read it (the `system:monitoring` ClusterRole, as on a real cluster), parsed by
-//! the Prometheus project's own text parser. The families are those kube-scheduler v1.35
-//! exposes, and the values add up to what happened in the run.
+//! RBAC allows to read it (the `system:monitoring` ClusterRole, as on a real cluster), parsed as
+//! strictly as Prometheus' own Go reader parses it (`support/promtext.rs`; with
+//! `EDGESCHED_PROM_CROSSCHECK=python` also by Prometheus' Python client, which must agree). The
+//! families are those kube-scheduler v1.35 exposes, and the values add up to what happened in the
+//! run.
 
 mod support;
 
@@ -9,7 +11,8 @@ use serde_json::json;
 use std::time::{Duration, Instant};
 use support::objects::{node, pod};
 use support::process::{Edgesched, Launch};
-use support::promparse::{self, Family};
+use support::promtext::{self, Family};
+use support::promtext_python;
 use support::{https, wait_until, TestApiServer};
 
 const T: Duration = Duration::from_secs(20);
@@ -72,20 +75,17 @@ const EXERCISED: &[(&str, &str)] = &[
 struct Scrape(Vec<Family>);
 
 impl Scrape {
-    /// The family of a metric; the parser drops a counter's `_total` from the family name.
+    /// The family of a metric, by its name as exposed (a counter's keeps its `_total`, if any).
     fn family(&self, name: &str) -> Option<&Family> {
-        self.0.iter().find(|f| f.name == name || (f.kind == "counter" && format!("{}_total", f.name) == name))
+        self.0.iter().find(|f| f.name == name)
     }
 
-    /// Sum of the samples named `sample` whose labels include `labels` (the parser names every
-    /// counter sample `<name>_total`, even where the exposition has no such suffix).
+    /// Sum of the samples named `sample` whose labels include `labels`.
     fn sum(&self, sample: &str, labels: &[(&str, &str)]) -> f64 {
         self.0
             .iter()
             .flat_map(|f| &f.samples)
-            .filter(|s| {
-                (s.name == sample || s.name == format!("{sample}_total")) && labels.iter().all(|(k, v)| s.label(k) == Some(*v))
-            })
+            .filter(|s| s.name == sample && labels.iter().all(|(k, v)| s.label(k) == Some(*v)))
             .map(|s| s.value)
             .sum()
     }
@@ -94,7 +94,9 @@ impl Scrape {
 fn scrape(es: &Edgesched, token: &str) -> Scrape {
     let (code, body) = https::get(&format!("https://127.0.0.1:{}/metrics", es.secure_port), Some(token)).expect("scrape");
     assert_eq!(code, 200, "{body}");
-    Scrape(promparse::parse(&body).unwrap_or_else(|e| panic!("{e}\n{body}")))
+    let families = promtext::parse(&body).unwrap_or_else(|e| panic!("{e}\n{body}"));
+    promtext_python::check(&body, &families);
+    Scrape(families)
 }
 
 /// A Prometheus identity with exactly what `system:monitoring` grants.

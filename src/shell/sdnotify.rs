@@ -30,10 +30,8 @@ mod tests {
 
     #[test]
     fn sends_ready_to_the_notify_socket() {
-        let dir = std::env::temp_dir().join(format!("edgesched-sdnotify-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
+        let dir = crate::core::scratch::ScratchDir::new("sdnotify");
         let path = dir.join("notify.sock");
-        let _ = std::fs::remove_file(&path);
         let server = UnixDatagram::bind(&path).expect("bind");
         std::env::set_var("NOTIFY_SOCKET", &path);
         notify("READY=1");
@@ -41,6 +39,5 @@ mod tests {
         let mut buf = [0u8; 64];
         let n = server.recv(&mut buf).expect("received");
         assert_eq!(&buf[..n], b"READY=1");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

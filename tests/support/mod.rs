@@ -12,7 +12,8 @@ pub mod invariants;
 pub mod klog_text;
 pub mod objects;
 pub mod process;
-pub mod promparse;
+pub mod promtext;
+pub mod promtext_python;
 pub mod wait;
 
 #[allow(unused_imports)]

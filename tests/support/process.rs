@@ -28,7 +28,7 @@ pub fn example_binary(name: &str) -> PathBuf {
     let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     if modified(&path).is_none() || modified(&path) < modified(&bin) {
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "--example", name])
+            .args(["build", "--quiet", "--locked", "--example", name])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .unwrap_or_else(|e| panic!("cargo build --example {name}: {e}"));

@@ -781,8 +781,7 @@ mod tests {
     /// from the certificate), the default one for the rest.
     #[test]
     fn sni_picks_the_named_certificate() {
-        let dir = std::env::temp_dir().join(format!("edgesched-sni-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
+        let dir = crate::core::scratch::ScratchDir::new("sni");
         let ca_key = rcgen::KeyPair::generate().expect("key");
         let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
         ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
@@ -802,6 +801,5 @@ mod tests {
         assert!(ok("x.wild.example"), "wildcard");
         assert!(ok("extracted.example"), "name read from the certificate");
         assert!(!ok("other.example"), "unknown names get the default certificate");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
