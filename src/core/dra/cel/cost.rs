@@ -56,6 +56,25 @@ const ID_MAX: u64 = 32;
 /// `ResourceSliceMaxAttributesAndCapacitiesPerDevice`: entries of each device map.
 const MAP_ENTRIES_MAX: u64 = 32;
 
+/// Calls whose cost grows with their first operand's size (cel-go's runtime cost of
+/// `contains`, `matches`, `startsWith`, `endsWith`, and the Kubernetes estimator's traversal cost
+/// of the list functions and sets).
+const TRAVERSING: &[&str] = &[
+    "contains",
+    super::libs::regex::MATCHES,
+    "startsWith",
+    "endsWith",
+    "isSorted",
+    "sum",
+    "max",
+    "min",
+    "indexOf",
+    "lastIndexOf",
+    "sets.contains",
+    "sets.equivalent",
+    "sets.intersects",
+];
+
 /// The name of the accounting function the instrumented program calls.
 pub const COST_FN: &str = "@cost";
 /// The accounting function for size-dependent calls: charges from the value's size.
@@ -248,7 +267,7 @@ impl Estimator {
             operators::IN => (size(1), Shape::Sized(1)),
             "contains" => (size(0).zip(size(1)).map(|(a, b)| traversal(a) * traversal(b)), Shape::Sized(1)),
             "startsWith" | "endsWith" => (size(1).map(traversal), Shape::Sized(1)),
-            "matches" | "find" | "findAll" => (
+            "matches" | super::libs::regex::MATCHES | "find" | "findAll" => (
                 size(0).zip(size(1)).map(|(a, b)| {
                     ((1.0 + a as f64) * STRING_TRAVERSAL).ceil() as u64 * ((b as f64) * REGEX_LENGTH).ceil() as u64
                 }),
@@ -392,6 +411,18 @@ fn rewrite(e: IdedExpr, next_id: &mut u64) -> IdedExpr {
             }
             call.args = call.args.into_iter().map(|a| rewrite(a, next_id)).collect();
             let name = call.func_name.clone();
+            // Functions that traverse their first operand (a list or a string) charge its size.
+            if name == operators::IN && call.args.len() == 2 {
+                let container = call.args.remove(1);
+                call.args.push(wrap_sized(container, next_id));
+            } else if TRAVERSING.contains(&name.as_str()) {
+                if let Some(t) = call.target.take() {
+                    call.target = Some(Box::new(wrap_sized(*t, next_id)));
+                } else if !call.args.is_empty() {
+                    let first = call.args.remove(0);
+                    call.args.insert(0, wrap_sized(first, next_id));
+                }
+            }
             let node = IdedExpr { id, expr: Expr::Call(call) };
             match name.as_str() {
                 operators::LOGICAL_AND | operators::LOGICAL_OR | operators::CONDITIONAL => node,

@@ -118,6 +118,8 @@ pub fn compile(expression: &str, features: CelFeatures) -> Result<CompiledSelect
         .parse_with_source_info(expression)
         .map_err(|e| CelError::compile(errors::render_parse_errors(expression, &e)))?;
     check::check(expression, &program, &info)?;
+    let mut program = program;
+    libs::regex::redirect_matches(&mut program);
     let max_cost = cost::estimate(&program);
     let metered = if max_cost > SELECTOR_MAX_COST { Some(cost::instrument(&program)) } else { None };
     Ok(CompiledSelector { expression: expression.to_string(), program, metered, max_cost })

@@ -5,8 +5,10 @@
 //! registered by one function below.
 
 pub mod format;
+mod k8s_lists;
 mod macros;
-mod regex;
+pub mod regex;
+mod sets;
 
 use cel::common::types::{CelBool, CelDouble, CelInt, CelString};
 use cel::{DeclarationError, Env, ExecutionError};
@@ -18,6 +20,8 @@ use super::semver::Semver;
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     quantity(env)?;
     semver(env)?;
+    k8s_lists::register(env)?;
+    sets::register(env)?;
     regex::register(env)?;
     format::register(env)?;
     macros::register(env)?;

@@ -4,9 +4,10 @@
 //! Go's RE2 and the `regex` crate share the syntax upstream relies on; the error text for an
 //! invalid pattern is the crate's.
 
-use cel::common::types::{CelInt, CelList, CelString};
+use cel::common::ast::{EntryExpr, Expr};
+use cel::common::types::{CelBool, CelInt, CelList, CelString};
 use cel::common::value::Val;
-use cel::{DeclarationError, Env, ExecutionError};
+use cel::{DeclarationError, Env, ExecutionError, IdedExpr};
 
 use super::fail;
 
@@ -15,7 +16,7 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     cel::add_member_overload!(env, fn string_find_n: (CelString, CelString) -> Result<CelString>, name = "find")?;
     cel::add_member_overload!(env, fn string_find_all: (CelString, CelString) -> Result<CelList>, name = "findAll")?;
     cel::add_member_overload!(env, fn string_find_all_n: (CelString, CelString, CelInt) -> Result<CelList>, name = "findAll")?;
-    Ok(())
+    register_matches(env)
 }
 
 /// Compiled patterns of this thread: selectors evaluate the same few patterns once per device,
@@ -61,4 +62,50 @@ fn string_find_all(s: &CelString, pattern: &CelString) -> Result<CelList<'static
 
 fn string_find_all_n(s: &CelString, pattern: &CelString, limit: &CelInt) -> Result<CelList<'static>, ExecutionError> {
     find_all(s.inner(), pattern.inner(), *limit.inner())
+}
+
+/// The function `matches` calls are redirected to: the standard `matches` with this module's
+/// cache of compiled patterns (the crate compiles the pattern on every call).
+pub const MATCHES: &str = "@matches";
+
+/// Registers the cached `matches`.
+pub fn register_matches(env: &mut Env) -> Result<(), DeclarationError> {
+    cel::add_overload!(env, fn cached_matches: (CelString, CelString) -> Result<CelBool>, name = MATCHES)?;
+    cel::add_member_overload!(env, fn cached_matches: (CelString, CelString) -> Result<CelBool>, name = MATCHES)?;
+    Ok(())
+}
+
+fn cached_matches(s: &CelString, pattern: &CelString) -> Result<CelBool, ExecutionError> {
+    Ok(CelBool::from(compile("matches", pattern.inner())?.is_match(s.inner())))
+}
+
+/// Renames every `matches` call of `e` to [`MATCHES`].
+pub fn redirect_matches(e: &mut IdedExpr) {
+    match &mut e.expr {
+        Expr::Call(c) => {
+            if c.func_name == "matches" {
+                c.func_name = MATCHES.to_string();
+            }
+            if let Some(t) = c.target.as_deref_mut() {
+                redirect_matches(t);
+            }
+            c.args.iter_mut().for_each(redirect_matches);
+        }
+        Expr::Select(s) => redirect_matches(&mut s.operand),
+        Expr::List(l) => l.elements.iter_mut().for_each(redirect_matches),
+        Expr::Map(m) => {
+            for entry in m.entries.iter_mut() {
+                if let EntryExpr::MapEntry(me) = &mut entry.expr {
+                    redirect_matches(&mut me.key);
+                    redirect_matches(&mut me.value);
+                }
+            }
+        }
+        Expr::Comprehension(c) => {
+            for x in [&mut c.iter_range, &mut c.accu_init, &mut c.loop_cond, &mut c.loop_step, &mut c.result] {
+                redirect_matches(x);
+            }
+        }
+        _ => {}
+    }
 }
