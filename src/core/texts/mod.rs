@@ -821,3 +821,39 @@ pub const ROWS: &[Row] = &[
     up("no_priority_class", EventNote, "no PriorityClass with name {name} was found", "plugin/pkg/admission/priority/admission.go", "admitPod (Forbidden), used inside pod_spec_cannot_be_scheduled"),
     own("bound_elsewhere_log", Log, logs::BOUND_ELSEWHERE, "upstream records FailedScheduling with the 409 error; edgesched knows the pod is bound and logs instead"),
 ];
+
+/// DRA CEL device selectors: the compile and evaluation texts of
+/// `staging/src/k8s.io/dynamic-resource-allocation/cel/compile.go` (and the cel-go runtime
+/// errors it passes through). The allocator wraps them in its own `CEL compile error` /
+/// `CEL runtime error` frames.
+pub mod dra_cel {
+    /// CompileCELExpression: parse and type-check failures (`"compilation failed: " +
+    /// issues.String()`).
+    pub fn compilation_failed(issues: &str) -> String {
+        format!("compilation failed: {issues}")
+    }
+
+    /// CompileCELExpression: the expression's type is neither bool nor the attribute type.
+    pub fn must_evaluate_to_bool(actual: &str) -> String {
+        format!("must evaluate to bool or the unknown type, not {actual}")
+    }
+
+    /// API validation (`validateCELSelector`, pkg/apis/resource/validation/validation.go):
+    /// `field.TooLong` for an expression over `CELSelectorExpressionMaxLength` bytes.
+    pub fn too_long(max: usize) -> String {
+        format!("Too long: may not be more than {max} bytes")
+    }
+
+    /// cel-go's cost tracker (interpreter/runtimecost.go): the runtime cost limit was reached.
+    pub const COST_LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
+
+    /// cel-go's missing map key or field (`no such key: %v`).
+    pub fn no_such_key(key: &str) -> String {
+        format!("no such key: {key}")
+    }
+
+    /// DeviceMatches: the result is not a bool.
+    pub fn not_bool(type_name: &str, detail: &str) -> String {
+        format!("CEL result of type {type_name} could not be converted to bool: {detail}")
+    }
+}
