@@ -6,6 +6,7 @@
 pub mod apiserver;
 pub mod certs;
 pub mod deploy;
+pub mod dra;
 pub mod extender;
 pub mod https;
 pub mod invariants;
@@ -13,6 +14,7 @@ pub mod klog_text;
 pub mod objects;
 pub mod process;
 pub mod promparse;
+pub mod raw_http;
 pub mod wait;
 
 #[allow(unused_imports)]
