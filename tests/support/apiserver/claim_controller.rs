@@ -12,10 +12,11 @@
 //! `status.resourceClaimStatuses`. A claim owned by the pod and annotated for the entry is
 //! adopted instead of creating a second one (looked up by its generated name's prefix rather
 //! than through an owner index). A bound pod gets its allocated claims reserved for it when
-//! nobody else did (also when the claim is allocated after the pod was bound). For a claim, `status.reservedFor` entries of pods that are gone,
-//! replaced (another UID) or done are removed; a claim left without consumers is deallocated
-//! and loses the `resource.kubernetes.io/delete-protection` finalizer; a generated claim
-//! nobody uses whose pod is done, replaced or gone is deleted.
+//! nobody else did (also when the claim is allocated after the pod was bound). For a claim,
+//! `status.reservedFor` entries of pods that are gone, replaced (another UID) or done are
+//! removed; a claim left without consumers is deallocated and loses the
+//! `resource.kubernetes.io/delete-protection` finalizer; a generated claim nobody uses whose pod
+//! is done, replaced or gone is deleted.
 //!
 //! The controller runs inside the store's write lock right after the writes that concern it
 //! (see `Shared::write`), so its writes follow the triggering write as separate changes with
@@ -44,7 +45,7 @@ const MAX_ROUNDS: usize = 16;
 /// One thing to look at.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Work {
-    /// A pod that exists (or existed until the change).
+    /// A pod to sync (namespace, name).
     Pod(String, String),
     /// A claim.
     Claim(String, String),
@@ -189,7 +190,8 @@ pub fn generate_name(pod: &str, claim: &str) -> String {
     if full.len() <= MAX_BASE_LEN {
         return full;
     }
-    let cut = |name: &str| name[..name.len() * MAX_BASE_LEN / full.len()].to_string();
+    // Pod and claim names are DNS names, so bytes are characters.
+    let cut = |name: &str| name.chars().take(name.len() * MAX_BASE_LEN / full.len()).collect::<String>();
     format!("{}-{}", cut(pod), cut(claim))
 }
 
