@@ -520,29 +520,79 @@ fn every_declared_permission_is_granted_by_the_shipped_rbac_and_kubeadms_roles()
     assert_eq!(denied(&results, false), ["list priorityclasses.scheduling.k8s.io", "watch priorityclasses.scheduling.k8s.io"]);
     // Least privilege: no Lease beyond its own may be written, no pod created.
     let extra = [
-        Access {
-            verb: "update".into(),
-            group: "coordination.k8s.io".into(),
-            resource: "leases".into(),
-            subresource: String::new(),
-            namespace: "kube-system".into(),
-            name: "kube-scheduler".into(),
-            required: false,
-            why: String::new(),
-        },
-        Access {
-            verb: "create".into(),
-            group: String::new(),
-            resource: "pods".into(),
-            subresource: String::new(),
-            namespace: "default".into(),
-            name: String::new(),
-            required: false,
-            why: String::new(),
-        },
+        access("update", "coordination.k8s.io", "leases", "kube-system", "kube-scheduler"),
+        access("create", "", "pods", "default", ""),
     ];
     let checked = allowed(&server, sa, &groups, &extra);
     // kube-scheduler's ClusterRole itself grants update on the Lease named kube-scheduler.
     assert!(checked[0].1, "system:kube-scheduler grants kube-scheduler's Lease to whoever it is bound to");
     assert!(!checked[1].1, "no pod creation");
+}
+
+/// A required access to `resource` (`plural` or `plural/subresource`) of `group` in `namespace`
+/// ("" for all), to the object `name` ("" for any), for a SubjectAccessReview.
+fn access(verb: &str, group: &str, resource: &str, namespace: &str, name: &str) -> Access {
+    let (resource, subresource) = resource.split_once('/').unwrap_or((resource, ""));
+    let text = |s: &str| s.to_string();
+    Access {
+        verb: text(verb),
+        group: text(group),
+        resource: text(resource),
+        subresource: text(subresource),
+        namespace: text(namespace),
+        name: text(name),
+        required: true,
+        why: String::new(),
+    }
+}
+
+/// What kube-scheduler v1.35 does for Dynamic Resource Allocation: watch classes, slices and
+/// claims, put its finalizer on a claim, and write allocation and reservation to its status.
+fn kube_scheduler_dra_accesses() -> Vec<Access> {
+    let mut out = Vec::new();
+    for r in ["deviceclasses", "resourceslices", "resourceclaims"] {
+        for verb in ["get", "list", "watch"] {
+            out.push(access(verb, "resource.k8s.io", r, "", ""));
+        }
+    }
+    for r in ["resourceclaims", "resourceclaims/status"] {
+        for verb in ["update", "patch"] {
+            out.push(access(verb, "resource.k8s.io", r, NS, ""));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_deployment_path_grants_what_kube_scheduler_needs_for_dra() {
+    let dra = kube_scheduler_dra_accesses();
+    // Static pod and systemd: kube-scheduler's user with kubeadm's roles and the shipped Role.
+    let server = server_with(DefaultRoles::Current);
+    server.apply_file(&manifest("manifests/static-pod/rbac.yaml"));
+    let results = allowed(&server, "system:kube-scheduler", &["system:authenticated"], &dra);
+    assert!(denied(&results, true).is_empty(), "static pod: {:?}", denied(&results, true));
+
+    // Deployment: the ServiceAccount, through its binding to system:kube-scheduler.
+    for f in ["namespace-and-serviceaccount.yaml", "rbac.yaml"] {
+        server.apply_file(&manifest(&format!("manifests/deployment/{f}")));
+    }
+    let sa = "system:serviceaccount:kube-system:edgesched";
+    let groups = ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"];
+    let results = allowed(&server, sa, &groups, &dra);
+    assert!(denied(&results, true).is_empty(), "deployment: {:?}", denied(&results, true));
+    // Nothing beyond: claims are the resourceclaim controller's to create and delete.
+    let beyond = [
+        access("create", "resource.k8s.io", "resourceclaims", NS, ""),
+        access("delete", "resource.k8s.io", "resourceclaims", NS, ""),
+    ];
+    assert!(allowed(&server, sa, &groups, &beyond).iter().all(|(_, ok)| !ok));
+
+    // What-if: list, and only list, of the four DRA kinds.
+    server.apply_file(&manifest("manifests/what-if/rbac.yaml"));
+    let kinds = ["deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates"];
+    let lists: Vec<Access> = kinds.iter().map(|k| access("list", "resource.k8s.io", k, "", "")).collect();
+    let results = allowed(&server, "analyst", &["edgesched:what-if", "system:authenticated"], &lists);
+    assert!(denied(&results, true).is_empty(), "what-if: {:?}", denied(&results, true));
+    let watches: Vec<Access> = kinds.iter().map(|k| access("watch", "resource.k8s.io", k, "", "")).collect();
+    assert!(allowed(&server, "analyst", &["edgesched:what-if", "system:authenticated"], &watches).iter().all(|(_, ok)| !ok));
 }

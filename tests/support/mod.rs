@@ -6,6 +6,7 @@
 pub mod apiserver;
 pub mod certs;
 pub mod deploy;
+pub mod dra;
 pub mod extender;
 pub mod https;
 pub mod invariants;
@@ -14,6 +15,7 @@ pub mod objects;
 pub mod process;
 pub mod promtext;
 pub mod promtext_python;
+pub mod raw_http;
 pub mod wait;
 
 #[allow(unused_imports)]

@@ -142,6 +142,7 @@ pub fn pod(ns: &str, name: &str) -> PodBuilder {
         spec: Map::new(),
         init_containers: Vec::new(),
         phase: None,
+        claims: Vec::new(),
     }
 }
 
@@ -156,6 +157,7 @@ pub struct PodBuilder {
     spec: Map<String, Value>,
     init_containers: Vec<Value>,
     phase: Option<String>,
+    claims: Vec<String>,
 }
 
 impl PodBuilder {
@@ -282,6 +284,21 @@ impl PodBuilder {
         self
     }
 
+    /// A `spec.resourceClaims` entry `name` for the ResourceClaim `claim`, used by the container.
+    pub fn claim(mut self, name: &str, claim: &str) -> PodBuilder {
+        self.push_spec_list("resourceClaims", json!({"name": name, "resourceClaimName": claim}));
+        self.claims.push(name.to_string());
+        self
+    }
+
+    /// A `spec.resourceClaims` entry `name` whose claim the resourceclaim controller creates from
+    /// the ResourceClaimTemplate `template`, used by the container.
+    pub fn claim_from_template(mut self, name: &str, template: &str) -> PodBuilder {
+        self.push_spec_list("resourceClaims", json!({"name": name, "resourceClaimTemplateName": template}));
+        self.claims.push(name.to_string());
+        self
+    }
+
     /// `status.phase` (e.g. `Running`, `Succeeded`).
     pub fn phase(mut self, phase: &str) -> PodBuilder {
         self.phase = Some(phase.to_string());
@@ -296,6 +313,11 @@ impl PodBuilder {
         if !self.requests.is_empty() {
             let requests: Map<String, Value> = self.requests.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
             container.insert("resources".into(), json!({ "requests": requests }));
+        }
+        if !self.claims.is_empty() {
+            let claims: Vec<Value> = self.claims.iter().map(|c| json!({"name": c})).collect();
+            let resources = container.entry("resources").or_insert_with(|| json!({}));
+            resources["claims"] = Value::Array(claims);
         }
         if !self.ports.is_empty() {
             container.insert("ports".into(), Value::Array(self.ports));

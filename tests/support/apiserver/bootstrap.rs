@@ -14,19 +14,21 @@ pub enum DefaultRoles {
     #[default]
     Current,
     /// A cluster without that Role and RoleBinding (created before they existed, or whose
-    /// defaults were not reconciled): `system:kube-scheduler` may only get/update the lease named
-    /// `kube-scheduler`, create leases, and neither list nor watch them.
+    /// defaults were not reconciled): `system:kube-scheduler` may create leases and only
+    /// get, update, list and watch the one named `kube-scheduler` (a list or watch must pin it
+    /// with `fieldSelector=metadata.name=kube-scheduler`).
     LegacyLeaseNameOnly,
 }
 
 const CLUSTER_ROLES: &str = include_str!("bootstrap/cluster-roles.yaml");
+const KUBE_SCHEDULER_ROLE: &str = include_str!("bootstrap/kube-scheduler.yaml");
 const CLUSTER_ROLE_BINDINGS: &str = include_str!("bootstrap/cluster-role-bindings.yaml");
 const NAMESPACE_ROLES: &str = include_str!("bootstrap/namespace-roles.yaml");
 const LEADER_LOCKING: &str = include_str!("bootstrap/leader-locking-kube-scheduler.yaml");
 
 /// The seed for `variant`, in load order.
 pub fn documents(variant: DefaultRoles) -> Vec<&'static str> {
-    let mut docs = vec![CLUSTER_ROLES, CLUSTER_ROLE_BINDINGS, NAMESPACE_ROLES];
+    let mut docs = vec![CLUSTER_ROLES, KUBE_SCHEDULER_ROLE, CLUSTER_ROLE_BINDINGS, NAMESPACE_ROLES];
     if variant == DefaultRoles::Current {
         docs.push(LEADER_LOCKING);
     }

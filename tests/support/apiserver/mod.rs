@@ -14,11 +14,14 @@ mod auth;
 mod authz;
 mod binding;
 mod bootstrap;
+mod claim_controller;
 mod clock;
 mod compat;
 mod discovery;
+mod dra;
 mod escalation;
 mod faults;
+mod field_errors;
 mod http;
 mod inspect;
 mod options;
@@ -37,7 +40,10 @@ mod wire;
 
 pub use authz::Authorization;
 pub use bootstrap::DefaultRoles;
+#[allow(unused_imports)] // not every test binary names them
+pub use claim_controller::{FINALIZER as CLAIM_FINALIZER, POD_CLAIM_ANNOTATION};
 pub use compat::{Compat, CompatCounts};
+pub use dra::DraAlphaGates;
 pub use faults::Failure;
 pub use inspect::RequestRecord;
 pub use status::ApiError;
@@ -77,6 +83,12 @@ pub struct ServerOptions {
     pub default_roles: DefaultRoles,
     /// Wire quirks of other API server implementations to show (none by default).
     pub compat: Compat,
+    /// Run kube-controller-manager's resourceclaim controller (and the garbage collector's part
+    /// for generated claims): claims are created from templates for pods, released and
+    /// deleted as on a cluster. Default false: claims only exist when a test creates them.
+    pub claim_controller: bool,
+    /// Which alpha resource.k8s.io gates the server runs with (default: none, as v1.35).
+    pub dra_alpha_gates: DraAlphaGates,
 }
 
 impl Default for ServerOptions {
@@ -90,6 +102,8 @@ impl Default for ServerOptions {
             authorization: Authorization::Rbac,
             default_roles: DefaultRoles::Current,
             compat: Compat::default(),
+            claim_controller: false,
+            dra_alpha_gates: DraAlphaGates::default(),
         }
     }
 }
@@ -156,6 +170,7 @@ impl TestApiServer {
         let serving = ca.issue_server_cert();
         let tls_config = tls::server_config(&ca, &serving);
         let mut store = Store::new(opts.history_window);
+        store.set_dra_gates(opts.dra_alpha_gates);
         for ns in admission::INITIAL_NAMESPACES {
             ensure_namespace(&mut store, ns);
         }
@@ -437,6 +452,26 @@ impl TestApiServer {
         self.shared.lock_store().rv()
     }
 
+    // ----- the resourceclaim controller ------------------------------------------------------
+
+    /// Turn kube-controller-manager's resourceclaim controller on (it catches up on every pod
+    /// and claim at once, then reacts to each write) or off (claims stay as they are, e.g. not
+    /// created yet for a pod that names a template).
+    pub fn set_claim_controller(&self, on: bool) {
+        self.shared.set_claim_controller(on);
+    }
+
+    /// Run the resourceclaim controller once over every pod and claim, whether it is on or not.
+    pub fn run_claim_controller(&self) {
+        self.shared.run_claim_controller();
+    }
+
+    /// What the resourceclaim controller could not do so far (a pod naming a missing template,
+    /// a write the server refused), as it would log it.
+    pub fn claim_controller_log(&self) -> Vec<String> {
+        self.shared.claim_controller_log()
+    }
+
     // ----- faults ----------------------------------------------------------------------------
 
     /// Delay every request by `delay` (zero removes).
@@ -520,9 +555,12 @@ impl TestApiServer {
     }
 
     /// Like [`TestApiServer::restart`], applying the history window, bookmark interval,
-    /// graceful deletion, anonymous auth and authorizer of `opts` (its port is ignored: the port
-    /// stays; its default roles too: the stored roles and bindings survive a restart).
+    /// graceful deletion, anonymous auth, authorizer, resourceclaim controller and alpha DRA
+    /// gates of `opts` (its port is ignored: the port stays; its default roles too: the stored
+    /// roles and bindings survive a restart).
     pub fn restart_with(&self, opts: ServerOptions) {
+        self.shared.write(|s| s.set_dra_gates(opts.dra_alpha_gates));
+        self.shared.set_claim_controller(opts.claim_controller);
         self.set_history_window(opts.history_window);
         self.set_bookmark_interval(opts.bookmark_interval);
         self.shared.graceful_pod_deletion.store(opts.graceful_pod_deletion, Ordering::SeqCst);

@@ -1,7 +1,6 @@
 //! The three patch flavours clients send: JSON merge patch (RFC 7386), strategic merge patch
-//! (merge patch, except `status.conditions` merge by `type` as `patchMergeKey:"type"` declares
-//! in `k8s.io/api/core/v1/types.go`, and `$setElementOrder`/`$retainKeys` directives are
-//! ignored) and JSON patch (RFC 6902).
+//! (merge patch, except the lists of [`MERGE_KEYS`] merge by their key as `patchMergeKey`
+//! declares, and `$setElementOrder`/`$retainKeys` directives are ignored) and JSON patch (RFC 6902).
 
 use serde_json::{Map, Value};
 
@@ -30,8 +29,11 @@ fn is_directive(key: &str) -> bool {
     key.starts_with('$')
 }
 
-/// Lists merged by a key: (path from the root, merge key).
-const MERGE_KEYS: &[(&[&str], &str)] = &[(&["status", "conditions"], "type")];
+/// Lists merged by a key: (path from the root, merge key). Besides conditions: a pod's
+/// `status.resourceClaimStatuses` by `name` and a ResourceClaim's `status.reservedFor` by `uid`
+/// (`patchMergeKey` in `k8s.io/api/core/v1/types.go` and `k8s.io/api/resource/v1/types.go`).
+const MERGE_KEYS: &[(&[&str], &str)] =
+    &[(&["status", "conditions"], "type"), (&["status", "resourceClaimStatuses"], "name"), (&["status", "reservedFor"], "uid")];
 
 fn merge_key_at(path: &[String]) -> Option<&'static str> {
     MERGE_KEYS.iter().find(|(p, _)| p.len() == path.len() && p.iter().zip(path).all(|(a, b)| a == b)).map(|(_, k)| *k)

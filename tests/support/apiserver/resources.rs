@@ -19,7 +19,28 @@ pub struct ResourceType {
     pub status_subresource: bool,
     /// Short names advertised in discovery.
     pub short_names: &'static [&'static str],
+    /// Which field selector labels lists and watches accept.
+    pub field_labels: FieldLabels,
 }
+
+/// The field selector labels a resource's lists and watches accept: the scheme's field label
+/// conversion for the kind (`runtime.Scheme.ConvertFieldLabel`), whose error the list handler
+/// answers as a 400 (`k8s.io/apiserver/pkg/endpoints/handlers/get.go`, `ListResource`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldLabels {
+    /// Any dotted path, compared with the object's JSON (the kinds served before the
+    /// resource.k8s.io group; their real label lists are not modelled).
+    AnyPath,
+    /// `metadata.name` and `metadata.namespace` only: kinds without a conversion function of
+    /// their own get `runtime.DefaultMetaV1FieldSelectorConversion`.
+    ObjectMeta,
+    /// Exactly these labels, refused with `field label not supported for <gvk>: <label>` (a kind
+    /// that registers `AddFieldLabelConversionFunc`, e.g. ResourceSlice in
+    /// `pkg/apis/resource/v1/conversion.go`).
+    Only(&'static [&'static str]),
+}
+
+use super::status::quote;
 
 /// Index into [`RESOURCES`].
 pub type ResId = usize;
@@ -32,7 +53,39 @@ const fn r(
     status_subresource: bool,
     short_names: &'static [&'static str],
 ) -> ResourceType {
-    ResourceType { group, version: "v1", plural, kind, namespaced, status_subresource, short_names }
+    ResourceType {
+        group,
+        version: "v1",
+        plural,
+        kind,
+        namespaced,
+        status_subresource,
+        short_names,
+        field_labels: FieldLabels::AnyPath,
+    }
+}
+
+/// The API group of Dynamic Resource Allocation.
+pub const RESOURCE_GROUP: &str = "resource.k8s.io";
+
+/// A resource.k8s.io/v1 kind (none has short names; only ResourceClaim has a status).
+const fn dra(
+    plural: &'static str,
+    kind: &'static str,
+    namespaced: bool,
+    status_subresource: bool,
+    field_labels: FieldLabels,
+) -> ResourceType {
+    ResourceType {
+        group: RESOURCE_GROUP,
+        version: "v1",
+        plural,
+        kind,
+        namespaced,
+        status_subresource,
+        short_names: &[],
+        field_labels,
+    }
 }
 
 /// The RBAC API group, whose objects the authorizer reads on every request.
@@ -69,6 +122,14 @@ pub const RESOURCES: &[ResourceType] = &[
     r(RBAC_GROUP, "rolebindings", "RoleBinding", true, false, &[]),
     r("authentication.k8s.io", "tokenreviews", "TokenReview", false, false, &[]),
     r("authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview", false, false, &[]),
+    // Dynamic Resource Allocation, as a v1.35 server serves resource.k8s.io/v1. Only
+    // ResourceSlice registers field labels of its own: `spec.nodeName` and `spec.driver` beside
+    // `metadata.name` (`resourceslice/strategy.go` `toSelectableFields`, the conversion in
+    // `pkg/apis/resource/v1/conversion.go`); the others select by name and namespace only.
+    dra("deviceclasses", "DeviceClass", false, false, FieldLabels::ObjectMeta),
+    dra("resourceslices", "ResourceSlice", false, false, FieldLabels::Only(&["metadata.name", "spec.nodeName", "spec.driver"])),
+    dra("resourceclaims", "ResourceClaim", true, true, FieldLabels::ObjectMeta),
+    dra("resourceclaimtemplates", "ResourceClaimTemplate", true, false, FieldLabels::ObjectMeta),
     // A custom resource, served as an installed CRD is (stored as given, every verb, RBAC by
     // group and plural): scheduler-plugins' PodGroup, whose CRD ships with the coscheduling
     // example (examples/coscheduling/manifests/podgroup-crd.yaml). A CRD with a status
@@ -81,6 +142,7 @@ pub const RESOURCES: &[ResourceType] = &[
         namespaced: true,
         status_subresource: true,
         short_names: &["pg", "pgs"],
+        field_labels: FieldLabels::AnyPath,
     },
 ];
 
@@ -117,6 +179,25 @@ impl ResourceType {
         }
     }
 
+    /// `resource.k8s.io/v1, Kind=ResourceSlice`, as `schema.GroupVersionKind` prints itself.
+    pub fn gvk_string(&self) -> String {
+        format!("{}/{}, Kind={}", self.group, self.version, self.kind)
+    }
+
+    /// Refuse a field selector label this kind does not accept, with the conversion's error
+    /// text (the caller answers it as a 400 BadRequest).
+    pub fn check_field_label(&self, label: &str) -> Result<(), String> {
+        match self.field_labels {
+            FieldLabels::AnyPath => Ok(()),
+            FieldLabels::ObjectMeta if matches!(label, "metadata.name" | "metadata.namespace") => Ok(()),
+            FieldLabels::ObjectMeta => {
+                Err(format!("{} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"", quote(label)))
+            }
+            FieldLabels::Only(labels) if labels.contains(&label) => Ok(()),
+            FieldLabels::Only(_) => Err(format!("field label not supported for {}: {label}", self.gvk_string())),
+        }
+    }
+
     /// Collection path in a namespace ("" for cluster-scoped or all namespaces).
     pub fn collection_path(&self, ns: &str) -> String {
         if self.namespaced && !ns.is_empty() {
@@ -150,6 +231,11 @@ pub fn find_plural(group: &str, plural: &str) -> Option<ResId> {
 /// Shorthand for the core pods resource.
 pub fn pods() -> ResId {
     find("", "v1", "pods").unwrap_or(0)
+}
+
+/// Shorthand for a resource.k8s.io/v1 resource by plural.
+pub fn dra_resource(plural: &str) -> ResId {
+    find(RESOURCE_GROUP, "v1", plural).unwrap_or(0)
 }
 
 /// Shorthand for the core namespaces resource.

@@ -268,6 +268,16 @@ fn parse_rv(s: &str) -> Result<u64, ApiError> {
     })
 }
 
+/// The request's label and field selectors, each field label checked against what the kind
+/// accepts; either problem is a 400.
+fn selectors(req: &Request, res: &ResourceType) -> Result<Selectors, ApiError> {
+    let sel = Selectors::parse(req.param("labelSelector"), req.param("fieldSelector")).map_err(|e| status::bad_request(&e))?;
+    for label in sel.fields.labels() {
+        res.check_field_label(label).map_err(|e| status::bad_request(&e))?;
+    }
+    Ok(sel)
+}
+
 /// A list response (`GET` on a collection).
 fn list_reply(shared: &Shared, req: &Request, target: &Target, pretty: bool) -> Reply {
     match list(shared, req, target, pretty) {
@@ -282,7 +292,7 @@ fn list_reply(shared: &Shared, req: &Request, target: &Target, pretty: bool) -> 
 fn list(shared: &Shared, req: &Request, target: &Target, pretty: bool) -> Result<Vec<u8>, ApiError> {
     options::validate(req, false)?;
     let res = target.resource();
-    let sel = Selectors::parse(req.param("labelSelector"), req.param("fieldSelector")).map_err(|e| status::bad_request(&e))?;
+    let sel = selectors(req, res)?;
     let limit = req.param("limit").and_then(|l| l.parse::<usize>().ok()).filter(|l| *l > 0);
     let store = shared.lock_store();
     let continued = match req.param("continue").filter(|c| !c.is_empty()) {
@@ -350,8 +360,7 @@ fn list(shared: &Shared, req: &Request, target: &Target, pretty: bool) -> Result
 
 fn watch_spec(req: &Request, target: &Target, compat: Compat) -> Result<WatchSpec, ApiError> {
     options::validate(req, true)?;
-    let selectors =
-        Selectors::parse(req.param("labelSelector"), req.param("fieldSelector")).map_err(|e| status::bad_request(&e))?;
+    let selectors = selectors(req, target.resource())?;
     let rv = req.param("resourceVersion").unwrap_or("");
     let start = match (req.param("sendInitialEvents"), rv) {
         (Some("true"), _) => Start::CurrentState,

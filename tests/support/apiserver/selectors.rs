@@ -136,6 +136,11 @@ impl FieldSelector {
         self.0.iter().all(|r| (field_value(obj, &r.path) == r.value) != r.negated)
     }
 
+    /// The field labels the requirements name, in selector order.
+    pub fn labels(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|r| r.path.as_str())
+    }
+
     /// Whether the selector is empty (selects everything).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

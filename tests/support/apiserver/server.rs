@@ -8,6 +8,7 @@ use super::super::certs::TestCa;
 use super::attributes::{self, RequestInfo};
 use super::auth::{self, AuthTables, Identity};
 use super::authz::{self, Authorization};
+use super::claim_controller;
 use super::clock;
 use super::compat::{Compat, CompatHits};
 use super::faults::Faults;
@@ -69,6 +70,10 @@ pub struct Shared {
     pub compat_hits: CompatHits,
     /// Collections watched at least once (for [`Compat::list_for_watch`]).
     watched: Mutex<HashSet<(ResId, Option<String>)>>,
+    /// Whether the resourceclaim controller reacts to writes.
+    claim_controller: AtomicBool,
+    /// What the resourceclaim controller could not do, as it would log it.
+    claim_controller_log: Mutex<Vec<String>>,
 }
 
 /// Decrements the active watch count when a stream ends.
@@ -104,7 +109,31 @@ impl Shared {
             compat: opts.compat,
             compat_hits: CompatHits::default(),
             watched: Mutex::new(HashSet::new()),
+            claim_controller: AtomicBool::new(opts.claim_controller),
+            claim_controller_log: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Turn the resourceclaim controller on (it first catches up on everything) or off.
+    pub fn set_claim_controller(&self, on: bool) {
+        self.claim_controller.store(on, Ordering::SeqCst);
+        if on {
+            self.run_claim_controller();
+        }
+    }
+
+    /// One pass of the resourceclaim controller over every pod and claim, on or off.
+    pub fn run_claim_controller(&self) {
+        self.write(|s| {
+            let mut log = Vec::new();
+            claim_controller::sync_all(s, &mut log);
+            self.claim_controller_log.lock().unwrap_or_else(|e| e.into_inner()).extend(log);
+        });
+    }
+
+    /// What the resourceclaim controller could not do so far.
+    pub fn claim_controller_log(&self) -> Vec<String> {
+        self.claim_controller_log.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Whether this is the first watch request for the collection (records it).
@@ -136,11 +165,20 @@ impl Shared {
         self.auth.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Run a store mutation and wake the watches of the resources it changed.
+    /// Run a store mutation and wake the watches of the resources it changed. With the
+    /// resourceclaim controller on, its reactions to the mutation are made before the lock is
+    /// released.
     pub fn write<T>(&self, f: impl FnOnce(&mut Store) -> T) -> T {
         let mut store = self.lock_store();
         let before = store.rv();
         let out = f(&mut store);
+        if self.claim_controller.load(Ordering::SeqCst) {
+            let mut log = Vec::new();
+            claim_controller::react(&mut store, before, &mut log);
+            if !log.is_empty() {
+                self.claim_controller_log.lock().unwrap_or_else(|e| e.into_inner()).extend(log);
+            }
+        }
         let mut touched = vec![false; self.changed.len()];
         let mut any = false;
         for ev in store.events_after(before) {

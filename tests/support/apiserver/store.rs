@@ -3,6 +3,7 @@
 //! that resume from an older version and reconstructs consistent list snapshots for `continue`
 //! tokens; once an event falls out of the window, both answer 410 Expired like a compacted etcd.
 
+use super::dra::DraAlphaGates;
 use super::resources::ResId;
 use super::wire;
 use serde_json::{json, Value};
@@ -87,6 +88,8 @@ pub struct Store {
     /// An entry is valid while the object's resourceVersion is unchanged, so writes need not
     /// know about it.
     list_items: RefCell<HashMap<ObjKey, Encoded>>,
+    /// Which alpha resource.k8s.io gates the server runs with (they decide what is stored).
+    dra_gates: DraAlphaGates,
 }
 
 fn set_rv(obj: &mut Value, rv: u64) {
@@ -115,7 +118,18 @@ impl Store {
             window,
             compacted_rv: 0,
             list_items: RefCell::default(),
+            dra_gates: DraAlphaGates::default(),
         }
+    }
+
+    /// The alpha resource.k8s.io gates in force.
+    pub fn dra_gates(&self) -> DraAlphaGates {
+        self.dra_gates
+    }
+
+    /// Switch the alpha resource.k8s.io gates.
+    pub fn set_dra_gates(&mut self, gates: DraAlphaGates) {
+        self.dra_gates = gates;
     }
 
     /// The latest resourceVersion.
@@ -206,6 +220,18 @@ impl Store {
         let lo = ObjKey::new(res, "", "");
         let hi = ObjKey::new(res + 1, "", "");
         self.objects.range(lo..hi).filter(move |(k, _)| ns.is_none_or(|n| k.ns == n))
+    }
+
+    /// Current objects of `res` in namespace `ns` whose name starts with `prefix`, in key order.
+    pub fn objects_named_like<'a>(
+        &'a self,
+        res: ResId,
+        ns: &'a str,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (&'a ObjKey, &'a Value)> + 'a {
+        self.objects
+            .range(ObjKey::new(res, ns, prefix)..)
+            .take_while(move |(k, _)| k.res == res && k.ns == ns && k.name.starts_with(prefix))
     }
 
     /// One page of `res` objects as they were at version `at` (which must be reconstructible),

@@ -5,6 +5,7 @@
 
 use super::admission;
 use super::clock;
+use super::dra;
 use super::patch;
 use super::resources::{self, ResourceType, RESOURCES};
 use super::status::{self, ApiError};
@@ -43,6 +44,9 @@ impl PatchKind {
         }
     }
 }
+
+/// `names.MaxGeneratedNameLength`: 63 characters less the 5 random ones.
+const MAX_GENERATED_NAME_PREFIX: usize = 58;
 
 fn res_of(key: &ObjKey) -> &'static ResourceType {
     &RESOURCES[key.res]
@@ -93,7 +97,9 @@ pub fn create(store: &mut Store, res_id: usize, ns: &str, mut obj: Value, now: S
                 "Required value: name or generateName is required",
             ));
         }
-        obj["metadata"]["name"] = json!(format!("{prefix}{}", clock::name_suffix()));
+        // `names.SimpleNameGenerator`: the prefix is cut so that the name fits 63 characters.
+        let base: String = prefix.chars().take(MAX_GENERATED_NAME_PREFIX).collect();
+        obj["metadata"]["name"] = json!(format!("{base}{}", clock::name_suffix()));
     }
     let name = meta_str(&obj, "name").to_string();
     if res.namespaced {
@@ -108,6 +114,8 @@ pub fn create(store: &mut Store, res_id: usize, ns: &str, mut obj: Value, now: S
         m.remove("namespace");
     }
     admission::check_namespace(store, res, ns)?;
+    // The create strategy and validation run before storage finds a name taken.
+    dra::prepare_create(res, &mut obj, store.dra_gates())?;
     let key = ObjKey::new(res_id, if res.namespaced { ns } else { "" }, &name);
     if store.get(&key).is_some() {
         return Err(status::already_exists(res, &name));
@@ -177,6 +185,7 @@ fn commit(store: &mut Store, key: &ObjKey, part: Part, old: Value, mut new: Valu
     if is_pod(res) && part == Part::Main {
         admission::validate_pod_update(&old, &next)?;
     }
+    dra::prepare_update(res, part, &old, &mut next, store.dra_gates())?;
     if res.group == resources::RBAC_GROUP && res.plural.ends_with("bindings") && old.get("roleRef") != next.get("roleRef") {
         return Err(role_ref_changed(res, &key.name, &next["roleRef"]));
     }

@@ -5,14 +5,17 @@
 
 use serde_json::Value;
 
-/// Keys that Go structs emit first, in this order; all others follow alphabetically.
-const LEADING_KEYS: &[&str] = &["type", "kind", "apiVersion", "metadata", "spec", "items", "status", "object"];
+/// Keys that Go structs emit first, in this order; all others follow alphabetically. (These
+/// are `static`s: the orders are told apart by address, which a `const` does not guarantee.)
+static LEADING_KEYS: &[&str] = &["type", "kind", "apiVersion", "metadata", "spec", "items", "status", "object"];
 /// `metav1.Status` field order.
-const STATUS_KEYS: &[&str] = &["kind", "apiVersion", "metadata", "status", "message", "reason", "details", "code"];
+static STATUS_KEYS: &[&str] = &["kind", "apiVersion", "metadata", "status", "message", "reason", "details", "code"];
 /// `metav1.StatusDetails` field order.
-const DETAILS_KEYS: &[&str] = &["name", "group", "kind", "uid", "causes", "retryAfterSeconds"];
+static DETAILS_KEYS: &[&str] = &["name", "group", "kind", "uid", "causes", "retryAfterSeconds"];
+/// `metav1.StatusCause` field order (its `type` is written as `reason`).
+static CAUSE_KEYS: &[&str] = &["reason", "message", "field"];
 /// `metav1.ObjectMeta` / `metav1.ListMeta` field order.
-const META_KEYS: &[&str] = &[
+static META_KEYS: &[&str] = &[
     "name",
     "generateName",
     "namespace",
@@ -38,6 +41,8 @@ fn order_for(value: &Value, parent: &'static [&'static str], key: &str) -> &'sta
         STATUS_KEYS
     } else if std::ptr::eq(parent, STATUS_KEYS) && key == "details" {
         DETAILS_KEYS
+    } else if std::ptr::eq(parent, DETAILS_KEYS) && key == "causes" {
+        CAUSE_KEYS
     } else if key == "metadata" {
         META_KEYS
     } else {
@@ -72,7 +77,9 @@ impl serde::Serialize for OrderedJson<'_> {
             Value::Array(items) => {
                 let mut out = s.serialize_seq(Some(items.len()))?;
                 for item in items {
-                    out.serialize_element(&OrderedJson { value: item, order: order_for(item, LEADING_KEYS, "") })?;
+                    // The causes list hands its order to its items; other lists start afresh.
+                    let order = if std::ptr::eq(self.order, CAUSE_KEYS) { CAUSE_KEYS } else { order_for(item, LEADING_KEYS, "") };
+                    out.serialize_element(&OrderedJson { value: item, order })?;
                 }
                 out.end()
             }
