@@ -477,6 +477,11 @@ pub mod dra_allocator {
             "gather pool information: failed to perform node selection for device {device} in slice {slice}: failed to parse node selector: {error}"
         )
     }
+    /// `DeviceMatches` (dynamic-resource-allocation/cel/compile.go): an attribute with no value
+    /// (`getAttributeValue`); `name` is the attribute's name.
+    pub fn unsupported_attribute_value(name: &str) -> String {
+        format!("attribute {name}: unsupported attribute value")
+    }
     /// A device's node selector does not parse while checking a request against it.
     pub fn device_node_selector(error: &str) -> String {
         format!("failed to parse node selector: {error}")
@@ -777,6 +782,7 @@ pub const ROWS: &[Row] = &[
     up("dra_node_selector_terms", Framework, "create NodeSelector for claim {name}: unsupported ResourceSlice.NodeSelector with {n} terms", DRA_STABLE_GO, "Allocate, createNodeSelector"),
     up("dra_gather_slice", Framework, "gather pool information: failed to perform node selection for slice {slice}: failed to parse node selector: {error}", DRA_POOLS_GO, "GatherPools, nodeMatches"),
     up("dra_gather_device", Framework, "gather pool information: failed to perform node selection for device {device} in slice {slice}: failed to parse node selector: {error}", DRA_POOLS_GO, "GatherPools, nodeMatches"),
+    up("dra_unsupported_attribute_value", Framework, "attribute {name}: unsupported attribute value", "staging/src/k8s.io/dynamic-resource-allocation/cel/compile.go", "DeviceMatches"),
     up("dra_device_node_selector", Framework, "failed to parse node selector: {error}", DRA_POOLS_GO, "NodeMatches (from isSelectable)"),
     own("dra_unsupported_features", Framework, "the structured allocator of edgesched does not implement the alpha features {gates} (enabled by feature gates); disable them to schedule pods with resource claims", "upstream has an implementation for every feature set; edgesched implements the stable one"),
     up("waiting_for_scheduling_gates", Queue, "waiting for scheduling gates: [{gates}]", "pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.go", "PreEnqueue"),

@@ -1045,35 +1045,20 @@ fn no_new_claims_to_deallocate() {
     );
 }
 
-// The structured allocator's texts, each produced by the allocator itself. Selectors are
-// answered by a stand-in evaluator: "true" matches, "noSuchVar" does not compile, any other
-// expression fails at runtime; the real CEL environment words the inner errors (its own table).
+// The structured allocator's texts, each produced by the allocator itself, with the real CEL
+// selector environment.
 
 mod dra_support {
     use crate::core::api;
     use crate::core::dra::allocator::{
-        AllocError, Allocator, DeviceId, Features, NoDeadline, NodeRef, PreparedDevice, PreparedSlice, SelectorEvaluator,
-        SelectorFailure, SliceIndex,
+        AllocError, Allocator, DeviceId, Features, NoDeadline, NodeRef, PreparedSlice, SliceIndex,
     };
+    use crate::core::dra::cel::{CelFeatures, SelectorCache};
     use crate::core::gojson;
     use crate::core::model::Labels;
     use serde_json::Value;
     use std::collections::HashSet;
     use std::sync::Arc;
-
-    struct Stub;
-
-    impl SelectorEvaluator for Stub {
-        fn matches(&mut self, expression: &str, _device: &PreparedDevice) -> Result<bool, SelectorFailure> {
-            match expression {
-                "true" => Ok(true),
-                "noSuchVar" => Err(SelectorFailure::Compile(
-                    "ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')".into(),
-                )),
-                _ => Err(SelectorFailure::Runtime("no such key: x".into())),
-            }
-        }
-    }
 
     /// A class `gpu` matching every device.
     pub fn gpu_class() -> Value {
@@ -1122,7 +1107,12 @@ mod dra_support {
         let labels = Labels::default();
         let claims: Vec<&api::ResourceClaim> = claims.iter().collect();
         allocator
-            .allocate(NodeRef { name: "node-1", labels: &labels }, &claims, &mut Stub, deadline)
+            .allocate(
+                NodeRef { name: "node-1", labels: &labels },
+                &claims,
+                &mut SelectorCache::new(CelFeatures::default()),
+                deadline,
+            )
             .map(|_| ())
             .map_err(|e| e.to_string())
     }
@@ -1293,11 +1283,11 @@ fn dra_cel_compile_error() {
     use dra_support::*;
     assert_eq!(
         dra_err(claim(serde_json::json!({"selectors": [{"cel": {"expression": "noSuchVar"}}]})), serde_json::json!([local_slice(one_device())])),
-        "claim ns/claim: selector #0: CEL compile error: ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')"
+        "claim ns/claim: selector #0: CEL compile error: compilation failed: ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')\n | noSuchVar\n | ^"
     );
     assert_eq!(
         dra_class_err(serde_json::json!([{"cel": {"expression": "noSuchVar"}}])),
-        "class gpu: selector #0: CEL compile error: ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')"
+        "class gpu: selector #0: CEL compile error: compilation failed: ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')\n | noSuchVar\n | ^"
     );
 }
 
@@ -1309,7 +1299,7 @@ fn dra_cel_runtime_error() {
             claim(serde_json::json!({"selectors": [{"cel": {"expression": "device.attributes['x'].y"}}]})),
             serde_json::json!([local_slice(one_device())])
         ),
-        "claim ns/claim: selector #0 on device gpu.example.com/node-1/gpu-0: CEL runtime error: no such key: x"
+        "claim ns/claim: selector #0 on device gpu.example.com/node-1/gpu-0: CEL runtime error: no such key: y"
     );
 }
 
@@ -1382,6 +1372,17 @@ fn dra_gather_device() {
     assert_eq!(err, Err("cannot allocate all claims".to_string()), "skipped while the gate is off");
     assert!(super::dra_allocator::gather_device("parts", "gpu-0", "zone: bad")
         .starts_with("gather pool information: failed to perform node selection for device gpu-0 in slice parts: failed to parse node selector: "));
+}
+
+#[test]
+fn dra_unsupported_attribute_value() {
+    use dra_support::*;
+    // A device attribute without a value (never stored by the API server) fails the evaluation.
+    let devices = serde_json::json!([{"name": "gpu-0", "attributes": {"model": {}}}]);
+    assert_eq!(
+        dra_err(claim(serde_json::json!({})), serde_json::json!([local_slice(devices)])),
+        "class gpu: selector #0 on device gpu.example.com/node-1/gpu-0: CEL runtime error: attribute gpu.example.com/model: unsupported attribute value"
+    );
 }
 
 #[test]

@@ -36,6 +36,7 @@ mod pools;
 mod prepared;
 mod result;
 mod search;
+mod selectors;
 
 #[cfg(test)]
 mod tests;

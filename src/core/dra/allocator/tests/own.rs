@@ -3,12 +3,16 @@
 //! order leads to, `All` mode, the per-node slice index and the deadline.
 
 use super::harness::*;
-use super::selectors::TestSelectors;
 use crate::core::api;
 use crate::core::dra::allocator::*;
+use crate::core::dra::cel::{CelFeatures, SelectorCache};
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::sync::Arc;
+
+fn cel_selectors() -> SelectorCache {
+    SelectorCache::new(CelFeatures::default())
+}
 
 fn prepared(slices: &[api::ResourceSlice]) -> Vec<Arc<PreparedSlice>> {
     slices.iter().map(|s| Arc::new(PreparedSlice::new(s).expect("prepares"))).collect()
@@ -28,8 +32,7 @@ fn allocate_sorted(
     let allocator = Allocator::new(features, &allocated, &classes, &index).expect("features");
     let n = node(node_name, REGION1).expect("node");
     let claims: Vec<&api::ResourceClaim> = claims.iter().collect();
-    let got =
-        allocator.allocate(NodeRef { name: &n.name, labels: &n.labels }, &claims, &mut TestSelectors::default(), &NoDeadline);
+    let got = allocator.allocate(NodeRef { name: &n.name, labels: &n.labels }, &claims, &mut cel_selectors(), &NoDeadline);
     (got, allocator.allocate_one_invocations())
 }
 
@@ -252,9 +255,9 @@ fn the_deadline_stops_the_search_where_upstream_checks_its_context() {
     // Two devices take five steps (device 0, device 1, past the request, past the claim's
     // requests, past the last claim).
     let enough = After { left: Cell::new(5) };
-    assert!(allocator.allocate(node, &[&claim], &mut TestSelectors::default(), &enough).is_ok());
+    assert!(allocator.allocate(node, &[&claim], &mut cel_selectors(), &enough).is_ok());
     let short = After { left: Cell::new(4) };
-    assert_eq!(allocator.allocate(node, &[&claim], &mut TestSelectors::default(), &short), Err(AllocError::TimedOut));
+    assert_eq!(allocator.allocate(node, &[&claim], &mut cel_selectors(), &short), Err(AllocError::TimedOut));
 }
 
 #[test]

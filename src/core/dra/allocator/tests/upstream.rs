@@ -8,9 +8,13 @@
 //! off are transcribed.
 
 use super::harness::*;
-use super::selectors::TestSelectors;
 use crate::core::api::{self, DeviceConstraint, DeviceTaint, DeviceToleration};
 use crate::core::dra::allocator::Features;
+use crate::core::dra::cel::{CelFeatures, SelectorCache};
+
+fn cel_selectors() -> SelectorCache {
+    SelectorCache::new(CelFeatures::default())
+}
 
 fn admin() -> Features {
     Features { admin_access: true, ..Default::default() }
@@ -1899,9 +1903,9 @@ fn upstream_interrupt() {
     let allocator = Allocator::new(Features::default(), &allocated, &classes, &index).expect("features");
     let n = n1().expect("node");
     let node = NodeRef { name: &n.name, labels: &n.labels };
-    let off = allocator.allocate(node, &[&claim], &mut TestSelectors::default(), &NoDeadline);
+    let off = allocator.allocate(node, &[&claim], &mut cel_selectors(), &NoDeadline);
     assert_eq!(off, Err(AllocError::CannotAllocate), "off");
-    let stopped = allocator.allocate(node, &[&claim], &mut TestSelectors::default(), &Passed);
+    let stopped = allocator.allocate(node, &[&claim], &mut cel_selectors(), &Passed);
     assert_eq!(stopped, Err(AllocError::TimedOut), "deadline");
 }
 
@@ -1913,7 +1917,7 @@ fn upstream_table() {
     names.dedup();
     assert_eq!(names.len(), all.len(), "case names are unique");
     for case in &all {
-        run(case, &mut TestSelectors::default());
+        run(case, &mut cel_selectors());
     }
     assert!(all.iter().all(|c| !SKIPPED.contains(&c.name)), "a case is both run and skipped");
     assert_eq!(all.len() + SKIPPED.len(), UPSTREAM_CASES, "every upstream case is run or skipped");
