@@ -322,7 +322,7 @@ fn decision(
                         p.spec.node_name = b.node.to_string();
                         bound.push(p);
                     }
-                    sched.handle(Input::BindDone(BindOutcome { key: b.pod.key.clone(), node: b.node, result: Ok(()) }), now);
+                    sched.handle(Input::BindDone(BindOutcome::new(b.pod.key.clone(), b.node, Ok(()))), now);
                 }
             }
         }

@@ -542,7 +542,7 @@ impl Sim {
                 Effect::Bind(b) => {
                     let key = b.pod.key.clone();
                     let node = b.node.clone();
-                    self.sched.handle(Input::BindDone(BindOutcome { key: key.clone(), node: b.node, result: Ok(()) }), self.now);
+                    self.sched.handle(Input::BindDone(BindOutcome::new(key.clone(), b.node, Ok(()))), self.now);
                     if let Some(p) = self.pods.get_mut(&*key) {
                         p.spec.node_name = node.to_string();
                         let p = p.clone();

@@ -274,6 +274,10 @@ watched_kinds!(
     ReplicaSet => api::ReplicaSet,
     StatefulSet => api::StatefulSet,
     Lease => api::Lease,
+    DeviceClass => api::DeviceClass,
+    ResourceSlice => api::ResourceSlice,
+    ResourceClaim => api::ResourceClaim,
+    ResourceClaimTemplate => api::ResourceClaimTemplate,
 );
 
 impl Watched for CustomObject {
@@ -328,6 +332,10 @@ pub enum ReadBy {
     Scheduler,
     /// These plugins read it.
     Plugins(&'static [&'static str]),
+    /// Only the what-if commands (cluster files, snapshots of a live cluster): what a controller
+    /// would make of its objects is simulated there, while the live scheduler leaves that to the
+    /// controller and never watches the kind.
+    WhatIf,
 }
 
 /// One watched kind.
@@ -390,6 +398,7 @@ impl WatchedKind {
         match self.read_by {
             ReadBy::Scheduler => true,
             ReadBy::Plugins(readers) => readers.iter().any(|r| plugins.contains(r)),
+            ReadBy::WhatIf => false,
         }
     }
 }
@@ -443,6 +452,10 @@ pub fn custom_kinds() -> impl Iterator<Item = &'static WatchedKind> {
 }
 
 const VOLUME_PLUGINS: &[&str] = &["VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits"];
+
+/// What stops working when the `resource.k8s.io` kinds cannot be read: pods with claims then
+/// stay pending, saying so; every other pod schedules as before.
+const DRA_FEATURE: &str = "device allocation for pods with resource claims (dynamic resource allocation)";
 
 /// Every watched kind, in the order the watchers start (nodes and pods first: they are the
 /// bulk of a cluster and everything else is small).
@@ -611,6 +624,56 @@ pub const KINDS: &[WatchedKind] = &[
         need: Need::Optional { feature: "detection of pods whose schedulerName no running scheduler serves" },
         read_by: ReadBy::Scheduler,
     },
+    // Dynamic Resource Allocation: what kube-scheduler's DynamicResources plugin reads
+    // (`dynamicresources.go`, v1.35). `system:kube-scheduler` grants them since v1.34; the kinds
+    // are optional so that a cluster without them (or an RBAC without the rules) still schedules
+    // every pod that has no claim.
+    WatchedKind {
+        id: KindId::DeviceClass,
+        kind: "DeviceClass",
+        group: "resource.k8s.io",
+        version: "v1",
+        resource: "deviceclasses",
+        scope: Scope::Cluster,
+        field_selector: None,
+        need: Need::Optional { feature: DRA_FEATURE },
+        read_by: ReadBy::Plugins(&["DynamicResources"]),
+    },
+    WatchedKind {
+        id: KindId::ResourceSlice,
+        kind: "ResourceSlice",
+        group: "resource.k8s.io",
+        version: "v1",
+        resource: "resourceslices",
+        scope: Scope::Cluster,
+        field_selector: None,
+        need: Need::Optional { feature: DRA_FEATURE },
+        read_by: ReadBy::Plugins(&["DynamicResources"]),
+    },
+    WatchedKind {
+        id: KindId::ResourceClaim,
+        kind: "ResourceClaim",
+        group: "resource.k8s.io",
+        version: "v1",
+        resource: "resourceclaims",
+        scope: Scope::AllNamespaces,
+        field_selector: None,
+        need: Need::Optional { feature: DRA_FEATURE },
+        read_by: ReadBy::Plugins(&["DynamicResources"]),
+    },
+    // The resourceclaim controller makes a pod's claims from these; the scheduler waits for the
+    // claims (PreEnqueue). Only the what-if commands instantiate them themselves.
+    WatchedKind {
+        id: KindId::ResourceClaimTemplate,
+        kind: "ResourceClaimTemplate",
+        group: "resource.k8s.io",
+        version: "v1",
+        resource: "resourceclaimtemplates",
+        scope: Scope::AllNamespaces,
+        field_selector: None,
+        need: Need::Optional { feature: "instantiating resource claim templates in what-if simulations" },
+        read_by: ReadBy::WhatIf,
+    },
 ];
 
 /// The kinds that hold cluster state (every row but the leader-election Leases), in table
@@ -708,11 +771,19 @@ mod tests {
         let all: Vec<&str> = KINDS
             .iter()
             .flat_map(|k| match k.read_by {
-                ReadBy::Scheduler => Vec::new(),
+                ReadBy::Scheduler | ReadBy::WhatIf => Vec::new(),
                 ReadBy::Plugins(p) => p.to_vec(),
             })
             .collect();
-        assert_eq!(kinds_read_by(&all).count(), KINDS.len());
+        let live = KINDS.iter().filter(|k| k.read_by != ReadBy::WhatIf).count();
+        assert_eq!(kinds_read_by(&all).count(), live);
+        // What-if rows are never watched, but snapshots list them.
+        assert!(!kinds_read_by(&all).any(|k| k.id == KindId::ResourceClaimTemplate));
+        assert!(snapshot_kinds().any(|k| k.id == KindId::ResourceClaimTemplate));
+        let dra: Vec<KindId> = kinds_read_by(&["DynamicResources"]).map(|k| k.id).collect();
+        for id in [KindId::DeviceClass, KindId::ResourceSlice, KindId::ResourceClaim] {
+            assert!(dra.contains(&id), "{id:?}");
+        }
         let bare: Vec<KindId> = kinds_read_by(&["NodeResourcesFit", "TaintToleration"]).map(|k| k.id).collect();
         assert_eq!(bare, [KindId::Node, KindId::Pod, KindId::PriorityClass, KindId::Lease]);
         let limits: Vec<KindId> = kinds_read_by(&["NodeVolumeLimits"]).map(|k| k.id).collect();
@@ -735,6 +806,9 @@ mod tests {
         ("default_selector", KindId::ReplicaSet),
         ("default_selector", KindId::StatefulSet),
         (".budgets()", KindId::PodDisruptionBudget),
+        (".resource_claim(", KindId::ResourceClaim),
+        (".device_class(", KindId::DeviceClass),
+        (".slice_index(", KindId::ResourceSlice),
     ];
 
     #[test]

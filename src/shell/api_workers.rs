@@ -14,7 +14,7 @@
 use crate::core::conditions;
 use crate::core::events;
 use crate::core::extender::calls::BindDecision;
-use crate::core::framework::binding::BindStep;
+use crate::core::framework::binding::{BindStep, PreBindStep};
 use crate::core::framework::plugins::default_binder::binding_for;
 use crate::core::framework::plugins::names;
 use crate::core::framework::{instrument, Code};
@@ -40,6 +40,8 @@ pub enum Job {
     Bind(BindRequest),
     PatchStatus(StatusPatch),
     Evict(crate::core::scheduler::effects::Eviction),
+    /// A write DynamicResources' PostFilter or Unreserve asked for.
+    ApiWrite(crate::core::framework::ApiWrite),
 }
 
 /// Handle to the worker pool.
@@ -203,6 +205,7 @@ fn run_job(ctx: &WorkerContext, job: Job) {
                 Line::new("Preempted pod").s("err", e).o("pod", &format!("{namespace}/{name}")).error();
             }
         }
+        Job::ApiWrite(w) => crate::shell::dra_writes::execute(&ctx.client, &w, &ctx.denials),
     }
 }
 
@@ -344,6 +347,8 @@ pub fn pre_bind(
                 obj["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] = serde_json::json!("yes");
                 checked(denials, "update", "persistentvolumes", pv, client.replace::<_, serde_json::Value>(&path, &obj))?;
             }
+            // DynamicResources' writes are run by `run_pre_bind` (they return the claims).
+            PreBindAction::ReserveClaim(_) => {}
             PreBindAction::WaitForClaims { claims, timeout_seconds } => {
                 let deadline = clock.now() + Duration::from_secs(*timeout_seconds);
                 for (ns, name) in claims {
@@ -434,24 +439,63 @@ impl ApiHandle for PluginApi<'_> {
     }
 }
 
-/// PreBind: the in-tree VolumeBinding writes planned at Reserve and the out-of-tree PreBind
-/// plugins, in configured order (VolumeBinding alone without out-of-tree plugins).
-fn run_pre_bind(ctx: &WorkerContext, req: &BindRequest) -> Result<(), BindFailure> {
-    let volumes = || {
-        pre_bind(&ctx.client, &req.pre_bind, &ctx.denials, &*ctx.clock, &ctx.stop)
-            .map_err(|e| BindFailure::Other(texts::prebind_plugin_error(names::VOLUME_BINDING, &e.to_string())))
-    };
-    let Some(plan) = &req.binding else { return volumes() };
-    let api = PluginApi { ctx };
-    for step in &plan.pre_bind {
-        match step {
-            None => volumes()?,
-            Some(p) => p
-                .pre_bind(&api, &req.pod, &req.node)
-                .map_err(|e| BindFailure::Other(texts::prebind_plugin_error(p.name(), &e)))?,
+/// One in-tree plugin's PreBind: its writes planned at Reserve, in order. The claims
+/// DynamicResources wrote are added to `written` (also when a later one fails).
+fn in_tree_pre_bind(
+    ctx: &WorkerContext,
+    req: &BindRequest,
+    plugin: &'static str,
+    written: &mut Vec<crate::core::api::ResourceClaim>,
+) -> Result<(), BindFailure> {
+    let actions: Vec<PreBindAction> = req.pre_bind.iter().filter(|a| a.plugin() == plugin).cloned().collect();
+    if actions.is_empty() {
+        return Ok(());
+    }
+    let failed = |e: String| BindFailure::Other(texts::prebind_plugin_error(plugin, &e));
+    if plugin != names::DYNAMIC_RESOURCES {
+        return pre_bind(&ctx.client, &actions, &ctx.denials, &*ctx.clock, &ctx.stop).map_err(|e| failed(e.to_string()));
+    }
+    for a in &actions {
+        if let PreBindAction::ReserveClaim(r) = a {
+            let claim =
+                crate::shell::dra_writes::bind_claim(&ctx.client, r, &ctx.denials, &*ctx.clock, &ctx.stop).map_err(failed)?;
+            written.push(claim);
         }
     }
     Ok(())
+}
+
+/// PreBind: the in-tree plugins' writes planned at Reserve (VolumeBinding, DynamicResources)
+/// and the out-of-tree PreBind plugins, in configured order; the claims written come back with
+/// the outcome.
+fn run_pre_bind(ctx: &WorkerContext, req: &BindRequest) -> (Result<(), BindFailure>, Vec<crate::core::api::ResourceClaim>) {
+    let mut written = Vec::new();
+    let result = (|| {
+        let Some(plan) = &req.binding else {
+            // In the order Reserve planned them (the profile's Reserve and PreBind orders agree).
+            let mut plugins: Vec<&'static str> = Vec::new();
+            for a in &req.pre_bind {
+                if !plugins.contains(&a.plugin()) {
+                    plugins.push(a.plugin());
+                }
+            }
+            for plugin in plugins {
+                in_tree_pre_bind(ctx, req, plugin, &mut written)?;
+            }
+            return Ok(());
+        };
+        let api = PluginApi { ctx };
+        for step in &plan.pre_bind {
+            match step {
+                PreBindStep::InTree(plugin) => in_tree_pre_bind(ctx, req, plugin, &mut written)?,
+                PreBindStep::Plugin(p) => p
+                    .pre_bind(&api, &req.pod, &req.node)
+                    .map_err(|e| BindFailure::Other(texts::prebind_plugin_error(p.name(), &e)))?,
+            }
+        }
+        Ok(())
+    })();
+    (result, written)
 }
 
 fn run_bind(ctx: &WorkerContext, req: BindRequest) -> BindOutcome {
@@ -459,7 +503,7 @@ fn run_bind(ctx: &WorkerContext, req: BindRequest) -> BindOutcome {
     ctx.metrics.inc(m::GOROUTINES, &["binding"], 1.0);
     // Three clock reads: the end of PreBind is the start of Bind.
     let start = ctx.clock.now();
-    let pre_bound = run_pre_bind(ctx, &req);
+    let (pre_bound, claims) = run_pre_bind(ctx, &req);
     let pre_bind_end = ctx.clock.now();
     let pre_bound_ok = pre_bound.is_ok();
     let mut bind_end = pre_bind_end;
@@ -468,7 +512,9 @@ fn run_bind(ctx: &WorkerContext, req: BindRequest) -> BindOutcome {
         bind_end = ctx.clock.now();
         bound
     });
-    finish_bind(ctx, &req, (start, pre_bind_end, bind_end), pre_bound_ok, result)
+    let mut outcome = finish_bind(ctx, &req, (start, pre_bind_end, bind_end), pre_bound_ok, result);
+    outcome.claims = claims;
+    outcome
 }
 
 /// The end of a binding cycle whose PreBind ran from `times.0` to `times.1` and Bind (when
@@ -529,7 +575,7 @@ fn finish_bind(
             }
         }
     }
-    BindOutcome { key: req.pod.key.clone(), node: req.node.clone(), result }
+    BindOutcome::new(req.pod.key.clone(), req.node.clone(), result)
 }
 
 /// The `attempts` label of `scheduler_pod_scheduling_sli_duration_seconds` (15 and more share
@@ -657,7 +703,7 @@ mod tests {
     use crate::core::api;
 
     fn outcome(key: &str) -> BindOutcome {
-        BindOutcome { key: key.into(), node: "n1".into(), result: Ok(()) }
+        BindOutcome::new(key.into(), "n1".into(), Ok(()))
     }
 
     #[test]

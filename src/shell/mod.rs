@@ -14,6 +14,7 @@ pub mod cluster_file;
 pub mod cluster_reader;
 pub mod code_pages;
 pub mod diagnose;
+pub mod dra_writes;
 pub mod event_recorder;
 pub mod extender_client;
 pub mod informers;

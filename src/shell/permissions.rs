@@ -59,6 +59,11 @@ pub struct Call {
 
 const REQUIRED: Need = Need::Required;
 
+/// The writes of DynamicResources are optional like the kinds it reads: without them pods with
+/// claims stay pending (their PreBind fails, saying which permission is missing), everything
+/// else schedules.
+const DRA_WRITE: Need = Need::Optional { feature: "writing device allocations to resource claims (dynamic resource allocation)" };
+
 /// The requests the shell makes beyond listing and watching the table's kinds.
 pub const CALLS: &[Call] = &[
     Call {
@@ -159,6 +164,45 @@ pub const CALLS: &[Call] = &[
         when: When::Plugin("VolumeBinding"),
         need: REQUIRED,
         why: "bind pre-provisioned volumes to claims",
+    },
+    // DynamicResources (dynamicresources.go, v1.35), as v1.35's bootstrap policy grants
+    // system:kube-scheduler: `resourceclaims` and `resourceclaims/status` get/update/patch.
+    Call {
+        verb: "get",
+        group: "resource.k8s.io",
+        resource: "resourceclaims",
+        target: Target::Any,
+        when: When::Plugin("DynamicResources"),
+        need: DRA_WRITE,
+        why: "read a claim afresh when writing its allocation met a conflict (PreBind)",
+    },
+    Call {
+        verb: "update",
+        group: "resource.k8s.io",
+        resource: "resourceclaims",
+        target: Target::Any,
+        when: When::Plugin("DynamicResources"),
+        need: DRA_WRITE,
+        why: "add the delete-protection finalizer to a claim before allocating it (PreBind)",
+    },
+    Call {
+        verb: "update",
+        group: "resource.k8s.io",
+        resource: "resourceclaims/status",
+        target: Target::Any,
+        when: When::Plugin("DynamicResources"),
+        need: DRA_WRITE,
+        why:
+            "write a claim's allocation and reservedFor before binding (PreBind); deallocate a claim blocking a pod (PostFilter)",
+    },
+    Call {
+        verb: "patch",
+        group: "resource.k8s.io",
+        resource: "resourceclaims/status",
+        target: Target::Any,
+        when: When::Plugin("DynamicResources"),
+        need: DRA_WRITE,
+        why: "remove a pod that will not be bound from a claim's reservedFor (Unreserve)",
     },
     Call {
         verb: "create",

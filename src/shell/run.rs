@@ -555,7 +555,7 @@ fn build_scheduler(
     metrics: &Metrics,
     extenders: Option<Arc<dyn ExtenderTransport>>,
 ) -> Result<Scheduler, RunError> {
-    let ctx = PluginContext::default();
+    let ctx = PluginContext { features: s.feature_gates.clone(), ..PluginContext::default() };
     let mut profile_configs = cfg.profiles.clone();
     crate::core::extender::apply_ignored_resources(&cfg.extenders, &mut profile_configs);
     let profiles: Vec<Framework> =
@@ -735,6 +735,7 @@ fn dispatch(sched: &mut Scheduler, workers: &api_workers::Workers, recorder: &ev
             Effect::Bind(b) => jobs.push(Job::Bind(b)),
             Effect::PatchStatus(p) => jobs.push(Job::PatchStatus(p)),
             Effect::Evict(eviction) => jobs.push(Job::Evict(eviction)),
+            Effect::ApiWrite(w) => jobs.push(Job::ApiWrite(w)),
             Effect::Event(e) => recorder.record(e),
         }
     }

@@ -13,6 +13,7 @@ pub mod affinity_terms;
 pub mod assigned;
 pub mod cluster;
 pub mod domains;
+pub mod dra;
 pub mod nominator;
 pub mod pdb;
 pub mod podindex;
@@ -171,6 +172,8 @@ pub struct Cache {
     image_nodes: HashMap<Name, u32>,
     /// Claims, volumes, classes and CSI nodes for the volume plugins.
     pub storage: crate::core::cache::storage::StorageState,
+    /// Device classes, resource slices and resource claims for DynamicResources.
+    dra: dra::DraState,
     /// Pods with pod (anti-)affinity terms, parsed (InterPodAffinity).
     pod_index: crate::core::cache::podindex::PodIndex,
     /// Namespaces and controller selectors (InterPodAffinity, PodTopologySpread).
@@ -274,6 +277,16 @@ impl Cache {
     /// Storage state, for watch events and Reserve's assumptions.
     pub fn storage_mut(&mut self) -> &mut crate::core::cache::storage::StorageState {
         &mut self.storage
+    }
+
+    /// What DynamicResources reads: classes, slices, claims and the devices in use.
+    pub fn dra(&self) -> &dra::DraState {
+        &self.dra
+    }
+
+    /// The DRA objects, for watch events and Reserve's in-flight allocations.
+    pub fn dra_mut(&mut self) -> &mut dra::DraState {
+        &mut self.dra
     }
 
     /// Upper bound of node ids (for per-node scratch vectors indexed by [`NodeId`]).
@@ -433,6 +446,7 @@ impl Cache {
         if self.order_dirty {
             self.rebuild_order();
         }
+        self.dra.prepare();
     }
 
     fn rebuild_order(&mut self) {

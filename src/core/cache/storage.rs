@@ -10,19 +10,7 @@
 //! the object from the API replaces, and a failed binding forgets them
 //! ([`StorageState::forget_assumed_for_pod`]). Everything is pure; no I/O.
 
-/// An API write the binding cycle must perform before the pod is bound (upstream's Reserve +
-/// PreBind of VolumeBinding). The core plans them; the binder threads execute them in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PreBindAction {
-    /// Set an annotation on a PVC (`volume.kubernetes.io/selected-node` for WaitForFirstConsumer
-    /// claims that a provisioner will satisfy).
-    AnnotatePvc { namespace: String, name: String, key: String, value: String },
-    /// Pre-bind a static PV to a claim by setting `spec.claimRef` (the PV controller completes it).
-    BindPv { pv: String, claim_namespace: String, claim_name: String, claim_uid: String },
-    /// Wait until these claims are Bound (provisioning / PV controller), up to `timeout_seconds`.
-    WaitForClaims { claims: Vec<(String, String)>, timeout_seconds: u64 },
-}
-
+pub use crate::core::framework::pre_bind::PreBindAction;
 use crate::core::model::{Labels, PodInfo};
 use crate::core::{api, quantity};
 use std::collections::{BTreeMap, HashMap};
@@ -609,7 +597,7 @@ impl StorageState {
                 PreBindAction::AnnotatePvc { namespace, name, key, value } if key == ANN_SELECTED_NODE => {
                     self.assume_pvc_selected_node(namespace, name, value, pod);
                 }
-                PreBindAction::AnnotatePvc { .. } | PreBindAction::WaitForClaims { .. } => {}
+                PreBindAction::AnnotatePvc { .. } | PreBindAction::WaitForClaims { .. } | PreBindAction::ReserveClaim(_) => {}
             }
         }
     }

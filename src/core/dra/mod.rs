@@ -9,3 +9,4 @@
 
 pub mod allocator;
 pub mod cel;
+pub mod claim_writes;

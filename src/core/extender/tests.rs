@@ -111,6 +111,7 @@ fn run(fw: &Framework, set: &ExtenderSet, nodes: &[NodeBuilder], pod: PodBuilder
         explain: crate::core::framework::cycle::Explain::All,
         extenders: Some(CycleExtenders::new(set, &api_pod)),
         waiting: None,
+        clock: None,
     };
     fw.schedule(&cache, &pod.info(), &mut params)
 }

@@ -65,6 +65,14 @@ pub enum BindStatus {
     Failed(String),
 }
 
+/// One PreBind step in configured order: an in-tree plugin's writes planned at Reserve
+/// ([`super::PreBindAction`]s whose `plugin()` it is), or an out-of-tree plugin.
+#[derive(Clone)]
+pub enum PreBindStep {
+    InTree(&'static str),
+    Plugin(Arc<dyn Plugin>),
+}
+
 /// One Bind step in configured order: the in-tree DefaultBinder or an out-of-tree plugin.
 #[derive(Clone)]
 pub enum BindStep {
@@ -76,15 +84,18 @@ pub enum BindStep {
 /// profile, and only when it has at least one (the shipped binary never builds one).
 #[derive(Clone, Default)]
 pub struct BindingPlugins {
-    /// PreBind plugins; `None` stands for the in-tree VolumeBinding's writes planned at Reserve.
-    pub pre_bind: Vec<Option<Arc<dyn Plugin>>>,
+    /// PreBind plugins in configured order.
+    pub pre_bind: Vec<PreBindStep>,
     pub bind: Vec<BindStep>,
     pub post_bind: Vec<Arc<dyn Plugin>>,
 }
 
 impl fmt::Debug for BindingPlugins {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = |p: &Option<Arc<dyn Plugin>>| p.as_ref().map_or(names::VOLUME_BINDING, |p| p.name());
+        let name = |p: &PreBindStep| match p {
+            PreBindStep::InTree(name) => *name,
+            PreBindStep::Plugin(p) => p.name(),
+        };
         let bind = |s: &BindStep| match s {
             BindStep::Default => names::DEFAULT_BINDER,
             BindStep::Plugin(p) => p.name(),
@@ -111,7 +122,10 @@ impl BindingPlugins {
         }
         let pick = |i: &usize| out_of_tree(i).then(|| plugins[*i].clone());
         Some(Arc::new(BindingPlugins {
-            pre_bind: pre_bind.iter().map(pick).collect(),
+            pre_bind: pre_bind
+                .iter()
+                .map(|i| pick(i).map_or_else(|| PreBindStep::InTree(plugins[*i].name()), PreBindStep::Plugin))
+                .collect(),
             bind: bind.iter().map(|i| pick(i).map_or(BindStep::Default, BindStep::Plugin)).collect(),
             post_bind: post_bind.iter().filter_map(pick).collect(),
         }))

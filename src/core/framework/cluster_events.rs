@@ -39,6 +39,23 @@ impl EventMask {
     /// An object of a custom resource a plugin declared was added, updated or deleted (the
     /// event's objects say which resource: [`EventObject::Custom`]).
     pub const CUSTOM_RESOURCE: EventMask = EventMask(1 << 17);
+    /// A ResourceClaim was added (the event carries it: [`EventObject::ResourceClaim`]).
+    pub const RESOURCE_CLAIM_ADD: EventMask = EventMask(1 << 18);
+    /// A ResourceClaim changed: an informer update, or the scheduler assumed or restored its
+    /// own write (upstream registers the claim event handler on the assume cache).
+    pub const RESOURCE_CLAIM_UPDATE: EventMask = EventMask(1 << 19);
+    pub const RESOURCE_CLAIM_DELETE: EventMask = EventMask(1 << 20);
+    pub const DEVICE_CLASS_ADD: EventMask = EventMask(1 << 21);
+    pub const DEVICE_CLASS_UPDATE: EventMask = EventMask(1 << 22);
+    pub const DEVICE_CLASS_DELETE: EventMask = EventMask(1 << 23);
+    pub const RESOURCE_SLICE_ADD: EventMask = EventMask(1 << 24);
+    pub const RESOURCE_SLICE_UPDATE: EventMask = EventMask(1 << 25);
+    pub const RESOURCE_SLICE_DELETE: EventMask = EventMask(1 << 26);
+    /// Every event of the `resource.k8s.io` kinds.
+    pub const DRA_OBJECTS: EventMask = EventMask(0b1_1111_1111 << 18);
+    /// An unscheduled pod's `status.resourceClaimStatuses` changed, nothing else that matters
+    /// (upstream `UpdatePodGeneratedResourceClaim`; the event carries the pod before and after).
+    pub const POD_GENERATED_RESOURCE_CLAIM: EventMask = EventMask(1 << 27);
     pub const ALL: EventMask = EventMask(u32::MAX);
 
     pub fn intersects(self, other: EventMask) -> bool {
@@ -68,6 +85,16 @@ impl EventMask {
             (EventMask::NAMESPACE_CHANGE, "NamespaceUpdate"),
             (EventMask::POD_UPDATE, "UnschedulablePodUpdate"),
             (EventMask::UNSCHEDULED_POD_ADD, UNSCHEDULED_POD_ADD_LABEL),
+            (EventMask::RESOURCE_CLAIM_ADD, "ResourceClaimAdd"),
+            (EventMask::RESOURCE_CLAIM_UPDATE, "ResourceClaimUpdate"),
+            (EventMask::RESOURCE_CLAIM_DELETE, "ResourceClaimDelete"),
+            (EventMask::DEVICE_CLASS_ADD, "DeviceClassAdd"),
+            (EventMask::DEVICE_CLASS_UPDATE, "DeviceClassUpdate"),
+            (EventMask::DEVICE_CLASS_DELETE, "DeviceClassDelete"),
+            (EventMask::RESOURCE_SLICE_ADD, "ResourceSliceAdd"),
+            (EventMask::RESOURCE_SLICE_UPDATE, "ResourceSliceUpdate"),
+            (EventMask::RESOURCE_SLICE_DELETE, "ResourceSliceDelete"),
+            (EventMask::POD_GENERATED_RESOURCE_CLAIM, "UnschedulablePodUpdatePodGeneratedResourceClaim"),
         ];
         ORDER.iter().find(|(m, _)| self.intersects(*m)).map_or("WildCardAll", |(_, l)| l)
     }
@@ -97,6 +124,9 @@ pub enum EventObject<'a> {
     /// An object of a declared custom resource ([`crate::core::custom_resources::CustomObject::resource`]
     /// names it).
     Custom(&'a crate::core::custom_resources::CustomObject),
+    /// A ResourceClaim (its latest known version: what the informer delivered, or what the
+    /// scheduler's own write returned).
+    ResourceClaim(&'a crate::core::api::ResourceClaim),
 }
 
 /// A cluster event with the objects before and after (upstream `QueueingHintFn`'s `oldObj`,

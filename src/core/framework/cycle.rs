@@ -36,6 +36,9 @@ pub struct CycleParams<'a> {
     pub extenders: Option<CycleExtenders<'a>>,
     /// Pods waiting at Permit, shown to Permit and PostFilter plugins (`None`: nobody waits).
     pub waiting: Option<&'a WaitingPods>,
+    /// The time source of per-node Filter time limits (DynamicResources' `filterTimeout`);
+    /// `None`: no limit applies (the what-if commands, whose virtual time stands still).
+    pub clock: Option<&'a dyn super::Ticker>,
 }
 
 /// Which feasible nodes' per-plugin scores a cycle keeps. The scores of every plugin are kept
@@ -235,6 +238,7 @@ impl Framework {
 
     /// Run the Filter plugins on one node; the first rejection stops (RunFilterPlugins).
     /// [`Framework::walk_whole_lists`] does the same for many nodes at once.
+    #[allow(clippy::too_many_arguments)]
     fn run_filters(
         &self,
         cache: &Cache,
@@ -243,6 +247,7 @@ impl Framework {
         states: &[PluginState],
         skip: &[bool],
         rec: Rec<'_>,
+        clock: Option<&dyn super::Ticker>,
     ) -> Result<(), Rejection> {
         let filters = || {
             for &i in &self.filter {
@@ -252,12 +257,12 @@ impl Framework {
                 let pl = &self.plugins[i];
                 let filtered = match rec.0 {
                     // Not measured: the plugin's name is needed only when it rejects.
-                    None => pl.filter(cache, pod, node, &states[i]),
+                    None => pl.filter_timed(cache, pod, node, &states[i], clock),
                     Some(_) => rec.plugin(
                         i,
                         pl.name(),
                         point::FILTER,
-                        || pl.filter(cache, pod, node, &states[i]),
+                        || pl.filter_timed(cache, pod, node, &states[i], clock),
                         |r| status_label(r.as_ref().err().map(|r| r.code)),
                     ),
                 };
@@ -295,6 +300,7 @@ impl Framework {
     /// the node, the filters first run as if those pods were already there (so lower-priority
     /// pods cannot take the room preemption is freeing), then again without them (filters such
     /// as inter-pod affinity may only pass without them).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn filter_node(
         &self,
         cache: &Cache,
@@ -303,6 +309,7 @@ impl Framework {
         states: &[PluginState],
         skip: &[bool],
         rec: Rec<'_>,
+        clock: Option<&dyn super::Ticker>,
     ) -> Result<(), Rejection> {
         if cache.nominations().any() {
             let nominated: Vec<&std::sync::Arc<PodInfo>> = cache
@@ -319,10 +326,10 @@ impl Framework {
                     with.add_pod(added.clone());
                     self.pre_filter_extension(&mut with_states, pod, &added, &with, skip, rec, true);
                 }
-                self.run_filters(cache, pod, &with, &with_states, skip, rec)?;
+                self.run_filters(cache, pod, &with, &with_states, skip, rec, clock)?;
             }
         }
-        self.run_filters(cache, pod, node, states, skip, rec)
+        self.run_filters(cache, pod, node, states, skip, rec, clock)
     }
 
     /// RunPreFilterExtensionAddPod / RemovePod: tell every PreFilter plugin (not skipped) that
@@ -416,7 +423,7 @@ impl Framework {
         // A nominated node (from an earlier preemption) is tried first; if it fits, it is the answer.
         if !pod.nominated_node_name.is_empty() {
             if let Some(node) = cache.node_by_name(&pod.nominated_node_name) {
-                if self.filter_node(cache, pod, node, &cs.states, &cs.skip_filter, rec).is_ok() {
+                if self.filter_node(cache, pod, node, &cs.states, &cs.skip_filter, rec, params.clock).is_ok() {
                     // evaluateNominatedNode: the extenders have their say on the nominated node too.
                     let passed = match &params.extenders {
                         None => true,
@@ -465,7 +472,17 @@ impl Framework {
             num_to_find = 1;
         }
         let start = *params.next_start_node_index;
-        let input = WalkInput { cache, pod, nodes, start, num_to_find, states: &cs.states, skip: &cs.skip_filter, rec };
+        let input = WalkInput {
+            cache,
+            pod,
+            nodes,
+            start,
+            num_to_find,
+            states: &cs.states,
+            skip: &cs.skip_filter,
+            rec,
+            clock: params.clock,
+        };
         let walk = self.walk_filters(input, &mut diagnosis);
         // Rejections in walk order (node ids, reasons inline): turned into the name-ordered map
         // once, and only when something reads it (see `statuses_into`).
@@ -568,7 +585,9 @@ impl Framework {
         // A Reserve or Permit rejection or error: RunReservePluginsUnreserve (schedule_one.go).
         if let ScheduleOutcome::Unschedulable { diagnosis, .. } | ScheduleOutcome::Error { diagnosis, .. } = &mut outcome {
             if !self.reserve.is_empty() {
-                diagnosis.waiting_actions.extend(self.unreserve(cache, pod, &node, waiting));
+                let unreserved = self.unreserve(cache, pod, &node, waiting);
+                diagnosis.waiting_actions.extend(unreserved.waiting);
+                diagnosis.api_writes.extend(unreserved.writes);
             }
         }
         outcome
@@ -699,6 +718,7 @@ impl Framework {
                 states: &cs.states,
                 skip: &cs.skip_filter,
                 rec,
+                clock: params.clock,
                 extenders: params.extenders.as_ref(),
                 notes: std::cell::RefCell::new(Vec::new()),
                 waiting: params.waiting,
@@ -707,16 +727,20 @@ impl Framework {
             let mut reasons: Vec<std::borrow::Cow<'static, str>> = Vec::new();
             let mut rejector: &'static str = "";
             let mut chosen: Option<PostFilterResult> = None;
+            let mut writes = Vec::new();
             for &i in &self.post_filter {
                 let pl = &self.plugins[i];
                 let rng = &mut *params.rng;
-                let r = rec.plugin(
+                let mut r = rec.plugin(
                     i,
                     pl.name(),
                     point::POST_FILTER,
                     || pl.post_filter(cache, pod, &diagnosis, &runner, rng),
                     |r| status_label(r.rejection.as_ref().map(|r| r.code)),
                 );
+                // Every plugin's writes happen, whichever result is kept (they are API calls
+                // upstream makes inside PostFilter).
+                writes.append(&mut r.writes);
                 match &r.rejection {
                     None => {
                         chosen = Some(r);
@@ -754,6 +778,7 @@ impl Framework {
             };
             diagnosis.extender_notes.append(&mut runner.notes.borrow_mut());
             diagnosis.waiting_actions.append(&mut runner.waiting_actions.borrow_mut());
+            diagnosis.api_writes.append(&mut writes);
             diagnosis.post_filter_msg = post.rejection.as_ref().map(|r| r.message()).unwrap_or_default();
             rec.point(point::POST_FILTER, status_label(post.rejection.as_ref().map(|r| r.code)), start);
         }
@@ -955,6 +980,7 @@ struct Runner<'a> {
     states: &'a [PluginState],
     skip: &'a [bool],
     rec: Rec<'a>,
+    clock: Option<&'a dyn super::Ticker>,
     extenders: Option<&'a CycleExtenders<'a>>,
     /// What the extenders said during preemption (appended to the diagnosis afterwards).
     notes: std::cell::RefCell<Vec<ExtenderNote>>,
@@ -981,7 +1007,7 @@ impl super::FilterRunner for Runner<'_> {
     }
 
     fn run_filters(&self, cache: &Cache, pod: &PodInfo, node: &NodeInfo, states: &[PluginState]) -> Result<(), Rejection> {
-        self.fw.filter_node(cache, pod, node, states, self.skip, self.rec)
+        self.fw.filter_node(cache, pod, node, states, self.skip, self.rec, self.clock)
     }
 
     fn waiting_pods(&self) -> Vec<super::waiting::WaitingPod> {

@@ -43,6 +43,8 @@ pub(crate) struct WalkInput<'n, 'a> {
     pub states: &'a [PluginState],
     pub skip: &'a [bool],
     pub rec: Rec<'a>,
+    /// The time source of per-node Filter time limits (see [`super::cycle::CycleParams::clock`]).
+    pub clock: Option<&'a dyn super::Ticker>,
 }
 
 impl Walk<'_> {
@@ -92,12 +94,12 @@ impl Framework {
 
     /// The walk with one (dynamic, possibly timed) call per plugin per node.
     pub(crate) fn walk_node_by_node<'n>(&self, input: WalkInput<'n, '_>, diagnosis: &mut Diagnosis) -> Walk<'n> {
-        let WalkInput { cache, pod, nodes, start, num_to_find, states, skip, rec } = input;
+        let WalkInput { cache, pod, nodes, start, num_to_find, states, skip, rec, clock } = input;
         let len = nodes.len();
         let mut walk = Walk { feasible: Vec::with_capacity(num_to_find.min(len)), ..Default::default() };
         for i in 0..len {
             let node = cache.node(nodes[(start + i) % len]);
-            let verdict = self.filter_node(cache, pod, node, states, skip, rec);
+            let verdict = self.filter_node(cache, pod, node, states, skip, rec, clock);
             if !Walk::take(&mut walk, node, verdict, diagnosis) || walk.feasible.len() >= num_to_find {
                 break;
             }

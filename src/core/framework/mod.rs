@@ -6,12 +6,14 @@
 //! given, and returns a decision with the reasons behind it. The live scheduler, `simulate` and
 //! `explain` all call the same [`Framework::schedule`].
 
+pub mod api_writes;
 pub mod binding;
 pub mod cluster_events;
 pub mod cycle;
 mod filter_walk;
 pub mod instrument;
 pub mod plugins;
+pub mod pre_bind;
 pub mod profile;
 pub mod queued_pod;
 pub mod registry;
@@ -90,7 +92,9 @@ pub struct Points {
     pub post_bind: bool,
 }
 
-pub use crate::core::cache::storage::PreBindAction;
+pub use api_writes::ApiWrite;
+pub use instrument::Ticker;
+pub use pre_bind::{ClaimReservation, PreBindAction};
 
 /// What a PostFilter plugin (preemption) decided after the pod fit nowhere.
 #[derive(Debug, Clone, Default)]
@@ -102,6 +106,9 @@ pub struct PostFilterResult {
     /// `None` when the plugin succeeded; otherwise why it could not help. Its message is appended
     /// to the FitError (e.g. `preemption: 0/3 nodes are available: ...`).
     pub rejection: Option<Rejection>,
+    /// API writes the plugin asks for (DynamicResources deallocating a claim), performed by the
+    /// shell after the cycle.
+    pub writes: Vec<ApiWrite>,
 }
 
 /// What PostFilter plugins need from the framework to simulate evictions: the cycle's PreFilter
@@ -158,6 +165,13 @@ pub trait Plugin: Send + Sync {
         QueueingHint::Queue
     }
 
+    /// [`Plugin::queueing_hint`] with the cache, for hints that look objects up
+    /// (DynamicResources finds the pod's claims). The framework calls this; the default calls
+    /// `queueing_hint`.
+    fn queueing_hint_in(&self, _cache: &Cache, event: &ClusterEvent<'_>, pod: &PodInfo) -> QueueingHint {
+        self.queueing_hint(event, pod)
+    }
+
     /// QueueSort: whether `a` is scheduled before `b` (upstream `QueueSortPlugin.Less`). Only
     /// the first profile's queue-sort plugin orders the one queue (every profile must name the
     /// same, as upstream requires); PrioritySort's order is used when that is PrioritySort.
@@ -201,6 +215,20 @@ pub trait Plugin: Send + Sync {
     /// Filter: can the pod run on this node?
     fn filter(&self, _cache: &Cache, _pod: &PodInfo, _node: &NodeInfo, _state: &PluginState) -> Result<(), Rejection> {
         Ok(())
+    }
+
+    /// Filter with the cycle's time source (`None`: no time limit applies, as in `simulate`),
+    /// for plugins that bound how long one node may take (DynamicResources' `filterTimeout`).
+    /// The framework calls this; the default ignores the clock and calls [`Plugin::filter`].
+    fn filter_timed(
+        &self,
+        cache: &Cache,
+        pod: &PodInfo,
+        node: &NodeInfo,
+        state: &PluginState,
+        _clock: Option<&dyn Ticker>,
+    ) -> Result<(), Rejection> {
+        self.filter(cache, pod, node, state)
     }
 
     /// PostFilter: try to make the pod schedulable later (preemption).
@@ -259,6 +287,14 @@ pub trait Plugin: Send + Sync {
     /// `RunReservePluginsUnreserve`; must be idempotent. `waiting` lets the plugin reject the
     /// pod's waiting siblings.
     fn unreserve(&self, _cache: &Cache, _pod: &PodInfo, _node: &str, _waiting: &mut waiting::WaitingHandle<'_>) {}
+
+    /// Unreserve's API writes (upstream plugins call the API server there; the core cannot):
+    /// what the shell writes because the pod will not be bound on `node` after all. Called right
+    /// after [`Plugin::unreserve`], with the cache as the binding left it; the default writes
+    /// nothing.
+    fn unreserve_writes(&self, _cache: &Cache, _pod: &PodInfo, _node: &str) -> Vec<ApiWrite> {
+        Vec::new()
+    }
 
     /// PreBind (binding cycle, on a binder thread; see [`binding`]): prepare the API objects the
     /// pod needs on `node`. An error fails the binding: the pod is unreserved and retried.

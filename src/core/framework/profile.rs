@@ -301,6 +301,7 @@ impl Framework {
     /// queueing hint says Queue moves it; no rejector (or an unknown one) always does.
     pub fn worth_requeuing(
         &self,
+        cache: &crate::core::cache::Cache,
         rejectors: &[&str],
         event: &super::ClusterEvent<'_>,
         pod: &crate::core::model::PodInfo,
@@ -309,7 +310,7 @@ impl Framework {
             return true;
         }
         rejectors.iter().any(|name| match self.plugins.iter().find(|p| p.name() == *name) {
-            Some(p) => p.events().intersects(event.mask) && p.queueing_hint(event, pod) == super::QueueingHint::Queue,
+            Some(p) => p.events().intersects(event.mask) && p.queueing_hint_in(cache, event, pod) == super::QueueingHint::Queue,
             None => true,
         })
     }
@@ -331,18 +332,27 @@ impl Framework {
     }
 
     /// RunReservePluginsUnreserve: every Reserve plugin in reverse order; returns what they
-    /// decided about waiting pods.
+    /// decided about waiting pods and the API writes they ask for.
     pub fn unreserve(
         &self,
         cache: &crate::core::cache::Cache,
         pod: &crate::core::model::PodInfo,
         node: &str,
         waiting: Option<&super::waiting::WaitingPods>,
-    ) -> Vec<super::waiting::WaitingAction> {
+    ) -> Unreserved {
         let mut handle = super::waiting::WaitingHandle::new(waiting);
+        let mut writes = Vec::new();
         for &i in self.reserve.iter().rev() {
             self.plugins[i].unreserve(cache, pod, node, &mut handle);
+            writes.extend(self.plugins[i].unreserve_writes(cache, pod, node));
         }
-        handle.into_actions()
+        Unreserved { waiting: handle.into_actions(), writes }
     }
+}
+
+/// What Unreserve asked for: decisions about waiting pods and API writes.
+#[derive(Debug, Default)]
+pub struct Unreserved {
+    pub waiting: Vec<super::waiting::WaitingAction>,
+    pub writes: Vec<super::ApiWrite>,
 }

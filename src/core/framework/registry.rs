@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn profiles_build_registered_plugins_with_their_args() {
-        let ctx = PluginContext { registry: registry() };
+        let ctx = PluginContext { registry: registry(), features: Default::default() };
         let build = |args: &str| {
             let yaml = format!(
                 "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: s\n  plugins:\n    multiPoint:\n      enabled:\n      - name: Probe\n  pluginConfig:\n  - name: Probe\n    args: {args}\n"
@@ -219,7 +219,7 @@ mod tests {
         )
         .expect("config")
         .config;
-        let empty = PluginContext { registry: Registry::default() };
+        let empty = PluginContext { registry: Registry::default(), features: Default::default() };
         assert_eq!(
             Framework::new(&cfg.profiles[0], &empty).map(|_| ()).map_err(|e| e.to_string()),
             Err("profile \"s\": plugin \"Probe\" does not exist".into())

@@ -138,6 +138,8 @@ pub struct Diagnosis {
     pub extender_notes: Vec<crate::core::extender::ExtenderNote>,
     /// Decisions plugins took about pods waiting at Permit, applied by the scheduler core.
     pub waiting_actions: Vec<super::waiting::WaitingAction>,
+    /// API writes PostFilter and Unreserve asked for, handed to the shell by the scheduler core.
+    pub api_writes: Vec<super::ApiWrite>,
 }
 
 impl Diagnosis {

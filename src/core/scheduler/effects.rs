@@ -48,6 +48,9 @@ pub enum Effect {
     /// Evict a preemption victim (delete with a uid precondition) after marking it with a
     /// `DisruptionTarget` condition.
     Evict(Eviction),
+    /// An API write a plugin asked for outside the binding cycle (DynamicResources' PostFilter
+    /// and Unreserve).
+    ApiWrite(crate::core::framework::ApiWrite),
 }
 
 /// A preemption victim to evict, and for whom.

@@ -13,7 +13,7 @@ use crate::core::framework::{ClusterEvent, EventMask, EventObject};
 use crate::core::logging::{self, Line};
 use crate::core::metrics::names as m;
 use crate::core::model::{NodeSpecInfo, PodInfo, PodKey};
-use crate::core::queue::QueuedPod;
+use crate::core::queue::{Location, QueuedPod};
 use crate::core::texts;
 use crate::core::watched::{Change, KindChange, KindId, Undecodable, Watched};
 use std::collections::HashSet;
@@ -66,6 +66,10 @@ impl Scheduler {
             KindChange::ReplicaSet(c) => apply(self, c, now),
             KindChange::StatefulSet(c) => apply(self, c, now),
             KindChange::Lease(c) => apply(self, c, now),
+            KindChange::DeviceClass(c) => apply(self, c, now),
+            KindChange::ResourceSlice(c) => apply(self, c, now),
+            KindChange::ResourceClaim(c) => apply(self, c, now),
+            KindChange::ResourceClaimTemplate(c) => apply(self, c, now),
             KindChange::Custom(i, c) => {
                 if let Some(apply) = CUSTOM_APPLY.get() {
                     apply(self, KindId::Custom(i), c, now);
@@ -185,9 +189,13 @@ impl Scheduler {
         } else {
             self.cache.nominations_mut().nominate(info.clone(), &info.nominated_node_name.clone());
         }
-        let changed = match self.pending.get(&key) {
-            Some(old) => scheduling_relevant_change(old, &pod),
-            None => true,
+        let (changed, claims_only) = match self.pending.get(&key) {
+            Some(old) => {
+                let spec = scheduling_relevant_change(old, &pod);
+                let claims = old.status.resource_claim_statuses != pod.status.resource_claim_statuses;
+                (spec || claims, claims && !spec)
+            }
+            None => (true, false),
         };
         self.pending.insert(key.clone(), Arc::from(pod));
         self.cache.set_pending_pod(&info);
@@ -206,6 +214,7 @@ impl Scheduler {
                     self.move_pods_on(&event, now);
                 }
             }
+            Some(Location::Unschedulable) if claims_only && !self.claims_update_helps(&info) => self.queue.refresh(info),
             Some(_) if changed => {
                 if self.queue.get(&key).is_some_and(|q| q.rejectors.contains(&POD_SPEC) || q.gating_plugin.is_some()) {
                     logging::v(4, || Line::new("Pod updated, requeueing").o("pod", &key));
@@ -218,7 +227,7 @@ impl Scheduler {
 
     pub(super) fn on_pod_gone(&mut self, key: &str, now: Instant) {
         self.foreign.remove(key);
-        self.drop_waiting(key);
+        self.drop_waiting(key, now);
         self.cache.nominations_mut().clear(key);
         if self.pending.remove(key).is_some() {
             self.cache.remove_pending_pod(key);
@@ -288,12 +297,13 @@ impl Scheduler {
     pub(super) fn move_pods_on(&mut self, event: &ClusterEvent<'_>, now: Instant) {
         let mask = event.mask;
         let profiles = &self.profiles;
+        let cache = &self.cache;
         let moved = self.queue.move_on_event(now, mask.label(), |qp: &QueuedPod| {
             if qp.rejectors.contains(&POD_SPEC) {
                 return mask.intersects(EventMask::POD_UPDATE);
             }
             match profiles.iter().find(|p| *p.scheduler_name == *qp.pod.scheduler_name) {
-                Some(fw) => fw.worth_requeuing(&qp.rejectors, event, &qp.pod),
+                Some(fw) => fw.worth_requeuing(cache, &qp.rejectors, event, &qp.pod),
                 None => false,
             }
         });
@@ -301,11 +311,13 @@ impl Scheduler {
             logging::v(4, || Line::new("Moved unschedulable pods").s("event", mask.label()).n("count", moved));
         }
         // Gated pods: SchedulingGates only listens to the pod's own updates (handled by
-        // `upsert_pod`); an out-of-tree PreEnqueue may wait for other objects.
-        if !self.out_of_tree {
+        // `upsert_pod`); DynamicResources' PreEnqueue waits for claims, an out-of-tree one may
+        // wait for other objects.
+        if !self.out_of_tree && !mask.intersects(EventMask::DRA_OBJECTS) {
             return;
         }
         let profiles = &self.profiles;
+        let cache = &self.cache;
         let gated: Vec<Arc<PodInfo>> = self
             .queue
             .gated()
@@ -314,7 +326,7 @@ impl Scheduler {
                 profiles
                     .iter()
                     .find(|p| *p.scheduler_name == *qp.pod.scheduler_name)
-                    .is_some_and(|fw| fw.worth_requeuing(&[plugin], event, &qp.pod))
+                    .is_some_and(|fw| fw.worth_requeuing(cache, &[plugin], event, &qp.pod))
             })
             .map(|qp| qp.pod.clone())
             .collect();
@@ -323,6 +335,22 @@ impl Scheduler {
             if gate.is_none() {
                 self.queue.update(info, None, now);
             }
+        }
+    }
+
+    /// An unschedulable pod's only change is the claims the resourceclaim controller recorded in
+    /// its status (upstream's `UpdatePodGeneratedResourceClaim`): whether a plugin that rejected
+    /// it says that helps (DynamicResources' `isSchedulableAfterPodChange`).
+    fn claims_update_helps(&self, info: &Arc<PodInfo>) -> bool {
+        let Some(qp) = self.queue.get(&info.key) else { return true };
+        let event = ClusterEvent {
+            mask: EventMask::POD_GENERATED_RESOURCE_CLAIM,
+            old: Some(EventObject::Pod(&qp.pod)),
+            new: Some(EventObject::Pod(info)),
+        };
+        match self.profiles.iter().find(|p| *p.scheduler_name == *qp.pod.scheduler_name) {
+            Some(fw) => fw.worth_requeuing(&self.cache, &qp.rejectors, &event, &qp.pod),
+            None => true,
         }
     }
 
@@ -789,7 +817,9 @@ pub fn node_change_mask(c: &NodeChange) -> EventMask {
 }
 
 /// upstream `isPodUpdated`: ignore resourceVersion, generation and status; anything else in
-/// metadata labels or the spec may change the scheduling outcome.
+/// metadata labels or the spec may change the scheduling outcome. (The claims the resourceclaim
+/// controller names in `status.resourceClaimStatuses` are upstream's separate
+/// `UpdatePodGeneratedResourceClaim` event, see `upsert_pod`.)
 pub(super) fn scheduling_relevant_change(old: &api::Pod, new: &api::Pod) -> bool {
     if old.metadata.labels != new.metadata.labels || old.metadata.deletion_timestamp != new.metadata.deletion_timestamp {
         return true;

@@ -38,6 +38,16 @@ pub struct BindOutcome {
     pub key: PodKey,
     pub node: Box<str>,
     pub result: Result<(), BindFailure>,
+    /// The ResourceClaims PreBind wrote, as the API server returned them (kept as the latest
+    /// versions until the watch delivers them; also after a later step failed).
+    pub claims: Vec<crate::core::api::ResourceClaim>,
+}
+
+impl BindOutcome {
+    /// The outcome of a binding that wrote no claims.
+    pub fn new(key: PodKey, node: Box<str>, result: Result<(), BindFailure>) -> BindOutcome {
+        BindOutcome { key, node, result, claims: Vec::new() }
+    }
 }
 
 /// Why a binding failed.

@@ -11,6 +11,7 @@
 //! - `state.rs`: what it owns; `handlers.rs`: watch changes; `schedule_one.rs`: the cycle and
 //!   bind results; `failure.rs`: failed attempts; `unserved.rs`: names nobody serves.
 
+mod dra_handlers;
 pub mod effects;
 mod failure;
 mod handlers;
@@ -20,6 +21,8 @@ mod schedule_one;
 mod state;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_dra;
 #[cfg(test)]
 mod tests_list_pages;
 #[cfg(test)]

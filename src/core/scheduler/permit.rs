@@ -76,6 +76,8 @@ impl Scheduler {
         );
         info!("{}", Line::new("Pod rejected while waiting on permit").s("pod", &**key).s("status", message));
         let unreserved = self.profiles[d.fw_index].unreserve(&self.cache, &d.bind.pod, &d.bind.node, Some(&self.waiting));
+        self.effects.extend(unreserved.writes.into_iter().map(Effect::ApiWrite));
+        self.dra_release(key, now);
         self.cache.storage_mut().forget_assumed_for_pod(key);
         if self.cache.forget_pod(key) {
             self.move_pods(EventMask::ASSIGNED_POD_DELETE, now);
@@ -85,13 +87,15 @@ impl Scheduler {
         diagnosis.node_to_status.insert((*d.bind.node).into(), Rejection::unschedulable(message.to_string()).with_plugin(plugin));
         let fit = fit_error_message(1, &diagnosis);
         self.fail(d.fw_index, &d.qp, Requeue::Rejected { plugins: vec![plugin] }, REASON_UNSCHEDULABLE, &fit, None, now);
-        self.apply_waiting_actions(unreserved, now);
+        self.apply_waiting_actions(unreserved.waiting, now);
     }
 
-    /// A waiting pod was deleted: drop it (its assumption goes with the pod).
-    pub(super) fn drop_waiting(&mut self, key: &str) {
+    /// A waiting pod was deleted: drop it (its assumption goes with the pod, and so do its
+    /// claims' allocations in flight: its binding never starts).
+    pub(super) fn drop_waiting(&mut self, key: &str, now: Instant) {
         if self.waiting.remove(key).is_some() {
             self.deferred.remove(key);
+            self.dra_release(key, now);
         }
     }
 

@@ -102,6 +102,7 @@ impl Scheduler {
             explain,
             extenders,
             waiting: Some(&self.waiting),
+            clock: self.ticker.as_deref().map(|t| t as &dyn crate::core::framework::Ticker),
         };
         let fw = &self.profiles[fw_index];
         self.cache.ensure_tallies(fw.tallies(&self.cache, &pod));
@@ -124,6 +125,7 @@ impl Scheduler {
                 self.cache.nominations_mut().clear(&key);
                 if !pre_bind.is_empty() {
                     self.cache.storage_mut().assume_actions(&key, pre_bind);
+                    assume_claim_reservations(self.cache.dra_mut(), &key, pre_bind);
                 }
                 let bind = BindRequest {
                     pod: pod.clone(),
@@ -216,18 +218,25 @@ impl Scheduler {
                 Attempt::Error { pod: key, message: message.clone() }
             }
         };
-        let actions = match &outcome {
+        let (actions, writes) = match &outcome {
             ScheduleOutcome::Scheduled { diagnosis, .. }
             | ScheduleOutcome::Unschedulable { diagnosis, .. }
-            | ScheduleOutcome::Error { diagnosis, .. } => diagnosis.waiting_actions.clone(),
+            | ScheduleOutcome::Error { diagnosis, .. } => (diagnosis.waiting_actions.clone(), diagnosis.api_writes.clone()),
         };
+        self.effects.extend(writes.into_iter().map(Effect::ApiWrite));
         self.apply_waiting_actions(actions, now);
         self.record_queue_moves();
         self.update_gauges_throttled(now);
         Some((attempt, Some(outcome)))
     }
 
-    pub(super) fn on_bind_done(&mut self, o: BindOutcome, now: Instant) {
+    pub(super) fn on_bind_done(&mut self, mut o: BindOutcome, now: Instant) {
+        // The claims PreBind wrote are kept first, so that Unreserve sees them reserved for the
+        // pod (as upstream's PreBind updates its cycle state before Unreserve runs).
+        let claims = std::mem::take(&mut o.claims);
+        if !claims.is_empty() || self.cache.dra().num_in_flight() > 0 {
+            self.dra_binding_finished(&o.key, claims, now);
+        }
         if o.result.is_err() {
             self.unreserve_in_flight(&o.key, &o.node, now);
         }
@@ -270,8 +279,28 @@ impl Scheduler {
         if fw.reserve.is_empty() {
             return;
         }
-        let actions = fw.unreserve(&self.cache, &pod, node, Some(&self.waiting));
-        self.apply_waiting_actions(actions, now);
+        let unreserved = fw.unreserve(&self.cache, &pod, node, Some(&self.waiting));
+        self.effects.extend(unreserved.writes.into_iter().map(Effect::ApiWrite));
+        self.apply_waiting_actions(unreserved.waiting, now);
+    }
+}
+
+/// Reserve's claim allocations become in flight at once (`SignalClaimPendingAllocation`): the
+/// next cycle already counts their devices as taken. The claim in flight is the one PreBind
+/// will write: with the finalizer and the allocation.
+fn assume_claim_reservations(
+    dra: &mut crate::core::cache::dra::DraState,
+    pod: &crate::core::model::PodKey,
+    actions: &[crate::core::framework::PreBindAction],
+) {
+    for a in actions {
+        if let crate::core::framework::PreBindAction::ReserveClaim(r) = a {
+            if let Some(allocation) = &r.allocation {
+                let mut claim = crate::core::dra::claim_writes::with_finalizer(&r.claim).unwrap_or_else(|| (*r.claim).clone());
+                claim.status.allocation = Some(allocation.clone());
+                dra.signal_pending_allocation(pod, Arc::new(claim));
+            }
+        }
     }
 }
 

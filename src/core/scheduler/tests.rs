@@ -99,6 +99,7 @@ fn describe(e: &Effect) -> String {
             format!("status {}/{}: {}", p.namespace, p.name, parts.join(", "))
         }
         Effect::Evict(e) => format!("evict {}/{} on {} for {}", e.namespace, e.name, e.node, e.profile),
+        Effect::ApiWrite(w) => format!("write {w:?}"),
     }
 }
 
@@ -304,7 +305,7 @@ fn bind_results_confirm_forget_or_requeue() {
     h.feed(Change::Added(pod("ok", "1").pod));
     h.cycles();
     assert_eq!(h.effects(), ["bind default/ok -> n1"]);
-    h.s.handle(Input::BindDone(BindOutcome { key: "default/ok".into(), node: "n1".into(), result: Ok(()) }), h.now);
+    h.s.handle(Input::BindDone(BindOutcome::new("default/ok".into(), "n1".into(), Ok(()))), h.now);
     assert!(h.effects().is_empty());
     assert!(h.s.cache().is_assumed("default/ok"));
     h.feed(Change::Modified(bound(pod("ok", "1"), "n1").pod));
@@ -315,7 +316,7 @@ fn bind_results_confirm_forget_or_requeue() {
     h.cycles();
     assert_eq!(h.effects(), ["bind default/lost -> n1"]);
     let conflict = BindFailure::Conflict("pods \"lost\" is already assigned to node \"n9\"".into());
-    h.s.handle(Input::BindDone(BindOutcome { key: "default/lost".into(), node: "n1".into(), result: Err(conflict) }), h.now);
+    h.s.handle(Input::BindDone(BindOutcome::new("default/lost".into(), "n1".into(), Err(conflict))), h.now);
     assert!(h.effects().is_empty());
     assert!(!h.s.cache().is_assumed("default/lost"));
     h.advance(Duration::from_secs(20));
@@ -328,7 +329,7 @@ fn bind_results_confirm_forget_or_requeue() {
     h.cycles();
     h.effects();
     let other = BindFailure::Other("POST .../binding: 500 Internal Server Error".into());
-    h.s.handle(Input::BindDone(BindOutcome { key: "default/flaky".into(), node: "n1".into(), result: Err(other) }), h.now);
+    h.s.handle(Input::BindDone(BindOutcome::new("default/flaky".into(), "n1".into(), Err(other))), h.now);
     assert_eq!(
         h.effects(),
         [

@@ -202,7 +202,7 @@ fn custom(plugins: &str, log: &Arc<Mutex<Vec<String>>>) -> Harness {
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: edgesched\n  plugins:\n{plugins}"
     );
     let cfg = config::load_str(&yaml, "test").expect("config").config;
-    let ctx = PluginContext { registry };
+    let ctx = PluginContext { registry, features: Default::default() };
     let fw = Framework::new(&cfg.profiles[0], &ctx).expect("profile");
     // The default harness, with this profile in place of the default one.
     let mut h = harness(&[]);
@@ -250,7 +250,7 @@ fn unreserve_runs_when_binding_fails_and_when_a_waiting_pod_is_rejected() {
     h.start(&[node("n1", "4")], &[pod("a", "100m")]);
     h.cycles();
     assert_eq!(binds(&mut h), vec!["bind default/a -> n1"]);
-    let failed = BindOutcome { key: "default/a".into(), node: "n1".into(), result: Err(BindFailure::Other("boom".into())) };
+    let failed = BindOutcome::new("default/a".into(), "n1".into(), Err(BindFailure::Other("boom".into())));
     h.s.handle(Input::BindDone(failed), h.now);
     assert_eq!(*log.lock().expect("log"), vec!["R2 default/a n1", "R1 default/a n1"]);
     assert_eq!(h.s.cache.node_by_name("n1").map(|n| n.pods.len()), Some(0), "forgotten after Unreserve");
@@ -310,7 +310,9 @@ fn binding_plugins_travel_with_the_bind_request_only_when_out_of_tree() {
     // VolumeBinding's planned writes keep their place among the PreBind plugins.
     assert_eq!(
         plan.as_deref(),
-        Some(r#"Some(BindingPlugins { pre_bind: ["VolumeBinding"], bind: ["OwnBinder"], post_bind: ["OwnBinder"] })"#)
+        Some(
+            r#"Some(BindingPlugins { pre_bind: ["VolumeBinding", "DynamicResources"], bind: ["OwnBinder"], post_bind: ["OwnBinder"] })"#
+        )
     );
 
     let mut plain = harness(&["edgesched"]);

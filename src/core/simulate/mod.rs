@@ -305,11 +305,11 @@ pub fn explain_pods(
         let _ = sched.take_effects();
         let key_arc: crate::core::model::PodKey = std::sync::Arc::from(key.as_str());
         sched.handle(
-            Input::BindDone(BindOutcome {
-                key: key_arc,
-                node: "".into(),
-                result: Err(crate::core::scheduler::BindFailure::Conflict("explain".into())),
-            }),
+            Input::BindDone(BindOutcome::new(
+                key_arc,
+                "".into(),
+                Err(crate::core::scheduler::BindFailure::Conflict("explain".into())),
+            )),
             now,
         );
         sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(pod.clone()))), now);

@@ -358,7 +358,7 @@ impl Simulation {
                         p.spec.node_name = b.node.to_string();
                         self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(Box::new(p))), now);
                     }
-                    self.sched.handle(Input::BindDone(BindOutcome { key: b.pod.key.clone(), node: b.node, result: Ok(()) }), now);
+                    self.sched.handle(Input::BindDone(BindOutcome::new(b.pod.key.clone(), b.node, Ok(()))), now);
                 }
                 Effect::Evict(_) if !self.evict => {}
                 Effect::Evict(e) => {
@@ -376,6 +376,7 @@ impl Simulation {
                     }
                 }
                 Effect::Event(_) => {}
+                Effect::ApiWrite(_) => {}
             }
         }
     }

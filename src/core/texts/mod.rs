@@ -380,16 +380,127 @@ pub mod inter_pod_affinity {
     }
 }
 
-/// pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go.
+/// pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go, with what it quotes from
+/// `k8s.io/dynamic-resource-allocation/resourceclaim` (resourceclaim.go) and the claims' assume
+/// cache (`pkg/scheduler/util/assumecache`). `claim` is `klog.KObj` of a claim (`namespace/name`).
 pub mod dynamic_resources {
+    use super::q;
+
     /// PostFilter for a pod without claims (why FailedScheduling notes read
     /// `... no new claims to deallocate, preemption: ...`).
     pub const NO_NEW_CLAIMS_TO_DEALLOCATE: &str = "no new claims to deallocate";
-    /// edgesched's own: it does not allocate devices, so pods with claims are refused.
-    pub const CLAIMS_UNSUPPORTED: &str =
-        "pod references resource claims (dynamic resource allocation), which edgesched does not support";
+    /// PostFilter: a claim allocated elsewhere was deallocated so the pod can try again.
+    pub const DEALLOCATION_COMPLETED: &str = "deallocation of ResourceClaim completed";
+    /// PostFilter: nothing could be deallocated.
+    pub const STILL_NOT_SCHEDULABLE: &str = "still not schedulable";
     /// Filter: the allocator found no devices for all claims on the node.
     pub const CANNOT_ALLOCATE_ALL_CLAIMS: &str = "cannot allocate all claims";
+    /// Filter: an allocated claim's node selector does not match the node.
+    pub const NOT_AVAILABLE_ON_NODE: &str = "resourceclaim not available on the node";
+    /// Filter: the search for devices on one node ran past `filterTimeout`.
+    pub const TIMED_OUT: &str = "timed out trying to allocate devices";
+    /// Reserve: Filter's allocation for the chosen node is missing.
+    pub const ALLOCATION_NOT_FOUND: &str = "claim allocation not found for node";
+    /// The assume cache's description of claims (`NewAssumeCache(..., "ResourceClaim", ...)`).
+    pub const CLAIM_DESCRIPTION: &str = "ResourceClaim";
+
+    /// PreFilter: another pod's allocation of the claim is between Reserve and PreBind.
+    pub fn being_allocated(claim: &str) -> String {
+        format!("resource claim {claim} is in the process of being allocated")
+    }
+    /// PreFilter (`validateDeviceClass`): the request names a class that does not exist.
+    pub fn class_missing(request: &str, class: &str) -> String {
+        format!("request {request}: device class {class} does not exist")
+    }
+    /// PreFilter (`validateDeviceClass`): a request without a class name.
+    pub fn unsupported_request_type(request: &str) -> String {
+        format!("request {request}: unsupported request type")
+    }
+    /// PreFilter: `firstAvailable` while DRAPrioritizedList is off.
+    pub fn subrequests_disabled(claim: &str, request: &str) -> String {
+        format!("resource claim {claim}, request {request}: has subrequests, but the DRAPrioritizedList feature is disabled")
+    }
+    /// PreFilter: neither `exactly` nor `firstAvailable`.
+    pub fn unknown_request_type(claim: &str, request: &str) -> String {
+        format!("resource claim {claim}, request {request}: unknown request type")
+    }
+    /// Score (`computeScore`): fewer allocations than claims (a pod with allocated and
+    /// unallocated claims).
+    pub fn fewer_allocations_than_claims(allocations: usize) -> String {
+        format!("number of allocations {allocations} is smaller than number of claims")
+    }
+    /// Reserve: Filter's allocations do not match the claims to allocate.
+    pub fn allocation_count_mismatch(have: usize, to_allocate: usize, want: usize) -> String {
+        format!("internal error, have {have} allocations, {to_allocate} claims to allocate, want {want} claims")
+    }
+    /// PreEnqueue (`foreachPodResourceClaim`): the claim is being deleted.
+    pub fn being_deleted(name: &str) -> String {
+        format!("resourceclaim {} is being deleted", q(name))
+    }
+    /// PreEnqueue (`resourceclaim.Name`, `ErrClaimNotFound`): the controller has not made the
+    /// pod's claim from its template yet.
+    pub fn claim_not_created(pod_namespace: &str, pod_name: &str) -> String {
+        format!("pod \"{pod_namespace}/{pod_name}\": ResourceClaim not created yet")
+    }
+    /// PreEnqueue (`resourceclaim.Name`, `ErrAPIUnsupported`): a pod claim without a source.
+    pub fn api_unsupported(pod_namespace: &str, pod_name: &str, pod_claim: &str) -> String {
+        format!("pod \"{pod_namespace}/{pod_name}\", spec.resourceClaim {}: none of the supported fields are set", q(pod_claim))
+    }
+    /// PreEnqueue (`resourceclaim.IsForPod`): a generated claim another pod owns.
+    pub fn not_owner(claim_namespace: &str, claim_name: &str, pod_namespace: &str, pod_name: &str) -> String {
+        format!(
+            "ResourceClaim {claim_namespace}/{claim_name} was not created for pod {pod_namespace}/{pod_name} (pod is not owner)"
+        )
+    }
+    /// PreEnqueue: the claim does not exist (the assume cache's `NotFoundError`).
+    pub fn claim_not_found(key: &str) -> String {
+        format!("could not find {CLAIM_DESCRIPTION} {}", q(key))
+    }
+    /// The assume cache refuses to keep a version older than its latest.
+    pub fn claim_out_of_sync(key: &str, stored: i64, assumed: i64) -> String {
+        format!("{CLAIM_DESCRIPTION} {} is out of sync (stored: {stored}, assume: {assumed})", q(key))
+    }
+    /// The assume cache cannot compare a resourceVersion that is not an integer.
+    pub fn claim_version_unreadable(key: &str, version: &str) -> String {
+        format!(
+            "error parsing ResourceVersion {} for {CLAIM_DESCRIPTION} {}: strconv.ParseInt: parsing {}: invalid syntax",
+            q(version),
+            q(key),
+            q(version)
+        )
+    }
+    /// PreBind (`bindClaim`): the claim got a deletion timestamp.
+    pub fn claim_deleted_meanwhile(claim: &str) -> String {
+        format!("claim {claim} got deleted in the meantime")
+    }
+    /// PreBind (`bindClaim`): someone else allocated the claim first.
+    pub fn claim_allocated_elsewhere(claim: &str) -> String {
+        format!("claim {claim} got allocated elsewhere in the meantime")
+    }
+    /// PreBind (`bindClaim`): the finalizer update failed.
+    pub fn add_finalizer_failed(claim: &str, err: &str) -> String {
+        format!("add finalizer to claim {claim}: {err}")
+    }
+    /// PreBind (`bindClaim`): the status update with an allocation failed.
+    pub fn add_allocation_failed(claim: &str, err: &str) -> String {
+        format!("add allocation and reservation to claim {claim}: {err}")
+    }
+    /// PreBind (`bindClaim`): the status update of an allocated claim failed.
+    pub fn add_reservation_failed(claim: &str, err: &str) -> String {
+        format!("add reservation to claim {claim}: {err}")
+    }
+    /// PreBind (`bindClaim`): reading the claim again after a conflict failed.
+    pub fn refresh_after_conflict_failed(claim: &str, err: &str) -> String {
+        format!("get updated claim {claim} after conflict: {err}")
+    }
+    /// edgesched's own: the `resource.k8s.io` kinds cannot be read (RBAC forbids them, or the
+    /// API server does not serve them), so claims cannot be looked at.
+    pub fn unreadable(resources: &[&str]) -> String {
+        format!(
+            "the resource.k8s.io/v1 kinds {} cannot be read (forbidden by RBAC or not served by the API server); pods with resource claims wait until the scheduler may list and watch them",
+            resources.join(", ")
+        )
+    }
 }
 
 /// staging/src/k8s.io/dynamic-resource-allocation/structured (allocator.go and the stable
@@ -451,8 +562,8 @@ pub mod dra_allocator {
     pub fn cel_compile_error(owner: SelectorOwner<'_>, index: usize, error: &str) -> String {
         format!("{owner}: selector #{index}: CEL compile error: {error}")
     }
-    pub fn cel_runtime_error(owner: SelectorOwner<'_>, index: usize, device: &str, error: &str) -> String {
-        format!("{owner}: selector #{index} on device {device}: CEL runtime error: {error}")
+    pub fn cel_runtime_error(owner: SelectorOwner<'_>, index: usize, error: &str) -> String {
+        format!("{owner}: selector #{index}: CEL runtime error: {error}")
     }
     /// edgesched's own: a class selector without `cel` (upstream dereferences it and panics).
     pub fn class_selector_without_cel(class: &str, index: usize) -> String {
@@ -674,6 +785,8 @@ const IPA_FILTERING_GO: &str = "pkg/scheduler/framework/plugins/interpodaffinity
 const IPA_SCORING_GO: &str = "pkg/scheduler/framework/plugins/interpodaffinity/scoring.go";
 const NODE_AFFINITY_GO: &str = "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go";
 const DRA_GO: &str = "pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go";
+const RESOURCECLAIM_GO: &str = "staging/src/k8s.io/dynamic-resource-allocation/resourceclaim/resourceclaim.go";
+const ASSUME_CACHE_GO: &str = "pkg/scheduler/util/assumecache/assume_cache.go";
 const DRA_STABLE_GO: &str = "staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/allocator_stable.go";
 const DRA_POOLS_GO: &str = "staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/pools_stable.go";
 const DEFAULT_PREEMPTION_GO: &str = "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go";
@@ -760,8 +873,33 @@ pub const ROWS: &[Row] = &[
     up("affinity_prefilter_state_missing", Framework, inter_pod_affinity::PRE_FILTER_STATE_MISSING, IPA_FILTERING_GO, "getPreFilterState"),
     up("affinity_prescore_state_missing", Framework, inter_pod_affinity::PRE_SCORE_STATE_MISSING, IPA_SCORING_GO, "getPreScoreState"),
     up("no_new_claims_to_deallocate", PostFilter, dynamic_resources::NO_NEW_CLAIMS_TO_DEALLOCATE, DRA_GO, "PostFilter"),
-    own("resource_claims_unsupported", PreFilter, dynamic_resources::CLAIMS_UNSUPPORTED, "edgesched does not allocate devices; placing such a pod without them would be wrong"),
+    up("dra_deallocation_completed", PostFilter, dynamic_resources::DEALLOCATION_COMPLETED, DRA_GO, "PostFilter"),
+    up("dra_still_not_schedulable", PostFilter, dynamic_resources::STILL_NOT_SCHEDULABLE, DRA_GO, "PostFilter"),
     up("cannot_allocate_all_claims", FilterReason, dynamic_resources::CANNOT_ALLOCATE_ALL_CLAIMS, DRA_GO, "Filter"),
+    up("dra_not_available_on_node", FilterReason, dynamic_resources::NOT_AVAILABLE_ON_NODE, DRA_GO, "Filter"),
+    up("dra_timed_out", FilterReason, dynamic_resources::TIMED_OUT, DRA_GO, "Filter"),
+    up("dra_fewer_allocations_than_claims", Framework, "number of allocations {n} is smaller than number of claims", DRA_GO, "computeScore"),
+    up("dra_allocation_not_found", Framework, dynamic_resources::ALLOCATION_NOT_FOUND, DRA_GO, "Reserve"),
+    up("dra_allocation_count_mismatch", Framework, "internal error, have {n} allocations, {m} claims to allocate, want {k} claims", DRA_GO, "Reserve"),
+    up("dra_being_allocated", PreFilter, "resource claim {claim} is in the process of being allocated", DRA_GO, "PreFilter"),
+    up("dra_class_missing", PreFilter, "request {request}: device class {class} does not exist", DRA_GO, "validateDeviceClass"),
+    up("dra_unsupported_request_type", Framework, "request {request}: unsupported request type", DRA_GO, "validateDeviceClass"),
+    up("dra_prefilter_subrequests_disabled", PreFilter, "resource claim {claim}, request {request}: has subrequests, but the DRAPrioritizedList feature is disabled", DRA_GO, "PreFilter"),
+    up("dra_unknown_request_type", PreFilter, "resource claim {claim}, request {request}: unknown request type", DRA_GO, "PreFilter"),
+    up("dra_claim_being_deleted", Queue, "resourceclaim {name:?} is being deleted", DRA_GO, "foreachPodResourceClaim"),
+    up("dra_claim_not_created", Queue, "pod \"{namespace}/{name}\": ResourceClaim not created yet", RESOURCECLAIM_GO, "Name (ErrClaimNotFound)"),
+    up("dra_claim_api_unsupported", Queue, "pod \"{namespace}/{name}\", spec.resourceClaim {claim:?}: none of the supported fields are set", RESOURCECLAIM_GO, "Name (ErrAPIUnsupported)"),
+    up("dra_claim_not_owner", Queue, "ResourceClaim {namespace}/{claim} was not created for pod {namespace}/{pod} (pod is not owner)", RESOURCECLAIM_GO, "IsForPod"),
+    up("dra_claim_not_found", Queue, "could not find ResourceClaim {namespace/name:?}", ASSUME_CACHE_GO, "NotFoundError"),
+    up("dra_claim_out_of_sync", Log, "ResourceClaim {namespace/name:?} is out of sync (stored: {stored}, assume: {assumed})", ASSUME_CACHE_GO, "Assume"),
+    up("dra_claim_version_unreadable", Log, "error parsing ResourceVersion {rv:?} for ResourceClaim {namespace/name:?}: strconv.ParseInt: parsing {rv:?}: invalid syntax", ASSUME_CACHE_GO, "getObjVersion"),
+    up("dra_claim_deleted_meanwhile", Framework, "claim {claim} got deleted in the meantime", DRA_GO, "bindClaim"),
+    up("dra_claim_allocated_elsewhere", Framework, "claim {claim} got allocated elsewhere in the meantime", DRA_GO, "bindClaim"),
+    up("dra_add_finalizer_failed", Framework, "add finalizer to claim {claim}: {err}", DRA_GO, "bindClaim"),
+    up("dra_add_allocation_failed", Framework, "add allocation and reservation to claim {claim}: {err}", DRA_GO, "bindClaim"),
+    up("dra_add_reservation_failed", Framework, "add reservation to claim {claim}: {err}", DRA_GO, "bindClaim"),
+    up("dra_refresh_after_conflict_failed", Framework, "get updated claim {claim} after conflict: {err}", DRA_GO, "bindClaim"),
+    own("dra_unreadable", PreFilter, "the resource.k8s.io/v1 kinds {resources} cannot be read (forbidden by RBAC or not served by the API server); pods with resource claims wait until the scheduler may list and watch them", "upstream's informers wait for the kinds forever; edgesched schedules everything else and says why pods with claims wait"),
     // The structured allocator (errors abort scheduling the pod, except the invalid pools).
     up("dra_invalid_pools", FilterReason, dra_allocator::INVALID_POOLS, DRA_STABLE_GO, "Allocate"),
     up("dra_filter_aborted", Framework, dra_allocator::ABORTED, DRA_STABLE_GO, "allocateOne"),
@@ -776,7 +914,7 @@ pub const ROWS: &[Row] = &[
     up("dra_all_devices_pool_invalid", Framework, "claim {claim}, request {request}: asks for all devices, but resource pool {driver}/{pool} is currently invalid", DRA_STABLE_GO, "validateDeviceRequest"),
     up("dra_unsupported_count_mode", Framework, "claim {claim}, request {request}: unsupported count mode {mode}", DRA_STABLE_GO, "validateDeviceRequest"),
     up("dra_cel_compile_error", Framework, "{class <name> or claim <name>}: selector #{i}: CEL compile error: {error}", DRA_STABLE_GO, "selectorsMatch"),
-    up("dra_cel_runtime_error", Framework, "{class <name> or claim <name>}: selector #{i} on device {driver}/{pool}/{device}: CEL runtime error: {error}", DRA_STABLE_GO, "selectorsMatch"),
+    up("dra_cel_runtime_error", Framework, "{class <name> or claim <name>}: selector #{i}: CEL runtime error: {error}", DRA_STABLE_GO, "selectorsMatch"),
     own("dra_class_selector_without_cel", Framework, "class {class}: selector #{i}: CEL expression empty (unsupported selector type?)", "upstream dereferences a class selector without CEL and panics; edgesched words it as it words a request's"),
     up("dra_constraint_not_satisfied", Framework, "claim {claim}, request {request}: cannot add device {driver}/{pool}/{device} because a claim constraint would not be satisfied", DRA_STABLE_GO, "allocateDevice"),
     up("dra_node_selector_terms", Framework, "create NodeSelector for claim {name}: unsupported ResourceSlice.NodeSelector with {n} terms", DRA_STABLE_GO, "Allocate, createNodeSelector"),

@@ -19,7 +19,6 @@ use crate::core::config::{DefaultPreemptionArgs, NodeAffinityArgs, NodeResources
 use crate::core::events::{self, EventRecord, EventType};
 use crate::core::framework::cycle::CycleParams;
 use crate::core::framework::plugins::default_preemption::{select_victims_on_node, DefaultPreemption};
-use crate::core::framework::plugins::dynamic_resources::DynamicResources;
 use crate::core::framework::plugins::names;
 use crate::core::framework::plugins::node_affinity::NodeAffinity;
 use crate::core::framework::plugins::node_resources_fit::NodeResourcesFit;
@@ -75,6 +74,7 @@ fn schedule_in(fw: &Framework, cache: &Cache, pod: &PodInfo) -> ScheduleOutcome 
         explain: crate::core::framework::cycle::Explain::Off,
         extenders: None,
         waiting: None,
+        clock: None,
     };
     fw.schedule(cache, pod, &mut params)
 }
@@ -491,8 +491,7 @@ fn bind_plugin_error_reaches_the_event_unchanged() {
     assert!(effects.iter().any(|e| matches!(e, Effect::Bind(_))), "{effects:?}");
     let msg = r#"running Bind plugin "DefaultBinder": pods "p" is forbidden"#;
     let key = crate::core::model::pod_key("default", "p");
-    core.sched
-        .handle(Input::BindDone(BindOutcome { key, node: "n1".into(), result: Err(BindFailure::Other(msg.into())) }), core.now);
+    core.sched.handle(Input::BindDone(BindOutcome::new(key, "n1".into(), Err(BindFailure::Other(msg.into())))), core.now);
     let effects = core.sched.take_effects();
     assert_eq!(event_of(&effects, "FailedScheduling").note, msg);
     assert_eq!(condition_of(&effects).message.as_deref(), Some(msg));
@@ -1299,7 +1298,7 @@ fn dra_cel_runtime_error() {
             claim(serde_json::json!({"selectors": [{"cel": {"expression": "device.attributes['x'].y"}}]})),
             serde_json::json!([local_slice(one_device())])
         ),
-        "claim ns/claim: selector #0 on device gpu.example.com/node-1/gpu-0: CEL runtime error: no such key: y"
+        "claim ns/claim: selector #0: CEL runtime error: no such key: y"
     );
 }
 
@@ -1381,7 +1380,7 @@ fn dra_unsupported_attribute_value() {
     let devices = serde_json::json!([{"name": "gpu-0", "attributes": {"model": {}}}]);
     assert_eq!(
         dra_err(claim(serde_json::json!({})), serde_json::json!([local_slice(devices)])),
-        "class gpu: selector #0 on device gpu.example.com/node-1/gpu-0: CEL runtime error: attribute gpu.example.com/model: unsupported attribute value"
+        "class gpu: selector #0: CEL runtime error: attribute gpu.example.com/model: unsupported attribute value"
     );
 }
 
@@ -1401,22 +1400,365 @@ fn dra_unsupported_features() {
     );
 }
 
+// DynamicResources' texts, each produced by the plugin (alone in a profile, or called at its
+// extension point) over a cache holding the DRA objects; the PreBind texts, written by the
+// shell's API workers, are compared through their builders.
+
+mod dra_plugin_support {
+    use crate::core::api;
+    use crate::core::cache::Cache;
+    use crate::core::framework::plugins::dynamic_resources::{DraFeatures, DynamicResources};
+    use crate::core::framework::plugins::test_util::{cache_with, NodeBuilder, PodBuilder};
+    use crate::core::gojson;
+
+    pub fn claim(name: &str, request: serde_json::Value) -> api::ResourceClaim {
+        gojson::from_value(serde_json::json!({
+            "metadata": {"name": name, "namespace": "default", "uid": format!("uid-{name}"), "resourceVersion": "5"},
+            "spec": {"devices": {"requests": [request]}}
+        }))
+        .expect("claim")
+    }
+
+    pub fn gpu() -> serde_json::Value {
+        serde_json::json!({"name": "gpu", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}})
+    }
+
+    /// `nodes` (hostname labels), each with `devices` GPUs, the class `gpu`, and `claims`.
+    pub fn cache(nodes: &[&str], devices: usize, claims: Vec<api::ResourceClaim>) -> Cache {
+        let builders: Vec<NodeBuilder> = nodes
+            .iter()
+            .map(|n| NodeBuilder::new(n).allocatable(&[("pods", "10")]).labels(&[("kubernetes.io/hostname", n)]))
+            .collect();
+        let mut c = cache_with(&builders, &[]);
+        c.dra_mut().upsert_class(gojson::from_value(serde_json::json!({"metadata": {"name": "gpu"}})).expect("class"));
+        for n in nodes {
+            let devices: Vec<serde_json::Value> = (0..devices).map(|i| serde_json::json!({"name": format!("gpu-{i}")})).collect();
+            let slice: api::ResourceSlice = gojson::from_value(serde_json::json!({
+                "metadata": {"name": format!("{n}-gpu")},
+                "spec": {"driver": "gpu.example.com", "nodeName": n, "pool": {"name": n, "generation": 1, "resourceSliceCount": 1},
+                         "devices": devices}
+            }))
+            .expect("slice");
+            c.dra_mut().upsert_slice(&slice).expect("slice");
+        }
+        for cl in claims {
+            c.dra_mut().upsert_claim(cl);
+        }
+        c.prepare();
+        c
+    }
+
+    /// Pod `p` with pod claims (name, claim name, template name) and statuses.
+    pub fn pod(claims: serde_json::Value, statuses: serde_json::Value) -> PodBuilder {
+        let mut p = PodBuilder::new("p");
+        p.pod.spec.resource_claims = gojson::from_value(claims).expect("claims");
+        p.pod.status.resource_claim_statuses = gojson::from_value(statuses).expect("statuses");
+        p
+    }
+
+    pub fn named(claim: &str) -> PodBuilder {
+        pod(serde_json::json!([{"name": "gpu", "resourceClaimName": claim}]), serde_json::json!([]))
+    }
+
+    pub fn plugin() -> DynamicResources {
+        DynamicResources::with_features(None, DraFeatures::defaults())
+    }
+}
+
 #[test]
-fn resource_claims_unsupported() {
-    let mut p = PodBuilder::new("p");
-    p.pod.spec.resource_claims = vec![crate::core::api::PodResourceClaim {
-        name: "gpu".into(),
-        resource_claim_name: Some("gpu-claim".into()),
-        resource_claim_template_name: None,
+fn dra_deallocation_completed() {
+    use dra_plugin_support::*;
+    let mut c = claim("c", gpu());
+    c.status.allocation = Some(
+        crate::core::gojson::from_value(serde_json::json!({
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["gone"]}]}]}
+        }))
+        .expect("allocation"),
+    );
+    let fw = profile(&[names::DYNAMIC_RESOURCES]);
+    assert_eq!(
+        message(schedule_in(&fw, &cache(&["n1"], 1, vec![c]), &named("c").info())),
+        "0/1 nodes are available: 1 resourceclaim not available on the node. deallocation of ResourceClaim completed"
+    );
+}
+
+#[test]
+fn dra_not_available_on_node() {
+    // The same cycle as `dra_deallocation_completed`: the node's reason.
+    use dra_plugin_support::*;
+    let mut c = claim("c", gpu());
+    c.status.allocation = Some(
+        crate::core::gojson::from_value(serde_json::json!({
+            "nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}]}
+        }))
+        .expect("allocation"),
+    );
+    c.status.reserved_for = vec![api::ResourceClaimConsumerReference {
+        api_group: String::new(),
+        resource: "pods".into(),
+        name: "other".into(),
+        uid: "uid-other".into(),
     }];
-    let r = rejection(DynamicResources.pre_filter(&cache_with(&nodes(&["n1"]), &[]), &p.info(), &mut None));
+    let fw = profile(&[names::DYNAMIC_RESOURCES]);
+    assert_eq!(
+        message(schedule_in(&fw, &cache(&["n1"], 1, vec![c]), &named("c").info())),
+        "0/1 nodes are available: 1 resourceclaim not available on the node. still not schedulable"
+    );
+}
+
+#[test]
+fn dra_still_not_schedulable() {
+    use dra_plugin_support::*;
+    let fw = profile(&[names::DYNAMIC_RESOURCES]);
+    assert_eq!(
+        message(schedule_in(&fw, &cache(&["n1"], 0, vec![claim("c", gpu())]), &named("c").info())),
+        "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable"
+    );
+}
+
+#[test]
+fn dra_timed_out() {
+    use crate::core::framework::plugins::dynamic_resources::{DraFeatures, DynamicResources};
+    use crate::core::framework::Ticker;
+    use dra_plugin_support::*;
+    struct Ticking(std::cell::Cell<Instant>);
+    impl Ticker for Ticking {
+        fn now(&self) -> Instant {
+            self.0.set(self.0.get() + Duration::from_millis(1));
+            self.0.get()
+        }
+    }
+    let args = crate::core::config::DynamicResourcesArgs {
+        filter_timeout: crate::core::config::GoDuration(Duration::from_nanos(1)),
+        ..Default::default()
+    };
+    let pl = DynamicResources::with_features(Some(&args), DraFeatures::defaults());
+    let cache = cache(&["n1"], 1, vec![claim("c", gpu())]);
+    let pod = named("c").info();
+    let mut state = None;
+    assert!(matches!(pl.pre_filter(&cache, &pod, &mut state), PreFilterOutcome::Continue));
+    let clock = Ticking(std::cell::Cell::new(Instant::now()));
+    let r = pl.filter_timed(&cache, &pod, cache.node_by_name("n1").expect("node"), &state, Some(&clock)).unwrap_err();
+    assert_eq!((r.code, r.message().as_str()), (Code::UnschedulableAndUnresolvable, "timed out trying to allocate devices"));
+}
+
+#[test]
+fn dra_allocation_not_found() {
+    use dra_plugin_support::*;
+    let pl = plugin();
+    let cache = cache(&["n1"], 1, vec![claim("c", gpu())]);
+    let pod = named("c").info();
+    let mut state = None;
+    assert!(matches!(pl.pre_filter(&cache, &pod, &mut state), PreFilterOutcome::Continue));
+    // Reserve on a node Filter never saw.
+    let r = pl.reserve(&cache, &pod, cache.node_by_name("n1").expect("node"), &state).unwrap_err();
+    assert_eq!((r.code, r.message().as_str()), (Code::Error, "claim allocation not found for node"));
+}
+
+#[test]
+fn dra_allocation_count_mismatch() {
+    // Reserve's sanity check cannot fail through Filter; its builder against upstream's format.
+    assert_eq!(
+        super::dynamic_resources::allocation_count_mismatch(2, 1, 1),
+        "internal error, have 2 allocations, 1 claims to allocate, want 1 claims"
+    );
+}
+
+#[test]
+fn dra_being_allocated() {
+    use dra_plugin_support::*;
+    let mut cache = cache(&["n1"], 1, vec![claim("c", gpu())]);
+    let in_flight = std::sync::Arc::new(claim("c", gpu()));
+    cache.dra_mut().signal_pending_allocation(&"default/other".into(), in_flight);
+    let r = rejection(plugin().pre_filter(&cache, &named("c").info(), &mut None));
     assert_eq!(
         (r.code, r.message().as_str()),
-        (
-            Code::UnschedulableAndUnresolvable,
-            "pod references resource claims (dynamic resource allocation), which edgesched does not support"
-        )
+        (Code::UnschedulableAndUnresolvable, "resource claim default/c is in the process of being allocated")
     );
+}
+
+#[test]
+fn dra_class_missing() {
+    use dra_plugin_support::*;
+    let request =
+        serde_json::json!({"name": "gpu", "exactly": {"deviceClassName": "tpu", "allocationMode": "ExactCount", "count": 1}});
+    let cache = cache(&["n1"], 1, vec![claim("c", request)]);
+    let r = rejection(plugin().pre_filter(&cache, &named("c").info(), &mut None));
+    assert_eq!(
+        (r.code, r.message().as_str()),
+        (Code::UnschedulableAndUnresolvable, "request gpu: device class tpu does not exist")
+    );
+}
+
+#[test]
+fn dra_unsupported_request_type() {
+    use dra_plugin_support::*;
+    let request = serde_json::json!({"name": "gpu", "exactly": {"allocationMode": "ExactCount", "count": 1}});
+    let cache = cache(&["n1"], 1, vec![claim("c", request)]);
+    let r = rejection(plugin().pre_filter(&cache, &named("c").info(), &mut None));
+    assert_eq!((r.code, r.message().as_str()), (Code::Error, "request gpu: unsupported request type"));
+}
+
+#[test]
+fn dra_prefilter_subrequests_disabled() {
+    use crate::core::framework::plugins::dynamic_resources::{DraFeatures, DynamicResources};
+    use dra_plugin_support::*;
+    let mut features = DraFeatures::defaults();
+    features.allocator.prioritized_list = false;
+    let request = serde_json::json!({"name": "gpu", "firstAvailable": [{"name": "big", "deviceClassName": "gpu"}]});
+    let cache = cache(&["n1"], 1, vec![claim("c", request)]);
+    let r = rejection(DynamicResources::with_features(None, features).pre_filter(&cache, &named("c").info(), &mut None));
+    assert_eq!(
+        r.message(),
+        "resource claim default/c, request gpu: has subrequests, but the DRAPrioritizedList feature is disabled"
+    );
+}
+
+#[test]
+fn dra_unknown_request_type() {
+    use dra_plugin_support::*;
+    let cache = cache(&["n1"], 1, vec![claim("c", serde_json::json!({"name": "gpu"}))]);
+    let r = rejection(plugin().pre_filter(&cache, &named("c").info(), &mut None));
+    assert_eq!(r.message(), "resource claim default/c, request gpu: unknown request type");
+}
+
+#[test]
+fn dra_claim_being_deleted() {
+    use dra_plugin_support::*;
+    let mut c = claim("c", gpu());
+    c.metadata.deletion_timestamp = Some("2026-01-01T00:00:00Z".into());
+    let r = plugin().pre_enqueue(&cache(&["n1"], 1, vec![c]), &named("c").info()).unwrap_err();
+    assert_eq!((r.code, r.message().as_str()), (Code::UnschedulableAndUnresolvable, "resourceclaim \"c\" is being deleted"));
+}
+
+#[test]
+fn dra_claim_not_created() {
+    use dra_plugin_support::*;
+    let p = pod(serde_json::json!([{"name": "gpu", "resourceClaimTemplateName": "t"}]), serde_json::json!([]));
+    let r = plugin().pre_enqueue(&cache(&["n1"], 1, vec![]), &p.info()).unwrap_err();
+    assert_eq!(r.message(), "pod \"default/p\": ResourceClaim not created yet");
+}
+
+#[test]
+fn dra_claim_api_unsupported() {
+    use dra_plugin_support::*;
+    let p = pod(serde_json::json!([{"name": "gpu"}]), serde_json::json!([]));
+    let r = plugin().pre_enqueue(&cache(&["n1"], 1, vec![]), &p.info()).unwrap_err();
+    assert_eq!(r.message(), "pod \"default/p\", spec.resourceClaim \"gpu\": none of the supported fields are set");
+}
+
+#[test]
+fn dra_claim_not_owner() {
+    use dra_plugin_support::*;
+    let p = pod(
+        serde_json::json!([{"name": "gpu", "resourceClaimTemplateName": "t"}]),
+        serde_json::json!([{"name": "gpu", "resourceClaimName": "p-gpu"}]),
+    );
+    let r = plugin().pre_enqueue(&cache(&["n1"], 1, vec![claim("p-gpu", gpu())]), &p.info()).unwrap_err();
+    assert_eq!(r.message(), "ResourceClaim default/p-gpu was not created for pod default/p (pod is not owner)");
+}
+
+#[test]
+fn dra_claim_not_found() {
+    use dra_plugin_support::*;
+    let r = plugin().pre_enqueue(&cache(&["n1"], 1, vec![]), &named("c").info()).unwrap_err();
+    assert_eq!(r.message(), "could not find ResourceClaim \"default/c\"");
+}
+
+#[test]
+fn dra_claim_out_of_sync() {
+    use dra_plugin_support::*;
+    let mut cache = cache(&["n1"], 1, vec![claim("c", gpu())]);
+    let mut older = claim("c", gpu());
+    older.metadata.resource_version = "4".into();
+    assert_eq!(
+        cache.dra_mut().assume_claim(older).unwrap_err().0,
+        "ResourceClaim \"default/c\" is out of sync (stored: 5, assume: 4)"
+    );
+}
+
+#[test]
+fn dra_claim_version_unreadable() {
+    use dra_plugin_support::*;
+    let mut cache = cache(&["n1"], 1, vec![claim("c", gpu())]);
+    let mut odd = claim("c", gpu());
+    odd.metadata.resource_version = "abc".into();
+    assert_eq!(
+        cache.dra_mut().assume_claim(odd).unwrap_err().0,
+        "error parsing ResourceVersion \"abc\" for ResourceClaim \"default/c\": strconv.ParseInt: parsing \"abc\": invalid syntax"
+    );
+}
+
+#[test]
+fn dra_claim_deleted_meanwhile() {
+    assert_eq!(super::dynamic_resources::claim_deleted_meanwhile("ns/c"), "claim ns/c got deleted in the meantime");
+}
+
+#[test]
+fn dra_claim_allocated_elsewhere() {
+    assert_eq!(super::dynamic_resources::claim_allocated_elsewhere("ns/c"), "claim ns/c got allocated elsewhere in the meantime");
+}
+
+#[test]
+fn dra_add_finalizer_failed() {
+    assert_eq!(super::dynamic_resources::add_finalizer_failed("ns/c", "boom"), "add finalizer to claim ns/c: boom");
+}
+
+#[test]
+fn dra_add_allocation_failed() {
+    assert_eq!(
+        super::dynamic_resources::add_allocation_failed("ns/c", "boom"),
+        "add allocation and reservation to claim ns/c: boom"
+    );
+}
+
+#[test]
+fn dra_add_reservation_failed() {
+    assert_eq!(super::dynamic_resources::add_reservation_failed("ns/c", "boom"), "add reservation to claim ns/c: boom");
+}
+
+#[test]
+fn dra_refresh_after_conflict_failed() {
+    assert_eq!(
+        super::dynamic_resources::refresh_after_conflict_failed("ns/c", "boom"),
+        "get updated claim ns/c after conflict: boom"
+    );
+}
+
+#[test]
+fn dra_unreadable() {
+    use crate::core::cache::dra::DraKind;
+    use dra_plugin_support::*;
+    let mut cache = cache(&["n1"], 1, vec![]);
+    cache.dra_mut().set_unreadable(DraKind::ResourceClaims);
+    cache.dra_mut().set_unreadable(DraKind::DeviceClasses);
+    let r = rejection(plugin().pre_filter(&cache, &named("c").info(), &mut None));
+    assert_eq!(
+        r.message(),
+        "the resource.k8s.io/v1 kinds deviceclasses, resourceclaims cannot be read (forbidden by RBAC or not served by the API server); pods with resource claims wait until the scheduler may list and watch them"
+    );
+}
+
+#[test]
+fn dra_fewer_allocations_than_claims() {
+    // Upstream's Score walks all the pod's claims against the allocations of those it had to
+    // allocate: an allocated claim next to an unallocated one fails when several nodes fit.
+    use dra_plugin_support::*;
+    let mut allocated = claim("a", gpu());
+    allocated.status.allocation = Some(api::AllocationResult::default());
+    let cache = cache(&["n1", "n2"], 1, vec![allocated, claim("b", gpu())]);
+    let p = pod(
+        serde_json::json!([{"name": "one", "resourceClaimName": "a"}, {"name": "two", "resourceClaimName": "b"}]),
+        serde_json::json!([]),
+    );
+    let fw = profile(&[names::DYNAMIC_RESOURCES]);
+    match schedule_in(&fw, &cache, &p.info()) {
+        ScheduleOutcome::Error { message, .. } => assert_eq!(
+            message,
+            "running Score plugins: plugin \"DynamicResources\" failed with: number of allocations 1 is smaller than number of claims"
+        ),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -1759,7 +2101,7 @@ fn scheduler_error_reason() {
     assert!(core.attempt().iter().any(|e| matches!(e, Effect::Bind(_))));
     let key = crate::core::model::pod_key("default", "p");
     let failure = BindFailure::Other(super::framework::bind_plugin_error(names::DEFAULT_BINDER, "boom"));
-    core.sched.handle(Input::BindDone(BindOutcome { key, node: "n1".into(), result: Err(failure) }), core.now);
+    core.sched.handle(Input::BindDone(BindOutcome::new(key, "n1".into(), Err(failure))), core.now);
     let c = condition_of(&core.sched.take_effects());
     assert_eq!((c.type_.as_str(), c.reason.as_deref()), ("PodScheduled", Some("SchedulerError")));
 }
@@ -1836,7 +2178,7 @@ fn bound_elsewhere_log() {
     let conflict = BindFailure::Conflict("pod p is already assigned to node \"n2\"".into());
     let now = core.now;
     let lines = crate::core::logging::capture::lines(|| {
-        core.sched.handle(Input::BindDone(BindOutcome { key, node: "n1".into(), result: Err(conflict) }), now)
+        core.sched.handle(Input::BindDone(BindOutcome::new(key, "n1".into(), Err(conflict))), now)
     });
     assert!(lines.iter().any(|l| l.starts_with(r#""Pod was bound elsewhere; forgetting it" pod="default/p""#)), "{lines:?}");
     assert!(!core.sched.take_effects().iter().any(|e| matches!(e, Effect::Event(_))), "no event");

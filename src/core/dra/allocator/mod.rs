@@ -69,7 +69,7 @@ pub struct Features {
 
 impl Features {
     /// The enabled features this allocator does not implement, by their gate names.
-    fn unsupported(&self) -> Vec<&'static str> {
+    pub fn unsupported(&self) -> Vec<&'static str> {
         let mut out = Vec::new();
         if self.consumable_capacity {
             out.push("DRAConsumableCapacity");

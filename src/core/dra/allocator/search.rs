@@ -502,9 +502,7 @@ impl<'s> Search<'s, '_> {
                 Ok(true) => {}
                 Ok(false) => return Ok(false),
                 Err(SelectorFailure::Compile(e)) => return Err(AllocError::input(texts::cel_compile_error(owner, i, &e))),
-                Err(SelectorFailure::Runtime(e)) => {
-                    return Err(AllocError::input(texts::cel_runtime_error(owner, i, &device.id.to_string(), &e)))
-                }
+                Err(SelectorFailure::Runtime(e)) => return Err(AllocError::input(texts::cel_runtime_error(owner, i, &e))),
             }
         }
         Ok(true)

@@ -195,6 +195,7 @@ impl Plugin for DefaultPreemption {
             nominated_node: clear.then(|| "".into()),
             victims: Vec::new(),
             rejection: Some(Rejection::unschedulable(texts::prefixed(&msg))),
+            writes: Vec::new(),
         };
         // 1) PodEligibleToPreemptOthers.
         if pod.preemption_policy == PreemptionPolicy::Never {
@@ -260,6 +261,7 @@ impl Plugin for DefaultPreemption {
                     nominated_node: None,
                     victims: Vec::new(),
                     rejection: Some(Rejection::error(texts::prefixed(&e))),
+                    writes: Vec::new(),
                 }
             }
         };
@@ -268,10 +270,11 @@ impl Plugin for DefaultPreemption {
                 nominated_node: None,
                 victims: Vec::new(),
                 rejection: Some(Rejection::unschedulable(texts::prefixed(NO_CANDIDATE))),
+                writes: Vec::new(),
             };
         };
         let c = candidates.swap_remove(best);
-        PostFilterResult { nominated_node: Some(c.node), victims: c.victims, rejection: None }
+        PostFilterResult { nominated_node: Some(c.node), victims: c.victims, rejection: None, writes: Vec::new() }
     }
 }
 

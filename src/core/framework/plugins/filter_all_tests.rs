@@ -157,7 +157,17 @@ fn whole_list_filters_walk_as_node_by_node() {
             for whole in [false, true] {
                 let (metrics, recorder) = (Metrics::new(), CycleRecorder::new(&ticker, false));
                 let rec = Rec(Some(&recorder));
-                let input = WalkInput { cache: &cache, pod: &pod, nodes, start, num_to_find, states: &states, skip: &skip, rec };
+                let input = WalkInput {
+                    cache: &cache,
+                    pod: &pod,
+                    nodes,
+                    start,
+                    num_to_find,
+                    states: &states,
+                    skip: &skip,
+                    rec,
+                    clock: None,
+                };
                 let mut diagnosis = Diagnosis::default();
                 let walk = if whole {
                     fw.walk_whole_lists(input, &active, &mut diagnosis)

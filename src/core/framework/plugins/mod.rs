@@ -150,12 +150,14 @@ pub mod names {
 #[derive(Debug, Clone)]
 pub struct PluginContext {
     pub registry: super::registry::Registry,
+    /// The feature gates the in-tree plugins read (upstream's `feature.Features`).
+    pub features: crate::core::features::FeatureGates,
 }
 
 impl Default for PluginContext {
-    /// The installed out-of-tree plugins (none in the shipped binary).
+    /// The installed out-of-tree plugins (none in the shipped binary) and v1.35's default gates.
     fn default() -> Self {
-        PluginContext { registry: super::registry::installed().clone() }
+        PluginContext { registry: super::registry::installed().clone(), features: Default::default() }
     }
 }
 
@@ -170,7 +172,7 @@ pub(crate) fn new_plugin_scored(
     args: Option<&PluginArgs>,
     ctx: &PluginContext,
 ) -> Result<Option<WithScorer>, String> {
-    if let Some(p) = new_in_tree(name, args)? {
+    if let Some(p) = new_in_tree(name, args, &ctx.features)? {
         return Ok(Some(p));
     }
     let Some(factory) = ctx.registry.get(name) else { return Ok(None) };
@@ -184,15 +186,26 @@ pub(crate) fn new_plugin_scored(
 
 /// Whether this build has a plugin of that name (out-of-tree plugins may not reuse it).
 pub fn is_in_tree(name: &str) -> bool {
-    matches!(new_in_tree(name, None), Ok(Some(_)))
+    matches!(new_in_tree(name, None, &Default::default()), Ok(Some(_)))
 }
 
-fn new_in_tree(name: &str, args: Option<&PluginArgs>) -> Result<Option<WithScorer>, String> {
+fn new_in_tree(
+    name: &str,
+    args: Option<&PluginArgs>,
+    features: &crate::core::features::FeatureGates,
+) -> Result<Option<WithScorer>, String> {
     let p: Arc<dyn Plugin> = match name {
         names::PRIORITY_SORT => Arc::new(priority_sort::PrioritySort),
         names::DEFAULT_BINDER => Arc::new(default_binder::DefaultBinder),
         names::SCHEDULING_GATES => Arc::new(scheduling_gates::SchedulingGates),
-        names::DYNAMIC_RESOURCES => Arc::new(dynamic_resources::DynamicResources),
+        names::DYNAMIC_RESOURCES => Arc::new(dynamic_resources::DynamicResources::new(
+            match args {
+                Some(PluginArgs::DynamicResources(a)) => Some(a),
+                None => None,
+                Some(other) => return Err(format!("unexpected args {other:?}")),
+            },
+            features,
+        )?),
         names::DEFAULT_PREEMPTION => Arc::new(default_preemption::DefaultPreemption {
             args: match args {
                 Some(PluginArgs::DefaultPreemption(a)) => a.clone(),

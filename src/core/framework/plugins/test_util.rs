@@ -360,6 +360,7 @@ pub fn explained_params<'a>(
         explain: crate::core::framework::cycle::Explain::All,
         extenders: None,
         waiting: None,
+        clock: None,
     }
 }
 

@@ -134,6 +134,7 @@ fn throughput_5000_nodes() {
                 explain: crate::core::framework::cycle::Explain::Off,
                 extenders: None,
                 waiting: None,
+                clock: None,
             };
             if let ScheduleOutcome::Scheduled { result, .. } = fw.schedule(&cache, &p, &mut params) {
                 cache.assume_pod(&p, &result.node);

@@ -702,6 +702,7 @@ mod tests {
             explain: crate::core::framework::cycle::Explain::All, // the tests read placed pods' filter statuses
             extenders: None,
             waiting: None,
+            clock: None,
         };
         fw.schedule(cache, pod, &mut params)
     }
