@@ -443,3 +443,49 @@ fn capacity_counts_copies_per_node_and_says_what_stops_the_next() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("exactly one Pod"), "{}", stderr(&o));
 }
+
+#[test]
+fn simulate_gives_each_device_once() {
+    // One GPU node and two pods with claims: the first gets the device (its claim written as
+    // PreBind writes it), the second finds none left, as kube-scheduler v1.35 would say.
+    let cluster = temp_file(
+        "gpus.yaml",
+        r#"kind: Node
+metadata: {name: gpu-1, labels: {kubernetes.io/hostname: gpu-1}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+kind: DeviceClass
+apiVersion: resource.k8s.io/v1
+metadata: {name: gpu.example.com}
+spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+---
+kind: ResourceSlice
+apiVersion: resource.k8s.io/v1
+metadata: {name: gpu-1-gpu}
+spec: {driver: gpu.example.com, nodeName: gpu-1, pool: {name: gpu-1, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}
+---
+kind: ResourceClaim
+apiVersion: resource.k8s.io/v1
+metadata: {name: a, namespace: d, uid: uid-a, resourceVersion: "1"}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}}]}}
+---
+kind: ResourceClaim
+apiVersion: resource.k8s.io/v1
+metadata: {name: b, namespace: d, uid: uid-b, resourceVersion: "1"}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}}]}}
+---
+kind: Pod
+metadata: {name: first, namespace: d, uid: uid-first, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: a}]}
+---
+kind: Pod
+metadata: {name: second, namespace: d, uid: uid-second, creationTimestamp: "2026-01-01T00:00:01Z"}
+spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: b}]}
+"#,
+    );
+    let o = edgesched(&["simulate", "--cluster", cluster.to_str().expect("path"), "--output=placements", "--seed=1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "d/first gpu-1\nd/second -\n");
+    let o = edgesched(&["simulate", "--cluster", cluster.to_str().expect("path"), "--seed=1"]);
+    assert!(stdout(&o).contains("1 cannot allocate all claims"), "{}", stdout(&o));
+}

@@ -64,6 +64,17 @@ impl KindVisitor for ListKind<'_> {
             };
             let page = match self.client.list::<T>(&path, &params) {
                 Ok(p) => p,
+                // An optional kind the server does not serve (404: e.g. resource.k8s.io/v1 before
+                // v1.34) is skipped like a forbidden one.
+                Err(source) if source.is_not_found() && !self.row.is_required() => {
+                    if let Need::Optional { feature } = self.row.need {
+                        eprintln!(
+                            "warning: cannot list {} (not served by the API server); going on without it: no {feature}",
+                            self.row.qualified_resource()
+                        );
+                    }
+                    return Ok(true);
+                }
                 Err(source) if source.is_forbidden() => {
                     if let Need::Optional { feature } = self.row.need {
                         eprintln!(

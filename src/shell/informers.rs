@@ -124,6 +124,9 @@ impl KindVisitor for Starter<'_> {
         }
         if !kind.is_required() {
             spec.forbidden_retry = Some(inf.optional_retry);
+            // An optional kind the server does not serve (the resource.k8s.io/v1 kinds on a
+            // cluster before v1.34) turns its feature off instead of holding readiness.
+            spec.absent_is_unavailable = true;
         }
         let forwarder = Forwarder {
             kind,
@@ -131,6 +134,7 @@ impl KindVisitor for Starter<'_> {
             metrics: inf.metrics.clone(),
             denials: inf.denials.clone(),
             lease_namespace: inf.lease_namespace.clone(),
+            not_served_reported: false,
         };
         let seed = Rng::from_os().next_u64();
         spawn_watcher::<T, _>(inf.client.clone(), spec, inf.stop.clone(), seed, forwarder)
@@ -172,6 +176,8 @@ struct Forwarder {
     metrics: Metrics,
     denials: Arc<Denials>,
     lease_namespace: String,
+    /// The kind's absence was logged (once).
+    not_served_reported: bool,
 }
 
 impl<T: Watched + Object> Sink<T> for Forwarder {
@@ -225,6 +231,26 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
                 self.tx.send(Input::Watch(T::wrap_as(kind.id, Change::<Box<T>>::Unavailable))).is_ok()
             }
         }
+    }
+
+    /// An optional kind the API server does not serve: one warning naming the feature turned
+    /// off, then quiet retries; the core forgets the kind's objects.
+    fn not_served(&mut self, message: &str) -> bool {
+        let kind = self.kind;
+        let feature = match kind.need {
+            Need::Optional { feature } => feature,
+            Need::Required => "",
+        };
+        if !self.not_served_reported {
+            self.not_served_reported = true;
+            Line::new("Resource not served by the API server; continuing without it")
+                .s("resource", kind.qualified_resource())
+                .s("disabled", feature)
+                .s("err", message)
+                .warning();
+        }
+        TURN.sending();
+        self.tx.send(Input::Watch(T::wrap_as(kind.id, Change::<Box<T>>::Unavailable))).is_ok()
     }
 }
 

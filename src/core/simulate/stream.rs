@@ -18,6 +18,7 @@ use super::report::{Detail, NodeUse, PodDecision};
 use super::{frameworks, validate, SimError};
 use crate::core::api::{self, Object};
 use crate::core::config::SchedulerConfig;
+use crate::core::dra::claim_writes;
 use crate::core::extender::ExtenderTransport;
 use crate::core::metrics::Metrics;
 use crate::core::rng::Rng;
@@ -353,6 +354,14 @@ impl Simulation {
         for effect in self.sched.take_effects() {
             match effect {
                 Effect::Bind(b) => {
+                    // PreBind's claim writes land first, as the API server would record them.
+                    for a in &b.pre_bind {
+                        if let crate::core::framework::PreBindAction::ReserveClaim(r) = a {
+                            let base = claim_writes::with_finalizer(&r.claim).unwrap_or_else(|| (*r.claim).clone());
+                            let written = claim_writes::reserved(&base, r.allocation.as_ref(), &r.pod_name, &r.pod_uid);
+                            self.write_claim(written, now);
+                        }
+                    }
                     if let Some(p) = self.sched.pending_pod(&b.pod.key) {
                         let mut p = p.clone();
                         p.spec.node_name = b.node.to_string();
@@ -376,9 +385,24 @@ impl Simulation {
                     }
                 }
                 Effect::Event(_) => {}
-                Effect::ApiWrite(_) => {}
+                Effect::ApiWrite(crate::core::framework::ApiWrite::DeallocateClaim(c)) => self.write_claim((*c).clone(), now),
+                Effect::ApiWrite(crate::core::framework::ApiWrite::UnreserveClaim { namespace, name, pod_uid, .. }) => {
+                    if let Some(c) = self.sched.cache().dra().resource_claim(&namespace, &name) {
+                        let c = claim_writes::unreserved(c, &pod_uid);
+                        self.write_claim(c, now);
+                    }
+                }
             }
         }
+    }
+
+    /// A claim write as the API server records it: the next resourceVersion, delivered back
+    /// through the claims' watch.
+    fn write_claim(&mut self, mut claim: api::ResourceClaim, now: Instant) {
+        let current = self.sched.cache().dra().resource_claim(&claim.metadata.namespace, &claim.metadata.name);
+        let version = current.and_then(|c| c.metadata.resource_version.parse::<u64>().ok()).unwrap_or(0);
+        claim.metadata.resource_version = (version + 1).to_string();
+        self.sched.handle(Input::watch_boxed::<api::ResourceClaim>(Change::Modified(Box::new(claim))), now);
     }
 
     /// Every node's use now (after the placements so far).

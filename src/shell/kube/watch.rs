@@ -91,6 +91,10 @@ pub struct WatchSpec {
     pub idle_timeout: Duration,
     /// How long to wait after a 403 before trying again; `None`: the normal backoff.
     pub forbidden_retry: Option<Duration>,
+    /// A list answered 404 (the API server does not serve the resource, e.g. a group version an
+    /// older cluster lacks) is reported to the consumer ([`Sink::not_served`]) and retried as a
+    /// denial is, instead of backing off as a failure.
+    pub absent_is_unavailable: bool,
 }
 
 impl WatchSpec {
@@ -107,6 +111,7 @@ impl WatchSpec {
             watch_timeout: (Duration::from_secs(300), Duration::from_secs(600)),
             idle_timeout: Duration::from_secs(300),
             forbidden_retry: None,
+            absent_is_unavailable: false,
         }
     }
 }
@@ -121,6 +126,12 @@ pub trait Sink<T> {
     /// The API server refused to `verb` (list or watch) the resource (403); it is retried later.
     /// `false` stops the reflector.
     fn denied(&mut self, verb: &'static str, message: &str) -> bool;
+    /// The API server does not serve the resource (404 on a list, only with
+    /// [`WatchSpec::absent_is_unavailable`]); it is retried later as a denial is. `false` stops
+    /// the reflector.
+    fn not_served(&mut self, message: &str) -> bool {
+        self.denied("list", message)
+    }
 }
 
 /// The two calls the state machine needs; the real one is [`ClientTransport`], tests script one.
@@ -274,6 +285,10 @@ impl<Tr, C: Clock> Reflector<Tr, C> {
                 return State::fresh_list();
             }
             Err(err) if err.is_forbidden() => return self.denied("list", &err, sink),
+            Err(err) if err.is_not_found() && self.spec.absent_is_unavailable => {
+                let go_on = sink.not_served(&err.server_message());
+                return self.after_denial("list", go_on);
+            }
             // Any other failure: reflector.go `list` returns it, `Run` backs off
             // (wait.BackoffUntil with the backoffManager) and ListAndWatch lists again.
             Err(err) => return self.back_off("Failed to list", &err, State::fresh_list()),
@@ -599,6 +614,10 @@ mod tests {
             self.trace.borrow_mut().push(format!("denied {verb}"));
             true
         }
+        fn not_served(&mut self, _message: &str) -> bool {
+            self.trace.borrow_mut().push("not served".to_string());
+            true
+        }
     }
 
     enum Step {
@@ -680,6 +699,10 @@ mod tests {
     }
 
     fn harness(script: Vec<Step>) -> Harness {
+        harness_with(spec(), script)
+    }
+
+    fn harness_with(spec: WatchSpec, script: Vec<Step>) -> Harness {
         let clock = FakeClock::new();
         let stop = Arc::new(AtomicBool::new(false));
         let trace: Trace = Rc::new(RefCell::new(Vec::new()));
@@ -693,7 +716,7 @@ mod tests {
             lists: lists.clone(),
             watches: watches.clone(),
         };
-        let reflector = Reflector::new(spec(), transport, clock.clone(), stop.clone(), 42);
+        let reflector = Reflector::new(spec, transport, clock.clone(), stop.clone(), 42);
         Harness { reflector, clock, trace, lists, watches, stop }
     }
 
@@ -1014,6 +1037,19 @@ mod tests {
             h.run(None);
             assert_eq!(h.trace(), case.trace, "{}", case.name);
         }
+    }
+
+    #[test]
+    fn a_resource_the_server_does_not_serve_is_reported_only_for_optional_kinds() {
+        // An optional kind answered 404 (resource.k8s.io/v1 on an older cluster) turns its
+        // feature off and is retried like a denial; any other kind backs off as on a failure.
+        let script = || vec![Step::List(Err(status_err(404, None))), page(vec![Obj("a", "1")], "10", "")];
+        let mut h = harness_with(WatchSpec { absent_is_unavailable: true, ..spec() }, script());
+        h.run(None);
+        assert_eq!(h.trace(), "begin; list; not served; backoff; begin; list; [a]; done; watch 10; end");
+        let mut h = harness(script());
+        h.run(None);
+        assert_eq!(h.trace(), "begin; list; backoff; begin; list; [a]; done; watch 10; end");
     }
 
     #[test]
