@@ -429,7 +429,7 @@ const FLAGS: &[Flag] = &[
     flag("policy-configmap", Kind::Value("name"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
     flag("policy-configmap-namespace", Kind::Value("ns"), RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
     flag("use-legacy-policy-config", B, RUN, IGNORED, "Removed in v1.23; use profiles in --config."),
-    flag("feature-gates", Kind::Value("mapStringBool"), RUN, MISC, "A set of key=value pairs that describe feature gates for alpha/experimental features, checked against kube-scheduler v1.35's gates (unknown names and locked gates are errors). SchedulerPopFromBackoffQ and LoggingAlphaOptions change what edgesched does; others set away from their default are accepted with a warning that they have no effect."),
+    flag("feature-gates", Kind::Value("colonSeparatedMultimapStringString"), RUN, MISC, "Comma-separated list of [kube:]key=value pairs that describe feature gates; may be repeated. Checked as kube-scheduler v1.35 checks them (unknown gates, locked gates set away from their default and gates enabled without the gates they depend on are errors; setting a GA or deprecated gate is warned about). SchedulerPopFromBackoffQ and LoggingAlphaOptions change what edgesched does; other gates set away from their default are accepted with a warning that they have no effect here."),
     flag("add-dir-header", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
     flag("alsologtostderr", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
     flag("logtostderr", B, RUN, IGNORED, "klog flag removed in v1.26; logs go to stderr."),
@@ -589,6 +589,9 @@ struct Acc {
     max: Option<usize>,
     /// (split stream, info buffer size) for JSON and for text; the format chosen picks one.
     log_streams: [(bool, u64); 2],
+    /// `--feature-gates` occurrences, checked once every flag is read (as upstream's
+    /// compatibility registry applies them after parsing).
+    feature_gate_flag: crate::core::features::FeatureGatesFlag,
     /// Flags as given, in order (for the `FLAG:` dump).
     given: Vec<(&'static str, String)>,
 }
@@ -642,11 +645,7 @@ impl Acc {
             "cert-dir" => self.run.cert_dir = (!v.is_empty()).then(|| PathBuf::from(v)),
             "tls-min-version" => self.run.tls_min_version = (!v.is_empty()).then(|| v.to_string()),
             "tls-cipher-suites" => self.run.tls_cipher_suites = comma_list(v),
-            "feature-gates" => self
-                .run
-                .feature_gates
-                .set_from(v)
-                .map_err(|e| UsageError::new(format!("invalid argument {v:?} for \"--feature-gates\" flag: {e}")))?,
+            "feature-gates" => self.feature_gate_flag.push(v),
             "tls-sni-cert-key" => self.run.sni_cert_keys.push(
                 crate::shell::serving::sni::parse(v)
                     .map_err(|e| UsageError::new(format!("invalid argument {v:?} for \"--tls-sni-cert-key\" flag: {e}")))?,
@@ -786,6 +785,11 @@ impl Acc {
         Ok(match cmd {
             Cmd::Run => {
                 self.run.secure_port = self.secure_port.unwrap_or(10259);
+                // component-base compatibility registry Set → featureGate.Set: refused values
+                // stop the start with upstream's text; GA/deprecated settings are warned about.
+                let resolved = self.feature_gate_flag.resolve().map_err(|e| UsageError::new(e.to_string()))?;
+                warnings.extend(resolved.warnings);
+                self.run.feature_gates = resolved.gates;
                 let (split, buffer) = self.log_streams[usize::from(self.run.logging.format == LogFormat::Text)];
                 // component-base logs/api/v1 validateFormatOptions: both are alpha options.
                 let json = self.run.logging.format == LogFormat::Json;
@@ -814,6 +818,10 @@ impl Acc {
                 self.run.logging.split_stream = split;
                 self.run.logging.info_buffer_size = buffer;
                 self.run.flag_values = flag_values(Cmd::Run, &self.given);
+                // Every occurrence counts, shown as ColonSeparatedMultimapStringString.String().
+                if let Some(v) = self.run.flag_values.iter_mut().find(|(n, _)| n == "feature-gates") {
+                    v.1 = self.feature_gate_flag.render();
+                }
                 self.run.warnings = warnings;
                 Command::Run(self.run)
             }
@@ -1250,7 +1258,21 @@ mod tests {
         assert_eq!(o.requestheader.username_headers, ["X-Remote-User"]);
         assert!(o.warnings.iter().any(|w| w == "feature gates without effect in edgesched: DRADeviceTaints"));
         assert!(!o.feature_gates.enabled("SchedulerPopFromBackoffQ"));
-        assert!(usage(&["--feature-gates=Foo=true"]).contains("unrecognized feature gate: Foo"));
+        assert_eq!(usage(&["--feature-gates=Foo=true"]), "unrecognized feature gate: Foo");
+        // Checked once all flags are read: a dependency given in a later occurrence counts.
+        assert_eq!(
+            usage(&["--feature-gates=GangScheduling=true"]),
+            "GangScheduling is enabled, but depends on features that are disabled: [GenericWorkload]"
+        );
+        let o = run(&["--feature-gates=GangScheduling=true", "--feature-gates", "GenericWorkload=true"]);
+        assert!(o.feature_gates.enabled("GangScheduling"));
+        let dumped = o.flag_values.iter().find(|(n, _)| n == "feature-gates").map(|(_, v)| v.as_str());
+        assert_eq!(dumped, Some(":GangScheduling=true,:GenericWorkload=true"));
+        let o = run(&["--feature-gates=SchedulerQueueingHints=true"]);
+        assert!(o
+            .warnings
+            .iter()
+            .any(|w| w == "Setting GA feature gate SchedulerQueueingHints=true. It will be removed in a future release."));
         assert!(usage(&["--log-json-split-stream", "--logging-format=json"])
             .contains("options.json.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled"));
         let o = run(&["--feature-gates=LoggingAlphaOptions=true", "--log-text-split-stream", "--log-text-info-buffer-size=1Ki"]);

@@ -447,9 +447,8 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     let metrics = s.metrics.clone();
     metrics.set_build_info(env!("CARGO_PKG_VERSION"), &crate::shell::kube::client::platform());
     // component-base featuregate: one sample per gate, 1 when enabled.
-    for gate in crate::core::features::GATES {
-        let on = if s.feature_gates.enabled(gate.name) { 1.0 } else { 0.0 };
-        metrics.set(m::FEATURE_ENABLED, &[gate.name, gate.stage.label()], on);
+    for (name, stage, on) in s.feature_gates.metric_rows() {
+        metrics.set(m::FEATURE_ENABLED, &[name, stage], if on { 1.0 } else { 0.0 });
     }
     let client = Client::new(&s.rest, &client_options(cfg, &metrics))
         .map_err(|source| RunError::Client { connection: "API server", source })?;

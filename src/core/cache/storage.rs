@@ -279,7 +279,14 @@ pub struct CsiDriverLimit {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CsiNodeInfo {
     pub drivers: Vec<CsiDriverLimit>,
+    /// The in-tree plugins the node's kubelet migrated to CSI (the
+    /// `storage.alpha.kubernetes.io/migrated-plugins` annotation, comma-separated): upstream's
+    /// `isCSIMigrationOn` requires it for plugins whose migration is gated (Portworx).
+    pub migrated_plugins: Vec<String>,
 }
+
+/// `v1.MigratedPluginsAnnotationKey`.
+pub const MIGRATED_PLUGINS_ANNOTATION: &str = "storage.alpha.kubernetes.io/migrated-plugins";
 
 impl CsiNodeInfo {
     pub fn from_api(node: &api::CsiNode) -> CsiNodeInfo {
@@ -290,7 +297,18 @@ impl CsiNodeInfo {
                 .iter()
                 .map(|d| CsiDriverLimit { driver: d.name.clone(), count: d.allocatable.as_ref().and_then(|a| a.count) })
                 .collect(),
+            migrated_plugins: node
+                .metadata
+                .annotations
+                .get(MIGRATED_PLUGINS_ANNOTATION)
+                .map(|v| v.split(',').filter(|p| !p.is_empty()).map(str::to_string).collect())
+                .unwrap_or_default(),
         }
+    }
+
+    /// Whether the annotation lists `plugin`.
+    pub fn has_migrated(&self, plugin: &str) -> bool {
+        self.migrated_plugins.iter().any(|p| p == plugin)
     }
 
     /// Drivers with a limit, as `driver → max volumes` (`getVolumeLimits`).

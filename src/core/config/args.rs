@@ -5,7 +5,7 @@
 //! keeps out-of-tree plugin args as `runtime.Unknown`. v1beta1's legacy score-plugin args are returned
 //! as [`LegacyArgs`] for [`super::v1beta1`] to fold into NodeResourcesFit.
 
-use super::error::{forbidden, not_supported, Problem};
+use super::error::{forbidden, invalid, not_supported, Problem};
 use super::raw::{decode, Node};
 use super::types::*;
 use super::validate;
@@ -272,22 +272,52 @@ struct WireDynamicResourcesArgs {
     api_version: Option<String>,
     #[allow(dead_code)]
     kind: Option<String>,
-    filter_timeout: Option<GoDuration>,
-    binding_timeout: Option<GoDuration>,
+    filter_timeout: Option<SignedDuration>,
+    binding_timeout: Option<SignedDuration>,
 }
 
+/// A `metav1.Duration` as decoded, sign kept: negative values decode and validation refuses them
+/// with upstream's text.
+struct SignedDuration {
+    negative: bool,
+    magnitude: GoDuration,
+}
+
+impl<'de> Deserialize<'de> for SignedDuration {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let (negative, rest) = match s.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, s.strip_prefix('+').unwrap_or(&s)),
+        };
+        let magnitude = parse_go_duration(rest).map(GoDuration).map_err(serde::de::Error::custom)?;
+        Ok(SignedDuration { negative: negative && !magnitude.0.is_zero(), magnitude })
+    }
+}
+
+/// Decode `DynamicResourcesArgs` with v1.35's defaults and `ValidateDynamicResourcesArgs`
+/// (`pkg/scheduler/apis/config/validation/validation_pluginargs.go`) at v1.35's default gates:
+/// DRASchedulerFilterTimeout is on (`filterTimeout` defaults to 10s and must not be negative),
+/// DRADeviceBindingConditions is off (`bindingTimeout` is refused).
 fn decode_dynamic_resources(node: &Node, path: &str) -> Result<PluginArgs, Vec<Problem>> {
     let w: WireDynamicResourcesArgs = one(decode(node, path))?;
+    let mut errs = Vec::new();
+    if let Some(t) = w.filter_timeout.as_ref().filter(|t| t.negative) {
+        errs.push(invalid(&format!("{path}.filterTimeout"), format!("-{}", t.magnitude), "must be zero or positive"));
+    }
     if w.binding_timeout.is_some() {
-        return Err(vec![forbidden(
+        errs.push(forbidden(
             &format!("{path}.bindingTimeout"),
             "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled",
-        )]);
+        ));
+    }
+    if !errs.is_empty() {
+        return Err(errs);
     }
     let d = DynamicResourcesArgs::default();
     Ok(PluginArgs::DynamicResources(DynamicResourcesArgs {
         api_version: V1_ARGS.into(),
-        filter_timeout: w.filter_timeout.unwrap_or(d.filter_timeout),
+        filter_timeout: w.filter_timeout.map_or(d.filter_timeout, |t| t.magnitude),
     }))
 }
 
@@ -641,6 +671,10 @@ mod tests {
         assert_eq!(err, ["p.args.minCandidateNodesPercentage: expected integer (line 1 column 30)"]);
         let err = args(Version::V1, "DynamicResources", "bindingTimeout: 1m").unwrap_err();
         assert!(err[0].starts_with("p.args.bindingTimeout: Forbidden:"));
+        // ValidateDynamicResourcesArgs: a negative filterTimeout, shown as Go prints the duration.
+        let err = args(Version::V1, "DynamicResources", "filterTimeout: -90s").unwrap_err();
+        assert_eq!(err, ["p.args.filterTimeout: Invalid value: -1m30s: must be zero or positive"]);
+        assert!(args(Version::V1, "DynamicResources", "filterTimeout: -0s").is_ok());
         let err = args(Version::V1, "VolumeBinding", "shape:\n- utilization: 0\n  score: 0\n").unwrap_err();
         assert!(err[0].contains("StorageCapacityScoring"));
     }

@@ -12,6 +12,7 @@ pub mod helper;
 pub mod image_locality;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
+pub mod node_declared_features;
 pub mod node_name;
 pub mod node_ports;
 pub mod node_resources_fit;
@@ -130,6 +131,7 @@ pub mod names {
     pub const IMAGE_LOCALITY: &str = "ImageLocality";
     pub const INTER_POD_AFFINITY: &str = "InterPodAffinity";
     pub const NODE_AFFINITY: &str = "NodeAffinity";
+    pub const NODE_DECLARED_FEATURES: &str = "NodeDeclaredFeatures";
     pub const NODE_NAME: &str = "NodeName";
     pub const NODE_PORTS: &str = "NodePorts";
     pub const NODE_RESOURCES_BALANCED_ALLOCATION: &str = "NodeResourcesBalancedAllocation";
@@ -205,6 +207,7 @@ fn new_in_tree(name: &str, args: Option<&PluginArgs>) -> Result<Option<WithScore
         names::VOLUME_RESTRICTIONS => Arc::new(volume_restrictions::VolumeRestrictions),
         names::VOLUME_ZONE => Arc::new(volume_zone::VolumeZone),
         names::NODE_VOLUME_LIMITS => Arc::new(node_volume_limits::NodeVolumeLimits),
+        names::NODE_DECLARED_FEATURES => Arc::new(node_declared_features::NodeDeclaredFeatures),
         names::NODE_UNSCHEDULABLE => return Ok(Some(filtering(node_unschedulable::NodeUnschedulable))),
         names::NODE_NAME => return Ok(Some(filtering(node_name::NodeName))),
         names::NODE_PORTS => return Ok(Some(filtering(node_ports::NodePorts))),

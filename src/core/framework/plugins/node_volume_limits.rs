@@ -8,7 +8,9 @@
 //! 025f2834a128798cef30018a5e6a6ae82b5ad885): on a node with a CSINode, AWS EBS volumes (PVs and
 //! inline) count as `ebs.csi.aws.com` volumes under the handle csi-translation-lib gives them, and
 //! unbound claims of a class provisioned by an in-tree plugin whose migration is always on count
-//! against its CSI driver (without a CSINode, neither counts).
+//! against its CSI driver (without a CSINode, neither counts); claims of a Portworx class count
+//! against `pxd.portworx.com` on nodes whose CSINode lists the plugin as migrated
+//! (CSIMigrationPortworx, GA in v1.35).
 //!
 //! Not modelled: in-tree PV and inline sources other than AWS EBS (not decoded), and legacy
 //! `attachable-volumes-csi-*` node allocatable limits; only CSINode limits apply.
@@ -65,11 +67,25 @@ struct VolumeOwner<'a> {
 /// its two parts borrowed from the cache where it can be (Filter runs for every node).
 type Attachable<'a> = (Cow<'a, str>, Cow<'a, str>);
 
+/// The in-tree Portworx plugin and its CSI driver. Its migration is gated
+/// (CSIMigrationPortworx, GA and locked on in v1.35): `isCSIMigrationOn` (utils.go, v1.35) also
+/// needs the node's CSINode to list the plugin in its migrated-plugins annotation, so a claim of
+/// a Portworx class counts against `pxd.portworx.com` on such nodes and not at all on others.
+const PORTWORX: (&str, &str) = ("kubernetes.io/portworx-volume", "pxd.portworx.com");
+
+/// Whether a counted volume counts on a node with this CSINode: everything except a claim of a
+/// Portworx class on a node that has not migrated Portworx (those are found by driver and the
+/// placeholder handle only unbound claims have).
+fn counts_on(csi: &CsiNodeInfo, driver: &str, handle: &str) -> bool {
+    !(driver == PORTWORX.1 && handle.starts_with(UNBOUND_HANDLE_PREFIX) && !csi.has_migrated(PORTWORX.0))
+}
+
 /// `getCSIDriverInfoFromSC`: an unbound claim counts against its class's provisioner (its CSI
-/// driver when it is a migrated in-tree plugin, nothing when the node has no CSINode).
+/// driver when it is a migrated in-tree plugin, nothing when the node has no CSINode; a
+/// Portworx class's claim is kept here and dropped per node by [`counts_on`]).
 fn driver_from_class<'a>(storage: &'a StorageState, claim: &ClaimInfo, migrated: bool) -> Option<Attachable<'a>> {
     let class = storage.class(&claim.storage_class)?;
-    let driver = match MIGRATED.iter().find(|(plugin, _)| *plugin == class.provisioner) {
+    let driver = match MIGRATED.iter().chain([&PORTWORX]).find(|(plugin, _)| *plugin == class.provisioner) {
         Some((_, driver)) => migrated.then_some(*driver)?,
         None => &class.provisioner,
     };
@@ -176,8 +192,13 @@ fn check_attached(storage: &StorageState, node: &NodeInfo, new: &[(String, Strin
             attachable_volumes(storage, &owner, true, &mut attached)?;
         }
     }
+    attached.retain(|(d, h)| counts_on(csi, d, h));
     for (driver, max) in limits(csi) {
-        let new = new.iter().filter(|v| v.0 == driver && !attached.contains(&(v.0.as_str().into(), v.1.as_str().into()))).count();
+        let new = new
+            .iter()
+            .filter(|v| v.0 == driver && counts_on(csi, &v.0, &v.1))
+            .filter(|v| !attached.contains(&(v.0.as_str().into(), v.1.as_str().into())))
+            .count();
         let old = attached.iter().filter(|v| v.0 == driver).count();
         if new > 0 && (old + new) as i64 > max {
             return Err(Rejection::unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED));
@@ -232,7 +253,7 @@ impl Plugin for NodeVolumeLimits {
         let Some(csi) = storage.csi_node(node.name()) else { return Ok(()) };
         let bound = attached_bound(storage, node);
         let within = |(driver, max): (&str, i64)| {
-            let new = new.iter().filter(|v| v.0 == driver).count();
+            let new = new.iter().filter(|v| v.0 == driver && counts_on(csi, &v.0, &v.1)).count();
             bound.is_some_and(|b| (b + new) as i64 <= max)
         };
         if new.is_empty() || limits(csi).all(within) {
@@ -531,5 +552,30 @@ mod tests {
         existing(&mut c, "a", &["gone-1", "gone-2"]);
         assert_eq!(filter(&c, &pod("new", &["csi-ebs-0", "csi-ebs-1"])), Ok(()));
         assert!(matches!(NodeVolumeLimits.pre_filter(&c, &pod("x", &[]), &mut None), PreFilterOutcome::Skip));
+    }
+
+    /// Claims of a Portworx class count against `pxd.portworx.com` only on nodes whose CSINode
+    /// lists the plugin as migrated (utils.go `isCSIMigrationOn` with CSIMigrationPortworx on).
+    #[test]
+    fn portworx_claims_count_where_the_node_migrated_portworx() {
+        let build = |annotated: bool| {
+            let mut c = one_node();
+            let mut node = csi_node("node-for-max-pd-test-1", &[(PORTWORX.1, Some(1))]);
+            if annotated {
+                node.metadata.annotations.insert(
+                    crate::core::cache::storage::MIGRATED_PLUGINS_ANNOTATION.into(),
+                    "kubernetes.io/aws-ebs,kubernetes.io/portworx-volume".into(),
+                );
+            }
+            let s = c.storage_mut();
+            s.upsert_csi_node(&node);
+            s.upsert_storage_class(&class("px", true, PORTWORX.0));
+            s.upsert_pvc(&pvc("test", "px-0", "px"));
+            s.upsert_pvc(&pvc("test", "px-1", "px"));
+            existing(&mut c, "a", &["px-0"]);
+            c
+        };
+        assert_eq!(filter(&build(true), &pod("new", &["px-1"])), exceeded());
+        assert_eq!(filter(&build(false), &pod("new", &["px-1"])), Ok(()));
     }
 }

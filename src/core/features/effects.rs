@@ -1,0 +1,230 @@
+//! What each scheduler-relevant gate does in kube-scheduler v1.35 and what edgesched does about
+//! it: the one table the README's feature-gate section is rendered from (a test checks they
+//! agree) and that decides which gates' settings take effect here.
+//!
+//! "Scheduler-relevant" means read by the scheduler binary's own code paths in v1.35:
+//! `pkg/scheduler/framework/plugins/feature/feature.go` (`NewSchedulerFeaturesFromGates`, the
+//! struct every in-tree plugin receives), the `feature.DefaultFeatureGate.Enabled` calls under
+//! `pkg/scheduler/` (queue, cache, `schedule_one.go`, `apis/config/v1` defaults and
+//! `default_plugins.go`), `cmd/kube-scheduler/app`, and client-go's informer gates. Gates
+//! that only the API server, kubelet or controllers read are in [`super::GATES`] (they are
+//! accepted and reported) but not here.
+
+use super::gate;
+use std::fmt::Write as _;
+
+/// What edgesched does for a gate's v1.35 behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// The behaviour is there; where.
+    Implemented(&'static str),
+    /// Part of it is there; what is and what is missing.
+    Partial(&'static str),
+    /// Not there; what is missing and where it is being done or documented.
+    Missing(&'static str),
+    /// Off by default and not implemented: setting it gets the "without effect" warning.
+    NotImplemented,
+}
+
+/// One scheduler-relevant gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GateEffect {
+    pub gate: &'static str,
+    /// Where upstream's scheduler reads it (paths under `kubernetes/kubernetes`, v1.35).
+    pub upstream: &'static str,
+    pub status: Status,
+    /// Setting it away from its default changes what edgesched does.
+    pub settable: bool,
+}
+
+const fn row(gate: &'static str, upstream: &'static str, status: Status, settable: bool) -> GateEffect {
+    GateEffect { gate, upstream, status, settable }
+}
+
+use Status::{Implemented, Missing, NotImplemented, Partial};
+
+/// Every scheduler-relevant gate of v1.35, on by default first, then off by default.
+pub const SCHEDULER_GATES: &[GateEffect] = &[
+    // On by default in v1.35.
+    row(
+        "DynamicResourceAllocation",
+        "`default_plugins.go` `applyFeatureGates` (DynamicResources before DefaultPreemption); `dynamicresources.New`; `scheduler.go` DRA manager",
+        Partial("DynamicResources is in the default profile (`src/core/config/v1.rs`) and its args are defaulted; pods with ResourceClaims are reported unschedulable instead of allocated (`src/core/framework/plugins/dynamic_resources.rs`); allocation is being built separately"),
+        false,
+    ),
+    row(
+        "DRAAdminAccess",
+        "`dynamicresources.New` → structured allocator",
+        Missing("no device allocation (DRA work)"),
+        false,
+    ),
+    row(
+        "DRAPrioritizedList",
+        "`dynamicresources.New` → structured allocator (`firstAvailable`)",
+        Missing("no device allocation (DRA work)"),
+        false,
+    ),
+    row(
+        "DRAResourceClaimDeviceStatus",
+        "`apis/config/validation` `ValidateDynamicResourcesArgs` (with DRADeviceBindingConditions: `bindingTimeout`); `dynamicresources.New`",
+        Partial("`bindingTimeout` refused with upstream's text while DRADeviceBindingConditions is off (`src/core/config/args.rs`); device status: DRA work"),
+        false,
+    ),
+    row(
+        "DRASchedulerFilterTimeout",
+        "`apis/config/v1/defaults.go` (`filterTimeout` 10s), `ValidateDynamicResourcesArgs`, `dynamicresources` Filter",
+        Partial("`filterTimeout` defaulted to 10s and validated (`src/core/config/args.rs`, `validate.rs`); the per-node time limit itself: DRA work"),
+        false,
+    ),
+    row(
+        "InPlacePodVerticalScaling",
+        "`framework/types.go` NodeInfo requests (`resource.PodRequests` with `UseStatusResources`); `noderesources` fit queueing hints for pod resizes",
+        Missing("a bound pod counts its spec only (resize accounting is being built separately)"),
+        false,
+    ),
+    row(
+        "SidecarContainers",
+        "`noderesources` fit (restartable init containers in the request sum)",
+        Implemented("`src/core/model.rs` pod requests; `node_resources_fit.rs`"),
+        false,
+    ),
+    row(
+        "PodLevelResources",
+        "`noderesources` fit and balanced allocation, NodeInfo (`pod.spec.resources`)",
+        Implemented("`src/core/model.rs` pod requests (pod-level resources replace the container sum)"),
+        false,
+    ),
+    row(
+        "SchedulerQueueingHints",
+        "`backend/queue/scheduling_queue.go` (`isPodWorthRequeuing`)",
+        Implemented("`src/core/queue.rs` and each plugin's hints"),
+        false,
+    ),
+    row(
+        "SchedulerPopFromBackoffQ",
+        "`backend/queue/scheduling_queue.go` `Pop`",
+        Implemented("`src/core/queue.rs` (`--feature-gates=SchedulerPopFromBackoffQ=false` makes pods wait out their backoff)"),
+        true,
+    ),
+    row(
+        "SchedulerAsyncPreemption",
+        "`framework/preemption` (victims deleted in a goroutine); DefaultPreemption PreEnqueue",
+        Partial("victims are evicted by API workers off the scheduling loop (`src/shell/api_workers.rs`); the preemptor is not held back with \"waiting for the preemption for this pod to be finished\" while they are"),
+        false,
+    ),
+    row(
+        "NodeInclusionPolicyInPodTopologySpread",
+        "`podtopologyspread` (nodeAffinityPolicy / nodeTaintsPolicy)",
+        Implemented("`src/core/framework/plugins/pod_topology_spread/`"),
+        false,
+    ),
+    row(
+        "MatchLabelKeysInPodTopologySpread",
+        "`podtopologyspread` (matchLabelKeys merged into the selector)",
+        Implemented("`src/core/framework/plugins/pod_topology_spread/mod.rs`"),
+        false,
+    ),
+    row(
+        "PodSchedulingReadiness",
+        "`default_plugins.go` (SchedulingGates first); `schedulinggates`",
+        Implemented("`src/core/framework/plugins/scheduling_gates.rs`"),
+        false,
+    ),
+    row(
+        "VolumeAttributesClass",
+        "`volumebinding` (PV/PVC `volumeAttributesClassName` matching)",
+        Implemented("`src/core/framework/plugins/volume_binding.rs`"),
+        false,
+    ),
+    row(
+        "CSIMigrationPortworx",
+        "`nodevolumelimits` `isCSIMigrationOn` (portworx needs the CSINode's migrated-plugins annotation)",
+        Implemented("`src/core/framework/plugins/node_volume_limits.rs` (claims of a portworx class)"),
+        false,
+    ),
+    row(
+        "PodObservedGenerationTracking",
+        "`CalculatePodConditionObservedGeneration` for the conditions the scheduler writes (PodScheduled, DisruptionTarget)",
+        Missing("conditions are written without `observedGeneration`"),
+        false,
+    ),
+    row(
+        "NominatedNodeNameForExpectation",
+        "`schedule_one.go` (nominated node set before Permit waits and long PreBinds)",
+        Missing("being built separately"),
+        false,
+    ),
+    row(
+        "ClearingNominatedNodeNameAfterBinding",
+        "`schedule_one.go` binding cycle (`.status.nominatedNodeName` cleared after binding)",
+        Missing("being built separately"),
+        false,
+    ),
+    row(
+        "OpportunisticBatching",
+        "`schedule_one.go` (reuses the previous pod's filtering for an identical pod)",
+        Missing("a speed-up with no change in placements; being evaluated separately"),
+        false,
+    ),
+    row(
+        "WatchListClient",
+        "client-go reflector (streaming lists: a watch with `sendInitialEvents=true`)",
+        Missing("informers LIST with pagination, then WATCH (`src/shell/informers.rs`)"),
+        false,
+    ),
+    // Off by default in v1.35.
+    row("LoggingAlphaOptions", "component-base `logs/api/v1` options validation", Implemented("`--log-*-split-stream` and `--log-*-info-buffer-size` are refused without it, as upstream (`src/shell/cli.rs`)"), true),
+    row("SchedulerAsyncAPICalls", "`scheduler.go` API dispatcher", NotImplemented, false),
+    row("GenericWorkload", "`scheduler.go` Workload informer; `pod.spec.workloadRef`", NotImplemented, false),
+    row("GangScheduling", "`default_plugins.go` (GangScheduling plugin); `eventhandlers.go`", NotImplemented, false),
+    row("NodeDeclaredFeatures", "`default_plugins.go`; `nodedeclaredfeatures` plugin", NotImplemented, false),
+    row("TaintTolerationComparisonOperators", "`tainttoleration`, `podtopologyspread` (Lt/Gt tolerations)", NotImplemented, false),
+    row("InPlacePodLevelResourcesVerticalScaling", "NodeInfo requests of pod-level resizes", NotImplemented, false),
+    row("DRAConsumableCapacity", "`dynamicresources` allocator", NotImplemented, false),
+    row("DRADeviceBindingConditions", "`dynamicresources` PreBind; `ValidateDynamicResourcesArgs` (`bindingTimeout`)", NotImplemented, false),
+    row("DRADeviceTaints", "`dynamicresources` allocator", NotImplemented, false),
+    row("DRAExtendedResource", "`noderesources` fit, `dynamicresources`", NotImplemented, false),
+    row("DRAPartitionableDevices", "`dynamicresources` allocator", NotImplemented, false),
+    row("StorageCapacityScoring", "`apis/config/v1/defaults.go` (VolumeBinding `shape`); `volumebinding` Score", NotImplemented, false),
+    row("VolumeLimitScaling", "`nodevolumelimits`", NotImplemented, false),
+    row("CoordinatedLeaderElection", "`cmd/kube-scheduler/app/server.go` (LeaseCandidate)", NotImplemented, false),
+    row("ComponentFlagz", "`cmd/kube-scheduler/app/server.go` (`/flagz`)", NotImplemented, false),
+    row("ComponentStatusz", "`cmd/kube-scheduler/app/server.go` (`/statusz`)", NotImplemented, false),
+];
+
+/// Whether setting `name` away from its default changes what edgesched does.
+pub fn takes_effect(name: &str) -> bool {
+    SCHEDULER_GATES.iter().any(|e| e.gate == name && e.settable)
+}
+
+/// The v1.35 state of a gate as the README shows it: `GA (locked on)`, `beta, on`, `alpha, off`.
+fn default_text(name: &str) -> String {
+    let Some(spec) = gate(name).and_then(super::Gate::current) else { return "—".into() };
+    let stage = match spec.stage {
+        super::Stage::Alpha => "alpha",
+        super::Stage::Beta => "beta",
+        super::Stage::Ga => "GA",
+        super::Stage::Deprecated => "deprecated",
+    };
+    let on = if spec.default { "on" } else { "off" };
+    if spec.locked {
+        format!("{stage}, locked {on}")
+    } else {
+        format!("{stage}, {on}")
+    }
+}
+
+/// The README's table of scheduler-relevant gates (Markdown, one row per [`SCHEDULER_GATES`]).
+pub fn readme_table() -> String {
+    let mut out = String::from("| gate | v1.35 | read by kube-scheduler in | edgesched |\n|---|---|---|---|\n");
+    for e in SCHEDULER_GATES {
+        let status = match e.status {
+            Implemented(w) => format!("implemented: {w}"),
+            Partial(w) => format!("partly: {w}"),
+            Missing(w) => format!("missing: {w}"),
+            NotImplemented => "not implemented (setting it warns)".into(),
+        };
+        let _ = writeln!(out, "| `{}` | {} | {} | {} |", e.gate, default_text(e.gate), e.upstream, status);
+    }
+    out
+}
