@@ -362,16 +362,16 @@ impl ChunkedDecoder {
             Some(0) => Some(2),
             _ => input.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4),
         };
+        // A bare LF is refused wherever it is in the first 4 KiB, before the section's end or
+        // size is judged: the same error however the input is split.
+        require_crlf(&input[..end.unwrap_or(input.len()).min(MAX_TRAILER_BYTES)])?;
         let Some(end) = end.filter(|&end| end <= MAX_TRAILER_BYTES) else {
-            if input.len() >= MAX_TRAILER_BYTES || end.is_some() {
-                return Err(FramingError::TrailerTooLong);
-            }
-            // A bare LF ends nothing here; refuse it at once rather than wait for more.
-            require_crlf(input)?;
-            return Ok(Step::NeedMore);
+            return match input.len() >= MAX_TRAILER_BYTES || end.is_some() {
+                true => Err(FramingError::TrailerTooLong),
+                false => Ok(Step::NeedMore),
+            };
         };
         let section = &input[..end];
-        require_crlf(section)?;
         let mut fields = [httparse::EMPTY_HEADER; MAX_TRAILER_FIELDS];
         match httparse::parse_headers(section, &mut fields) {
             Ok(httparse::Status::Complete((n, _))) if n == end => {}

@@ -6,7 +6,10 @@
 //! shrinks with each call), a resolver pass and a request object built header by header. Here a
 //! connection's timeouts are set once (again only when a deadline shortens them), the request
 //! goes out in one write, the probe is a single non-blocking `MSG_PEEK`, and the response is
-//! framed by Content-Length or chunked encoding, as RFC 9112 section 6 says.
+//! framed by Content-Length or chunked encoding, as RFC 9112 section 6 says: httparse reads the
+//! head and [`crate::shell::http_framing`] applies Go's client rules (and refuses the ambiguous
+//! framings Go tolerates), so a malformed response is a typed [`FramingError`] inside the I/O
+//! error, never a guess at where the body ends.
 //!
 //! A connection is reused only when its response was read to the end and neither side asked to
 //! close. One that the server closed while idle shows up in the probe and is dropped before
