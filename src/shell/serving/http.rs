@@ -116,29 +116,20 @@ impl fmt::Display for HttpError {
 /// (server.go at cf501e05): no `Content-Length`, the body ending with the connection.
 pub fn write_refusal(w: &mut impl Write, e: &HttpError) -> io::Result<()> {
     const ERROR_HEADERS: &str = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n";
-    let (status, body) = match e {
-        HttpError::Malformed(_) => ("400 Bad Request".to_string(), "400 Bad Request".to_string()),
-        HttpError::BadRequest(why) => {
-            let text = format!("400 Bad Request: {why}");
-            (text.clone(), text)
-        }
-        HttpError::HeadTooLarge => {
-            let text = "431 Request Header Fields Too Large".to_string();
-            (text.clone(), text)
-        }
+    let status = match e {
+        HttpError::Malformed(_) => "400 Bad Request".to_string(),
+        HttpError::BadRequest(why) => format!("400 Bad Request: {why}"),
+        HttpError::HeadTooLarge => "431 Request Header Fields Too Large".to_string(),
         // Go refuses an oversized body from the handler's MaxBytesReader; the shape is its
         // statusError's, with Go's status text.
-        HttpError::BodyTooLarge => {
-            let text = "413 Request Entity Too Large".to_string();
-            (text.clone(), text)
-        }
-        HttpError::UnsupportedTransferEncoding => {
-            ("501 Not Implemented".to_string(), "Unsupported transfer encoding".to_string())
-        }
-        HttpError::UnsupportedVersion => {
-            let text = "505 HTTP Version Not Supported: unsupported protocol version".to_string();
-            (text.clone(), text)
-        }
+        HttpError::BodyTooLarge => "413 Request Entity Too Large".to_string(),
+        HttpError::UnsupportedTransferEncoding => "501 Not Implemented".to_string(),
+        HttpError::UnsupportedVersion => "505 HTTP Version Not Supported: unsupported protocol version".to_string(),
+    };
+    // Go repeats the status as the body, except for an unknown transfer coding.
+    let body = match e {
+        HttpError::UnsupportedTransferEncoding => "Unsupported transfer encoding",
+        _ => &status,
     };
     w.write_all(format!("HTTP/1.1 {status}{ERROR_HEADERS}{body}").as_bytes())?;
     w.flush()
