@@ -16,6 +16,7 @@ pub mod code_pages;
 pub mod diagnose;
 pub mod event_recorder;
 pub mod extender_client;
+pub mod http_framing;
 pub mod informers;
 pub mod kube;
 pub mod leader_election;

@@ -723,7 +723,7 @@ mod tests {
         assert_eq!(closed, [true, true], "slow clients still connected after 2000 bytes");
         // The slots are free again: a normal client is served.
         let mut ok = TcpStream::connect(addr).expect("connect");
-        ok.write_all(b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n").expect("write");
+        ok.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").expect("write");
         let mut out = String::new();
         ok.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
         ok.read_to_string(&mut out).expect("read");
