@@ -8,7 +8,7 @@
 
 use crate::core::config::{parse_go_duration, GoDuration, Overrides};
 use crate::core::metrics::options::{self as metric_options, MetricsOptions};
-use crate::shell::logging::{Format as LogFormat, Options as LogOptions};
+use crate::shell::process::logging::{Format as LogFormat, Options as LogOptions};
 use crate::shell::serving::client_cert::RequestHeaderOptions;
 use lexopt::Arg;
 use std::ffi::OsString;
