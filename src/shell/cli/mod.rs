@@ -1485,7 +1485,7 @@ mod tests {
     /// flags table states is the one `--v=1`'s `FLAG:` dump prints.
     #[test]
     fn the_readme_flags_table_matches_the_declarations() {
-        let readme = include_str!("../../README.md");
+        let readme = include_str!("../../../README.md");
         let start = readme.find("\n## Command line\n").expect("README has a Command line section");
         let section = &readme[start + 1..];
         let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
