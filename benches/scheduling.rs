@@ -551,7 +551,7 @@ fn e2e(nodes: usize, pods: usize, qps: Qps, runs: usize) -> E2eResult {
 /// their watch events, schedules, binds and records an Event per pod).
 fn binding_limit(nodes: usize, pods: usize, runs: usize) -> f64 {
     use edgesched::core::framework::plugins::default_binder::binding_for;
-    use edgesched::shell::api_workers::MAX_API_WORKERS;
+    use edgesched::shell::daemon::api_workers::MAX_API_WORKERS;
     use edgesched::shell::kube::client::{Client, ClientOptions};
     use std::sync::atomic::{AtomicUsize, Ordering};
     let mut rates = Vec::new();

@@ -449,7 +449,7 @@ const VOLUME_PLUGINS: &[&str] = &["VolumeBinding", "VolumeRestrictions", "Volume
 ///
 /// RBAC: each row is listed and watched; `system:kube-scheduler` grants every `Required` row and
 /// `system:volume-scheduler` adds write access to PersistentVolumes and claims (see
-/// [`crate::shell::permissions`] for the calls beyond list/watch).
+/// [`crate::shell::daemon::permissions`] for the calls beyond list/watch).
 pub const KINDS: &[WatchedKind] = &[
     WatchedKind {
         id: KindId::Node,

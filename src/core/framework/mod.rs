@@ -9,7 +9,6 @@
 pub mod binding;
 pub mod cluster_events;
 pub mod cycle;
-mod filter_walk;
 pub mod instrument;
 pub mod plugins;
 pub mod profile;

@@ -158,7 +158,7 @@ pub fn route(state: &HealthState, authz: &dyn Authorizer, allow: &AllowPaths, re
             run_checks(&state.readyz, "readyz", verbose, &excluded)
         }
         "/metrics" => {
-            crate::shell::process_metrics::collect(&state.metrics);
+            crate::shell::process::metrics::collect(&state.metrics);
             Response::text(200, state.metrics.render()).with_type("text/plain; version=0.0.4; charset=utf-8")
         }
         "/configz" => {

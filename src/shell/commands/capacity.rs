@@ -3,8 +3,8 @@
 use crate::core::simulate::capacity::{plan, CapacityReport};
 use crate::core::watched::{Change, KindChange};
 use crate::shell::cli::{CapacityOptions, OutputFormat};
-use crate::shell::cluster_file;
-use crate::shell::what_if::{load, load_config, WhatIfError};
+use crate::shell::commands::cluster_file;
+use crate::shell::commands::what_if::{load, load_config, WhatIfError};
 use std::fmt::Write as _;
 
 /// `--max` when not given.
@@ -69,7 +69,7 @@ pub fn capacity_cmd(opts: &CapacityOptions) -> Result<(), WhatIfError> {
         eprintln!("note: the pod's schedulerName {requested:?} is not a profile of the configuration; using profile {profile:?}");
     }
     let seed = opts.seed.unwrap_or_else(|| crate::core::rng::Rng::from_os().next_u64());
-    let mut sim = crate::shell::what_if_setup::new_simulation(&cfg, seed)?;
+    let mut sim = crate::shell::commands::what_if_setup::new_simulation(&cfg, seed)?;
     load(&mut sim, &cfg, &opts.source, &opts.what_if, &mut |_| Ok(()))?;
     let report = plan(&mut sim, &template, &profile, opts.max.unwrap_or(DEFAULT_MAX));
     let ns = if template.metadata.namespace.is_empty() { "default" } else { template.metadata.namespace.as_str() };

@@ -5,7 +5,7 @@
 //!
 //! Two ways, one result. Node by node, each plugin is a dynamic call per node (and a timed one in
 //! sampled cycles). When no plugin call is timed, no pod is nominated anywhere and every Filter
-//! plugin running for the pod has a whole-list filter ([`super::plugins::FilterAll`]: the
+//! plugin running for the pod has a whole-list filter ([`crate::core::framework::plugins::FilterAll`]: the
 //! in-tree plugins that run for pods without volumes have one), the walk takes the nodes in runs: a run is as long as the feasible nodes
 //! still wanted, so the node-by-node walk would have evaluated all of it; each plugin filters the
 //! run's nodes still standing in one call, and the run's verdicts are then taken in node order
@@ -13,11 +13,11 @@
 //! after it were evaluated but are dropped, which no one can observe: those filters are pure).
 //! The evaluation counts (`scheduler_plugin_evaluation_total`) are those of the nodes taken.
 
-use super::instrument::{point, Rec};
-use super::plugins::{FilterAll, Rejections};
-use super::status::{Code, Diagnosis, Rejection};
-use super::{Framework, PluginState};
 use crate::core::cache::{Cache, NodeId, NodeInfo};
+use crate::core::framework::instrument::{point, Rec};
+use crate::core::framework::plugins::{FilterAll, Rejections};
+use crate::core::framework::status::{Code, Diagnosis, Rejection};
+use crate::core::framework::{Framework, PluginState};
 use crate::core::model::PodInfo;
 use crate::core::texts::framework as texts;
 

@@ -12,8 +12,8 @@ use crate::core::simulate::stream::{Edits, Simulation};
 use crate::core::simulate::SimError;
 use crate::core::watched::KindChange;
 use crate::shell::cli::{ClusterSource, OutputFormat, SimulateOptions, WhatIf};
-use crate::shell::cluster_file;
-pub use crate::shell::what_if_setup::{exit_with, load_config, WhatIfError};
+use crate::shell::commands::cluster_file;
+pub use crate::shell::commands::what_if_setup::{exit_with, load_config, WhatIfError};
 use std::io::Write;
 use std::path::Path;
 
@@ -67,7 +67,7 @@ pub fn load(
     sim.set_edits(Edits::new(&what_if.remove_nodes, &what_if.cordon));
     match &source.cluster {
         Some(path) => read_into(sim, path, source.lenient, out)?,
-        None => crate::shell::snapshot::read_live(sim, cfg, source, out)?,
+        None => crate::shell::commands::snapshot::read_live(sim, cfg, source, out)?,
     }
     for path in &what_if.add {
         read_into(sim, path, source.lenient, out)?;
@@ -83,7 +83,7 @@ pub fn load(
 pub fn simulate_cmd(opts: &SimulateOptions) -> Result<(), WhatIfError> {
     let cfg = load_config(opts.source.config.as_deref())?;
     let seed = opts.seed.unwrap_or_else(|| crate::core::rng::Rng::from_os().next_u64());
-    let mut sim = crate::shell::what_if_setup::new_simulation(&cfg, seed)?;
+    let mut sim = crate::shell::commands::what_if_setup::new_simulation(&cfg, seed)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let mut summary = Summary::default();

@@ -72,7 +72,7 @@ impl KindVisitor for ListKind<'_> {
                         );
                         return Ok(true);
                     }
-                    let rule = crate::shell::permissions::kind_access(self.row, "list", "").rule();
+                    let rule = crate::shell::daemon::permissions::kind_access(self.row, "list", "").rule();
                     return Err(ReadError::Forbidden {
                         resource: self.row.qualified_resource(),
                         path,

@@ -19,11 +19,11 @@ use crate::core::rng::Rng;
 use crate::core::scheduler::Input;
 use crate::core::texts::events as texts;
 use crate::core::timefmt;
-use crate::shell::clock::{self, Clock};
+use crate::shell::daemon::permissions::{self, Access, Denials};
 use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::backoff::Backoff;
 use crate::shell::kube::client::Client;
-use crate::shell::permissions::{self, Access, Denials};
+use crate::shell::process::clock::{self, Clock};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
@@ -421,7 +421,7 @@ mod tests {
 
     use super::*;
     use crate::core::lease::Timing;
-    use crate::shell::clock::fake::FakeClock;
+    use crate::shell::process::clock::fake::FakeClock;
     use std::collections::VecDeque;
     use std::sync::mpsc::{sync_channel, Receiver};
 

@@ -20,15 +20,15 @@ use crate::core::metrics::{names as m, Metrics};
 use crate::core::rng::Rng;
 use crate::core::scheduler::{Attempt, Effect, Input, Scheduler, Settings};
 use crate::core::watched::{kinds_read_by, KindId, WatchedKind};
-use crate::shell::api_workers::{self, BindResults, Job, WorkerContext};
-use crate::shell::clock::SystemClock;
-use crate::shell::event_recorder;
-use crate::shell::informers::{self, EnvError, Informers, StartError};
+use crate::shell::daemon::api_workers::{self, BindResults, Job, WorkerContext};
+use crate::shell::daemon::event_recorder;
+use crate::shell::daemon::informers::{self, EnvError, Informers, StartError};
+use crate::shell::daemon::leader_election::{self, ElectionContext, ElectionStatus, LeadershipLost};
+use crate::shell::daemon::permissions::{Denials, Usage};
 use crate::shell::kube::client::{Client, ClientInitError, ClientOptions};
 use crate::shell::kube::decode::TURN;
 use crate::shell::kube::kubeconfig::RestConfig;
-use crate::shell::leader_election::{self, ElectionContext, ElectionStatus, LeadershipLost};
-use crate::shell::permissions::{Denials, Usage};
+use crate::shell::process::clock::SystemClock;
 use crate::shell::serving::{self, auth, AllowPaths, Authorizer, FnCheck, HealthState, ServeError};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -611,12 +611,12 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
             p.stop.store(true, Ordering::SeqCst);
             return Err(RunError::LeadershipLost(reason));
         }
-        if crate::shell::signals::terminating() && shutdown_deadline.is_none() {
+        if crate::shell::process::signals::terminating() && shutdown_deadline.is_none() {
             Line::new("Received termination signal; stopping scheduling, finishing in-flight binds").info();
             p.health.state.shutting_down.store(true, Ordering::SeqCst);
             sched.handle(Input::Leading(false), Instant::now());
             shutdown_deadline = Some(Instant::now() + SHUTDOWN_BIND_GRACE);
-            crate::shell::sdnotify::notify("STOPPING=1");
+            crate::shell::process::sdnotify::notify("STOPPING=1");
         }
         if let Some(deadline) = shutdown_deadline {
             if p.workers.pending() == 0 || Instant::now() >= deadline {
@@ -624,7 +624,7 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
                     Line::new("Exiting with binds still in flight").n("count", p.workers.pending()).warning();
                 }
                 election.stop.store(true, Ordering::SeqCst);
-                crate::shell::clock::wait_for(&SystemClock, Duration::from_millis(500), || {
+                crate::shell::process::clock::wait_for(&SystemClock, Duration::from_millis(500), || {
                     election.released.load(Ordering::SeqCst)
                 });
                 // After the Lease is released (a standby need not wait for our events): the
@@ -651,9 +651,9 @@ fn main_loop(sched: &mut Scheduler, rx: &Receiver<Input>, p: &LoopParts<'_>, ele
             if sched.caches_synced() {
                 was_synced = true;
                 p.health.synced.store(true, Ordering::SeqCst);
-                crate::shell::sdnotify::notify("READY=1");
+                crate::shell::process::sdnotify::notify("READY=1");
                 Line::new("Caches are synced").n("nodes", sched.cache().num_nodes()).n("pods", sched.cache().num_pods()).info();
-                crate::shell::code_pages::release_startup_code();
+                crate::shell::process::code_pages::release_startup_code();
             } else if let Ok(mut w) = p.health.waiting_for.lock() {
                 let names: Vec<&str> =
                     sched.kinds_not_synced().iter().map(|id| crate::core::watched::kind(*id).resource).collect();

@@ -12,7 +12,7 @@ use crate::core::logging::Line;
 use crate::core::served_names::{schedulers_from_leases, Schedulers, Served};
 use crate::core::simulate::{self, Cluster, Decision, SimError};
 use crate::shell::cli::OutputFormat;
-use crate::shell::cluster_reader::{self, ReadError};
+use crate::shell::commands::cluster_reader::{self, ReadError};
 use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::client::{Client, ClientInitError, ClientOptions};
 use crate::shell::kube::config_source::build_config;

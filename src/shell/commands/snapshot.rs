@@ -14,10 +14,10 @@ use crate::core::simulate::stream::Simulation;
 use crate::core::simulate::SimError;
 use crate::core::watched::{self, KindChange};
 use crate::shell::cli::ClusterSource;
-use crate::shell::cluster_reader;
-use crate::shell::diagnose::connect;
+use crate::shell::commands::cluster_reader;
+use crate::shell::commands::diagnose::connect;
+use crate::shell::commands::what_if_setup::{load_config, WhatIfError};
 use crate::shell::kube::client::Client;
-use crate::shell::what_if_setup::{load_config, WhatIfError};
 use std::io::Write;
 
 /// Every object of the snapshot kinds, in table order.

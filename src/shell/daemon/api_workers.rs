@@ -24,11 +24,11 @@ use crate::core::metrics::{names as m, Batch, Metrics};
 use crate::core::scheduler::{BindFailure, BindOutcome, BindRequest, Input, StatusPatch};
 use crate::core::texts::framework as texts;
 use crate::core::timefmt;
-use crate::shell::clock::{self, Clock};
+use crate::shell::daemon::permissions::{plain, Denials};
+use crate::shell::daemon::worker_pool::{Pool, PoolSize};
 use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::client::{Client, PatchType, Verb};
-use crate::shell::permissions::{plain, Denials};
-use crate::shell::worker_pool::{Pool, PoolSize};
+use crate::shell::process::clock::{self, Clock};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
@@ -129,7 +129,7 @@ pub struct WorkerContext {
     pub client: Client,
     /// Where finished binds go for the scheduler thread.
     pub done: Arc<BindResults>,
-    pub events: crate::shell::event_recorder::Recorder,
+    pub events: crate::shell::daemon::event_recorder::Recorder,
     pub metrics: Metrics,
     /// Where 403s are recorded (required permissions fail `/readyz`).
     pub denials: Arc<Denials>,
