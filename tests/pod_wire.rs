@@ -3,8 +3,8 @@
 //! the same text and build the same pod. Inputs: every pod of the recorded watch fixtures under
 //! `tests/fixtures/watch/`, each mutated at every JSON path into values of every JSON type, with
 //! repeated keys, escapes and unknown fields; the same for a pod holding every rarely set field
-//! (node and pod affinity, ports, spread constraints, volumes, gates, claims); and pseudo-random
-//! pods built along the schema.
+//! (node and pod affinity, ports, spread constraints, volumes, gates, resource claims and their
+//! statuses); and pseudo-random pods built along the schema.
 
 use edgesched::core::api::pod_wire::{decode_pod, decode_pod_for, Need};
 use edgesched::core::api::Pod;
@@ -134,10 +134,11 @@ fn rare_fields_pod() -> Value {
                                            "labelSelector": {"matchLabels": {"app": "d"}}, "minDomains": 2}],
             "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "c", "readOnly": true}}, {"name": "s", "secret": {}}],
             "schedulingGates": [{"name": "g"}],
-            "resourceClaims": [{"name": "r"}],
+            "resourceClaims": [{"name": "r", "resourceClaimTemplateName": "t"}, {"name": "s", "resourceClaimName": "c"}, null],
             "schedulerName": "edgesched"
         },
-        "status": {"phase": "Pending"}
+        "status": {"phase": "Pending", "resourceClaimStatuses": [{"name": "r", "resourceClaimName": "daemonset-x1-r-abcde"},
+                                                                 {"name": "q", "resourceClaimName": null}, null]}
     })
 }
 
@@ -167,6 +168,7 @@ fn rare_fields_mutated_at_every_path_to_every_type_decode_alike() {
     let pod = rare_fields_pod();
     let mut all = Vec::new();
     paths(&pod["spec"], "/spec", &mut all);
+    paths(&pod["status"], "/status", &mut all);
     let (mut fast, mut total) = (0, 0);
     for path in &all {
         for new in replacements() {
@@ -193,6 +195,10 @@ fn rare_fields_mutated_at_every_path_to_every_type_decode_alike() {
         "weight",
         "preference",
         "matchExpressions",
+        "resourceClaims",
+        "resourceClaimTemplateName",
+        "resourceClaimStatuses",
+        "resourceClaimName",
     ] {
         assert!(!agree(&named_twice(&text, key)), "repeated {key}");
     }
@@ -203,7 +209,6 @@ fn rare_fields_mutated_at_every_path_to_every_type_decode_alike() {
         "topologySpreadConstraints",
         "volumes",
         "schedulingGates",
-        "resourceClaims",
         "labelSelector",
         "hostPort",
         "claimName",
@@ -465,7 +470,12 @@ fn random_pod(rng: &mut Rng, i: u64) -> Value {
     );
     maybe(rng, &mut spec, "volumes", json!([{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}]));
     maybe(rng, &mut spec, "hostNetwork", json!(true));
-    maybe(rng, &mut spec, "resourceClaims", json!([{"name": "r"}]));
+    maybe(
+        rng,
+        &mut spec,
+        "resourceClaims",
+        json!([{"name": "r", "resourceClaimTemplateName": "t"}, {"name": "s", "resourceClaimName": "c"}]),
+    );
     let mut status = Map::new();
     maybe(rng, &mut status, "phase", json!("Pending"));
     maybe(rng, &mut status, "nominatedNodeName", json!("node-1"));
@@ -477,6 +487,7 @@ fn random_pod(rng: &mut Rng, i: u64) -> Value {
         json!([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "no", "lastProbeTime": null}]),
     );
     maybe(rng, &mut status, "containerStatuses", json!([{"name": "c", "ready": true}]));
+    maybe(rng, &mut status, "resourceClaimStatuses", json!([{"name": "r", "resourceClaimName": "p-r-x"}, {"name": "s"}]));
     let mut pod = Map::new();
     pod.insert("kind".into(), json!("Pod"));
     maybe(rng, &mut pod, "metadata", Value::Object(meta));

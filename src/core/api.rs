@@ -10,7 +10,10 @@
 //! cluster files for `simulate` often say `cpu: 1`).
 
 pub mod pod_wire;
+pub mod resource;
 pub mod scan;
+
+pub use resource::*;
 
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
@@ -194,9 +197,31 @@ pub struct PodSpec {
     pub volumes: Vec<Volume>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub host_network: bool,
-    /// Dynamic resource allocation claims (only their presence matters to edgesched).
+    /// The pod's dynamic resource allocation claims, by name or through a template.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub resource_claims: Vec<serde_json::Value>,
+    pub resource_claims: Vec<PodResourceClaim>,
+}
+
+/// `v1.PodResourceClaim`: a claim the pod uses, named directly (`resourceClaimName`) or made for
+/// the pod from a template (`resourceClaimTemplateName`); exactly one is set in valid pods.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PodResourceClaim {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_claim_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_claim_template_name: Option<String>,
+}
+
+/// `v1.PodResourceClaimStatus`: the name of the claim the resourceclaim controller made from a
+/// template for `spec.resourceClaims[name]`; `None` when none was needed.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PodResourceClaimStatus {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_claim_name: Option<String>,
 }
 
 /// `v1.PodStatus`.
@@ -211,6 +236,8 @@ pub struct PodStatus {
     pub nominated_node_name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_time: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resource_claim_statuses: Vec<PodResourceClaimStatus>,
 }
 
 /// `v1.PodCondition`.

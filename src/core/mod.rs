@@ -7,6 +7,7 @@ pub mod cache;
 pub mod conditions;
 pub mod config;
 pub mod custom_resources;
+pub mod dra;
 pub mod events;
 pub mod extender;
 pub mod features;

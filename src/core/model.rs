@@ -7,6 +7,10 @@
 //! keeps its identity and carries the reason in [`PodInfo::spec_error`], so the loop can tell the
 //! user why instead of dropping the pod.
 
+mod pod_claims;
+
+pub use pod_claims::{ClaimRef, PodClaim, PodClaimSource, PodClaimStatus, PodClaims};
+
 use crate::core::api;
 use crate::core::intern::Name;
 use crate::core::quantity::{self, QuantityError};
@@ -517,8 +521,8 @@ pub struct PodInfo {
     pub spec_error: Option<String>,
     /// Terminating because the scheduler preempted it (`DisruptionTarget`/`PreemptionByScheduler`).
     pub preempted_by_scheduler: bool,
-    /// The pod references DRA resource claims.
-    pub has_resource_claims: bool,
+    /// The pod's DRA resource claims (`None` for a pod without any).
+    pub resource_claims: Option<Box<PodClaims>>,
 }
 
 /// How `priorityClassName` is resolved when `spec.priority` is missing (the Priority admission
@@ -620,6 +624,11 @@ fn scheduler_name_of(name: Box<str>) -> Box<str> {
 }
 
 impl PodInfo {
+    /// The pod references DRA resource claims (`len(pod.Spec.ResourceClaims) > 0` upstream).
+    pub fn has_resource_claims(&self) -> bool {
+        self.resource_claims.is_some()
+    }
+
     /// Convert an API pod. Never fails: problems land in `resources` / `spec_error`.
     pub fn from_api(pod: &api::Pod, priorities: &dyn PriorityResolver) -> PodInfo {
         Self::convert(pod, Moved::copied(pod), priorities, true)
@@ -696,7 +705,7 @@ impl PodInfo {
             scheduled_condition: None,
             spec_error,
             preempted_by_scheduler,
-            has_resource_claims: !spec.resource_claims.is_empty(),
+            resource_claims: PodClaims::from_api(spec, &pod.status),
         };
         if whole {
             info.read_scheduling_fields(pod);

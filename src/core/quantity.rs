@@ -148,6 +148,12 @@ impl Quantity {
         self.scaled(3)
     }
 
+    /// The parsed parts, `sign · mantissa · 10^dec_exp · 2^bin_exp`, for code that needs Go's
+    /// exact representation (the CEL quantity library of DRA device selectors).
+    pub fn parts(&self) -> (bool, u128, i64, u32) {
+        (self.negative, self.mantissa, self.dec_exp, self.bin_exp)
+    }
+
     /// True for values below zero (API validation rejects negative requests; we treat them as errors).
     pub fn is_negative(&self) -> bool {
         self.negative

@@ -8,10 +8,11 @@
 //! (an escape in a string it reads, a repeated field, a number that is not a plain `i32`, a
 //! type other than the expected one, nesting deeper than [`super::scan::MAX_DEPTH`]) makes the
 //! caller decode the object the general way, which then accepts, rejects and words errors
-//! exactly as before. Node affinity (every DaemonSet pod has one) is read here too; the other
-//! rarely set subtrees (pod affinity, volumes, spread constraints, ports, gates, claims) are each
-//! handed alone to the general decoder, which keeps this decoder small without sending the whole
-//! spec there; a quantity written as a number still sends the whole spec.
+//! exactly as before. Node affinity (every DaemonSet pod has one) and resource claims (every pod of
+//! a DRA workload has them, in spec and status) are read here too; the other rarely set subtrees
+//! (pod affinity, volumes, spread constraints, ports, gates) are each handed alone to the general
+//! decoder, which keeps this decoder small without sending the whole spec there; a quantity
+//! written as a number still sends the whole spec.
 //! Go's `null` rules hold here too: `null` is the zero value (`None` for pointers), for fields,
 //! elements and map values.
 //!
@@ -25,7 +26,8 @@
 use super::scan::{field_index, Cursor, Miss};
 use super::{
     Affinity, Container, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta, OwnerReference, Pod,
-    PodCondition, PodSpec, PodStatus, PreferredSchedulingTerm, QuantityStr, ResourceList, ResourceRequirements, Toleration,
+    PodCondition, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus, PreferredSchedulingTerm, QuantityStr,
+    ResourceList, ResourceRequirements, Toleration,
 };
 use crate::core::gojson;
 use std::collections::BTreeMap;
@@ -229,8 +231,8 @@ fn general(c: &mut Cursor<'_>, open: &str, close: &str) -> Result<PodSpec, Miss>
     gojson::from_str(&text).map_err(|_| Miss)
 }
 
-/// The spec, by hand for the fields every pod has and node affinity (every DaemonSet pod has
-/// one), the other rare fields (pod affinity, volumes, spread constraints, gates, claims, ports)
+/// The spec, by hand for the fields every pod has, node affinity (every DaemonSet pod has one)
+/// and resource claims, the other rare fields (pod affinity, volumes, spread constraints, gates, ports)
 /// each by the general decoder alone ([`general`]); only a doubt (a quantity written as a number,
 /// …) sends the whole spec to the general decoder.
 fn spec_or_general<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, out: &mut PodSpec) -> Result<(), Miss> {
@@ -372,11 +374,40 @@ fn spec<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, s: &mut PodSp
             }
             14 => s.volumes = general(c, "{\"volumes\":", "}")?.volumes,
             15 => boolean(c, &mut s.host_network)?,
-            _ => s.resource_claims = general(c, "{\"resourceClaims\":", "}")?.resource_claims,
+            _ => s.resource_claims = list(c, pod_claim)?,
         }
         Ok(())
     })?;
     Ok(())
+}
+
+/// `spec.resourceClaims[]`.
+fn pod_claim(c: &mut Cursor<'_>) -> Result<PodResourceClaim, Miss> {
+    let mut r = PodResourceClaim::default();
+    const FIELDS: &[&str] = &["name", "resourceClaimName", "resourceClaimTemplateName"];
+    fields(c, FIELDS, &mut |c, i| {
+        match i {
+            0 => string(c, &mut r.name)?,
+            1 => opt_string(c, &mut r.resource_claim_name)?,
+            _ => opt_string(c, &mut r.resource_claim_template_name)?,
+        }
+        Ok(())
+    })?;
+    Ok(r)
+}
+
+/// `status.resourceClaimStatuses[]`.
+fn pod_claim_status(c: &mut Cursor<'_>) -> Result<PodResourceClaimStatus, Miss> {
+    let mut r = PodResourceClaimStatus::default();
+    const FIELDS: &[&str] = &["name", "resourceClaimName"];
+    fields(c, FIELDS, &mut |c, i| {
+        match i {
+            0 => string(c, &mut r.name)?,
+            _ => opt_string(c, &mut r.resource_claim_name)?,
+        }
+        Ok(())
+    })?;
+    Ok(r)
 }
 
 fn container(c: &mut Cursor<'_>) -> Result<Container, Miss> {
@@ -513,7 +544,7 @@ fn requirements(c: &mut Cursor<'_>) -> Result<ResourceRequirements, Miss> {
 }
 
 fn status<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, s: &mut PodStatus) -> Result<(), Miss> {
-    const FIELDS: &[&str] = &["phase", "conditions", "nominatedNodeName", "startTime"];
+    const FIELDS: &[&str] = &["phase", "conditions", "nominatedNodeName", "startTime", "resourceClaimStatuses"];
     fields(c, FIELDS, &mut |c, i| {
         match i {
             0 => string(c, &mut s.phase)?,
@@ -521,7 +552,8 @@ fn status<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, s: &mut Pod
                 list(c, condition).map(|k| s.conditions = k)
             })?,
             2 => string(c, &mut s.nominated_node_name)?,
-            _ => opt_string(c, &mut s.start_time)?,
+            3 => opt_string(c, &mut s.start_time)?,
+            _ => s.resource_claim_statuses = list(c, pod_claim_status)?,
         }
         Ok(())
     })?;

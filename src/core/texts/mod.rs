@@ -388,6 +388,111 @@ pub mod dynamic_resources {
     /// edgesched's own: it does not allocate devices, so pods with claims are refused.
     pub const CLAIMS_UNSUPPORTED: &str =
         "pod references resource claims (dynamic resource allocation), which edgesched does not support";
+    /// Filter: the allocator found no devices for all claims on the node.
+    pub const CANNOT_ALLOCATE_ALL_CLAIMS: &str = "cannot allocate all claims";
+}
+
+/// staging/src/k8s.io/dynamic-resource-allocation/structured (allocator.go and the stable
+/// implementation v1.35 selects, internal/stable/allocator_stable.go and pools_stable.go): the
+/// structured allocator's errors. `claim` is `klog.KObj` of the claim (`namespace/name`).
+pub mod dra_allocator {
+    /// `ErrFailedAllocationOnNode` with its reason: only this node fails.
+    pub const INVALID_POOLS: &str = "invalid resource pools were encountered";
+    /// The context's cause when the Filter time limit ran out (`context.DeadlineExceeded`).
+    pub const ABORTED: &str = "filter operation aborted: context deadline exceeded";
+
+    /// Where a CEL selector comes from.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum SelectorOwner<'a> {
+        Class(&'a str),
+        Claim(&'a str),
+    }
+
+    impl std::fmt::Display for SelectorOwner<'_> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                SelectorOwner::Class(name) => write!(f, "class {name}"),
+                SelectorOwner::Claim(name) => write!(f, "claim {name}"),
+            }
+        }
+    }
+
+    pub fn subrequests_disabled(claim: &str, request: &str) -> String {
+        format!("claim {claim}, request {request}: has subrequests, but the DRAPrioritizedList feature is disabled")
+    }
+    pub fn too_many_devices(claim: &str, devices: i64, max: usize) -> String {
+        format!("claim {claim}: number of requested devices {devices} exceeds the claim limit of {max}")
+    }
+    pub fn empty_constraint(claim: &str, index: usize) -> String {
+        format!("claim {claim}, constraint #{index}: empty constraint (unsupported constraint type?)")
+    }
+    pub fn empty_selector(claim: &str, request: &str, index: usize) -> String {
+        format!("claim {claim}, request {request}, selector #{index}: CEL expression empty (unsupported selector type?)")
+    }
+    pub fn admin_access_disabled(claim: &str, request: &str) -> String {
+        format!("claim {claim}, request {request}: admin access is requested, but the feature is disabled")
+    }
+    pub fn missing_class_name(claim: &str, request: &str) -> String {
+        format!("claim {claim}, request {request}: missing device class name (unsupported request type?)")
+    }
+    /// The lister's NotFound (`errors.NewNotFound(resource.Resource("deviceclass"), name)`).
+    pub fn class_not_found(claim: &str, request: &str, class: &str) -> String {
+        format!("claim {claim}, request {request}: could not retrieve device class {class}: deviceclass.resource.k8s.io {class:?} not found")
+    }
+    pub fn all_devices_pool_incomplete(claim: &str, request: &str, pool: &str) -> String {
+        format!("claim {claim}, request {request}: asks for all devices, but resource pool {pool} is currently being updated")
+    }
+    pub fn all_devices_pool_invalid(claim: &str, request: &str, pool: &str) -> String {
+        format!("claim {claim}, request {request}: asks for all devices, but resource pool {pool} is currently invalid")
+    }
+    pub fn unsupported_count_mode(claim: &str, request: &str, mode: &str) -> String {
+        format!("claim {claim}, request {request}: unsupported count mode {mode}")
+    }
+    pub fn cel_compile_error(owner: SelectorOwner<'_>, index: usize, error: &str) -> String {
+        format!("{owner}: selector #{index}: CEL compile error: {error}")
+    }
+    pub fn cel_runtime_error(owner: SelectorOwner<'_>, index: usize, device: &str, error: &str) -> String {
+        format!("{owner}: selector #{index} on device {device}: CEL runtime error: {error}")
+    }
+    /// edgesched's own: a class selector without `cel` (upstream dereferences it and panics).
+    pub fn class_selector_without_cel(class: &str, index: usize) -> String {
+        format!("class {class}: selector #{index}: CEL expression empty (unsupported selector type?)")
+    }
+    pub fn constraint_not_satisfied(claim: &str, request: &str, device: &str) -> String {
+        format!("claim {claim}, request {request}: cannot add device {device} because a claim constraint would not be satisfied")
+    }
+    /// `claim` is the claim's name only here (`claim.Name`).
+    pub fn node_selector_terms(claim: &str, terms: usize) -> String {
+        format!("create NodeSelector for claim {claim}: unsupported ResourceSlice.NodeSelector with {terms} terms")
+    }
+    /// A slice's node selector does not parse (upstream prints the selector's Go form where the
+    /// parse error's field path stands here).
+    pub fn gather_slice(slice: &str, error: &str) -> String {
+        format!(
+            "gather pool information: failed to perform node selection for slice {slice}: failed to parse node selector: {error}"
+        )
+    }
+    pub fn gather_device(slice: &str, device: &str, error: &str) -> String {
+        format!(
+            "gather pool information: failed to perform node selection for device {device} in slice {slice}: failed to parse node selector: {error}"
+        )
+    }
+    /// `DeviceMatches` (dynamic-resource-allocation/cel/compile.go): an attribute with no value
+    /// (`getAttributeValue`); `name` is the attribute's name.
+    pub fn unsupported_attribute_value(name: &str) -> String {
+        format!("attribute {name}: unsupported attribute value")
+    }
+    /// A device's node selector does not parse while checking a request against it.
+    pub fn device_node_selector(error: &str) -> String {
+        format!("failed to parse node selector: {error}")
+    }
+    /// edgesched's own: features whose allocator implementation edgesched does not have.
+    pub fn unsupported_features(features: &[&str]) -> String {
+        format!(
+            "the structured allocator of edgesched does not implement the alpha features {} (enabled by feature gates); disable them to schedule pods with resource claims",
+            features.join(", ")
+        )
+    }
 }
 
 /// pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.go.
@@ -569,6 +674,8 @@ const IPA_FILTERING_GO: &str = "pkg/scheduler/framework/plugins/interpodaffinity
 const IPA_SCORING_GO: &str = "pkg/scheduler/framework/plugins/interpodaffinity/scoring.go";
 const NODE_AFFINITY_GO: &str = "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go";
 const DRA_GO: &str = "pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go";
+const DRA_STABLE_GO: &str = "staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/allocator_stable.go";
+const DRA_POOLS_GO: &str = "staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/pools_stable.go";
 const DEFAULT_PREEMPTION_GO: &str = "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go";
 const PREEMPTION_GO: &str = "pkg/scheduler/framework/preemption/preemption.go";
 const WAITING_PODS_GO: &str = "pkg/scheduler/framework/runtime/waiting_pods_map.go";
@@ -654,6 +761,30 @@ pub const ROWS: &[Row] = &[
     up("affinity_prescore_state_missing", Framework, inter_pod_affinity::PRE_SCORE_STATE_MISSING, IPA_SCORING_GO, "getPreScoreState"),
     up("no_new_claims_to_deallocate", PostFilter, dynamic_resources::NO_NEW_CLAIMS_TO_DEALLOCATE, DRA_GO, "PostFilter"),
     own("resource_claims_unsupported", PreFilter, dynamic_resources::CLAIMS_UNSUPPORTED, "edgesched does not allocate devices; placing such a pod without them would be wrong"),
+    up("cannot_allocate_all_claims", FilterReason, dynamic_resources::CANNOT_ALLOCATE_ALL_CLAIMS, DRA_GO, "Filter"),
+    // The structured allocator (errors abort scheduling the pod, except the invalid pools).
+    up("dra_invalid_pools", FilterReason, dra_allocator::INVALID_POOLS, DRA_STABLE_GO, "Allocate"),
+    up("dra_filter_aborted", Framework, dra_allocator::ABORTED, DRA_STABLE_GO, "allocateOne"),
+    up("dra_subrequests_disabled", Framework, "claim {claim}, request {request}: has subrequests, but the DRAPrioritizedList feature is disabled", DRA_STABLE_GO, "Allocate"),
+    up("dra_too_many_devices", Framework, "claim {claim}: number of requested devices {n} exceeds the claim limit of {max}", DRA_STABLE_GO, "Allocate"),
+    up("dra_empty_constraint", Framework, "claim {claim}, constraint #{i}: empty constraint (unsupported constraint type?)", DRA_STABLE_GO, "Allocate"),
+    up("dra_empty_selector", Framework, "claim {claim}, request {request}, selector #{i}: CEL expression empty (unsupported selector type?)", DRA_STABLE_GO, "validateDeviceRequest"),
+    up("dra_admin_access_disabled", Framework, "claim {claim}, request {request}: admin access is requested, but the feature is disabled", DRA_STABLE_GO, "validateDeviceRequest"),
+    up("dra_missing_class_name", Framework, "claim {claim}, request {request}: missing device class name (unsupported request type?)", DRA_STABLE_GO, "validateDeviceRequest"),
+    up("dra_class_not_found", Framework, "claim {claim}, request {request}: could not retrieve device class {class}: deviceclass.resource.k8s.io {class:?} not found", DRA_STABLE_GO, "validateDeviceRequest"),
+    up("dra_all_devices_pool_incomplete", Framework, "claim {claim}, request {request}: asks for all devices, but resource pool {driver}/{pool} is currently being updated", DRA_STABLE_GO, "validateDeviceRequest"),
+    up("dra_all_devices_pool_invalid", Framework, "claim {claim}, request {request}: asks for all devices, but resource pool {driver}/{pool} is currently invalid", DRA_STABLE_GO, "validateDeviceRequest"),
+    up("dra_unsupported_count_mode", Framework, "claim {claim}, request {request}: unsupported count mode {mode}", DRA_STABLE_GO, "validateDeviceRequest"),
+    up("dra_cel_compile_error", Framework, "{class <name> or claim <name>}: selector #{i}: CEL compile error: {error}", DRA_STABLE_GO, "selectorsMatch"),
+    up("dra_cel_runtime_error", Framework, "{class <name> or claim <name>}: selector #{i} on device {driver}/{pool}/{device}: CEL runtime error: {error}", DRA_STABLE_GO, "selectorsMatch"),
+    own("dra_class_selector_without_cel", Framework, "class {class}: selector #{i}: CEL expression empty (unsupported selector type?)", "upstream dereferences a class selector without CEL and panics; edgesched words it as it words a request's"),
+    up("dra_constraint_not_satisfied", Framework, "claim {claim}, request {request}: cannot add device {driver}/{pool}/{device} because a claim constraint would not be satisfied", DRA_STABLE_GO, "allocateDevice"),
+    up("dra_node_selector_terms", Framework, "create NodeSelector for claim {name}: unsupported ResourceSlice.NodeSelector with {n} terms", DRA_STABLE_GO, "Allocate, createNodeSelector"),
+    up("dra_gather_slice", Framework, "gather pool information: failed to perform node selection for slice {slice}: failed to parse node selector: {error}", DRA_POOLS_GO, "GatherPools, nodeMatches"),
+    up("dra_gather_device", Framework, "gather pool information: failed to perform node selection for device {device} in slice {slice}: failed to parse node selector: {error}", DRA_POOLS_GO, "GatherPools, nodeMatches"),
+    up("dra_unsupported_attribute_value", Framework, "attribute {name}: unsupported attribute value", "staging/src/k8s.io/dynamic-resource-allocation/cel/compile.go", "DeviceMatches"),
+    up("dra_device_node_selector", Framework, "failed to parse node selector: {error}", DRA_POOLS_GO, "NodeMatches (from isSelectable)"),
+    own("dra_unsupported_features", Framework, "the structured allocator of edgesched does not implement the alpha features {gates} (enabled by feature gates); disable them to schedule pods with resource claims", "upstream has an implementation for every feature set; edgesched implements the stable one"),
     up("waiting_for_scheduling_gates", Queue, "waiting for scheduling gates: [{gates}]", "pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.go", "PreEnqueue"),
     // Preemption.
     up("preemption_prefix", PostFilter, "preemption: {message}", DEFAULT_PREEMPTION_GO, "PostFilter"),
@@ -696,3 +827,39 @@ pub const ROWS: &[Row] = &[
     up("no_priority_class", EventNote, "no PriorityClass with name {name} was found", "plugin/pkg/admission/priority/admission.go", "admitPod (Forbidden), used inside pod_spec_cannot_be_scheduled"),
     own("bound_elsewhere_log", Log, logs::BOUND_ELSEWHERE, "upstream records FailedScheduling with the 409 error; edgesched knows the pod is bound and logs instead"),
 ];
+
+/// DRA CEL device selectors: the compile and evaluation texts of
+/// `staging/src/k8s.io/dynamic-resource-allocation/cel/compile.go` (and the cel-go runtime
+/// errors it passes through). The allocator wraps them in its own `CEL compile error` /
+/// `CEL runtime error` frames.
+pub mod dra_cel {
+    /// CompileCELExpression: parse and type-check failures (`"compilation failed: " +
+    /// issues.String()`).
+    pub fn compilation_failed(issues: &str) -> String {
+        format!("compilation failed: {issues}")
+    }
+
+    /// CompileCELExpression: the expression's type is neither bool nor the attribute type.
+    pub fn must_evaluate_to_bool(actual: &str) -> String {
+        format!("must evaluate to bool or the unknown type, not {actual}")
+    }
+
+    /// API validation (`validateCELSelector`, pkg/apis/resource/validation/validation.go):
+    /// `field.TooLong` for an expression over `CELSelectorExpressionMaxLength` bytes.
+    pub fn too_long(max: usize) -> String {
+        format!("Too long: may not be more than {max} bytes")
+    }
+
+    /// cel-go's cost tracker (interpreter/runtimecost.go): the runtime cost limit was reached.
+    pub const COST_LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
+
+    /// cel-go's missing map key or field (`no such key: %v`).
+    pub fn no_such_key(key: &str) -> String {
+        format!("no such key: {key}")
+    }
+
+    /// DeviceMatches: the result is not a bool.
+    pub fn not_bool(type_name: &str, detail: &str) -> String {
+        format!("CEL result of type {type_name} could not be converted to bool: {detail}")
+    }
+}

@@ -29,7 +29,7 @@ impl Plugin for DynamicResources {
     }
 
     fn pre_filter(&self, _cache: &Cache, pod: &PodInfo, _state: &mut PluginState) -> PreFilterOutcome {
-        if pod.has_resource_claims {
+        if pod.has_resource_claims() {
             PreFilterOutcome::Reject(Rejection::unresolvable(CLAIMS_UNSUPPORTED))
         } else {
             PreFilterOutcome::Skip
@@ -44,7 +44,7 @@ impl Plugin for DynamicResources {
         _r: &dyn FilterRunner,
         _rng: &mut crate::core::rng::Rng,
     ) -> PostFilterResult {
-        let reason = if pod.has_resource_claims { CLAIMS_UNSUPPORTED } else { NO_NEW_CLAIMS_TO_DEALLOCATE };
+        let reason = if pod.has_resource_claims() { CLAIMS_UNSUPPORTED } else { NO_NEW_CLAIMS_TO_DEALLOCATE };
         PostFilterResult { rejection: Some(Rejection::unschedulable(reason)), ..Default::default() }
     }
 }
