@@ -16,12 +16,23 @@ fuzz_target!(|input: &[u8]| {
     }
     // The string decoder on its own: the first byte picks the type.
     if let Some((&tag, value)) = input.split_first() {
-        if let Ok(tag) = Tag::try_from(tag) {
-            if let Some(text) = directory_string(tag, value) {
-                if matches!(tag, Tag::PrintableString | Tag::Ia5String | Tag::NumericString) {
-                    assert_eq!(text.as_bytes(), value);
-                }
+        let tag = match tag % 8 {
+            0 => Tag::Utf8String,
+            1 => Tag::PrintableString,
+            2 => Tag::Ia5String,
+            3 => Tag::NumericString,
+            4 => Tag::TeletexString,
+            5 => Tag::BmpString,
+            6 => Tag::VisibleString,
+            _ => Tag::OctetString,
+        };
+        match directory_string(tag, value) {
+            Some(text) if matches!(tag, Tag::Utf8String | Tag::PrintableString | Tag::Ia5String | Tag::NumericString) => {
+                assert_eq!(text.as_bytes(), value)
             }
+            Some(text) if tag == Tag::TeletexString => assert_eq!(text.chars().count(), value.len()),
+            Some(_) => assert_eq!(tag, Tag::BmpString),
+            None => assert!(!matches!(tag, Tag::TeletexString)),
         }
     }
 });
