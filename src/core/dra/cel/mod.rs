@@ -119,7 +119,7 @@ pub fn compile(expression: &str, features: CelFeatures) -> Result<CompiledSelect
         .map_err(|e| CelError::compile(errors::render_parse_errors(expression, &e)))?;
     check::check(expression, &program, &info)?;
     let mut program = program;
-    libs::regex::redirect_matches(&mut program);
+    libs::lower(&mut program);
     let max_cost = cost::estimate(&program);
     let metered = if max_cost > SELECTOR_MAX_COST { Some(cost::instrument(&program)) } else { None };
     Ok(CompiledSelector { expression: expression.to_string(), program, metered, max_cost })
