@@ -18,6 +18,12 @@
 //! The `cel` crate supplies the parser, the standard library, the strings and lists extensions
 //! and the interpreter; [`super::libs`] adds what it lacks, and [`super::check`] rejects what the
 //! upstream environment does not declare.
+//!
+//! Not implemented (rejected at compile time as undeclared, see [`super::check::DECLARED`]):
+//! `library.URLs`, `library.Format`, the two-variable comprehension macros of
+//! `ext.TwoVarComprehensions` (`all(k, v, p)`, `transformList`, …), and the standard library's
+//! `timestamp`/`duration` functions (the crate's `chrono` feature is off to keep its time-zone
+//! database out of the binary).
 
 use std::sync::{Arc, OnceLock};
 

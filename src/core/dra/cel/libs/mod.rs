@@ -4,7 +4,6 @@
 //! differently. Each function keeps upstream's overload semantics and error texts; each group is
 //! registered by one function below.
 
-pub mod format;
 mod k8s_lists;
 mod macros;
 mod net;
@@ -26,7 +25,6 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     sets::register(env)?;
     net::register(env)?;
     regex::register(env)?;
-    format::register(env)?;
     macros::register(env)?;
     Ok(())
 }
