@@ -20,8 +20,7 @@
 //! upstream environment does not declare.
 //!
 //! Not implemented (rejected at compile time as undeclared, see [`super::check::DECLARED`]):
-//! `library.URLs`, `library.Format`, the two-variable comprehension macros of
-//! `ext.TwoVarComprehensions` (`all(k, v, p)`, `transformList`, …), and the standard library's
+//! `library.URLs`, `library.Format`, and the standard library's
 //! `timestamp`/`duration` functions (the crate's `chrono` feature is off to keep its time-zone
 //! database out of the binary).
 

@@ -342,3 +342,63 @@ fn cache_compiles_once() {
     cache.retain(|_| false);
     assert!(cache.is_empty());
 }
+
+/// A missing attribute is an error unless the expression guards it, as upstream.
+#[test]
+fn missing_attributes_guarded() {
+    let dev = Dev::new(DRA).attr("model", s("a100")).cap("memory", "40Gi");
+    ok(&dev, r#"has(device.attributes["dra.example.com"].model)"#, true);
+    ok(&dev, r#"has(device.attributes["dra.example.com"].other)"#, false);
+    ok(&dev, r#"has(device.attributes["other.example.com"].model)"#, false);
+    ok(&dev, r#""other" in device.attributes["dra.example.com"]"#, false);
+    ok(&dev, r#"device.attributes["dra.example.com"].?other.orValue("x") == "x""#, true);
+    ok(&dev, r#"device.attributes["dra.example.com"].?model.orValue("x") == "a100""#, true);
+    ok(&dev, r#"device.attributes["other.example.com"].size() == 0 && device.attributes.size() == 1"#, true);
+    ok(&dev, r#"device.capacity["dra.example.com"].memory == quantity("40Gi")"#, true);
+    eval_err(&dev, r#"device.attributes["dra.example.com"].other == "x""#, "no such key: other");
+    // `||` absorbs the error when the other side is true, as in CEL.
+    ok(&dev, r#"device.attributes["dra.example.com"].other == "x" || true"#, true);
+}
+
+/// Expressions whose cost bound passes the limit run metered; a cheap one stays within it
+/// and one that loops long enough is cancelled with upstream's text.
+#[test]
+fn metered_evaluation() {
+    let dev = Dev::new(DRA);
+    let cheap = compile("lists.range(10).all(x, x >= 0)", CelFeatures::default()).unwrap();
+    assert!(cheap.max_cost() > SELECTOR_MAX_COST, "lists.range has no compile-time size bound");
+    let device = CelDevice { driver: DRA, attributes: &[], capacity: &[], allow_multiple_allocations: None };
+    assert_eq!(cheap.matches(&device), Ok(true));
+    let err = dev.eval("lists.range(2000).all(x, lists.range(2000).all(y, true))").unwrap_err();
+    assert_eq!(err.message, "operation cancelled: actual cost limit exceeded");
+    // The error is not absorbed by `||`.
+    let err = dev.eval("lists.range(2000).all(x, lists.range(2000).all(y, true)) || true").unwrap_err();
+    assert_eq!(err.kind, CelErrorKind::CostLimit);
+    // A typical selector has a small bound and runs unmetered.
+    let typical = compile(
+        r#"device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "a100" && device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0"#,
+        CelFeatures::default(),
+    )
+    .unwrap();
+    assert!(typical.max_cost() < 100, "{}", typical.max_cost());
+}
+
+/// ext.TwoVarComprehensions (cel-go `ext/comprehensions.go` documentation examples).
+#[test]
+fn two_variable_comprehensions() {
+    let dev = Dev::new(DRA).attr("a", Int(1)).attr("b", Int(2));
+    for expression in [
+        r#"[1, 2, 3].all(i, v, i < v)"#,
+        r#"[1, 2, 3].exists(i, v, i == 1 && v == 2)"#,
+        r#"{"a": 1, "b": 2}.existsOne(k, v, v == 2)"#,
+        r#"[1, 2, 3].transformList(i, v, i * v) == [0, 2, 6]"#,
+        r#"[1, 2, 3].transformList(i, v, i > 0, v) == [2, 3]"#,
+        r#"{"a": 1}.transformMap(k, v, v + 1) == {"a": 2}"#,
+        r#"{"a": 1, "b": 2}.transformMap(k, v, v > 1, v) == {"b": 2}"#,
+        r#"{"a": 1}.transformMapEntry(k, v, {v: k}) == {1: "a"}"#,
+        r#"device.attributes["dra.example.com"].all(id, value, value > 0)"#,
+    ] {
+        ok(&dev, expression, true);
+    }
+    compile_err("[1].all(x, x, true)", "duplicate variable name");
+}

@@ -4,8 +4,8 @@
 //! differently. Each function keeps upstream's overload semantics and error texts; each group is
 //! registered by one function below.
 
-mod k8s_lists;
-mod macros;
+pub mod k8s_lists;
+pub mod macros;
 mod net;
 pub mod regex;
 mod sets;
@@ -32,7 +32,8 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
 /// Resolves calls the way cel-go's checker does before the crate interprets them: a namespaced
 /// function (`sets.contains(a, b)`, `lists.range(3)`) becomes a global call of its full name
 /// (the crate would otherwise take `sets` for the receiver of the string method `contains`), and
-/// `matches` goes to the cached [`regex::MATCHES`].
+/// `matches` goes to the cached [`regex::MATCHES`], `lists.range` to the bounded
+/// [`k8s_lists::RANGE`].
 pub fn lower(e: &mut IdedExpr) {
     match &mut e.expr {
         Expr::Call(c) => {
@@ -45,6 +46,9 @@ pub fn lower(e: &mut IdedExpr) {
             }
             if c.func_name == "matches" {
                 c.func_name = regex::MATCHES.to_string();
+            }
+            if c.func_name == "lists.range" && c.target.is_none() {
+                c.func_name = k8s_lists::RANGE.to_string();
             }
             if let Some(t) = c.target.as_deref_mut() {
                 lower(t);
