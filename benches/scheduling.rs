@@ -1283,6 +1283,9 @@ fn main() {
         } else if !opts.cases.is_empty() {
             // A few cases are for looking into something, not for publishing.
             manifest_dir().join("target/bench-cases-results.json")
+        } else if opts.only.iter().all(|p| p == "cel") && !opts.only.is_empty() {
+            // The selector figures alone would replace the published results.
+            manifest_dir().join("target/bench-cel-results.json")
         } else {
             manifest_dir().join("benches/results.json")
         }
