@@ -9,6 +9,7 @@
 //! cargo bench --bench scheduling -- --only decision --metrics # cycles with the live metrics recorder
 //! cargo bench --bench scheduling -- --smoke                   # tiny sizes, a few seconds (CI)
 //! cargo bench --bench scheduling -- --only simulate           # simulate at 5,000 nodes / 60,000 pods
+//! cargo bench --bench scheduling -- --only cel                # DRA CEL selectors, ns per evaluation
 //! cargo bench --bench scheduling -- --only workloads          # upstream's scheduler_perf workloads
 //! cargo bench --bench scheduling -- --only workloads-decision --workload Topology   # in process only, a subset
 //! cargo bench --bench scheduling -- --only workloads --workload Daemonset,Gated     # names containing any of these
@@ -551,7 +552,7 @@ fn e2e(nodes: usize, pods: usize, qps: Qps, runs: usize) -> E2eResult {
 /// their watch events, schedules, binds and records an Event per pod).
 fn binding_limit(nodes: usize, pods: usize, runs: usize) -> f64 {
     use edgesched::core::framework::plugins::default_binder::binding_for;
-    use edgesched::shell::api_workers::MAX_API_WORKERS;
+    use edgesched::shell::daemon::api_workers::MAX_API_WORKERS;
     use edgesched::shell::kube::client::{Client, ClientOptions};
     use std::sync::atomic::{AtomicUsize, Ordering};
     let mut rates = Vec::new();
@@ -942,6 +943,58 @@ fn machine() -> Value {
     })
 }
 
+/// DRA CEL device selectors: nanoseconds per `CompiledSelector::matches` on one device (the
+/// selector compiled once, as the allocator's cache does), median of rounds; and the one-off
+/// compile time.
+fn cel_bench(smoke: bool, repeats: usize) -> (String, Value) {
+    use edgesched::core::dra::cel::{compile, AttributeValue, CelDevice, CelFeatures};
+    use edgesched::core::quantity::Quantity;
+    let cases = [
+        (
+            "typical",
+            r#"device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "a100" && device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0"#,
+        ),
+        ("driver only", r#"device.driver == "gpu.example.com""#),
+        ("semver", r#"device.attributes["gpu.example.com"].driverVersion.isGreaterThan(semver("1.0.0"))"#),
+        ("regex", r#"device.attributes["gpu.example.com"].model.matches("^a[0-9]+$")"#),
+        ("loop over ids", r#"device.attributes["gpu.example.com"].exists(k, k.startsWith("mod"))"#),
+    ];
+    let memory = Quantity::parse("80Gi").expect("valid quantity");
+    let capacity =
+        [("gpu.example.com/memory", memory), ("gpu.example.com/cores", Quantity::parse("108").expect("valid quantity"))];
+    let attributes = [
+        ("gpu.example.com/model", AttributeValue::String("a100")),
+        ("gpu.example.com/driverVersion", AttributeValue::Version("535.104.5")),
+        ("gpu.example.com/index", AttributeValue::Int(0)),
+        ("gpu.example.com/uuid", AttributeValue::String("GPU-8a5b1c2d-0000-0000-0000-000000000000")),
+        ("gpu.example.com/mig", AttributeValue::Bool(false)),
+    ];
+    let device =
+        CelDevice { driver: "gpu.example.com", attributes: &attributes, capacity: &capacity, allow_multiple_allocations: None };
+    let evals = if smoke { 2_000 } else { 200_000 };
+    let mut text = String::from("\nDRA CEL selectors (ns per matches on one device, compiled once; median of rounds)\n");
+    let mut rows = Vec::new();
+    for (name, expression) in cases {
+        let t = Instant::now();
+        let selector = compile(expression, CelFeatures::default()).expect("bench selector compiles");
+        let compile_us = t.elapsed().as_secs_f64() * 1e6;
+        let mut per_eval = Vec::new();
+        for _ in 0..repeats.max(1) {
+            let t = Instant::now();
+            for _ in 0..evals {
+                let m = selector.matches(std::hint::black_box(&device));
+                std::hint::black_box(m.ok());
+            }
+            per_eval.push(t.elapsed().as_nanos() as f64 / evals as f64);
+        }
+        let ns = median(&mut per_eval);
+        let _ =
+            writeln!(text, "  {name:<14} {ns:>8.0} ns/eval   compile {compile_us:>7.0} µs   max cost {}", selector.max_cost());
+        rows.push(json!({"case": name, "expression": expression, "ns_per_eval": ns, "compile_us": compile_us, "max_cost": selector.max_cost()}));
+    }
+    (text, json!({"evals_per_round": evals, "cases": rows}))
+}
+
 fn main() {
     let opts = parse_opts();
     if let Ok(name) = std::env::var(replay::CHILD_ENV) {
@@ -1215,6 +1268,13 @@ fn main() {
         results.insert("simulate".into(), v);
     }
 
+    if opts.wants("cel") {
+        eprintln!("cel: DRA device selectors");
+        let (text, v) = cel_bench(opts.smoke, opts.repeats);
+        out.push_str(&text);
+        results.insert("cel".into(), v);
+    }
+
     let _ = writeln!(out, "\ntotal bench time {:.0}s", started.elapsed().as_secs_f64());
     print!("{out}");
     let path = opts.out.clone().unwrap_or_else(|| {
@@ -1223,6 +1283,9 @@ fn main() {
         } else if !opts.cases.is_empty() {
             // A few cases are for looking into something, not for publishing.
             manifest_dir().join("target/bench-cases-results.json")
+        } else if opts.only.iter().all(|p| p == "cel") && !opts.only.is_empty() {
+            // The selector figures alone would replace the published results.
+            manifest_dir().join("target/bench-cel-results.json")
         } else {
             manifest_dir().join("benches/results.json")
         }

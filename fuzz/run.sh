@@ -13,7 +13,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(quantity config kubeconfig watch_line list_page health_request log_text cel_selector)
+    targets=(quantity config kubeconfig watch_line list_page health_request log_text http_response chunked_body cel_selector base64 rfc3339 x509_identity)
 fi
 
 toolchain=()

@@ -189,7 +189,7 @@ impl Builder {
             eprintln!("error: plugins were already installed in this process");
             return 2;
         }
-        crate::shell::informers::enable_custom_resources();
+        crate::shell::daemon::informers::enable_custom_resources();
         crate::shell::app::main()
     }
 }

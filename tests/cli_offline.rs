@@ -489,3 +489,110 @@ spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: 
     let o = edgesched(&["simulate", "--cluster", cluster.to_str().expect("path"), "--seed=1"]);
     assert!(stdout(&o).contains("1 cannot allocate all claims"), "{}", stdout(&o));
 }
+
+/// A cluster whose decisions go through every map a tenant's names key (pods, namespaces, label
+/// values, selectors, affinity terms): 36 nodes in three zones, 72 running pods with affinity
+/// terms, 120 pending pods with spread constraints and affinity that tie often (same creation
+/// time, same scores), some too large to fit and some high-priority ones that preempt.
+fn busy_cluster() -> String {
+    use serde_json::json;
+    let mut items = vec![
+        json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}),
+        json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "low"}, "value": 0, "globalDefault": true}),
+    ];
+    for t in 0..4 {
+        items.push(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": format!("team-{t}"), "labels": {"tier": if t % 2 == 0 { "gold" } else { "iron" }}}}));
+    }
+    for n in 0..36 {
+        let name = format!("node-{n:02}");
+        let mut node = json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": format!("zone-{}", n % 3), "rack": format!("rack-{}", n % 6)}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}},
+        });
+        if n % 9 == 0 {
+            node["spec"] = json!({"taints": [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]});
+        }
+        items.push(node);
+    }
+    for i in 0..72 {
+        let app = format!("app-{}", i % 5);
+        let mut spec = json!({
+            "nodeName": format!("node-{:02}", (i * 7) % 36),
+            "tolerations": [{"key": "dedicated", "operator": "Exists"}],
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}}}],
+        });
+        if i % 3 == 0 {
+            spec["affinity"] = json!({
+                "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}]},
+                "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10, "podAffinityTerm": {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["app-1", "app-2"]}]}, "topologyKey": "topology.kubernetes.io/zone", "namespaceSelector": {"matchLabels": {"tier": "gold"}}}}]},
+            });
+        }
+        items.push(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("run-{i}"), "namespace": format!("team-{}", i % 4), "labels": {"app": app, "shard": format!("s{}", i % 7)}},
+            "spec": spec,
+            "status": {"phase": "Running", "startTime": "2026-01-01T00:00:00Z"},
+        }));
+    }
+    for i in 0..120 {
+        let app = format!("app-{}", i % 5);
+        let cpu = ["300m", "700m", "1500m", "5"][i % 4];
+        let mut spec = json!({
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "256Mi"}}}],
+            "topologySpreadConstraints": [
+                {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": app}}},
+                {"maxSkew": 2, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": {"app": app}}},
+            ],
+            "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "rack"}}]}},
+        });
+        if i % 6 == 0 {
+            spec["tolerations"] = json!([{"key": "dedicated", "operator": "Equal", "value": "batch"}]);
+            spec["affinity"]["podAffinity"] = json!({"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {"matchLabels": {"app": "app-0"}}, "topologyKey": "topology.kubernetes.io/zone", "namespaceSelector": {}}]});
+        }
+        if i % 17 == 0 {
+            spec["priorityClassName"] = json!("high");
+            spec["containers"][0]["resources"]["requests"]["cpu"] = json!("3500m");
+        }
+        items.push(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("pend-{i}"), "namespace": format!("team-{}", i % 4), "labels": {"app": app}, "creationTimestamp": "2026-01-01T01:00:00Z"},
+            "spec": spec,
+        }));
+    }
+    json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string()
+}
+
+/// Every map keyed by tenant-chosen text is seeded per process, so each run iterates them in a
+/// different order: the same `simulate --seed` must still print the same bytes.
+#[test]
+fn simulate_output_does_not_depend_on_the_processes_hash_seeds() {
+    let cluster = temp_file("busy.json", &busy_cluster());
+    let run = |output: &str| {
+        let o = edgesched(&[
+            "simulate",
+            "--cluster",
+            cluster.to_str().expect("path"),
+            "--seed=3",
+            "--top=0",
+            "--summary",
+            "--summary-nodes=0",
+            &format!("--output={output}"),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        o.stdout
+    };
+    for output in ["json", "table"] {
+        let first = run(output);
+        let placed = String::from_utf8_lossy(&first).matches("node-").count();
+        assert!(placed > 100, "the simulation places pods and scores nodes: {}", String::from_utf8_lossy(&first));
+        for _ in 0..3 {
+            let again = run(output);
+            assert!(again == first, "{output} output differs between processes:\n{}\n---\n{}", text_of(&first), text_of(&again));
+        }
+    }
+}
+
+fn text_of(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}

@@ -156,7 +156,7 @@ fn one_leader_standby_binds_nothing_and_lease_is_maintained() {
 
     // holderIdentity is `<hostname>_<uuid v4>`, as kube-scheduler's.
     let (host, uuid) = leader_id.rsplit_once('_').expect("hostname_uuid");
-    assert_eq!(host, edgesched::shell::run::hostname(), "{leader_id}");
+    assert_eq!(host, edgesched::shell::daemon::run::hostname(), "{leader_id}");
     assert!(is_uuid_v4(uuid), "{leader_id}");
     assert!(standby_id.starts_with(&format!("{host}_")));
 

@@ -9,7 +9,7 @@
 
 mod support;
 
-use edgesched::shell::permissions::{self, Access, Usage};
+use edgesched::shell::daemon::permissions::{self, Access, Usage};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

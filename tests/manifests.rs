@@ -254,7 +254,7 @@ fn table_rows(section: &str) -> Vec<(Vec<String>, Vec<String>, bool)> {
 
 /// The what-if table lists exactly the declared lists, with whether each is required.
 fn check_what_if_table(section: &str) {
-    use edgesched::shell::permissions::what_if_accesses;
+    use edgesched::shell::daemon::permissions::what_if_accesses;
     let mut listed: Vec<(String, bool)> = Vec::new();
     for (verbs, resources, required) in table_rows(section) {
         for v in &verbs {
@@ -270,11 +270,11 @@ fn check_what_if_table(section: &str) {
     assert_eq!(listed, declared, "README's what-if permission table");
 }
 
-/// The README's permission table lists every request the scheduler declares (src/permissions.rs),
+/// The README's permission table lists every request the scheduler declares (src/shell/daemon/permissions.rs),
 /// with its verb and resource, and nothing the code does not make.
 #[test]
 fn readme_permission_table_matches_the_declaration() {
-    use edgesched::shell::permissions::{accesses, Usage};
+    use edgesched::shell::daemon::permissions::{accesses, Usage};
     let readme = read("README.md");
     let whole = readme.split("## Permissions\n").nth(1).and_then(|s| s.split("\n## ").next()).expect("Permissions section");
     let (section, what_if) = whole.split_once(WHAT_IF_HEADING).expect("the what-if subsection");
@@ -313,10 +313,10 @@ const DRA_WHAT_IF_LISTS: [&str; 4] = [
 ];
 
 /// The what-if ClusterRole grants exactly `list` of each kind a snapshot reads (the declaration
-/// in src/shell/permissions.rs) and of the DRA kinds, nothing more.
+/// in src/shell/daemon/permissions.rs) and of the DRA kinds, nothing more.
 #[test]
 fn what_if_role_grants_exactly_the_declared_lists() {
-    use edgesched::shell::permissions::what_if_accesses;
+    use edgesched::shell::daemon::permissions::what_if_accesses;
     let docs = docs("manifests/what-if/rbac.yaml");
     let role = by_kind(&docs, "ClusterRole");
     assert_eq!(role.len(), 1);

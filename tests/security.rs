@@ -1,14 +1,15 @@
 //! Security properties of the real binary: server certificates are verified unless the kubeconfig
 //! says `insecure-skip-tls-verify` (and then loudly), plain-http API servers need an explicit
 //! opt-in, bearer tokens and private keys never reach the logs (even at `--v=10`) or `/configz`,
-//! a rotated token file is picked up promptly, and the health endpoints refuse oversized and
-//! slow-loris requests.
+//! a rotated token file is picked up promptly, and the health endpoints refuse oversized,
+//! slow-loris and request-smuggling requests.
 
 mod support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
+use support::certs::TestCa;
 use support::objects::{node, pod};
 use support::process::{command, free_port, Edgesched, Launch};
 use support::{https, tempdir, wait_until, KubeAuth, TestApiServer};
@@ -306,4 +307,44 @@ fn write_config_to_writes_the_effective_configuration_and_exits() {
     assert_eq!(status.code(), Some(0));
     let text = std::fs::read_to_string(&out).expect("written");
     assert!(text.contains("kind: KubeSchedulerConfiguration") && text.contains("percentageOfNodesToScore"), "{text}");
+}
+
+/// A request-smuggling attempt on the real binary's secure port: two different `Content-Length`
+/// values, so that a front proxy reading the second would forward `GET /metrics` as the body of
+/// an unauthenticated `/healthz` request. The server answers as Go's net/http does (400, the
+/// connection closed) and never answers the hidden request; the same request with one length
+/// is served.
+#[test]
+fn secure_port_refuses_a_request_smuggling_attempt() {
+    let server = TestApiServer::start();
+    let ca = TestCa::new();
+    let serving = ca.issue_server_cert();
+    let dir = tempdir("smuggling");
+    let (cert, key) = (dir.join("serving.crt"), dir.join("serving.key"));
+    std::fs::write(&cert, &serving.cert_pem).expect("write");
+    std::fs::write(&key, &serving.key_pem).expect("write");
+    let launch = Launch {
+        extra_args: vec![format!("--tls-cert-file={}", cert.display()), format!("--tls-private-key-file={}", key.display())],
+        ..Default::default()
+    };
+    let es = launch.start(&server);
+    es.wait_for_log("Caches are synced", T).expect("synced");
+
+    let hidden = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    let attempt = |lengths: &str| format!("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n{lengths}\r\n{hidden}");
+    let two = attempt(&format!("Content-Length: 0\r\nContent-Length: {}\r\n", hidden.len()));
+    let answer =
+        https::raw_exchange(es.secure_port, ca.ca_der(), two.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    assert_eq!(
+        answer,
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request"
+    );
+    let beside = attempt(&format!("Content-Length: {}\r\nTransfer-Encoding: chunked\r\n", hidden.len()));
+    let answer = https::raw_exchange(es.secure_port, ca.ca_der(), beside.as_bytes()).expect("exchange");
+    assert!(answer.starts_with("HTTP/1.1 400 Bad Request\r\n") && !answer.contains("200 OK"), "{answer}");
+
+    let one = attempt(&format!("Content-Length: {}\r\nConnection: close\r\n", hidden.len()));
+    let answer = https::raw_exchange(es.secure_port, ca.ca_der(), one.as_bytes()).expect("exchange");
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n") && answer.ends_with("ok"), "{answer}");
+    assert_no_panic(&es);
 }

@@ -9,7 +9,7 @@
 //! theirs. It is [`crate::core::watched::Need::Required`]: the plugin cannot work without it.
 
 use crate::core::api::{self, Object};
-use crate::core::fxhash::FxHashMap;
+use crate::core::seeded_hash::SeededHashMap;
 use std::sync::Arc;
 
 /// A custom resource a plugin reads, as its CRD names it.
@@ -93,10 +93,11 @@ impl serde::Serialize for CustomObject {
 }
 
 /// The mirrored objects of every declared custom resource: qualified resource name →
-/// `namespace/name` (or `name`) → object.
+/// `namespace/name` (or `name`) → object. Object keys are chosen by whoever creates the object:
+/// seeded hashing.
 #[derive(Debug, Default, Clone)]
 pub struct CustomStore {
-    resources: FxHashMap<String, FxHashMap<String, Arc<CustomObject>>>,
+    resources: SeededHashMap<String, SeededHashMap<String, Arc<CustomObject>>>,
 }
 
 impl CustomStore {

@@ -1,11 +1,14 @@
 //! A small, fast, non-cryptographic hasher (word-at-a-time multiply-xorshift absorb, as the Fx
 //! hash of rustc but with the high bits folded down so keys differing only in a few bytes do not
-//! collide, and a murmur3 finaliser) for the hot maps of a scheduling cycle: node name → id and topology value → count are looked up thousands of
-//! times per pod, and SipHash plus the key compare dominated the topology plugins' profile.
+//! collide, and a murmur3 finaliser) for the hot maps of a scheduling cycle: topology value →
+//! count and value id → count are looked up thousands of times per pod.
 //!
-//! Keys come from the API server (node names, label values written by cluster administrators),
-//! not from arbitrary clients, so hash flooding is not a concern here; maps fed with anything
-//! else keep std's randomised SipHash.
+//! It is unseeded and every step can be inverted, so anyone can compute offline a list of keys
+//! with one hash value. It is therefore only for keys no tenant chooses: ids the scheduler hands
+//! out (node ids, the cache's value ids), interned names (hashed by address), node names and
+//! nodes' label values (set by administrators and the kubelets they run). Each use says why in
+//! a comment. Keys a tenant chooses (pod, namespace and object names, label values of pods,
+//! selectors, affinity terms) go to [`crate::core::seeded_hash`].
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -83,6 +86,62 @@ pub type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// A `HashSet` with [`FxHasher`] (ids and other keys no outsider chooses).
 pub type FxHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
 
+/// Test support: `2^stages` distinct valid pod keys (`tenant1/` and a name of `16 * stages`
+/// lowercase letters and digits) that all have one hash — the flood an unseeded hash invites.
+///
+/// A multicollision built stage by stage: from the state so far, draw names' next words `A`
+/// until two, `A` and `A'`, leave states `x` and `x'` that agree in the high four bits of every
+/// byte (a birthday search over 32 bits: about 80,000 draws). Their difference `d = x ^ x'` then
+/// fits in the low four bits of each byte, so a following word `B` of letters `a`–`o` has a
+/// partner `B' = B ^ d` of such letters too, and `x ^ B = x' ^ B'`: both pairs `A B` and
+/// `A' B'` leave the same state. Every combination of the stages' pairs collides.
+#[cfg(test)]
+pub(crate) fn colliding_pod_keys(stages: u32) -> Vec<String> {
+    const ALNUM: &[u8; 36] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let word_of = |mut n: u64| {
+        let mut w = [0u8; 8];
+        for b in &mut w {
+            *b = ALNUM[(n % 36) as usize];
+            n /= 36;
+        }
+        w
+    };
+    let mut state = FxHasher::default();
+    state.write(b"tenant1/");
+    let mut pairs: Vec<[String; 2]> = Vec::new();
+    for _ in 0..stages {
+        let mut seen: HashMap<u64, ([u8; 8], u64)> = HashMap::new();
+        let (a, x, a2, x2) = (0u64..)
+            .find_map(|n| {
+                let word = word_of(n);
+                let mut t = state;
+                t.add(u64::from_le_bytes(word));
+                let tag = t.hash & 0xf0f0_f0f0_f0f0_f0f0;
+                let (prev, px) = seen.insert(tag, (word, t.hash))?;
+                Some((prev, px, word, t.hash))
+            })
+            .expect("the draws are endless");
+        let d = x ^ x2;
+        let b: [u8; 8] = std::array::from_fn(|i| {
+            let di = (d >> (8 * i)) as u8;
+            0x60 | if di == 1 { 2 } else { 1 }
+        });
+        let b = u64::from_le_bytes(b);
+        let b2 = b ^ d;
+        state.hash = x;
+        state.add(b);
+        pairs.push([
+            String::from_utf8_lossy(&[a, b.to_le_bytes()].concat()).into_owned(),
+            String::from_utf8_lossy(&[a2, b2.to_le_bytes()].concat()).into_owned(),
+        ]);
+    }
+    let mut keys = vec![String::from("tenant1/")];
+    for pair in &pairs {
+        keys = keys.iter().flat_map(|k| pair.iter().map(move |p| format!("{k}{p}"))).collect();
+    }
+    keys
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +186,18 @@ mod tests {
             let mut h = FxHasher::default();
             h.write(key);
             assert_eq!(h.finish(), expected.finish(), "{len}");
+        }
+    }
+
+    #[test]
+    fn colliding_pod_keys_are_valid_distinct_and_share_one_hash() {
+        let keys = colliding_pod_keys(6);
+        assert_eq!(keys.iter().collect::<std::collections::HashSet<_>>().len(), 64);
+        for k in &keys {
+            let name = k.strip_prefix("tenant1/").expect("namespace");
+            assert_eq!(name.len(), 96);
+            assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()), "{name}");
+            assert_eq!(hash(k), hash(&keys[0]), "{k}");
         }
     }
 

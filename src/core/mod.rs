@@ -26,6 +26,7 @@ pub mod rng;
 pub mod scheduler;
 #[cfg(test)]
 pub mod scratch;
+pub mod seeded_hash;
 pub mod served_names;
 pub mod simulate;
 pub mod texts;

@@ -428,7 +428,7 @@ impl SchedulingQueue {
         }
         if now.saturating_duration_since(self.last_leftover_flush) >= LEFTOVER_FLUSH_INTERVAL {
             self.last_leftover_flush = now;
-            let stale: Vec<PodKey> = self
+            let mut stale: Vec<PodKey> = self
                 .entries
                 .iter()
                 .filter(|(_, e)| {
@@ -436,6 +436,9 @@ impl SchedulingQueue {
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
+            // In key order: equal timestamps are ordered by when pods were placed, which must
+            // not follow the map's iteration order (it differs from process to process).
+            stale.sort_unstable();
             for key in stale {
                 self.requeue_from_unschedulable(&key, now, event::UNSCHEDULABLE_TIMEOUT);
             }
@@ -517,12 +520,14 @@ impl SchedulingQueue {
     /// could make them schedulable move to backoffQ (still backing off) or activeQ.
     /// `event` is the cluster event's label.
     pub fn move_on_event(&mut self, now: Instant, event: &'static str, mut helps: impl FnMut(&QueuedPod) -> bool) -> usize {
-        let candidates: Vec<PodKey> = self
+        let mut candidates: Vec<PodKey> = self
             .entries
             .iter()
             .filter(|(_, e)| e.loc == Location::Unschedulable && helps(&e.q))
             .map(|(k, _)| k.clone())
             .collect();
+        // In key order (see `flush`).
+        candidates.sort_unstable();
         let n = candidates.len();
         for key in candidates {
             self.requeue_from_unschedulable(&key, now, event);

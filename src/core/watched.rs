@@ -462,7 +462,7 @@ const DRA_FEATURE: &str = "device allocation for pods with resource claims (dyna
 ///
 /// RBAC: each row is listed and watched; `system:kube-scheduler` grants every `Required` row and
 /// `system:volume-scheduler` adds write access to PersistentVolumes and claims (see
-/// [`crate::shell::permissions`] for the calls beyond list/watch).
+/// [`crate::shell::daemon::permissions`] for the calls beyond list/watch).
 pub const KINDS: &[WatchedKind] = &[
     WatchedKind {
         id: KindId::Node,

@@ -7,12 +7,12 @@ use crate::core::config::{self, Overrides, SchedulerConfig};
 use crate::core::logging::Line;
 use crate::core::metrics::{options as metric_options, Metrics};
 use crate::shell::cli::{self, Command, RunOptions};
+use crate::shell::commands::what_if;
 use crate::shell::kube::config_source::build_config;
 use crate::shell::kube::kubeconfig;
-use crate::shell::logging;
+use crate::shell::process::logging;
 use crate::shell::serving;
-use crate::shell::what_if;
-use crate::{core::simulate, shell::run, shell::signals};
+use crate::{core::simulate, shell::daemon::run, shell::process::signals};
 use log::{error, warn};
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -50,8 +50,8 @@ fn dispatch() -> i32 {
         // The scheduler's own log lines would drown the answer: what-if commands write warnings
         // to stderr themselves.
         Command::Simulate(opts) => what_if::exit_with(what_if::simulate_cmd(&opts)),
-        Command::Snapshot { source } => what_if::exit_with(crate::shell::snapshot::snapshot_cmd(&source)),
-        Command::Capacity(opts) => what_if::exit_with(crate::shell::capacity::capacity_cmd(&opts)),
+        Command::Snapshot { source } => what_if::exit_with(crate::shell::commands::snapshot::snapshot_cmd(&source)),
+        Command::Capacity(opts) => what_if::exit_with(crate::shell::commands::capacity::capacity_cmd(&opts)),
         Command::Explain {
             kubeconfig,
             config,
@@ -65,7 +65,7 @@ fn dispatch() -> i32 {
         } => {
             // Warnings (e.g. a list the user may not read) go to stderr like the scheduler's own.
             logging::init(&logging::Options::default());
-            crate::shell::diagnose::explain_cmd(&crate::shell::diagnose::ExplainArgs {
+            crate::shell::commands::diagnose::explain_cmd(&crate::shell::commands::diagnose::ExplainArgs {
                 kubeconfig,
                 config,
                 master,
@@ -79,7 +79,7 @@ fn dispatch() -> i32 {
         }
         Command::Status { kubeconfig, config, master, output, allow_insecure_http, request_timeout } => {
             logging::init(&logging::Options::default());
-            crate::shell::diagnose::status_cmd(&crate::shell::diagnose::StatusArgs {
+            crate::shell::commands::diagnose::status_cmd(&crate::shell::commands::diagnose::StatusArgs {
                 kubeconfig,
                 config,
                 master,
@@ -341,7 +341,7 @@ fn run_cmd(opts: RunOptions) -> i32 {
         insecure_addrs: insecure,
         always_allow_paths: opts.authorization_always_allow_paths.clone(),
         hostname: run::hostname(),
-        api_workers: crate::shell::api_workers::MAX_API_WORKERS,
+        api_workers: crate::shell::daemon::api_workers::MAX_API_WORKERS,
         known_scheduler_names: opts.known_scheduler_names.clone(),
         warn_unserved_scheduler_names: opts.warn_unserved_scheduler_names,
         metrics,

@@ -1,33 +1,18 @@
-//! Everything that does I/O or owns a thread: the API client and list+watch machinery, the
-//! informers that feed the core, the API workers (bind, status patches, evictions), the event
-//! recorder, leader election, the health/metrics server, the command line and the wiring of the
-//! live scheduler, and the shipped binary's memory allocator. The shell drives [`crate::core`];
-//! the core never calls back into it.
+//! Everything that does I/O or owns a thread, in five parts: talking to the API server
+//! ([`kube`]), serving health and metrics ([`serving`]), the long-running scheduler
+//! ([`daemon`]: informers, API workers, event recorder, leader election), the one-shot commands
+//! that read a cluster once and answer ([`commands`]: simulate, snapshot, capacity, explain,
+//! status), and the process itself ([`process`]: allocator, signals, clock, logs). The command
+//! line ([`cli`]) and [`app`] pick the command; [`extender_client`] is the HTTP side of extenders,
+//! shared by the daemon and the commands. The shell drives [`crate::core`]; the core never calls
+//! back into it.
 
-pub mod alloc;
-pub mod api_workers;
 pub mod app;
-pub mod capacity;
 pub mod cli;
-pub mod clock;
-pub mod cluster_file;
-pub mod cluster_reader;
-pub mod code_pages;
-pub mod diagnose;
-pub mod dra_writes;
-pub mod event_recorder;
+pub mod commands;
+pub mod daemon;
 pub mod extender_client;
-pub mod informers;
+pub mod http_framing;
 pub mod kube;
-pub mod leader_election;
-pub mod logging;
-pub mod permissions;
-pub mod process_metrics;
-pub mod run;
-pub mod sdnotify;
+pub mod process;
 pub mod serving;
-pub mod signals;
-pub mod snapshot;
-pub mod what_if;
-pub mod what_if_setup;
-pub mod worker_pool;

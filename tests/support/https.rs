@@ -69,3 +69,25 @@ pub fn get_with_cert(url: &str, cert_pem: &str, key_pem: &str, headers: &[(&str,
     let body = resp.body_mut().read_to_string().map_err(|e| e.to_string())?;
     Ok((code, body))
 }
+
+/// Send `request` as raw bytes over TLS to `127.0.0.1:port`, trusting only `ca_der`, and return
+/// everything the server answered until it closed the connection.
+pub fn raw_exchange(port: u16, ca_der: &[u8], request: &[u8]) -> Result<String, String> {
+    use std::io::{Read, Write};
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(rustls::pki_types::CertificateDer::from(ca_der.to_vec())).map_err(|e| e.to_string())?;
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").map_err(|e| e.to_string())?;
+    let conn = rustls::ClientConnection::new(Arc::new(config), name).map_err(|e| e.to_string())?;
+    let tcp = std::net::TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).map_err(|e| e.to_string())?;
+    let mut tls = rustls::StreamOwned::new(conn, tcp);
+    tls.write_all(request).map_err(|e| e.to_string())?;
+    let mut answer = Vec::new();
+    tls.read_to_end(&mut answer).map_err(|e| format!("{e} after {:?}", String::from_utf8_lossy(&answer)))?;
+    String::from_utf8(answer).map_err(|e| e.to_string())
+}

@@ -17,6 +17,8 @@
 //! new value's.
 
 use crate::core::cache::NodeId;
+// Unseeded: keys are interned label keys (hashed by address, which the allocator chooses) and
+// values are node label values, which administrators and their kubelets set, not tenants.
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::intern::Name;
 use crate::core::model::Labels;

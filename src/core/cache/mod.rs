@@ -157,6 +157,8 @@ pub struct Cache {
     budgets: pdb::Budgets,
     slots: Vec<Option<NodeInfo>>,
     free: Vec<NodeId>,
+    /// Node name → id. Unseeded: only Node objects insert here, and node names are chosen by
+    /// administrators and the kubelets they run (a tenant's string is only ever looked up).
     by_name: crate::core::fxhash::FxHashMap<Box<str>, NodeId>,
     /// Zones in first-seen order with their nodes, for the node-tree order.
     zones: Vec<(String, Vec<NodeId>)>,
@@ -165,9 +167,11 @@ pub struct Cache {
     /// Node id → position of its name in name order (rebuilt with `order`): lets a cycle sort
     /// thousands of rejected nodes by integer, not by name.
     name_rank: Vec<u32>,
-    pods: crate::core::fxhash::FxHashMap<PodKey, PodRecord>,
+    /// Keyed by `namespace/name`, which whoever creates the pod chooses: seeded.
+    pods: crate::core::seeded_hash::SeededHashMap<PodKey, PodRecord>,
     /// Pods bound to nodes we have not seen (or no longer see); they join the node when it appears.
-    orphans: crate::core::fxhash::FxHashMap<Box<str>, Vec<Arc<AssignedPod>>>,
+    /// Keyed by the pod's `spec.nodeName`, which whoever creates a pod may set: seeded.
+    orphans: crate::core::seeded_hash::SeededHashMap<Box<str>, Vec<Arc<AssignedPod>>>,
     /// Image name → number of nodes that have it (ImageLocality's spread factor).
     image_nodes: HashMap<Name, u32>,
     /// Claims, volumes, classes and CSI nodes for the volume plugins.

@@ -16,11 +16,16 @@ use crate::core::fxhash::FxHashMap;
 use crate::core::intern::Name;
 use crate::core::labels::{Narrowing, Selector};
 use crate::core::model::PodKey;
+use crate::core::seeded_hash::SeededHashMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Pods by label value, for one namespace and key.
-type ByValue = HashMap<Box<str>, Vec<Arc<AssignedPod>>>;
+/// Pods by label value, for one namespace and key (values are chosen by whoever creates the pod).
+type ByValue = SeededHashMap<Box<str>, Vec<Arc<AssignedPod>>>;
+
+/// Label key → its values' pods, for one namespace. Unseeded: interned keys hash by address,
+/// which the process's allocator chooses, not the tenant.
+type ByKey = FxHashMap<Name, ByValue>;
 
 /// A pod with affinity terms and where it runs.
 #[derive(Debug, Clone)]
@@ -35,10 +40,9 @@ pub struct PodIndex {
     with_affinity: HashMap<PodKey, IndexedPod>,
     /// How many of them have required anti-affinity terms (lets PreFilter skip the walk).
     with_required_anti_affinity: usize,
-    /// Every placed pod by namespace → label key → label value. Namespaces (created by cluster
-    /// administrators) and interned keys (hashed by address) use the fast hasher; label values,
-    /// which anyone who creates a pod chooses, keep std's randomised one.
-    by_label: FxHashMap<Box<str>, FxHashMap<Name, ByValue>>,
+    /// Every placed pod by namespace → label key → label value. Namespaces (chosen by tenants
+    /// where namespace creation is delegated) and label values use the seeded hasher.
+    by_label: SeededHashMap<Box<str>, ByKey>,
 }
 
 impl PodIndex {
@@ -47,7 +51,7 @@ impl PodIndex {
         if !pod.labels.is_empty() {
             // Look up before inserting: an entry() key would be a new copy of the namespace per pod.
             if !self.by_label.contains_key(&*pod.namespace) {
-                self.by_label.insert(pod.namespace.clone(), FxHashMap::default());
+                self.by_label.insert(pod.namespace.clone(), ByKey::default());
             }
             if let Some(by_key) = self.by_label.get_mut(&*pod.namespace) {
                 for (k, v) in pod.labels.iter() {
@@ -180,7 +184,7 @@ impl PodIndex {
                 self.with_required_anti_affinity, fresh.with_required_anti_affinity
             ));
         }
-        let count = |m: &FxHashMap<Box<str>, FxHashMap<Name, ByValue>>| -> Vec<(String, Name, String, usize)> {
+        let count = |m: &SeededHashMap<Box<str>, ByKey>| -> Vec<(String, Name, String, usize)> {
             let mut v: Vec<_> = m
                 .iter()
                 .flat_map(|(ns, ks)| {

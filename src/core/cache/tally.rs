@@ -17,9 +17,11 @@
 use crate::core::cache::assigned::AssignedPod;
 use crate::core::cache::domains::NodeValueIds;
 use crate::core::cache::NodeId;
+// Unseeded for the counts by node id and value id only (the scheduler numbers both).
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::intern::Name;
 use crate::core::labels::Selector;
+use crate::core::seeded_hash::SeededHashMap;
 
 /// How many tallies are kept at most (each costs a namespace check, and in its namespaces a
 /// selector match, per placed pod).
@@ -71,10 +73,10 @@ impl TallyKey {
 /// The counts of one key.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Counts {
-    /// Node → matching pods on it (no zero entries).
+    /// Node → matching pods on it (no zero entries). Unseeded: the scheduler numbers nodes.
     by_node: HashMap<NodeId, i64>,
     /// Topology value id ([`crate::core::cache::domains`]) → matching pods on nodes with that
-    /// value (no zero entries).
+    /// value (no zero entries). Unseeded: the cache numbers values.
     by_id: HashMap<u32, i64>,
 }
 
@@ -115,7 +117,9 @@ struct Tally {
 /// Every registered tally.
 #[derive(Debug, Default)]
 pub struct Tallies {
-    list: HashMap<TallyKey, Tally>,
+    /// Keyed by the namespaces and selectors of pods' spread constraints and affinity terms,
+    /// which tenants write: seeded.
+    list: SeededHashMap<TallyKey, Tally>,
     clock: u64,
     /// Lookups answer `None` (plugins take the straightforward path); maintenance goes on.
     disabled: bool,

@@ -11,7 +11,9 @@
 
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
 use crate::core::cache::domains::NodeValueIds;
+// Unseeded for the value-id counts only (the cache numbers values).
 use crate::core::fxhash::FxHashMap as HashMap;
+use crate::core::seeded_hash::SeededHashMap;
 
 /// Which of a pod's term lists a group comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +32,7 @@ pub struct Group {
     pub weight: i32,
     pub term: AffinityTerm,
     /// Topology value id ([`crate::core::cache::domains`]) of the holders' nodes → holders (no
-    /// zero entries).
+    /// zero entries). Unseeded: the cache numbers values.
     pub by_id: HashMap<u32, i64>,
     /// Holders, including those on nodes without the topology key.
     holders: i64,
@@ -39,7 +41,8 @@ pub struct Group {
 /// Every group, by a signature of (kind, weight, term).
 #[derive(Debug, Default)]
 pub struct TermGroups {
-    groups: HashMap<String, Group>,
+    /// Keyed by the text of pods' affinity terms, which tenants write: seeded.
+    groups: SeededHashMap<String, Group>,
     disabled: bool,
 }
 

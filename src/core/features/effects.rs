@@ -109,7 +109,7 @@ pub const SCHEDULER_GATES: &[GateEffect] = &[
     row(
         "SchedulerAsyncPreemption",
         "`framework/preemption` (victims deleted in a goroutine); DefaultPreemption PreEnqueue",
-        Partial("victims are evicted by API workers off the scheduling loop (`src/shell/api_workers.rs`); the preemptor is not held back with \"waiting for the preemption for this pod to be finished\" while they are"),
+        Partial("victims are evicted by API workers off the scheduling loop (`src/shell/daemon/api_workers.rs`); the preemptor is not held back with \"waiting for the preemption for this pod to be finished\" while they are"),
         false,
     ),
     row(
@@ -169,11 +169,11 @@ pub const SCHEDULER_GATES: &[GateEffect] = &[
     row(
         "WatchListClient",
         "client-go reflector (streaming lists: a watch with `sendInitialEvents=true`)",
-        Missing("informers LIST with pagination, then WATCH (`src/shell/informers.rs`)"),
+        Missing("informers LIST with pagination, then WATCH (`src/shell/daemon/informers.rs`)"),
         false,
     ),
     // Off by default in v1.35.
-    row("LoggingAlphaOptions", "component-base `logs/api/v1` options validation", Implemented("`--log-*-split-stream` and `--log-*-info-buffer-size` are refused without it, as upstream (`src/shell/cli.rs`)"), true),
+    row("LoggingAlphaOptions", "component-base `logs/api/v1` options validation", Implemented("`--log-*-split-stream` and `--log-*-info-buffer-size` are refused without it, as upstream (`src/shell/cli/run.rs`)"), true),
     row("SchedulerAsyncAPICalls", "`scheduler.go` API dispatcher", NotImplemented, false),
     row("GenericWorkload", "`scheduler.go` Workload informer; `pod.spec.workloadRef`", NotImplemented, false),
     row("GangScheduling", "`default_plugins.go` (GangScheduling plugin); `eventhandlers.go`", NotImplemented, false),

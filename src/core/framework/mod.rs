@@ -10,7 +10,6 @@ pub mod api_writes;
 pub mod binding;
 pub mod cluster_events;
 pub mod cycle;
-mod filter_walk;
 pub mod instrument;
 pub mod plugins;
 pub mod pre_bind;

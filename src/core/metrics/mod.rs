@@ -14,9 +14,9 @@ pub mod options;
 pub use catalog::{names, Desc, Kind, Recording, Stability};
 pub use options::MetricsOptions;
 
-use crate::core::fxhash::FxHasher;
+use crate::core::seeded_hash::SeededState;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::hash::Hasher;
+use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, Mutex};
 
 /// Exponential buckets as Prometheus' `ExponentialBuckets(start, factor, count)`.
@@ -55,20 +55,29 @@ struct Family {
     allowed: Vec<Option<BTreeSet<String>>>,
     /// Series by a hash of their label values (collisions share the bucket).
     series: HashMap<u64, Vec<Series>>,
-}
-
-fn hash_labels(labels: &[&str]) -> u64 {
-    let mut h = FxHasher::default();
-    for l in labels {
-        h.write(l.as_bytes());
-        h.write_u8(0xff);
-    }
-    h.finish()
+    /// Hashes label values, some of which tenants choose (a pending pod's `schedulerName`):
+    /// seeded, so that no precomputed set of values shares one bucket.
+    hasher: SeededState,
 }
 
 impl Family {
     fn new(desc: &'static Desc) -> Family {
-        Family { desc, bounds: desc.buckets.bounds().into(), allowed: vec![None; desc.labels.len()], series: HashMap::new() }
+        Family {
+            desc,
+            bounds: desc.buckets.bounds().into(),
+            allowed: vec![None; desc.labels.len()],
+            series: HashMap::new(),
+            hasher: SeededState::default(),
+        }
+    }
+
+    fn hash_labels(&self, labels: &[&str]) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        for l in labels {
+            h.write(l.as_bytes());
+            h.write_u8(0xff);
+        }
+        h.finish()
     }
 
     /// The series for these label values, created empty if new. Wrong arity is a programming
@@ -78,7 +87,8 @@ impl Family {
             debug_assert!(false, "{}: {} label values for {:?}", self.desc.name, labels.len(), self.desc.labels);
             return None;
         }
-        let bucket = self.series.entry(hash_labels(labels)).or_default();
+        let hash = self.hash_labels(labels);
+        let bucket = self.series.entry(hash).or_default();
         let pos = match bucket.iter().position(|s| s.labels.iter().map(|l| &**l).eq(labels.iter().copied())) {
             Some(p) => p,
             None => {
@@ -95,7 +105,7 @@ impl Family {
 
     fn get(&self, labels: &[&str]) -> Option<&Value> {
         self.series
-            .get(&hash_labels(labels))?
+            .get(&self.hash_labels(labels))?
             .iter()
             .find(|s| s.labels.iter().map(|l| &**l).eq(labels.iter().copied()))
             .map(|s| &s.value)

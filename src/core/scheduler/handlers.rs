@@ -267,12 +267,14 @@ impl Scheduler {
 
     /// Pods converted before their PriorityClass was known are converted again.
     pub(super) fn reconvert_pending(&mut self, now: Instant) {
-        let stale: Vec<Arc<api::Pod>> = self
+        let mut stale: Vec<Arc<api::Pod>> = self
             .pending
             .values()
             .filter(|p| p.spec.priority.is_none() && !p.spec.priority_class_name.is_empty())
             .cloned()
             .collect();
+        // In key order: the pending map iterates differently in every process.
+        stale.sort_unstable_by(|a, b| (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name)));
         for p in stale {
             let info = Arc::new(PodInfo::from_api(&p, &self.priority_classes));
             if self.queue.location(&info.key).is_some() {
@@ -318,7 +320,7 @@ impl Scheduler {
         }
         let profiles = &self.profiles;
         let cache = &self.cache;
-        let gated: Vec<Arc<PodInfo>> = self
+        let mut gated: Vec<Arc<PodInfo>> = self
             .queue
             .gated()
             .filter(|qp| {
@@ -330,6 +332,8 @@ impl Scheduler {
             })
             .map(|qp| qp.pod.clone())
             .collect();
+        // In key order: the queue's map iterates differently in every process.
+        gated.sort_unstable_by(|a, b| a.key.cmp(&b.key));
         for info in gated {
             let gate = self.gate(&info);
             if gate.is_none() {
@@ -528,7 +532,10 @@ fn apply_as<T: Keep>(s: &mut Scheduler, id: KindId, change: Change<Box<T>>, now:
         Change::ListPage(items) => apply_page(s, id, items, now),
         Change::ListDone => {
             if let Some(seen) = s.relists.remove(&id) {
-                for key in T::keys_of(s, id) {
+                // In key order: the stores' iteration order differs from process to process.
+                let mut keys = T::keys_of(s, id);
+                keys.sort_unstable();
+                for key in keys {
                     if !seen.contains(&key) {
                         let label = T::event_label(s, None, &key, DELETE);
                         log_event(label, &key);

@@ -41,8 +41,12 @@ impl PriorityResolver for PriorityClasses {
     fn class(&self, name: &str) -> Option<(i32, Option<PreemptionPolicy>)> {
         self.classes.get(name).map(|(v, p, _)| (*v, *p))
     }
+    /// With several global defaults (a race the admission check can lose), the lowest value, as
+    /// upstream's priority admission (plugin/pkg/admission/priority/admission.go
+    /// `getDefaultPriorityClass`, commit 07ef5fd7); equal values by name, so that the choice
+    /// does not follow the map's iteration order.
     fn global_default(&self) -> Option<(i32, Option<PreemptionPolicy>)> {
-        self.classes.values().find(|c| c.2).map(|(v, p, _)| (*v, *p))
+        self.classes.iter().filter(|(_, c)| c.2).min_by(|a, b| (a.1 .0, a.0).cmp(&(b.1 .0, b.0))).map(|(_, (v, p, _))| (*v, *p))
     }
     fn knows_classes(&self) -> bool {
         !self.unavailable
@@ -126,9 +130,12 @@ pub struct Scheduler {
     pub(super) metrics: Metrics,
     pub(super) known_scheduler_names: Vec<String>,
     pub(super) warn_unserved: bool,
-    /// Leader-election Leases of the lease namespace, by `namespace/name`.
-    pub(super) leases: HashMap<String, api::Lease>,
-    pub(super) foreign: HashMap<PodKey, ForeignPod>,
+    /// Leader-election Leases of the lease namespace, by `namespace/name` (in key order, so
+    /// that which lease answers for a scheduler name is the same in every process).
+    pub(super) leases: BTreeMap<String, api::Lease>,
+    /// Pending pods of other schedulers, in key order: the unserved check reports them (log
+    /// lines, events) in that order in every process.
+    pub(super) foreign: BTreeMap<PodKey, ForeignPod>,
     pub(super) last_unserved_check: Option<Instant>,
     /// When the pending/cache gauges may be refreshed again (see `update_gauges_throttled`).
     pub(super) gauges_due: Option<Instant>,
@@ -179,8 +186,8 @@ impl Scheduler {
             metrics,
             known_scheduler_names: settings.known_scheduler_names.clone(),
             warn_unserved: settings.warn_unserved_scheduler_names,
-            leases: HashMap::new(),
-            foreign: HashMap::new(),
+            leases: BTreeMap::new(),
+            foreign: BTreeMap::new(),
             last_unserved_check: None,
             gauges_due: None,
             ticker: None,

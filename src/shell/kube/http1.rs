@@ -6,7 +6,10 @@
 //! shrinks with each call), a resolver pass and a request object built header by header. Here a
 //! connection's timeouts are set once (again only when a deadline shortens them), the request
 //! goes out in one write, the probe is a single non-blocking `MSG_PEEK`, and the response is
-//! framed by Content-Length or chunked encoding, as RFC 9112 section 6 says.
+//! framed by Content-Length or chunked encoding, as RFC 9112 section 6 says: httparse reads the
+//! head and [`crate::shell::http_framing`] applies Go's client rules (and refuses the ambiguous
+//! framings Go tolerates), so a malformed response is a typed [`FramingError`] inside the I/O
+//! error, never a guess at where the body ends.
 //!
 //! A connection is reused only when its response was read to the end and neither side asked to
 //! close. One that the server closed while idle shows up in the probe and is dropped before
@@ -20,6 +23,7 @@
 
 use super::proxy_env::Proxy;
 use super::watch_stream::IO_BUFFER_BYTES;
+use crate::shell::http_framing::{self, BodyLength, ChunkedDecoder, FramingError, Step};
 use rustls::pki_types::ServerName;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
@@ -29,6 +33,8 @@ use std::time::{Duration, Instant};
 
 /// Longest response head accepted (status line and headers).
 const MAX_HEAD_BYTES: usize = 64 * 1024;
+/// Header fields a response head may carry (the API server sends about ten).
+const MAX_HEAD_FIELDS: usize = 100;
 /// Idle connections kept for reuse (one per API worker, and a few more).
 const MAX_IDLE: usize = 40;
 
@@ -169,12 +175,7 @@ impl Pool {
         }
         conn.io.tcp().set_read_timeout(idle).map_err(Failure::MaybeSent)?;
         conn.deadline = None;
-        let framing = match (head.chunked, head.length) {
-            (true, _) => Framing::Chunk(0),
-            (false, Some(n)) => Framing::Length(n),
-            (false, None) => Framing::Close,
-        };
-        Ok((response, Some(Body { conn, framing })))
+        Ok((response, Some(Body(BodyOf::after(conn, &head)))))
     }
 
     /// Keep a connection whose exchange ended cleanly for the next request.
@@ -230,7 +231,9 @@ impl Io {
             }
         }
     }
+}
 
+impl Read for Io {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let (conn, tcp) = match self {
             Io::Plain(s) => return s.read(buf),
@@ -279,19 +282,25 @@ fn tunnel(tcp: &mut TcpStream, proxy: &Proxy) -> io::Result<()> {
         }
         head.push(byte[0]);
     }
-    // "HTTP/1.x 2xx ..."
-    match head.starts_with(b"HTTP/1.") && head.get(8..10) == Some(b" 2") {
-        true => Ok(()),
-        false => {
+    let mut fields = [httparse::EMPTY_HEADER; MAX_HEAD_FIELDS];
+    let mut answer = httparse::Response::new(&mut fields);
+    match answer.parse(&head) {
+        Ok(httparse::Status::Complete(_)) if answer.code.is_some_and(|c| (200..300).contains(&c)) => Ok(()),
+        Ok(httparse::Status::Complete(_)) => {
             let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
             Err(invalid(&format!("proxy refused the tunnel: {}", String::from_utf8_lossy(line))))
         }
+        Ok(httparse::Status::Partial) => Err(invalid("proxy answered CONNECT with an incomplete head")),
+        Err(e) => Err(framing_error(FramingError::Head(e))),
     }
 }
 
 /// One connection with its read buffer (`store[pos..end]` is received and not yet consumed).
-struct Conn {
-    io: Io,
+/// The reading half is generic over the byte source so that tests and the fuzz targets replay a
+/// server's bytes through the very same reader ([`read_response`], [`stream_response`]); the
+/// pool's connections are `Conn<Io>`.
+struct Conn<S = Io> {
+    io: S,
     /// Zeroed once; reads land in `store[end..]`.
     store: Vec<u8>,
     pos: usize,
@@ -303,7 +312,7 @@ struct Conn {
     deadline: Option<Instant>,
 }
 
-impl Conn {
+impl Conn<Io> {
     fn open(endpoint: &Endpoint) -> io::Result<Conn> {
         let start = Instant::now();
         let (host, port) = match &endpoint.proxy {
@@ -394,6 +403,13 @@ impl Conn {
         self.deadline = Some(Instant::now() + timeout);
         self.io.write_all(request)
     }
+}
+
+impl<S: Read> Conn<S> {
+    /// A connection over any byte source, nothing buffered, no deadline.
+    fn over(io: S) -> Conn<S> {
+        Conn { io, store: vec![0; IO_BUFFER_BYTES], pos: 0, end: 0, timeout: None, deadline: None }
+    }
 
     /// The final response's head (1xx other than a protocol switch, which we never ask for,
     /// precede it).
@@ -409,55 +425,45 @@ impl Conn {
     /// The whole body into `out`, at most `limit` bytes; says whether it was cut there and
     /// whether the connection can carry another request.
     fn body(&mut self, head: &Head, limit: u64, out: &mut Vec<u8>) -> io::Result<(bool, bool)> {
-        let mut reusable = !head.close;
-        let mut truncated = false;
-        let mut room = limit;
-        if head.code == 204 || head.code == 304 {
-        } else if head.chunked {
-            loop {
-                let size = self.chunk_size()?;
-                if size == 0 {
-                    break;
-                }
-                if size > room {
-                    self.read_body(room, out)?;
-                    return Ok((true, false));
-                }
-                room -= size;
-                self.read_body(size, out)?;
-                self.chunk_end()?;
+        let reusable = !head.close;
+        match head.body {
+            BodyLength::Empty => Ok((false, reusable)),
+            BodyLength::Length(len) => {
+                out.reserve(usize::try_from(len.min(limit)).unwrap_or(0));
+                self.read_body(len.min(limit), out)?;
+                Ok((len > limit, reusable && len <= limit))
             }
-        } else if let Some(len) = head.length {
-            if len > limit {
-                truncated = true;
-                reusable = false;
+            BodyLength::UntilClose => Ok((self.read_to_end(limit, out)?, false)),
+            BodyLength::Chunked => {
+                let room = usize::try_from(limit).unwrap_or(usize::MAX);
+                let mut decoder = ChunkedDecoder::new();
+                while let Step::Data(n) = self.chunk_step(&mut decoder, usize::MAX)? {
+                    let take = n.min(room.saturating_sub(out.len()));
+                    out.extend_from_slice(&self.store[self.pos..self.pos + take]);
+                    if take < n {
+                        // Cut at the limit: the rest is not read, so the connection is not reused.
+                        return Ok((true, false));
+                    }
+                    self.pos += n;
+                }
+                Ok((false, reusable))
             }
-            out.reserve(usize::try_from(len.min(limit)).unwrap_or(0));
-            self.read_body(len.min(limit), out)?;
-        } else {
-            // Delimited by the end of the connection.
-            reusable = false;
-            truncated = self.read_to_end(limit, out)?;
         }
-        Ok((truncated, reusable))
     }
 
-    /// The next chunk's size; at the last chunk (0) its trailers are read too.
-    fn chunk_size(&mut self) -> io::Result<u64> {
-        let line = self.read_line()?;
-        let size = line.split(';').next().unwrap_or("").trim();
-        let size = u64::from_str_radix(size, 16).map_err(|_| invalid("bad chunk size"))?;
-        if size == 0 {
-            while !self.read_line()?.is_empty() {}
-        }
-        Ok(size)
-    }
-
-    /// The CRLF after a chunk's data.
-    fn chunk_end(&mut self) -> io::Result<()> {
-        match self.read_line()?.is_empty() {
-            true => Ok(()),
-            false => Err(invalid("chunk not followed by CRLF")),
+    /// The next data of a chunked body (left at `store[pos..]`, at most `room` bytes, for the
+    /// caller to take) or its end, reading as needed; framing is consumed here.
+    fn chunk_step(&mut self, decoder: &mut ChunkedDecoder, room: usize) -> io::Result<Step> {
+        loop {
+            match decoder.step(&self.store[self.pos..self.end], room).map_err(framing_error)? {
+                Step::NeedMore => self.fill()?,
+                Step::Framing(n) => self.pos += n,
+                Step::End(n) => {
+                    self.pos += n;
+                    return Ok(Step::End(n));
+                }
+                data => return Ok(data),
+            }
         }
     }
 
@@ -489,54 +495,15 @@ impl Conn {
         }
     }
 
-    /// One CRLF-terminated line (without its CRLF), for chunk sizes and trailers.
-    fn read_line(&mut self) -> io::Result<String> {
-        loop {
-            if let Some(i) = self.store[self.pos..self.end].windows(2).position(|w| w == b"\r\n") {
-                let line = String::from_utf8_lossy(&self.store[self.pos..self.pos + i]).into_owned();
-                self.pos += i + 2;
-                return Ok(line);
-            }
-            if self.end - self.pos > MAX_HEAD_BYTES {
-                return Err(invalid("line too long"));
-            }
-            self.fill()?;
-        }
-    }
-
+    /// The next response head, read as needed.
     fn read_head(&mut self) -> io::Result<Head> {
-        let end = loop {
-            if let Some(i) = self.store[self.pos..self.end].windows(4).position(|w| w == b"\r\n\r\n") {
-                break self.pos + i;
-            }
-            if self.end - self.pos > MAX_HEAD_BYTES {
-                return Err(invalid("response head too long"));
+        loop {
+            if let Some((head, len)) = head_at(&self.store[self.pos..self.end])? {
+                self.pos += len;
+                return Ok(head);
             }
             self.fill()?;
-        };
-        let text = std::str::from_utf8(&self.store[self.pos..end]).map_err(|_| invalid("response head is not text"))?;
-        let mut lines = text.split("\r\n");
-        let status = lines.next().unwrap_or("");
-        let mut parts = status.splitn(3, ' ');
-        let version = parts.next().unwrap_or("");
-        let code = parts.next().and_then(|c| c.parse::<u16>().ok()).filter(|_| version.starts_with("HTTP/1."));
-        let code = code.ok_or_else(|| invalid("malformed status line"))?;
-        let mut head = Head { code, length: None, chunked: false, close: version == "HTTP/1.0", retry_after: None };
-        for line in lines {
-            let Some((name, value)) = line.split_once(':') else { continue };
-            let value = value.trim();
-            if name.eq_ignore_ascii_case("content-length") {
-                head.length = Some(value.parse().map_err(|_| invalid("bad Content-Length"))?);
-            } else if name.eq_ignore_ascii_case("transfer-encoding") {
-                head.chunked = value.to_ascii_lowercase().contains("chunked");
-            } else if name.eq_ignore_ascii_case("connection") {
-                head.close = value.eq_ignore_ascii_case("close");
-            } else if name.eq_ignore_ascii_case("retry-after") {
-                head.retry_after = Some(value.to_string());
-            }
         }
-        self.pos = end + 4;
-        Ok(head)
     }
 
     /// Exactly `n` body bytes into `out`.
@@ -574,42 +541,65 @@ impl Conn {
     }
 }
 
-/// How a streamed body ends.
-enum Framing {
-    /// This many bytes are left.
+/// What is left of a streamed body.
+enum Rest {
+    /// This many bytes.
     Length(u64),
-    /// Chunked: this many bytes are left in the current chunk (0: a chunk size comes next).
-    Chunk(u64),
-    /// Ended: the last chunk was read.
-    Done,
-    /// Delimited by the end of the connection.
+    /// Chunks, as far as the decoder has read them.
+    Chunked(ChunkedDecoder),
+    /// Everything until the connection closes.
     Close,
+    /// Nothing: the body ended.
+    Done,
 }
 
 /// The body of a streamed response (a watch), read as it arrives.
-pub struct Body {
-    conn: Conn,
-    framing: Framing,
-}
+pub struct Body(BodyOf<Io>);
 
 impl Read for Body {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+/// A streamed body over any byte source ([`Body`] is the pool's; [`stream_response`] replays).
+struct BodyOf<S> {
+    conn: Conn<S>,
+    rest: Rest,
+}
+
+impl<S: Read> BodyOf<S> {
+    /// The body that follows `head` on `conn`.
+    fn after(conn: Conn<S>, head: &Head) -> BodyOf<S> {
+        let rest = match head.body {
+            BodyLength::Empty => Rest::Done,
+            BodyLength::Length(n) => Rest::Length(n),
+            BodyLength::Chunked => Rest::Chunked(ChunkedDecoder::new()),
+            BodyLength::UntilClose => Rest::Close,
+        };
+        BodyOf { conn, rest }
+    }
+}
+
+impl<S: Read> Read for BodyOf<S> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let conn = &mut self.conn;
-        let left = match self.framing {
-            Framing::Done | Framing::Length(0) => return Ok(0),
-            Framing::Chunk(0) => match conn.chunk_size()? {
-                0 => {
-                    self.framing = Framing::Done;
+        let left = match &mut self.rest {
+            _ if buf.is_empty() => return Ok(0),
+            Rest::Done | Rest::Length(0) => return Ok(0),
+            Rest::Chunked(decoder) => match conn.chunk_step(decoder, buf.len())? {
+                Step::Data(n) => n as u64,
+                _ => {
+                    self.rest = Rest::Done;
                     return Ok(0);
                 }
-                n => n,
             },
-            Framing::Chunk(n) | Framing::Length(n) => n,
-            Framing::Close => u64::MAX,
+            Rest::Length(n) => *n,
+            Rest::Close => u64::MAX,
         };
         if conn.pos == conn.end {
             match conn.fill() {
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof && matches!(self.framing, Framing::Close) => return Ok(0),
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof && matches!(self.rest, Rest::Close) => return Ok(0),
                 other => other?,
             }
         }
@@ -617,16 +607,8 @@ impl Read for Body {
         let n = avail.len().min(buf.len()).min(usize::try_from(left).unwrap_or(usize::MAX));
         buf[..n].copy_from_slice(&avail[..n]);
         conn.pos += n;
-        let left = left - n as u64;
-        match self.framing {
-            Framing::Length(_) => self.framing = Framing::Length(left),
-            Framing::Chunk(_) => {
-                if left == 0 {
-                    conn.chunk_end()?;
-                }
-                self.framing = Framing::Chunk(left);
-            }
-            _ => {}
+        if let Rest::Length(left) = &mut self.rest {
+            *left -= n as u64;
         }
         Ok(n)
     }
@@ -635,10 +617,60 @@ impl Read for Body {
 /// What the response head says about the body and the connection.
 struct Head {
     code: u16,
-    length: Option<u64>,
-    chunked: bool,
+    body: BodyLength,
     close: bool,
     retry_after: Option<String>,
+}
+
+/// The response head at the front of `window` and its length; `None` while it is incomplete.
+/// httparse reads the status line and fields (obsolete line folding and a bare CR refused);
+/// [`http_framing`] refuses a bare LF and decides the body's framing as Go's client does.
+fn head_at(window: &[u8]) -> io::Result<Option<(Head, usize)>> {
+    let mut fields = [httparse::EMPTY_HEADER; MAX_HEAD_FIELDS];
+    let mut response = httparse::Response::new(&mut fields);
+    let len = match response.parse(window) {
+        Ok(httparse::Status::Complete(len)) if len <= MAX_HEAD_BYTES => len,
+        Ok(httparse::Status::Partial) if window.len() <= MAX_HEAD_BYTES => return Ok(None),
+        Ok(_) => return Err(framing_error(FramingError::HeadTooLong)),
+        Err(e) => return Err(framing_error(FramingError::Head(e))),
+    };
+    http_framing::require_crlf(&window[..len]).map_err(framing_error)?;
+    let (Some(minor), Some(code)) = (response.version, response.code) else {
+        return Err(framing_error(FramingError::Head(httparse::Error::Status)));
+    };
+    let framing = http_framing::response_framing(minor, code, response.headers).map_err(framing_error)?;
+    let retry_after = response
+        .headers
+        .iter()
+        .find(|f| f.name.eq_ignore_ascii_case("retry-after"))
+        .map(|f| String::from_utf8_lossy(f.value).into_owned());
+    Ok(Some((Head { code, body: framing.body, close: framing.close, retry_after }, len)))
+}
+
+/// A refused framing as an I/O error whose inner error is the [`FramingError`] (callers and tests
+/// can downcast to it).
+fn framing_error(e: FramingError) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
+}
+
+/// Read one response from `source` exactly as a pooled connection reads it: the head, then the
+/// body by its framing into `out` (cleared first, at most `limit` bytes); says whether the
+/// connection could carry another request. For tests and the `http_response` fuzz target.
+pub fn read_response<S: Read>(source: S, limit: u64, out: &mut Vec<u8>) -> io::Result<(Response, bool)> {
+    out.clear();
+    let mut conn = Conn::over(source);
+    let head = conn.response_head()?;
+    let (truncated, reusable) = conn.body(&head, limit, out)?;
+    Ok((Response { code: head.code, retry_after: head.retry_after, truncated }, reusable))
+}
+
+/// Read a response head from `source` as [`Pool::stream`] does and return its body as a stream
+/// (whatever the status). For tests and the `http_response` fuzz target.
+pub fn stream_response<S: Read>(source: S) -> io::Result<(Response, impl Read)> {
+    let mut conn = Conn::over(source);
+    let head = conn.response_head()?;
+    let response = Response { code: head.code, retry_after: head.retry_after.clone(), truncated: false };
+    Ok((response, BodyOf::after(conn, &head)))
 }
 
 fn invalid(what: &str) -> io::Error {
@@ -799,6 +831,208 @@ mod tests {
         let err = Pool::new(endpoint).exchange(GET, Duration::from_secs(5), 100, &mut Vec::new()).unwrap_err();
         assert!(matches!(&err, Failure::MaybeSent(e) if e.kind() == io::ErrorKind::UnexpectedEof), "{err:?}");
         server.join().unwrap();
+    }
+
+    /// The framing error inside a failed exchange.
+    fn framing_failure(failure: &Failure) -> Option<FramingError> {
+        match failure {
+            Failure::MaybeSent(e) => e.get_ref().and_then(|inner| inner.downcast_ref::<FramingError>()).cloned(),
+            Failure::NotSent(_) => None,
+        }
+    }
+
+    /// Every malformed or ambiguous response from a server on loopback fails the exchange with
+    /// a typed error (never a guess at where the body ends) and its connection is dropped. The
+    /// comment on each row says what Go's client (transfer.go, chunked.go, textproto) does.
+    #[test]
+    fn malformed_responses_are_typed_errors_and_the_connection_is_dropped() {
+        use httparse::Error as H;
+        let long_head: &'static str = Box::leak(format!("HTTP/1.1 200 OK\r\nX: {}\r\n\r\n", "a".repeat(70_000)).into_boxed_str());
+        let many_fields: &'static str = Box::leak(
+            format!("HTTP/1.1 200 OK\r\n{}Content-Length: 0\r\n\r\n", "X: y\r\n".repeat(MAX_HEAD_FIELDS)).into_boxed_str(),
+        );
+        let greedy: &'static str = Box::leak(
+            format!(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n{}0\r\n\r\n",
+                format!("1;{}\r\nX\r\n", "e".repeat(200)).repeat(200)
+            )
+            .into_boxed_str(),
+        );
+        let cases: &[(&str, &'static str, FramingError)] = &[
+            (
+                "differing lengths (Go: error)",
+                "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello",
+                FramingError::ConflictingContentLength,
+            ),
+            ("sign (Go: error)", "HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\nhello", FramingError::BadContentLength),
+            ("negative (Go: error)", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", FramingError::BadContentLength),
+            ("not digits (Go: error)", "HTTP/1.1 200 OK\r\nContent-Length: 5a\r\n\r\nhello", FramingError::BadContentLength),
+            ("empty (Go: error)", "HTTP/1.1 200 OK\r\nContent-Length: \r\n\r\n", FramingError::BadContentLength),
+            (
+                "past 2^63-1 (Go: error)",
+                "HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775808\r\n\r\n",
+                FramingError::BadContentLength,
+            ),
+            ("comma list (Go: error)", "HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\n\r\nhello", FramingError::BadContentLength),
+            ("on a 204 too (Go: error)", "HTTP/1.1 204 No Content\r\nContent-Length: x\r\n\r\n", FramingError::BadContentLength),
+            (
+                "unknown coding (Go: error)",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
+                FramingError::UnsupportedTransferEncoding,
+            ),
+            (
+                "coding list (Go: error)",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+                FramingError::UnsupportedTransferEncoding,
+            ),
+            (
+                "two coding lines (Go: error)",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                FramingError::UnsupportedTransferEncoding,
+            ),
+            (
+                "HTTP/1.0 coding (Go: ignores it)",
+                "HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                FramingError::TransferEncodingInHttp10,
+            ),
+            (
+                "obs-fold (Go: joins)",
+                "HTTP/1.1 200 OK\r\nX: a\r\n b\r\nContent-Length: 0\r\n\r\n",
+                FramingError::Head(H::HeaderName),
+            ),
+            ("bare LF (Go: accepts)", "HTTP/1.1 200 OK\nContent-Length: 0\n\n", FramingError::BareLf),
+            (
+                "bare CR (Go: error)",
+                "HTTP/1.1 200 OK\r\nX: a\rb\r\nContent-Length: 0\r\n\r\n",
+                FramingError::Head(H::HeaderValue),
+            ),
+            (
+                "NUL in a value (Go: error)",
+                "HTTP/1.1 200 OK\r\nX: a\0b\r\nContent-Length: 0\r\n\r\n",
+                FramingError::Head(H::HeaderValue),
+            ),
+            (
+                "space before the colon (Go: error)",
+                "HTTP/1.1 200 OK\r\nContent-Length : 0\r\n\r\n",
+                FramingError::Head(H::HeaderName),
+            ),
+            ("four-digit status (Go: error)", "HTTP/1.1 2000 OK\r\nContent-Length: 0\r\n\r\n", FramingError::Head(H::Status)),
+            ("not HTTP/1.x (Go: error)", "ICY 200 OK\r\nContent-Length: 0\r\n\r\n", FramingError::Head(H::Version)),
+            ("too many fields (Go: 10 MiB of head)", many_fields, FramingError::Head(H::TooManyHeaders)),
+            ("head over 64 KiB (Go: 10 MiB)", long_head, FramingError::HeadTooLong),
+            // Chunked bodies (chunked.go readChunkLine, parseHexUint, beginChunk).
+            (
+                "chunk line with bare LF (Go: error)",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n",
+                FramingError::ChunkLineBareLf,
+            ),
+            (
+                "chunk size with sign (Go: error)",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n+3\r\nabc\r\n0\r\n\r\n",
+                FramingError::BadChunkSize,
+            ),
+            (
+                "empty chunk size (Go: error)",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\nabc\r\n0\r\n\r\n",
+                FramingError::EmptyChunkSize,
+            ),
+            (
+                "CR in a chunk line (Go: error)",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;a\rb\r\nabc\r\n0\r\n\r\n",
+                FramingError::ChunkLineCr,
+            ),
+            (
+                "chunk of 17 digits (Go: error)",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n00000000000000003\r\nabc\r\n0\r\n\r\n",
+                FramingError::ChunkSizeTooLarge,
+            ),
+            (
+                "data not ended by CRLF (Go: error)",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n0\r\n\r\n",
+                FramingError::ChunkDataNotEnded,
+            ),
+            (
+                "trailer with bare LF (Go: accepts)",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: 1\n\r\n",
+                FramingError::BareLf,
+            ),
+            ("extensions far beyond the data (Go: error)", greedy, FramingError::ChunkOverhead),
+        ];
+        for (name, reply, want) in cases {
+            let (endpoint, server) = serve(vec![reply], 1);
+            let pool = Pool::new(endpoint);
+            let mut out = Vec::new();
+            let failure = pool.exchange(GET, Duration::from_secs(5), 1 << 20, &mut out).expect_err(name);
+            assert_eq!(framing_failure(&failure).as_ref(), Some(want), "{name}: {failure:?}");
+            assert!(pool.idle.lock().unwrap().is_empty(), "{name}: the connection was kept");
+            server.join().unwrap();
+        }
+    }
+
+    /// What Go's client accepts and so must this one, with the connection kept or not as Go
+    /// (or, for a length beside a coding, more cautiously) decides.
+    #[test]
+    fn well_framed_responses_are_read_and_kept_as_go_keeps_them() {
+        let cases: &[(&str, &'static str, &[u8], bool)] = &[
+            ("identical lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\nok", b"ok", true),
+            (
+                "close in a token list",
+                "HTTP/1.1 200 OK\r\nConnection: keep-alive, close\r\nContent-Length: 2\r\n\r\nok",
+                b"ok",
+                false,
+            ),
+            ("HTTP/1.0 keep-alive", "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok", b"ok", true),
+            ("HTTP/1.0", "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", b"ok", false),
+            (
+                "coding beside a length: the coding wins",
+                "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+                b"ok",
+                false,
+            ),
+            (
+                "trailer fields",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2;x=1\r\nok\r\n0\r\nT: 1\r\n\r\n",
+                b"ok",
+                true,
+            ),
+            ("no reason phrase", "HTTP/1.1 200\r\nContent-Length: 2\r\n\r\nok", b"ok", true),
+            ("a 304 with a length", "HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n", b"", true),
+        ];
+        for (name, reply, body, kept) in cases {
+            let (endpoint, server) = serve(vec![reply], 1);
+            let pool = Pool::new(endpoint);
+            let mut out = Vec::new();
+            pool.exchange(GET, Duration::from_secs(5), 100, &mut out).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            assert_eq!((out.as_slice(), pool.idle.lock().unwrap().len() == 1), (*body, *kept), "{name}");
+            drop(pool);
+            server.join().unwrap();
+        }
+    }
+
+    /// A watch body streams through the same decoder: chunks as they arrive, a framing error as a
+    /// typed read error, and replaying the same bytes gives the same result as the pool.
+    #[test]
+    fn streamed_bodies_decode_chunks_and_refuse_bad_framing() {
+        let (endpoint, server) =
+            serve(vec!["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7\r\n{\"a\":1}\r\n2\r\n\n\n\r\n0\r\n\r\n"], 1);
+        let pool = Pool::new(endpoint);
+        let (response, body) = pool.stream(GET, Duration::from_secs(5), None, 100, &mut Vec::new()).unwrap();
+        let mut text = String::new();
+        body.expect("2xx streams").read_to_string(&mut text).unwrap();
+        assert_eq!((response.code, text.as_str()), (200, "{\"a\":1}\n\n"));
+        server.join().unwrap();
+
+        let bad: &[u8] = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n+1\r\nx\r\n0\r\n\r\n";
+        let (_, mut body) = stream_response(bad).unwrap();
+        let mut data = Vec::new();
+        let err = body.read_to_end(&mut data).unwrap_err();
+        assert_eq!(err.get_ref().and_then(|e| e.downcast_ref::<FramingError>()), Some(&FramingError::BadChunkSize));
+        assert_eq!(data, b"ok");
+        let err = read_response(bad, 100, &mut data).unwrap_err();
+        assert_eq!(err.get_ref().and_then(|e| e.downcast_ref::<FramingError>()), Some(&FramingError::BadChunkSize));
+        // Cut short: the end of the stream before the last chunk is an error, not an end.
+        let (_, mut body) = stream_response(&b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n"[..]).unwrap();
+        assert_eq!(body.read_to_end(&mut Vec::new()).unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
     }
 
     /// A `CONNECT` proxy on loopback for one connection: it records the request head, answers

@@ -258,10 +258,13 @@ struct ContextEntry {
 fn base64_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
     match Option::<String>::deserialize(d)? {
         None => Ok(None),
-        Some(text) if text.trim().is_empty() => Ok(None),
-        Some(text) => {
-            base64::decode(text.as_bytes()).map(Some).map_err(|e| serde::de::Error::custom(format!("invalid base64: {e}")))
-        }
+        // Decoded as Go's `encoding/json` decodes a `[]byte` field; nothing decoded is unset,
+        // as client-go reads an empty `*Data` field.
+        Some(text) => match base64::decode(text.as_bytes()) {
+            Ok(bytes) if bytes.is_empty() => Ok(None),
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) => Err(serde::de::Error::custom(format!("invalid base64: {e}"))),
+        },
     }
 }
 
@@ -638,7 +641,7 @@ mod tests {
         );
         let msg = err_text(load_kubeconfig(&path, None));
         let expected =
-            format!("{}: users[0].user.client-key-data: invalid base64: invalid character '_' at offset 3", path.display());
+            format!("{}: users[0].user.client-key-data: invalid base64: illegal base64 data at input byte 3", path.display());
         assert!(msg.starts_with(&expected), "{msg}");
     }
 

@@ -18,7 +18,7 @@
 //! neither CA signed, so such a client sees a TLS alert instead of a 401.
 
 use super::identity::UserInfo;
-use super::x509::subject;
+use super::x509::{subject, Subject};
 use super::ServeError;
 use rustls::pki_types::{CertificateDer, UnixTime};
 use rustls::server::danger::ClientCertVerifier;
@@ -136,15 +136,22 @@ impl ClientAuth {
                     None => Err("x509: unreadable subject".to_string()),
                 }
             });
-        let client = self.client_ca.as_ref().map(|v| match (v.verify_client_cert(end, intermediates, now), &subject) {
-            (Ok(_), Some(s)) => {
-                Ok(authenticated(s.common_name.clone(), String::new(), s.organizations.clone(), Default::default()))
-            }
-            (Ok(_), None) => Err("x509: unreadable subject".to_string()),
-            (Err(e), _) => Err(format!("verifying certificate failed: {e}")),
+        let client = self.client_ca.as_ref().and_then(|v| match (v.verify_client_cert(end, intermediates, now), &subject) {
+            (Ok(_), Some(s)) => common_name_user(s).map(Ok),
+            // Go's crypto/tls would have refused the certificate while parsing it.
+            (Ok(_), None) => Some(Err("x509: unreadable subject".to_string())),
+            (Err(e), _) => Some(Err(format!("verifying certificate failed: {e}"))),
         });
         Peer { front_proxy, client, front_proxy_options: self.front_proxy.as_ref().map(|(_, o)| o.clone()) }
     }
+}
+
+/// `x509.CommonNameUserConversion` (k8s.io/apiserver/pkg/authentication/request/x509/x509.go):
+/// the user is the subject's common name and its groups the organisations; a certificate
+/// without a common name identifies nobody (and is no error: the bearer token may still).
+fn common_name_user(s: &Subject) -> Option<UserInfo> {
+    (!s.common_name.is_empty())
+        .then(|| authenticated(s.common_name.clone(), String::new(), s.organizations.clone(), Default::default()))
 }
 
 /// What one connection's certificate proves; each request is then identified with its headers.
@@ -257,6 +264,16 @@ mod tests {
 
     /// `headerrequest` `TestRequestHeader` cases: first user header with a value wins, groups
     /// from every value, extras lower-cased and unescaped.
+    #[test]
+    fn the_common_name_is_the_user_and_organisations_the_groups() {
+        let s =
+            |cn: &str, o: &[&str]| Subject { common_name: cn.into(), organizations: o.iter().map(|x| x.to_string()).collect() };
+        let user = common_name_user(&s("jane", &["dev", "ops"])).expect("a user");
+        assert_eq!(user.username, "jane");
+        assert_eq!(user.groups, ["dev", "ops", "system:authenticated"]);
+        assert_eq!(common_name_user(&s("", &["system:masters"])), None, "no common name, no identity");
+    }
+
     #[test]
     fn request_headers_name_the_user() {
         let opts = RequestHeaderOptions::upstream_defaults();

@@ -158,7 +158,7 @@ pub fn route(state: &HealthState, authz: &dyn Authorizer, allow: &AllowPaths, re
             run_checks(&state.readyz, "readyz", verbose, &excluded)
         }
         "/metrics" => {
-            crate::shell::process_metrics::collect(&state.metrics);
+            crate::shell::process::metrics::collect(&state.metrics);
             Response::text(200, state.metrics.render()).with_type("text/plain; version=0.0.4; charset=utf-8")
         }
         "/configz" => {
@@ -723,7 +723,7 @@ mod tests {
         assert_eq!(closed, [true, true], "slow clients still connected after 2000 bytes");
         // The slots are free again: a normal client is served.
         let mut ok = TcpStream::connect(addr).expect("connect");
-        ok.write_all(b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n").expect("write");
+        ok.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").expect("write");
         let mut out = String::new();
         ok.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
         ok.read_to_string(&mut out).expect("read");

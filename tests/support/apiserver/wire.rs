@@ -3,6 +3,9 @@
 //! order (`kind`, `apiVersion`, `metadata`, `spec`, `status`, ...) rather than alphabetically.
 //! Also the URL-safe base64 used by `continue` tokens and the standard one used by kubeconfigs.
 
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::DecodePaddingMode;
+use base64::Engine;
 use serde_json::Value;
 
 /// Keys that Go structs emit first, in this order; all others follow alphabetically. (These
@@ -104,49 +107,27 @@ pub fn encode_line(value: &Value) -> Vec<u8> {
     encode(value, false)
 }
 
-const STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-fn b64(input: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
-    let mut out = String::new();
-    for chunk in input.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, b)| acc | (u32::from(*b) << (16 - 8 * i)));
-        for i in 0..=chunk.len() {
-            out.push(char::from(alphabet[((n >> (18 - 6 * i)) & 63) as usize]));
-        }
-        if pad {
-            for _ in chunk.len()..3 {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
+/// Go's `base64.RawURLEncoding` (continue tokens): URL-safe alphabet, no padding, unused low
+/// bits of the last character ignored.
+const RAW_URL: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::URL_SAFE,
+    GeneralPurposeConfig::new()
+        .with_encode_padding(false)
+        .with_decode_padding_mode(DecodePaddingMode::RequireNone)
+        .with_decode_allow_trailing_bits(true),
+);
 
 /// Standard padded base64 (kubeconfig `*-data` fields).
 pub fn base64_std(input: &[u8]) -> String {
-    b64(input, STD, true)
+    base64::engine::general_purpose::STANDARD.encode(input)
 }
 
 /// Unpadded URL-safe base64 (Go `base64.RawURLEncoding`, as in continue tokens).
 pub fn base64_url(input: &[u8]) -> String {
-    b64(input, URL, false)
+    RAW_URL.encode(input)
 }
 
-/// Decode unpadded or padded URL-safe base64; `None` on any invalid character.
+/// Decode as Go's `base64.RawURLEncoding.DecodeString`; `None` where Go errs.
 pub fn base64_url_decode(input: &str) -> Option<Vec<u8>> {
-    let mut bits = 0u32;
-    let mut nbits = 0;
-    let mut out = Vec::new();
-    for c in input.bytes().filter(|c| *c != b'=') {
-        let v = URL.iter().position(|a| *a == c)? as u32;
-        bits = (bits << 6) | v;
-        nbits += 6;
-        if nbits >= 8 {
-            nbits -= 8;
-            out.push((bits >> nbits) as u8);
-            bits &= (1 << nbits) - 1;
-        }
-    }
-    Some(out)
+    RAW_URL.decode(input).ok()
 }

@@ -33,8 +33,11 @@ pub enum Style {
     Both,
 }
 
-/// Every function the v1.35 stored-expression environment of DRA selectors declares (beyond
-/// operators and macros), with its call style and, where every overload agrees, its result type.
+/// Every function of the v1.35 stored-expression environment of DRA selectors that this
+/// environment implements (beyond operators and macros), with its call style and, where every
+/// overload agrees, its result type. Not implemented, so rejected at compile time as undeclared:
+/// the URL library (`url`, `isURL`, `getScheme`, …) and the Format library (`format.named`,
+/// `format.dns1123Label()`, `validate`), which no device selector has a use for.
 /// Sources: cel-go's standard library and `ext` libraries at the versions `base.go` pins, and
 /// `staging/src/k8s.io/apiserver/pkg/cel/library/*.go` (see [`super::env`]).
 pub const DECLARED: &[(&str, Style, Option<&str>)] = &[
@@ -48,22 +51,10 @@ pub const DECLARED: &[(&str, Style, Option<&str>)] = &[
     ("bool", Style::Global, Some("bool")),
     ("dyn", Style::Global, None),
     ("type", Style::Global, Some("type")),
-    ("duration", Style::Global, Some("google.protobuf.Duration")),
-    ("timestamp", Style::Global, Some("google.protobuf.Timestamp")),
     ("matches", Style::Both, Some("bool")),
     ("contains", Style::Member, Some("bool")),
     ("startsWith", Style::Member, Some("bool")),
     ("endsWith", Style::Member, Some("bool")),
-    ("getFullYear", Style::Member, Some("int")),
-    ("getMonth", Style::Member, Some("int")),
-    ("getDayOfYear", Style::Member, Some("int")),
-    ("getDayOfMonth", Style::Member, Some("int")),
-    ("getDate", Style::Member, Some("int")),
-    ("getDayOfWeek", Style::Member, Some("int")),
-    ("getHours", Style::Member, Some("int")),
-    ("getMinutes", Style::Member, Some("int")),
-    ("getSeconds", Style::Member, Some("int")),
-    ("getMilliseconds", Style::Member, Some("int")),
     // Optional types (cel.OptionalTypes).
     ("optional.of", Style::Global, None),
     ("optional.ofNonZeroValue", Style::Global, None),
@@ -107,15 +98,6 @@ pub const DECLARED: &[(&str, Style, Option<&str>)] = &[
     // library.Regex.
     ("find", Style::Member, Some("string")),
     ("findAll", Style::Member, None),
-    // library.URLs.
-    ("url", Style::Global, Some("kubernetes.URL")),
-    ("isURL", Style::Global, Some("bool")),
-    ("getScheme", Style::Member, Some("string")),
-    ("getHost", Style::Member, Some("string")),
-    ("getHostname", Style::Member, Some("string")),
-    ("getPort", Style::Member, Some("string")),
-    ("getEscapedPath", Style::Member, Some("string")),
-    ("getQuery", Style::Member, None),
     // library.Quantity (`sign` is declared with cel.Overload, a global function).
     ("quantity", Style::Global, Some("kubernetes.Quantity")),
     ("isQuantity", Style::Global, Some("bool")),
@@ -150,18 +132,12 @@ pub const DECLARED: &[(&str, Style, Option<&str>)] = &[
     ("containsCIDR", Style::Member, Some("bool")),
     ("masked", Style::Member, Some("net.CIDR")),
     ("prefixLength", Style::Member, Some("int")),
-    // library.Format.
-    ("format.named", Style::Global, None),
-    ("validate", Style::Member, None),
 ];
 
 /// Identifiers that name types (cel-go declares them as type values).
 const TYPE_IDENTS: &[&str] = &["int", "uint", "double", "string", "bytes", "bool", "list", "map", "null_type", "type", "dyn"];
 
 pub(super) fn declared(name: &str) -> Option<(Style, Option<&'static str>)> {
-    if name.strip_prefix("format.").is_some_and(|f| super::libs::format::NAMES.contains(&f)) {
-        return Some((Style::Global, None));
-    }
     DECLARED.iter().find(|(n, _, _)| *n == name).map(|(_, s, t)| (*s, *t))
 }
 

@@ -235,6 +235,7 @@ impl Estimator {
         let size = |i: usize| shapes.get(i).and_then(|s: &Shape| s.size());
         let name = call.func_name.as_str();
         let (own, out): (Option<u64>, Shape) = match name {
+            operators::NOT_STRICTLY_FALSE => (Some(1), Shape::Sized(1)),
             operators::LOGICAL_AND | operators::LOGICAL_OR | operators::LOGICAL_NOT | operators::CONDITIONAL => {
                 let out = if name == operators::CONDITIONAL {
                     match (shapes.get(1), shapes.get(2)) {

@@ -38,28 +38,22 @@ fn split_qualified<'a>(name: &'a str, driver: &'a str) -> (&'a str, &'a str) {
     }
 }
 
-/// One entry of an inner map.
-#[derive(Debug)]
-struct Entry<'a> {
-    id: CelString<'a>,
-    value: Box<dyn Val + 'a>,
-}
-
-/// One domain: its name and its entries, in the order the device lists them.
+/// One domain: its name and its ids, in the order the device lists them (what iteration and
+/// `size()` need; values are read from the device on lookup).
 #[derive(Debug)]
 struct Domain<'a> {
     name: CelString<'a>,
-    entries: Vec<Entry<'a>>,
+    ids: Vec<CelString<'a>>,
 }
 
-/// The device with its maps built on first use.
+/// The device: values are looked up in it directly; the grouped maps are built on first use
+/// by iteration or `size()`.
 #[derive(Debug)]
 pub struct Prepared<'a> {
     device: &'a CelDevice<'a>,
     versions: Vec<Semver>,
     attributes: OnceLock<Vec<Domain<'a>>>,
     capacity: OnceLock<Vec<Domain<'a>>>,
-    empty: Vec<Entry<'a>>,
 }
 
 impl<'a> Prepared<'a> {
@@ -72,55 +66,83 @@ impl<'a> Prepared<'a> {
                 versions.push(parsed);
             }
         }
-        Ok(Prepared { device, versions, attributes: OnceLock::new(), capacity: OnceLock::new(), empty: Vec::new() })
+        Ok(Prepared { device, versions, attributes: OnceLock::new(), capacity: OnceLock::new() })
     }
 
     fn attributes(&self) -> &[Domain<'a>] {
-        self.attributes.get_or_init(|| {
-            let mut versions = self.versions.iter();
-            let entries = self.device.attributes.iter().map(|(name, value)| {
-                let v: Box<dyn Val + 'a> = match value {
-                    AttributeValue::Int(i) => Box::new(CelInt::from(*i)),
-                    AttributeValue::Bool(b) => Box::new(CelBool::from(*b)),
-                    AttributeValue::String(s) => Box::new(CelString::from(*s)),
-                    AttributeValue::Version(_) => match versions.next() {
-                        Some(v) => Box::new(v.clone()),
-                        None => Box::new(CelBool::from(false)),
-                    },
-                };
-                (*name, v)
-            });
-            group(entries, self.device.driver)
-        })
+        self.attributes.get_or_init(|| group(self.device.attributes.iter().map(|(n, _)| *n), self.device.driver))
+    }
+
+    /// `domain` as the device spells it (a slice of one of its names, or its driver), if the
+    /// device has entries in that domain.
+    fn find_domain(&self, kind: MapKind, domain: &str) -> Option<&'a str> {
+        let driver = self.device.driver;
+        let found = |name: &'a str| {
+            let (d, _) = split_qualified(name, driver);
+            (d == domain).then_some(d)
+        };
+        match kind {
+            MapKind::Attributes => self.device.attributes.iter().find_map(|(n, _)| found(n)),
+            MapKind::Capacity => self.device.capacity.iter().find_map(|(n, _)| found(n)),
+        }
+    }
+
+    /// The value of `domain`/`id`, read from the device directly (the first entry of that name,
+    /// as the grouped maps keep it).
+    fn lookup<'p, 'v>(&'p self, kind: MapKind, domain: &str, id: &str) -> Option<CowVal<'p, 'v>>
+    where
+        'a: 'v,
+    {
+        let driver = self.device.driver;
+        let matches = |name: &str| split_qualified(name, driver) == (domain, id);
+        match kind {
+            MapKind::Attributes => {
+                let mut version = 0;
+                for (name, value) in self.device.attributes {
+                    if matches(name) {
+                        return Some(match value {
+                            AttributeValue::Int(i) => CowVal::owned(CelInt::from(*i)),
+                            AttributeValue::Bool(b) => CowVal::owned(CelBool::from(*b)),
+                            AttributeValue::String(s) => CowVal::owned(CelString::from(*s)),
+                            AttributeValue::Version(_) => CowVal::Borrowed(self.versions.get(version)?),
+                        });
+                    }
+                    if matches!(value, AttributeValue::Version(_)) {
+                        version += 1;
+                    }
+                }
+                None
+            }
+            MapKind::Capacity => self
+                .device
+                .capacity
+                .iter()
+                .find(|(name, _)| matches(name))
+                .map(|(_, q)| CowVal::owned(CelQuantity::from_device(q))),
+        }
     }
 
     fn capacity(&self) -> &[Domain<'a>] {
-        self.capacity.get_or_init(|| {
-            let entries = self.device.capacity.iter().map(|(name, q)| {
-                let v: Box<dyn Val + 'a> = Box::new(CelQuantity::from_device(q));
-                (*name, v)
-            });
-            group(entries, self.device.driver)
-        })
+        self.capacity.get_or_init(|| group(self.device.capacity.iter().map(|(n, _)| *n), self.device.driver))
     }
 }
 
-/// Groups qualified entries by domain, domains sorted (Go's map order is random; sorted is one
-/// of its orders and deterministic). A name listed twice keeps its first value.
-fn group<'a>(entries: impl IntoIterator<Item = (&'a str, Box<dyn Val + 'a>)>, driver: &'a str) -> Vec<Domain<'a>> {
+/// Groups qualified names by domain, domains sorted (Go's map order is random; sorted is one
+/// of its orders and deterministic). A name listed twice counts once.
+fn group<'a>(names: impl IntoIterator<Item = &'a str>, driver: &'a str) -> Vec<Domain<'a>> {
     let mut domains: Vec<Domain<'a>> = Vec::new();
-    for (name, value) in entries {
+    for name in names {
         let (domain, id) = split_qualified(name, driver);
         let d = match domains.iter().position(|d| d.name.inner() == domain) {
             Some(i) => &mut domains[i],
             None => {
-                domains.push(Domain { name: CelString::from(domain), entries: Vec::new() });
+                domains.push(Domain { name: CelString::from(domain), ids: Vec::new() });
                 let last = domains.len() - 1;
                 &mut domains[last]
             }
         };
-        if !d.entries.iter().any(|e| e.id.inner() == id) {
-            d.entries.push(Entry { id: CelString::from(id), value });
+        if !d.ids.iter().any(|e| e.inner() == id) {
+            d.ids.push(CelString::from(id));
         }
     }
     domains.sort_by(|a, b| a.name.inner().cmp(b.name.inner()));
@@ -131,6 +153,17 @@ fn key_str(key: &dyn Val) -> Result<&str, ExecutionError> {
     key.downcast_ref::<CelString>()
         .map(|s| s.inner())
         .ok_or_else(|| ExecutionError::UnexpectedType { got: key.get_type().name().to_owned(), want: "string".to_owned() })
+}
+
+/// Resolves the one variable of the environment, `device` (no per-evaluation variable table).
+pub struct DeviceResolver<'p, 'a> {
+    pub prepared: &'p Prepared<'a>,
+}
+
+impl cel::context::VariableResolver for DeviceResolver<'_, '_> {
+    fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        (variable == "device").then(|| CowVal::owned(DeviceVal { prepared: self.prepared }))
+    }
 }
 
 /// The `device` variable.
@@ -186,6 +219,74 @@ impl<'p, 'a> Indexer for DeviceVal<'p, 'a> {
     }
 }
 
+/// `Val` for the map proxies: a CEL `map` with lookup, `in`, iteration and `size()`, equal to
+/// any map with the same entries.
+macro_rules! map_proxy_val {
+    ($proxy:ident) => {
+        impl<'p, 'a> Val for $proxy<'p, 'a> {
+            fn get_type(&self) -> &Type {
+                &MAP_TYPE
+            }
+
+            fn cel_type() -> &'static Type {
+                &MAP_TYPE
+            }
+
+            fn as_indexer<'b, 'v>(&'b self) -> Option<&'b (dyn Indexer + 'v)>
+            where
+                Self: 'v,
+            {
+                Some(self)
+            }
+
+            fn as_container(&self) -> Option<&dyn Container> {
+                Some(self)
+            }
+
+            fn as_iterable<'b, 'v>(&'b self) -> Option<&'b (dyn Iterable + 'v)>
+            where
+                Self: 'v,
+            {
+                Some(self)
+            }
+
+            fn as_sizer(&self) -> Option<&dyn Sizer> {
+                Some(self)
+            }
+
+            fn equals(&self, other: &dyn Val) -> bool {
+                maps_equal(self, other)
+            }
+
+            fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v>
+            where
+                Self: 'v,
+            {
+                Box::new(*self)
+            }
+        }
+    };
+}
+
+/// CEL map equality: the same size, and every key of `a` maps to an equal value in `b`.
+fn maps_equal(a: &dyn Val, b: &dyn Val) -> bool {
+    let size = |v: &dyn Val| v.as_sizer().map(|s| *s.size().inner());
+    if b.get_type() != &MAP_TYPE || size(a).is_none() || size(a) != size(b) {
+        return false;
+    }
+    let (Some(keys), Some(ia), Some(ib)) = (a.as_iterable(), a.as_indexer(), b.as_indexer()) else {
+        return false;
+    };
+    let mut iter = keys.iter();
+    while let Some(k) = iter.next() {
+        match (ia.get(k), ib.get(k)) {
+            (Ok(x), Ok(y)) if x.equals(y.as_ref()) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum MapKind {
     Attributes,
@@ -208,56 +309,15 @@ impl<'p, 'a> Outer<'p, 'a> {
     }
 }
 
-impl<'p, 'a> Val for Outer<'p, 'a> {
-    fn get_type(&self) -> &Type {
-        &MAP_TYPE
-    }
-
-    fn cel_type() -> &'static Type {
-        &MAP_TYPE
-    }
-
-    fn as_indexer<'b, 'v>(&'b self) -> Option<&'b (dyn Indexer + 'v)>
-    where
-        Self: 'v,
-    {
-        Some(self)
-    }
-
-    fn as_container(&self) -> Option<&dyn Container> {
-        Some(self)
-    }
-
-    fn as_iterable<'b, 'v>(&'b self) -> Option<&'b (dyn Iterable + 'v)>
-    where
-        Self: 'v,
-    {
-        Some(self)
-    }
-
-    fn as_sizer(&self) -> Option<&dyn Sizer> {
-        Some(self)
-    }
-
-    fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v>
-    where
-        Self: 'v,
-    {
-        Box::new(*self)
-    }
-}
+map_proxy_val!(Outer);
 
 impl<'p, 'a> Indexer for Outer<'p, 'a> {
     fn get<'b, 'v>(&'b self, idx: &dyn Val) -> Result<CowVal<'b, 'v>, ExecutionError>
     where
         Self: 'v,
     {
-        let domain = key_str(idx)?;
-        let entries: &'p [Entry<'a>] = match self.domains().iter().find(|d| d.name.inner() == domain) {
-            Some(d) => &d.entries,
-            None => &self.prepared.empty,
-        };
-        Ok(CowVal::owned(Inner { entries }))
+        let domain = self.prepared.find_domain(self.kind, key_str(idx)?);
+        Ok(CowVal::owned(Inner { prepared: self.prepared, kind: self.kind, domain }))
     }
 
     fn steal<'v>(self: Box<Self>, idx: &dyn Val) -> Result<Box<dyn Val + 'v>, ExecutionError>
@@ -270,8 +330,7 @@ impl<'p, 'a> Indexer for Outer<'p, 'a> {
 
 impl Container for Outer<'_, '_> {
     fn contains(&self, value: &dyn Val) -> Result<bool, ExecutionError> {
-        let domain = key_str(value)?;
-        Ok(self.domains().iter().any(|d| d.name.inner() == domain))
+        Ok(self.prepared.find_domain(self.kind, key_str(value)?).is_some())
     }
 }
 
@@ -303,57 +362,28 @@ impl<'p, 'a> Iterable for Outer<'p, 'a> {
 /// One domain's map: id → value.
 #[derive(Debug, Clone, Copy)]
 struct Inner<'p, 'a> {
-    entries: &'p [Entry<'a>],
+    prepared: &'p Prepared<'a>,
+    kind: MapKind,
+    /// The domain, `None` when the device has nothing in it (an empty map).
+    domain: Option<&'a str>,
 }
 
-impl<'p, 'a> Val for Inner<'p, 'a> {
-    fn get_type(&self) -> &Type {
-        &MAP_TYPE
-    }
-
-    fn cel_type() -> &'static Type {
-        &MAP_TYPE
-    }
-
-    fn as_indexer<'b, 'v>(&'b self) -> Option<&'b (dyn Indexer + 'v)>
-    where
-        Self: 'v,
-    {
-        Some(self)
-    }
-
-    fn as_container(&self) -> Option<&dyn Container> {
-        Some(self)
-    }
-
-    fn as_iterable<'b, 'v>(&'b self) -> Option<&'b (dyn Iterable + 'v)>
-    where
-        Self: 'v,
-    {
-        Some(self)
-    }
-
-    fn as_sizer(&self) -> Option<&dyn Sizer> {
-        Some(self)
-    }
-
-    fn equals(&self, other: &dyn Val) -> bool {
-        // Equal to another map with the same entries (only empty maps can be written in a
-        // selector's type environment, `{}`).
-        other.as_sizer().is_some_and(|s| *s.size().inner() == self.entries.len() as i64)
-            && other.get_type() == &MAP_TYPE
-            && other
-                .as_indexer()
-                .is_some_and(|ix| self.entries.iter().all(|e| ix.get(&e.id).is_ok_and(|v| e.value.equals(v.as_ref()))))
-    }
-
-    fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v>
-    where
-        Self: 'v,
-    {
-        Box::new(*self)
+impl<'p, 'a> Inner<'p, 'a> {
+    /// The domain's entries, from the grouped maps (built on first use: only iteration and
+    /// `size()` need them).
+    fn ids(&self) -> &'p [CelString<'a>] {
+        let Some(domain) = self.domain else {
+            return &[];
+        };
+        let domains = match self.kind {
+            MapKind::Attributes => self.prepared.attributes(),
+            MapKind::Capacity => self.prepared.capacity(),
+        };
+        domains.iter().find(|d| d.name.inner() == domain).map_or(&[], |d| d.ids.as_slice())
     }
 }
+
+map_proxy_val!(Inner);
 
 impl<'p, 'a> Indexer for Inner<'p, 'a> {
     fn get<'b, 'v>(&'b self, idx: &dyn Val) -> Result<CowVal<'b, 'v>, ExecutionError>
@@ -361,10 +391,7 @@ impl<'p, 'a> Indexer for Inner<'p, 'a> {
         Self: 'v,
     {
         let id = key_str(idx)?;
-        match self.entries.iter().find(|e| e.id.inner() == id) {
-            Some(e) => Ok(CowVal::Borrowed(e.value.as_ref())),
-            None => Err(ExecutionError::no_such_key(id)),
-        }
+        self.domain.and_then(|d| self.prepared.lookup(self.kind, d, id)).ok_or_else(|| ExecutionError::no_such_key(id))
     }
 
     fn steal<'v>(self: Box<Self>, idx: &dyn Val) -> Result<Box<dyn Val + 'v>, ExecutionError>
@@ -378,23 +405,23 @@ impl<'p, 'a> Indexer for Inner<'p, 'a> {
 impl Container for Inner<'_, '_> {
     fn contains(&self, value: &dyn Val) -> Result<bool, ExecutionError> {
         let id = key_str(value)?;
-        Ok(self.entries.iter().any(|e| e.id.inner() == id))
+        Ok(self.domain.is_some_and(|d| self.prepared.lookup(self.kind, d, id).is_some()))
     }
 }
 
 impl Sizer for Inner<'_, '_> {
     fn size(&self) -> CelInt {
-        CelInt::from(self.entries.len() as i64)
+        CelInt::from(self.ids().len() as i64)
     }
 }
 
 struct IdIter<'b, 'a> {
-    rest: std::slice::Iter<'b, Entry<'a>>,
+    rest: std::slice::Iter<'b, CelString<'a>>,
 }
 
 impl<'b, 'a: 'v, 'v> CelIterator<'b, 'v> for IdIter<'b, 'a> {
     fn next(&mut self) -> Option<&'b (dyn Val + 'v)> {
-        self.rest.next().map(|e| &e.id as &dyn Val)
+        self.rest.next().map(|id| id as &dyn Val)
     }
 }
 
@@ -403,6 +430,6 @@ impl<'p, 'a> Iterable for Inner<'p, 'a> {
     where
         Self: 'v,
     {
-        Box::new(IdIter { rest: self.entries.iter() })
+        Box::new(IdIter { rest: self.ids().iter() })
     }
 }

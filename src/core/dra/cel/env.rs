@@ -18,6 +18,11 @@
 //! The `cel` crate supplies the parser, the standard library, the strings and lists extensions
 //! and the interpreter; [`super::libs`] adds what it lacks, and [`super::check`] rejects what the
 //! upstream environment does not declare.
+//!
+//! Not implemented (rejected at compile time as undeclared, see [`super::check::DECLARED`]):
+//! `library.URLs`, `library.Format`, and the standard library's
+//! `timestamp`/`duration` functions (the crate's `chrono` feature is off to keep its time-zone
+//! database out of the binary).
 
 use std::sync::{Arc, OnceLock};
 

@@ -119,7 +119,7 @@ pub fn compile(expression: &str, features: CelFeatures) -> Result<CompiledSelect
         .map_err(|e| CelError::compile(errors::render_parse_errors(expression, &e)))?;
     check::check(expression, &program, &info)?;
     let mut program = program;
-    libs::regex::redirect_matches(&mut program);
+    libs::lower(&mut program);
     let max_cost = cost::estimate(&program);
     let metered = if max_cost > SELECTOR_MAX_COST { Some(cost::instrument(&program)) } else { None };
     Ok(CompiledSelector { expression: expression.to_string(), program, metered, max_cost })
@@ -143,8 +143,9 @@ impl CompiledSelector {
         let env =
             env::shared().as_ref().map_err(|e| CelError::internal(format!("unexpected error loading CEL environment: {e}")))?;
         let prepared = device::Prepared::new(device).map_err(CelError::evaluation)?;
+        let resolver = device::DeviceResolver { prepared: &prepared };
         let mut ctx = Context::with_env(Arc::clone(env));
-        ctx.add_variable_as_val("device", Box::new(device::DeviceVal { prepared: &prepared }));
+        ctx.set_variable_resolver(&resolver);
         let result = match &self.metered {
             None => Value::resolve_val(&self.program, &ctx),
             Some(metered) => cost::Meter::run(SELECTOR_MAX_COST, || Value::resolve_val(metered, &ctx)),

@@ -222,3 +222,183 @@ fn upstream_allow_multiple_allocations() {
     ok(&Dev::new(DRA).multi(Some(false)), "device.allowMultipleAllocations == false", true);
     // "..._false"
 }
+
+/// Expressions over the library functions that must all hold (the examples of the libraries'
+/// documentation, `staging/src/k8s.io/apiserver/pkg/cel/library/*.go` and cel-go's `ext`
+/// package docs, v1.35).
+#[test]
+fn library_examples_hold() {
+    let dev = Dev::new(DRA);
+    for expression in [
+        // quantity.go
+        r#"quantity("50000000G").isInteger()"#,
+        r#"quantity("50k").asInteger() == 50000"#,
+        r#"!quantity("9999999999999999999999999999999999999G").isInteger()"#,
+        r#"quantity("50k").sub(20000).asApproximateFloat() == 30000.0"#,
+        r#"quantity("50k").add(quantity("20k")) == quantity("70k")"#,
+        r#"quantity("50k").add(20) == quantity("50020")"#,
+        r#"quantity("50k").add(20).sub(quantity("100k")).sub(-50000) == quantity("20")"#,
+        r#"quantity("200M").compareTo(quantity("0.2G")) == 0"#,
+        r#"quantity("50M").compareTo(quantity("50Mi")) == -1"#,
+        r#"quantity("150Mi").isGreaterThan(quantity("100Mi"))"#,
+        r#"quantity("50M").isLessThan(quantity("100M"))"#,
+        r#"isQuantity("1.3G") && isQuantity("1.3Gi") && !isQuantity("1,3G") && isQuantity("10000k") && !isQuantity("200K") && !isQuantity("Three")"#,
+        // The library documents isQuantity('Mi') as false, but ParseQuantity reads a missing
+        // number as 0 (parseQuantityString), so it is a valid quantity, here as upstream.
+        r#"isQuantity("Mi") && quantity("Mi") == quantity("0")"#,
+        r#"sign(quantity("-1")) == -1 && sign(quantity("0")) == 0"#,
+        r#"!quantity("1.0").isInteger()"#,
+        // semverlib.go
+        r#"semver("1.2.3").major() == 1 && semver("1.2.3").minor() == 2 && semver("1.2.3").patch() == 3"#,
+        r#"semver("1.2.3").compareTo(semver("1.2.3")) == 0 && semver("1.2.3").compareTo(semver("2.0.0")) == -1 && semver("1.2.3").compareTo(semver("0.1.2")) == 1"#,
+        r#"isSemver("1.0.0") && !isSemver("hello") && !isSemver("v1.0") && isSemver("v1.0", true)"#,
+        r#"semver("01.01.01", true) == semver("1.1.1")"#,
+        // lists.go
+        r#"[1, 2, 3].isSorted() && !["b", "a"].isSorted() && [].isSorted()"#,
+        r#"[1, 2, 3].sum() == 6 && [0.5, 1.5].sum() == 2.0 && [].sum() == 0"#,
+        r#"[1, 3, 2].max() == 3 && [1, 3, 2].min() == 1"#,
+        r#"[1, 2, 2, 3].indexOf(2) == 1 && [1, 2, 2, 3].lastIndexOf(2) == 2 && [1].indexOf(5) == -1"#,
+        // regex.go
+        r#""abc 123".find("[0-9]+") == "123" && "abc".find("[0-9]+") == """#,
+        r#""123 abc 456".findAll("[0-9]+") == ["123", "456"] && "123 abc 456".findAll("[0-9]+", 1) == ["123"]"#,
+        r#""asymetric".matches("[^a]?sym")"#,
+        // ext.Sets
+        r#"sets.contains([1, 2, 3], [2, 3]) && !sets.contains([1], [2]) && sets.equivalent([1, 2], [2, 1, 1]) && sets.intersects([1, 2], [2, 5])"#,
+        // ext.Lists
+        r#"[1, 2, 3].first() == optional.of(1) && [].last() == optional.none() && lists.range(3) == [0, 1, 2]"#,
+        r#"[3, 1, 2].sort() == [1, 2, 3] && [1, 1, 2].distinct() == [1, 2] && [[1], [2, 3]].flatten() == [1, 2, 3] && [1, 2, 3, 4].slice(1, 3) == [2, 3]"#,
+        // ext.Strings v2
+        r#""TacoCat".lowerAscii() == "tacocat" && "TacoCat".upperAscii() == "TACOCAT" && " trim ".trim() == "trim""#,
+        r#""hello mellow".indexOf("ello") == 1 && "hello mellow".lastIndexOf("ello") == 7 && "tacocat".substring(4) == "cat""#,
+        r#""a,b,c".split(",") == ["a", "b", "c"] && ["a", "b"].join("-") == "a-b" && "aaa".replace("a", "b", 2) == "bba""#,
+        r#""%s is %d".format(["x", 3]) == "x is 3" && "abc".charAt(1) == "b" && strings.quote("a") == "\"a\"""#,
+        // ip.go, cidr.go
+        r#"isIP("10.0.0.1") && !isIP("10.0.0.256") && ip("10.0.0.1").family() == 4 && ip("::1").family() == 6"#,
+        r#"ip("127.0.0.1").isLoopback() && ip("0.0.0.0").isUnspecified() && ip("169.254.1.1").isLinkLocalUnicast() && ip("224.0.0.1").isLinkLocalMulticast() && ip("10.0.0.1").isGlobalUnicast()"#,
+        r#"ip.isCanonical("2001:db8::1") && !ip.isCanonical("2001:DB8::1") && string(ip("10.0.0.1")) == "10.0.0.1" && !isIP("::ffff:1.2.3.4")"#,
+        r#"cidr("10.0.0.0/8").containsIP(ip("10.1.2.3")) && cidr("10.0.0.0/8").containsIP("10.1.2.3") && !cidr("10.0.0.0/8").containsIP("11.0.0.1")"#,
+        r#"cidr("10.0.0.0/8").containsCIDR("10.1.0.0/16") && !cidr("10.1.0.0/16").containsCIDR(cidr("10.0.0.0/8"))"#,
+        r#"cidr("192.168.1.5/24").masked() == cidr("192.168.1.0/24") && cidr("192.168.1.5/24").ip() == ip("192.168.1.5") && cidr("10.0.0.0/8").prefixLength() == 8 && isCIDR("10.0.0.0/8") && !isCIDR("10.0.0.0/33")"#,
+        // bindings, optional types, comprehensions
+        r#"cel.bind(x, 2, x * x) == 4 && [1, 2, 3].exists(x, x == 2) && [1, 2, 3].map(x, x * 2) == [2, 4, 6] && [1, 2, 3].filter(x, x > 1).size() == 2"#,
+        r#"{"a": 1}.?a.orValue(0) == 1 && {"a": 1}.?b.orValue(0) == 0 && optional.of(2).hasValue()"#,
+    ] {
+        ok(&dev, expression, true);
+    }
+}
+
+/// Library errors carry upstream's texts.
+#[test]
+fn library_errors() {
+    let dev = Dev::new(DRA);
+    eval_err(&dev, r#"sign(quantity("200K")) == 1"#, "unable to parse quantity's suffix");
+    eval_err(&dev, r#"quantity("9999999999999999999999999999999999999G").asInteger() == 1"#, "cannot convert value to integer");
+    eval_err(&dev, r#"quantity("Three").isInteger()"#, "quantities must match the regular expression");
+    eval_err(&dev, r#"semver("v1.0.0").major() == 1"#, "Invalid character(s) found in major number \"v1\"");
+    eval_err(&dev, r#"[].max() == 1"#, "max called on empty list");
+    eval_err(&dev, r#"ip("::ffff:1.2.3.4").family() == 6"#, "IPv4-mapped IPv6 address \"::ffff:1.2.3.4\" is not allowed");
+    // A device whose version attribute does not parse fails every evaluation (compile.go).
+    let bad = Dev::new(DRA).attr("v", Version("1.0"));
+    eval_err(&bad, "true", "attribute v: parse semantic version: No Major.Minor.Patch elements found");
+}
+
+/// What cel-go's checker rejects at compile time, rejected at compile time here too.
+#[test]
+fn compile_time_checks() {
+    compile_err("foo == 1", "undeclared reference to 'foo' (in container '')");
+    compile_err("device.foo == 1", "undefined field 'foo'");
+    compile_err("nosuch(1)", "undeclared reference to 'nosuch'");
+    compile_err(r#""abc".reverse() == "cba" || max(1, 2) == 2"#, "undeclared reference to 'max'");
+    compile_err(r#"device.driver"#, "must evaluate to bool or the unknown type, not string");
+    compile_err(r#"quantity("1")"#, "must evaluate to bool or the unknown type, not kubernetes.Quantity");
+    let long = format!("{}true", " ".repeat(SELECTOR_MAX_LENGTH));
+    let err = compile(&long, CelFeatures::default()).unwrap_err();
+    assert_eq!(err.kind, CelErrorKind::TooLong);
+    // cel-go's rendering: position, source line, caret.
+    let err = compile("device.driver == nope", CelFeatures::default()).unwrap_err();
+    assert_eq!(
+        err.message,
+        "compilation failed: ERROR: <input>:1:18: undeclared reference to 'nope' (in container '')\n | device.driver == nope\n | .................^"
+    );
+}
+
+/// A result that is not a bool fails the evaluation with upstream's text.
+#[test]
+fn non_bool_results() {
+    let dev = Dev::new(DRA).attr("n", Int(3)).attr("s", s("x"));
+    eval_err(&dev, r#"device.attributes["dra.example.com"].n"#, "CEL result of type int could not be converted to bool");
+    eval_err(&dev, r#"device.attributes["dra.example.com"].s"#, "CEL result of type string could not be converted to bool");
+}
+
+/// The selector cache compiles an expression once.
+#[test]
+fn cache_compiles_once() {
+    let mut cache = SelectorCache::new(CelFeatures::default());
+    let a = cache.get_or_compile("device.driver == 'x'").unwrap();
+    let b = cache.get_or_compile("device.driver == 'x'").unwrap();
+    assert!(Arc::ptr_eq(&a, &b));
+    assert!(cache.get_or_compile("?!").is_err());
+    assert_eq!(cache.len(), 1);
+    cache.retain(|_| false);
+    assert!(cache.is_empty());
+}
+
+/// A missing attribute is an error unless the expression guards it, as upstream.
+#[test]
+fn missing_attributes_guarded() {
+    let dev = Dev::new(DRA).attr("model", s("a100")).cap("memory", "40Gi");
+    ok(&dev, r#"has(device.attributes["dra.example.com"].model)"#, true);
+    ok(&dev, r#"has(device.attributes["dra.example.com"].other)"#, false);
+    ok(&dev, r#"has(device.attributes["other.example.com"].model)"#, false);
+    ok(&dev, r#""other" in device.attributes["dra.example.com"]"#, false);
+    ok(&dev, r#"device.attributes["dra.example.com"].?other.orValue("x") == "x""#, true);
+    ok(&dev, r#"device.attributes["dra.example.com"].?model.orValue("x") == "a100""#, true);
+    ok(&dev, r#"device.attributes["other.example.com"].size() == 0 && device.attributes.size() == 1"#, true);
+    ok(&dev, r#"device.capacity["dra.example.com"].memory == quantity("40Gi")"#, true);
+    eval_err(&dev, r#"device.attributes["dra.example.com"].other == "x""#, "no such key: other");
+    // `||` absorbs the error when the other side is true, as in CEL.
+    ok(&dev, r#"device.attributes["dra.example.com"].other == "x" || true"#, true);
+}
+
+/// Expressions whose cost bound passes the limit run metered; a cheap one stays within it
+/// and one that loops long enough is cancelled with upstream's text.
+#[test]
+fn metered_evaluation() {
+    let dev = Dev::new(DRA);
+    let cheap = compile("lists.range(10).all(x, x >= 0)", CelFeatures::default()).unwrap();
+    assert!(cheap.max_cost() > SELECTOR_MAX_COST, "lists.range has no compile-time size bound");
+    let device = CelDevice { driver: DRA, attributes: &[], capacity: &[], allow_multiple_allocations: None };
+    assert_eq!(cheap.matches(&device), Ok(true));
+    let err = dev.eval("lists.range(2000).all(x, lists.range(2000).all(y, true))").unwrap_err();
+    assert_eq!(err.message, "operation cancelled: actual cost limit exceeded");
+    // The error is not absorbed by `||`.
+    let err = dev.eval("lists.range(2000).all(x, lists.range(2000).all(y, true)) || true").unwrap_err();
+    assert_eq!(err.kind, CelErrorKind::CostLimit);
+    // A typical selector has a small bound and runs unmetered.
+    let typical = compile(
+        r#"device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "a100" && device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0"#,
+        CelFeatures::default(),
+    )
+    .unwrap();
+    assert!(typical.max_cost() < 100, "{}", typical.max_cost());
+}
+
+/// ext.TwoVarComprehensions (cel-go `ext/comprehensions.go` documentation examples).
+#[test]
+fn two_variable_comprehensions() {
+    let dev = Dev::new(DRA).attr("a", Int(1)).attr("b", Int(2));
+    for expression in [
+        r#"[1, 2, 3].all(i, v, i < v)"#,
+        r#"[1, 2, 3].exists(i, v, i == 1 && v == 2)"#,
+        r#"{"a": 1, "b": 2}.existsOne(k, v, v == 2)"#,
+        r#"[1, 2, 3].transformList(i, v, i * v) == [0, 2, 6]"#,
+        r#"[1, 2, 3].transformList(i, v, i > 0, v) == [2, 3]"#,
+        r#"{"a": 1}.transformMap(k, v, v + 1) == {"a": 2}"#,
+        r#"{"a": 1, "b": 2}.transformMap(k, v, v > 1, v) == {"b": 2}"#,
+        r#"{"a": 1}.transformMapEntry(k, v, {v: k}) == {1: "a"}"#,
+        r#"device.attributes["dra.example.com"].all(id, value, value > 0)"#,
+    ] {
+        ok(&dev, expression, true);
+    }
+    compile_err("[1].all(x, x, true)", "duplicate variable name");
+}

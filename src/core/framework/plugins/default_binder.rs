@@ -1,6 +1,6 @@
 //! DefaultBinder (pkg/scheduler/framework/plugins/defaultbinder/default_binder.go): binds by POSTing
 //! a `Binding` to the pod's `binding` subresource. The POST itself runs on the binder threads
-//! (`crate::shell::api_workers`); this plugin is what a profile enables to ask for it.
+//! (`crate::shell::daemon::api_workers`); this plugin is what a profile enables to ask for it.
 
 use crate::core::api;
 use crate::core::framework::{Plugin, Points};

@@ -11,7 +11,7 @@ use super::names;
 use super::test_util::{explained_params, NodeBuilder, PodBuilder};
 use super::topology_differential_tests::{namespace, random_node, random_pod, service};
 use crate::core::cache::Cache;
-use crate::core::framework::filter_walk::{Walk, WalkInput};
+use crate::core::framework::cycle::filter_walk::{Walk, WalkInput};
 use crate::core::framework::instrument::{CycleRecorder, Rec, Ticker};
 use crate::core::framework::{Diagnosis, Framework, PluginState, PreFilterOutcome};
 use crate::core::metrics::{names as metric, Metrics};

@@ -43,7 +43,7 @@ use std::sync::Arc;
 /// Score every feasible node in one call. The in-tree score plugins whose per-node work is a few
 /// loads implement it: called node by node through the framework, the dispatch, the state's
 /// downcast and the `Result` around each score cost as much as the score itself. The framework
-/// uses it when it is not timing plugins one call at a time (see `cycle.rs`).
+/// uses it when it is not timing plugins one call at a time (see `cycle/score.rs`).
 pub(crate) trait ScoreAll: Send + Sync {
     /// `out[k]` = what [`Plugin::score`] returns for `nodes[k]`. An error is the pod's (its
     /// state, its requests), the same for every node: the framework counts one call for it.
@@ -83,7 +83,7 @@ pub(crate) fn fill_each(out: &mut [i64], nodes: &[&NodeInfo], mut score: impl Fn
 /// it (not the volume plugins, which skip pods without volumes): node by node
 /// through the framework, the dispatch, the state's downcast and the `Result` moved out of each
 /// call cost more than most filters' own checks. The framework uses it when no plugin call is
-/// timed and every Filter plugin running for the pod has one (see `filter_walk.rs`).
+/// timed and every Filter plugin running for the pod has one (see `cycle/filter_walk.rs`).
 pub(crate) trait FilterAll: Send + Sync {
     /// What [`Plugin::filter`] returns for each of `nodes`: every rejection is pushed to `out`
     /// with its node's index, indices ascending. Must have no effect but `out` (the framework

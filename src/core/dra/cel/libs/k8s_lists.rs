@@ -6,7 +6,7 @@
 
 use std::cmp::Ordering;
 
-use cel::common::types::{CelBool, CelInt, CelOptional, LIST_TYPE};
+use cel::common::types::{CelBool, CelInt, CelList, CelOptional, LIST_TYPE};
 use cel::common::value::{CowVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
 
@@ -22,7 +22,22 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_member_overload("lastIndexOf", "list_last_index_of", LIST_TYPE, vec![cel::common::types::DYN_TYPE], last_index_of)?;
     env.add_member_overload("first", "list_first", LIST_TYPE, vec![], first)?;
     env.add_member_overload("last", "list_last", LIST_TYPE, vec![], last)?;
+    cel::add_overload!(env, fn bounded_range: (CelInt) -> Result<CelList>, name = RANGE)?;
     Ok(())
+}
+
+/// What `lists.range` calls are lowered to: the same list, refused with the cost error before
+/// it is built when it has more elements than the cost limit (cel-go would build it, then stop
+/// at the first traversal).
+pub const RANGE: &str = "@lists.range";
+
+fn bounded_range(n: &CelInt) -> Result<CelList<'static>, ExecutionError> {
+    let n = *n.inner();
+    if n > i64::try_from(crate::core::dra::cel::SELECTOR_MAX_COST).unwrap_or(i64::MAX) {
+        return Err(fail("lists.range", crate::core::texts::dra_cel::COST_LIMIT_EXCEEDED));
+    }
+    let items: Vec<Box<dyn Val + 'static>> = (0..n.max(0)).map(|i| Box::new(CelInt::from(i)) as Box<dyn Val>).collect();
+    Ok(CelList::from(items))
 }
 
 /// The elements of the list argument (by reference).

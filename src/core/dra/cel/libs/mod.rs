@@ -4,14 +4,15 @@
 //! differently. Each function keeps upstream's overload semantics and error texts; each group is
 //! registered by one function below.
 
-pub mod format;
-mod k8s_lists;
-mod macros;
+pub mod k8s_lists;
+pub mod macros;
+mod net;
 pub mod regex;
 mod sets;
 
+use cel::common::ast::{EntryExpr, Expr};
 use cel::common::types::{CelBool, CelDouble, CelInt, CelString};
-use cel::{DeclarationError, Env, ExecutionError};
+use cel::{DeclarationError, Env, ExecutionError, IdedExpr};
 
 use super::quantity::CelQuantity;
 use super::semver::Semver;
@@ -22,10 +23,55 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     semver(env)?;
     k8s_lists::register(env)?;
     sets::register(env)?;
+    net::register(env)?;
     regex::register(env)?;
-    format::register(env)?;
     macros::register(env)?;
     Ok(())
+}
+
+/// Resolves calls the way cel-go's checker does before the crate interprets them: a namespaced
+/// function (`sets.contains(a, b)`, `lists.range(3)`) becomes a global call of its full name
+/// (the crate would otherwise take `sets` for the receiver of the string method `contains`), and
+/// `matches` goes to the cached [`regex::MATCHES`], `lists.range` to the bounded
+/// [`k8s_lists::RANGE`].
+pub fn lower(e: &mut IdedExpr) {
+    match &mut e.expr {
+        Expr::Call(c) => {
+            if let Some(q) = c.target.as_deref().and_then(super::check::qualified_name) {
+                let full = format!("{q}.{}", c.func_name);
+                if super::check::declared(&full).is_some() {
+                    c.func_name = full;
+                    c.target = None;
+                }
+            }
+            if c.func_name == "matches" {
+                c.func_name = regex::MATCHES.to_string();
+            }
+            if c.func_name == "lists.range" && c.target.is_none() {
+                c.func_name = k8s_lists::RANGE.to_string();
+            }
+            if let Some(t) = c.target.as_deref_mut() {
+                lower(t);
+            }
+            c.args.iter_mut().for_each(lower);
+        }
+        Expr::Select(s) => lower(&mut s.operand),
+        Expr::List(l) => l.elements.iter_mut().for_each(lower),
+        Expr::Map(m) => {
+            for entry in m.entries.iter_mut() {
+                if let EntryExpr::MapEntry(me) = &mut entry.expr {
+                    lower(&mut me.key);
+                    lower(&mut me.value);
+                }
+            }
+        }
+        Expr::Comprehension(c) => {
+            for x in [&mut c.iter_range, &mut c.accu_init, &mut c.loop_cond, &mut c.loop_step, &mut c.result] {
+                lower(x);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// An error raised by a library function, with upstream's text as the whole message.

@@ -4,10 +4,9 @@
 //! Go's RE2 and the `regex` crate share the syntax upstream relies on; the error text for an
 //! invalid pattern is the crate's.
 
-use cel::common::ast::{EntryExpr, Expr};
 use cel::common::types::{CelBool, CelInt, CelList, CelString};
 use cel::common::value::Val;
-use cel::{DeclarationError, Env, ExecutionError, IdedExpr};
+use cel::{DeclarationError, Env, ExecutionError};
 
 use super::fail;
 
@@ -77,35 +76,4 @@ pub fn register_matches(env: &mut Env) -> Result<(), DeclarationError> {
 
 fn cached_matches(s: &CelString, pattern: &CelString) -> Result<CelBool, ExecutionError> {
     Ok(CelBool::from(compile("matches", pattern.inner())?.is_match(s.inner())))
-}
-
-/// Renames every `matches` call of `e` to [`MATCHES`].
-pub fn redirect_matches(e: &mut IdedExpr) {
-    match &mut e.expr {
-        Expr::Call(c) => {
-            if c.func_name == "matches" {
-                c.func_name = MATCHES.to_string();
-            }
-            if let Some(t) = c.target.as_deref_mut() {
-                redirect_matches(t);
-            }
-            c.args.iter_mut().for_each(redirect_matches);
-        }
-        Expr::Select(s) => redirect_matches(&mut s.operand),
-        Expr::List(l) => l.elements.iter_mut().for_each(redirect_matches),
-        Expr::Map(m) => {
-            for entry in m.entries.iter_mut() {
-                if let EntryExpr::MapEntry(me) = &mut entry.expr {
-                    redirect_matches(&mut me.key);
-                    redirect_matches(&mut me.value);
-                }
-            }
-        }
-        Expr::Comprehension(c) => {
-            for x in [&mut c.iter_range, &mut c.accu_init, &mut c.loop_cond, &mut c.loop_step, &mut c.result] {
-                redirect_matches(x);
-            }
-        }
-        _ => {}
-    }
 }

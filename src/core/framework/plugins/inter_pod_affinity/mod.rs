@@ -17,6 +17,7 @@ use crate::core::cache::domains::Domains;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::config::{InterPodAffinityArgs, PluginArgs};
 use crate::core::framework::{EventMask, Plugin, PluginState, Points, PreFilterOutcome, PreScoreOutcome, Rejection};
+// Unseeded: keyed by interned topology keys (hashed by address) and the cache's value ids.
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::intern::Name;
 use crate::core::model::PodInfo;

@@ -14,6 +14,7 @@ use crate::core::cache::term_groups::TermKind;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::config::InterPodAffinityArgs;
 use crate::core::framework::{state_as, PluginState, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
+// Unseeded: keyed by interned topology keys (hashed by address) and the cache's value ids.
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::intern::Name;
 use crate::core::labels::KeyResolution;

@@ -10,6 +10,8 @@ use crate::core::cache::domains::Domains;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::framework::plugins::helper::RequiredNodeAffinity;
 use crate::core::framework::{state_as, PluginState, PreFilterOutcome, Rejection};
+// Unseeded: keyed by nodes' topology label values (set by administrators and kubelets) and by
+// the cache's value ids.
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::model::PodInfo;
 use crate::core::texts::pod_topology_spread::{self as texts, ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};

@@ -12,6 +12,8 @@ use crate::core::cache::domains::Domains;
 use crate::core::cache::{Cache, NodeId, NodeInfo};
 use crate::core::framework::plugins::helper::RequiredNodeAffinity;
 use crate::core::framework::{state_as, PluginState, PreScoreOutcome, Rejection, MAX_NODE_SCORE};
+// Unseeded: keyed by nodes' topology label values (set by administrators and kubelets), node ids
+// and the cache's value ids.
 use crate::core::fxhash::{FxHashMap as HashMap, FxHashSet};
 use crate::core::model::PodInfo;
 

@@ -1,0 +1,274 @@
+//! `edgesched simulate`: reads a cluster (a file, or a live API server read once), applies the
+//! what-if changes, and writes each decision as soon as the core makes it.
+//!
+//! Nothing here decides anything: objects stream from the source into
+//! [`Simulation`] and decisions stream out to stdout
+//! through one buffered writer.
+
+use crate::core::config::SchedulerConfig;
+use crate::core::simulate::decode::{Origin, Sink};
+use crate::core::simulate::report::{Detail, PodDecision, Summary};
+use crate::core::simulate::stream::{Edits, Simulation};
+use crate::core::simulate::SimError;
+use crate::core::watched::KindChange;
+use crate::shell::cli::{ClusterSource, OutputFormat, SimulateOptions, WhatIf};
+use crate::shell::commands::cluster_file;
+pub use crate::shell::commands::what_if_setup::{exit_with, load_config, WhatIfError};
+use std::io::Write;
+use std::path::Path;
+
+/// The sink that checks each object and feeds it to the simulation; decisions about pods no
+/// profile serves are written at once.
+fn feeding<'a>(
+    sim: &'a mut Simulation,
+    file: &'a str,
+    lenient: bool,
+    out: &'a mut dyn FnMut(PodDecision) -> Result<(), SimError>,
+) -> impl FnMut(Origin, KindChange) -> Result<(), SimError> + 'a {
+    move |origin, change| {
+        if let Err(invalid) = sim.check(&change) {
+            let text = format!("{file}: {origin}: {invalid}");
+            if !lenient {
+                return Err(SimError(text));
+            }
+            eprintln!("warning: {text}");
+        }
+        match sim.add(change) {
+            Some(d) => out(d),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Read a cluster file (or an `--add` file) into the simulation.
+pub fn read_into(
+    sim: &mut Simulation,
+    path: &Path,
+    lenient: bool,
+    out: &mut dyn FnMut(PodDecision) -> Result<(), SimError>,
+) -> Result<(), WhatIfError> {
+    let name = path.display().to_string();
+    let mut sink = feeding(sim, &name, lenient, out);
+    let ignored = cluster_file::read_file(path, &mut sink as &mut Sink<'_>, lenient)?;
+    for (kind, n) in ignored {
+        eprintln!("note: {name}: ignoring {n} {kind} object(s)");
+    }
+    Ok(())
+}
+
+/// Load the cluster and the what-if changes into `sim`.
+pub fn load(
+    sim: &mut Simulation,
+    cfg: &SchedulerConfig,
+    source: &ClusterSource,
+    what_if: &WhatIf,
+    out: &mut dyn FnMut(PodDecision) -> Result<(), SimError>,
+) -> Result<(), WhatIfError> {
+    sim.set_edits(Edits::new(&what_if.remove_nodes, &what_if.cordon));
+    match &source.cluster {
+        Some(path) => read_into(sim, path, source.lenient, out)?,
+        None => crate::shell::commands::snapshot::read_live(sim, cfg, source, out)?,
+    }
+    for path in &what_if.add {
+        read_into(sim, path, source.lenient, out)?;
+    }
+    let unknown = sim.unknown_edited_nodes();
+    if !unknown.is_empty() {
+        return Err(WhatIfError::Input(format!("--remove-node/--cordon: no node named {}", unknown.join(", "))));
+    }
+    Ok(())
+}
+
+/// `edgesched simulate`.
+pub fn simulate_cmd(opts: &SimulateOptions) -> Result<(), WhatIfError> {
+    let cfg = load_config(opts.source.config.as_deref())?;
+    let seed = opts.seed.unwrap_or_else(|| crate::core::rng::Rng::from_os().next_u64());
+    let mut sim = crate::shell::commands::what_if_setup::new_simulation(&cfg, seed)?;
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let mut summary = Summary::default();
+    let format = opts.output;
+    let write_one = |d: PodDecision, w: &mut dyn Write, summary: &mut Summary| -> std::io::Result<()> {
+        summary.record(&d);
+        match format {
+            OutputFormat::Placements => w.write_all(d.placement_line().as_bytes()),
+            OutputFormat::Json => w.write_all(d.json_line().as_bytes()),
+            OutputFormat::Table => w.write_all(d.table_block().as_bytes()),
+        }
+    };
+    let broken = |e: std::io::Error| SimError(format!("writing the output: {e}"));
+    {
+        let mut out = |d: PodDecision| write_one(d, &mut w, &mut summary).map_err(broken);
+        load(&mut sim, &cfg, &opts.source, &opts.what_if, &mut out)?;
+    }
+    let detail = match format {
+        OutputFormat::Placements => Detail::placements(opts.summary),
+        _ => Detail::explained(opts.top),
+    };
+    let runtime = |e: std::io::Error| WhatIfError::Runtime(format!("writing the output: {e}"));
+    sim.run(&detail, &mut |d| write_one(d, &mut w, &mut summary)).map_err(runtime)?;
+    if opts.summary {
+        let nodes = sim.node_use();
+        let text = match format {
+            OutputFormat::Json => summary.render_json(&nodes),
+            _ => summary.render_text(&nodes, opts.summary_nodes),
+        };
+        w.write_all(text.as_bytes()).map_err(runtime)?;
+    }
+    w.flush().map_err(runtime)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::simulate::synthetic::{self, Shape};
+    use crate::core::simulate::Cluster;
+    use std::time::Instant;
+
+    fn config() -> SchedulerConfig {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/config.yaml");
+        load_config(Some(&path)).expect("example config")
+    }
+
+    fn run(sim: &mut Simulation, mut out: String) -> String {
+        sim.run::<()>(&Detail::explained(0), &mut |d| {
+            out.push_str(&d.json_line());
+            Ok(())
+        })
+        .expect("runs");
+        out
+    }
+
+    /// The cluster text read as a stream, each object fed as it is decoded.
+    fn streamed(cfg: &SchedulerConfig, text: &str) -> String {
+        let mut sim = Simulation::new(cfg, 3, Instant::now()).expect("sim");
+        let mut out = String::new();
+        {
+            let mut write = |d: PodDecision| {
+                out.push_str(&d.json_line());
+                Ok(())
+            };
+            let mut sink = feeding(&mut sim, "c.yaml", false, &mut write);
+            cluster_file::read(text.as_bytes(), "c.yaml", &mut sink as &mut Sink<'_>, false).expect("reads");
+        }
+        run(&mut sim, out)
+    }
+
+    /// The cluster text read whole into memory.
+    fn read_whole(text: &str) -> Cluster {
+        let mut cluster = Cluster::default();
+        let mut push = |_, c| {
+            cluster.push(c);
+            Ok(())
+        };
+        cluster_file::read(text.as_bytes(), "c.yaml", &mut push, false).expect("reads");
+        cluster
+    }
+
+    /// The cluster text read whole into memory first, then fed kind by kind.
+    fn in_memory(cfg: &SchedulerConfig, text: &str) -> String {
+        let cluster = read_whole(text);
+        let mut sim = Simulation::new(cfg, 3, Instant::now()).expect("sim");
+        let mut out = String::new();
+        for change in cluster.changes() {
+            sim.check(&change).expect("valid");
+            if let Some(d) = sim.add(change) {
+                out.push_str(&d.json_line());
+            }
+        }
+        run(&mut sim, out)
+    }
+
+    /// Byte-identical, or the first differing line (a whole run would be unreadable).
+    fn same(got: &str, want: &str, what: &str) {
+        for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+            assert_eq!(g, w, "{what}: decision {i} differs");
+        }
+        assert_eq!(got.lines().count(), want.lines().count(), "{what}: number of decisions");
+        assert_eq!(got, want, "{what}");
+    }
+
+    #[test]
+    fn streaming_gives_the_in_memory_decisions_on_the_example() {
+        let cfg = config();
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cluster.yaml")).expect("example");
+        let a = streamed(&cfg, &text);
+        assert!(a.lines().count() >= 5, "{a}");
+        same(&a, &in_memory(&cfg, &text), "example");
+    }
+
+    #[test]
+    fn streaming_gives_the_in_memory_decisions_on_random_clusters_in_any_order() {
+        let cfg = config();
+        for seed in 0..4 {
+            let shape =
+                Shape { nodes: 12 + seed as usize * 5, running: 40, pending: 30, scheduler_name: "edgesched", plain: false };
+            let items = synthetic::items(&shape, seed);
+            let text = synthetic::cluster_yaml(&items);
+            let expected = in_memory(&cfg, &text);
+            assert_eq!(expected.lines().count(), 30, "seed {seed}");
+            same(&streamed(&cfg, &text), &expected, &format!("seed {seed}"));
+            // Pods before their nodes, classes after their pods: the same decisions. (The nodes
+            // keep their order: it is the node table's, which sampling and ties follow.)
+            let mut mixed = synthetic::shuffled(&items, seed + 100);
+            let mut nodes = items.iter().filter(|i| i.contains("kind: Node\n"));
+            for slot in mixed.iter_mut().filter(|i| i.contains("kind: Node\n")) {
+                *slot = nodes.next().cloned().unwrap_or_default();
+            }
+            same(&streamed(&cfg, &synthetic::cluster_yaml(&mixed)), &expected, &format!("seed {seed}, shuffled"));
+        }
+    }
+
+    /// Answers like an extender that keeps only `n2` and scores it 7.
+    struct KeepN2;
+
+    impl crate::core::extender::ExtenderTransport for KeepN2 {
+        fn post(&self, _index: usize, verb: &str, _body: &[u8]) -> Result<Vec<u8>, String> {
+            let reply = match verb {
+                "filter" => r#"{"NodeNames":["n2"],"FailedNodes":{"n1":"not on n1"}}"#,
+                "prioritize" => r#"[{"Host":"n2","Score":7}]"#,
+                _ => return Err(format!("unexpected {verb}")),
+            };
+            Ok(reply.as_bytes().to_vec())
+        }
+    }
+
+    #[test]
+    fn simulate_and_explain_show_what_each_extender_said() {
+        use crate::core::extender::ExtenderTransport;
+        use std::sync::Arc;
+        let cfg_text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nextenders:\n- urlPrefix: http://ext\n  filterVerb: filter\n  nodeCacheCapable: true\n";
+        let cfg = crate::core::config::load_str(cfg_text, "c.yaml").expect("config").config;
+        let text = "kind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '2', pods: '10'}}\n---\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: '2', pods: '10'}}\n---\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c}]}\n";
+        let cluster = read_whole(text);
+        let transport: Arc<dyn ExtenderTransport> = Arc::new(KeepN2);
+        let decide = |transport: Option<Arc<dyn ExtenderTransport>>| {
+            let mut sim = Simulation::new(&cfg, 1, Instant::now()).expect("sim");
+            sim.set_extenders(&cfg, transport);
+            for change in cluster.changes() {
+                assert!(sim.add(change).is_none());
+            }
+            let mut out = Vec::new();
+            sim.run::<()>(&Detail::explained(0), &mut |d| {
+                out.push(d);
+                Ok(())
+            })
+            .expect("runs");
+            out
+        };
+        let d = decide(Some(transport.clone()));
+        assert_eq!(d[0].node.as_deref(), Some("n2"));
+        assert_eq!(d[0].extenders.len(), 1);
+        assert_eq!(d[0].extenders[0].kept, vec!["n2".to_string()]);
+        assert!(d[0].filtered.iter().any(|g| g.reason == "not on n1" && g.nodes == ["n1"]), "{:?}", d[0].filtered);
+        let table = d[0].table_block();
+        assert!(table.contains("  extender http://ext filter: kept [n2]; n1: not on n1\n"), "{table}");
+        assert!(d[0].json_line().contains(r#""extenders":[{"extender":"http://ext","call":"filter","kept":["n2"]"#));
+        let e =
+            crate::core::simulate::explain_pods(&cfg, &cluster, &["default/p".to_string()], 1, Some(transport)).expect("explain");
+        assert_eq!(e[0].extenders, d[0].extenders);
+        assert!(crate::core::simulate::render_table(&e).contains("  extender http://ext filter: kept [n2]; n1: not on n1\n"));
+        // Without a transport the extenders are left out.
+        assert!(decide(None)[0].extenders.is_empty());
+    }
+}
