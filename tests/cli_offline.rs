@@ -596,3 +596,75 @@ fn simulate_output_does_not_depend_on_the_processes_hash_seeds() {
 fn text_of(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// A cluster file of running pods in each in-place resize state (`status.containerStatuses`
+/// as the kubelet writes them, the `PodResizePending` / `PodResizeInProgress` conditions).
+const RESIZING_CLUSTER: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n3}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+# Resized down from 3 cpu to 1, admitted, not yet actuated: counts 3.
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: shrinking, namespace: default}
+  spec:
+    nodeName: n1
+    containers: [{name: app, image: app, resources: {requests: {cpu: "1"}}}]
+  status:
+    phase: Running
+    conditions: [{type: PodResizeInProgress, status: "True"}]
+    containerStatuses:
+    - {name: app, ready: true, allocatedResources: {cpu: "1"}, resources: {requests: {cpu: "3"}}}
+# Resized up from 1 cpu to 3, deferred by the kubelet: counts 3.
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: growing-deferred, namespace: default}
+  spec:
+    nodeName: n2
+    containers: [{name: app, image: app, resources: {requests: {cpu: "3"}}}]
+  status:
+    phase: Running
+    conditions: [{type: PodResizePending, status: "True", reason: Deferred}]
+    containerStatuses:
+    - {name: app, ready: true, allocatedResources: {cpu: "1"}, resources: {requests: {cpu: "1"}}}
+# Resized up from 1 cpu to 3, infeasible on its node: counts 1.
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: growing-infeasible, namespace: default}
+  spec:
+    nodeName: n3
+    containers: [{name: app, image: app, resources: {requests: {cpu: "3"}}}]
+  status:
+    phase: Running
+    conditions: [{type: PodResizePending, status: "True", reason: Infeasible}]
+    containerStatuses:
+    - {name: app, ready: true, allocatedResources: {cpu: "1"}, resources: {requests: {cpu: "1"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: first, namespace: default, creationTimestamp: "2026-01-01T00:00:01Z"}
+  spec:
+    schedulerName: edgesched
+    containers: [{name: app, image: app, resources: {requests: {cpu: "2"}}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: second, namespace: default, creationTimestamp: "2026-01-01T00:00:02Z"}
+  spec:
+    schedulerName: edgesched
+    containers: [{name: app, image: app, resources: {requests: {cpu: "2"}}}]
+"#;
+
+/// `simulate` counts resizing pods as the live scheduler does: the only node with 2 cpu free is
+/// the one whose pod's resize is infeasible, and once the first pod takes it the second fits
+/// nowhere.
+#[test]
+fn simulate_counts_resizing_pods_as_kube_scheduler_does() {
+    let cluster = temp_file("resizing.yaml", RESIZING_CLUSTER);
+    let cluster_path = cluster.to_str().expect("utf-8 path");
+    let o = edgesched(&["simulate", "--config", "examples/config.yaml", "--cluster", cluster_path, "--output", "placements"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    assert_eq!(lines, ["default/first n3", "default/second -"], "{}", stderr(&o));
+}

@@ -335,3 +335,40 @@ fn profiles_without_volume_or_spread_plugins_open_no_watches_for_them() {
         assert!(server.requests_received("GET", &format!("/{resource}")) > 0, "{resource} is read");
     }
 }
+
+/// In-place resize (`InPlacePodVerticalScaling`, GA in v1.35): a running pod resized down from
+/// 3 cpu to 1 still has 3 until the kubelet reports the change actuated, so a 2-cpu pod would
+/// overcommit its 4-cpu node and is kept off it; once `status.containerStatuses[].resources`
+/// shows 1 cpu, the node's count drops and the waiting pod is retried at once (the scale-down
+/// event), not after the five-minute flush, and bound.
+#[test]
+fn a_resize_in_progress_keeps_a_new_pod_off_the_node_until_actuated() {
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("4").build());
+    let ns = "default";
+    server.create(&pods_path(ns), pod(ns, "shrinking").cpu("1").node_name("n1").phase("Running").build());
+    let status = |actual: &str, conditions: Value| {
+        serde_json::json!({"status": {
+            "conditions": conditions,
+            "containerStatuses": [{"name": "app", "ready": true, "image": "app",
+                                   "allocatedResources": {"cpu": "1"},
+                                   "resources": {"requests": {"cpu": actual}}}]}})
+    };
+    let in_progress = serde_json::json!([{"type": "PodResizeInProgress", "status": "True"}]);
+    server.patch_merge(&format!("{}/shrinking/status", pods_path(ns)), status("3", in_progress));
+    let es = Launch::default().start(&server);
+    es.wait_for_log("Caches are synced", T).expect("synced");
+
+    server.create(&pods_path(ns), pod(ns, "newcomer").scheduler("edgesched").cpu("2").build());
+    wait_until(T, "FailedScheduling", || !events_for(&server.events(ns), "newcomer", "FailedScheduling").is_empty())
+        .expect("event");
+    let events = server.events(ns);
+    let note = &events_for(&events, "newcomer", "FailedScheduling")[0]["note"];
+    assert!(note.as_str().is_some_and(|n| n.starts_with("0/1 nodes are available: 1 Insufficient cpu.")), "{note}");
+    es.wait_for_log(r#""Unable to schedule pod; no fit; waiting" pod="default/newcomer""#, T).expect("log");
+    assert!(node_of(&server, ns, "newcomer").is_none());
+
+    // The kubelet actuates the resize: the pod now has 1 cpu and the newcomer fits beside it.
+    server.patch_merge(&format!("{}/shrinking/status", pods_path(ns)), status("1", serde_json::json!([])));
+    assert_eq!(wait_bound(&server, &es, ns, "newcomer"), "n1");
+}

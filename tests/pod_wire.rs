@@ -7,7 +7,7 @@
 //! statuses); and pseudo-random pods built along the schema.
 
 use edgesched::core::api::pod_wire::{decode_pod, decode_pod_for, Need};
-use edgesched::core::api::Pod;
+use edgesched::core::api::{ContainerStatus, Pod, ResourceList};
 use edgesched::core::gojson;
 use edgesched::core::rng::Rng;
 use serde_json::{json, Map, Value};
@@ -34,8 +34,11 @@ fn agree(text: &str) -> bool {
 
 /// The pod the scheduler's informers keep ([`Need::NodeSideWhenBound`]): the general decoder's
 /// pod when it is not bound; when it is, the same without creation time, owners, node selector,
-/// tolerations and (unless it is being deleted) conditions. Only a bound pod may be taken when
-/// the general decoder refuses it (those parts are checked as JSON, not as their types).
+/// tolerations, (unless it is being deleted) conditions other than `PodResizePending`, pod-level
+/// status resources (unless its spec has pod-level requests) and the container statuses that
+/// cannot change its requests ([`drop_statuses_repeating_the_spec`]). Only a bound pod may be
+/// taken when the general decoder refuses it (those parts are checked as JSON, not as their
+/// types).
 fn agree_node_side(text: &str) {
     let Some(lean) = decode_pod_for(text, Need::NodeSideWhenBound) else { return };
     match gojson::from_str::<Pod>(text) {
@@ -46,8 +49,13 @@ fn agree_node_side(text: &str) {
                 expected.spec.node_selector.clear();
                 expected.spec.tolerations.clear();
                 if expected.metadata.deletion_timestamp.is_none() {
-                    expected.status.conditions.clear();
+                    expected.status.conditions.retain(|c| c.type_ == "PodResizePending");
                 }
+                if expected.spec.resources.as_ref().is_none_or(|r| r.requests.is_empty()) {
+                    expected.status.resources = None;
+                    expected.status.allocated_resources.clear();
+                }
+                drop_statuses_repeating_the_spec(&mut expected);
             }
             assert_eq!(format!("{lean:?}"), format!("{expected:?}"), "node-side decoding differs on {text}");
         }
@@ -56,6 +64,36 @@ fn agree_node_side(text: &str) {
             "node-side decoder took an unbound pod the general one refuses ({e}): {text}"
         ),
     }
+}
+
+/// The container statuses a bound pod's node-side decoding leaves out, stated independently of
+/// the decoder: a status is dropped when it reports no `resources`, or when every container
+/// that reads statuses (regular ones, restartable init ones) with its name asks for exactly the
+/// requests the status reports and (unless empty) the allocated resources it reports. Nothing
+/// is dropped when a name is reported twice across both lists, when there are more than eight
+/// statuses, or (conservatively) for a status whose lists have more than eight entries.
+fn drop_statuses_repeating_the_spec(pod: &mut Pod) {
+    let names: Vec<&str> =
+        pod.status.container_statuses.iter().chain(&pod.status.init_container_statuses).map(|s| s.name.as_str()).collect();
+    let unique = names.iter().enumerate().all(|(i, n)| !names[..i].contains(n));
+    if names.len() > 8 || !unique {
+        return;
+    }
+    let spec = pod.spec.clone();
+    let repeats = |s: &ContainerStatus| {
+        let Some(reported) = &s.resources else { return true };
+        let readers =
+            spec.containers.iter().chain(spec.init_containers.iter().filter(|c| c.restart_policy.as_deref() == Some("Always")));
+        let fits = |l: &ResourceList| l.len() <= 8;
+        readers.filter(|c| c.name == s.name).all(|c| {
+            fits(&reported.requests)
+                && fits(&s.allocated_resources)
+                && reported.requests == c.resources.requests
+                && (s.allocated_resources.is_empty() || s.allocated_resources == c.resources.requests)
+        })
+    };
+    pod.status.container_statuses.retain(|s| !repeats(s));
+    pod.status.init_container_statuses.retain(|s| !repeats(s));
 }
 
 /// `text` with the first `"key":` given twice, a `null` first (the key must be there).
@@ -224,8 +262,11 @@ fn rare_fields_mutated_at_every_path_to_every_type_decode_alike() {
 }
 
 /// A pod holding every part the informers' decoding keeps as text until it knows whether the pod
-/// is bound (creation time, owners, node selector, tolerations, conditions); bound or not, being
-/// deleted or not.
+/// is bound (creation time, owners, node selector, tolerations, conditions, container and
+/// pod-level status resources); bound or not, being deleted or not. Of its container statuses
+/// one repeats its container's spec (as every running container's does at rest), one is a
+/// sidecar's being resized down, one a finished init container's (never read), and its
+/// conditions include a deferred resize.
 fn node_side_pod(bound: bool, deleting: bool) -> Value {
     let mut pod = json!({
         "kind": "Pod",
@@ -234,6 +275,8 @@ fn node_side_pod(bound: bool, deleting: bool) -> Value {
                      "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u0", "controller": true}]},
         "spec": {
             "containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}],
+            "initContainers": [{"name": "setup", "image": "pause", "resources": {"requests": {"cpu": "1"}}},
+                               {"name": "proxy", "image": "pause", "restartPolicy": "Always", "resources": {"requests": {"cpu": "200m"}}}],
             "nodeSelector": {"zone": "a"},
             "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
             "schedulerName": "edgesched",
@@ -241,7 +284,17 @@ fn node_side_pod(bound: bool, deleting: bool) -> Value {
         },
         "status": {"phase": "Running", "startTime": "2026-01-02T03:04:06Z",
                    "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-01-02T03:04:05Z"},
-                                  {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler", "message": "m"}]}
+                                  {"type": "PodResizePending", "status": "True", "reason": "Deferred", "message": "m"},
+                                  {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler", "message": "m"}],
+                   "containerStatuses": [{"name": "c", "ready": true, "image": "pause", "state": {"running": {}},
+                                          "allocatedResources": {"cpu": "100m", "memory": "64Mi"},
+                                          "resources": {"requests": {"memory": "64Mi", "cpu": "100m"}, "limits": {"memory": "1Gi"}}}],
+                   "initContainerStatuses": [{"name": "setup", "state": {"terminated": {"exitCode": 0}},
+                                              "allocatedResources": {"cpu": "1"}, "resources": {"requests": {"cpu": "1"}}},
+                                             {"name": "proxy", "allocatedResources": {"cpu": "200m"},
+                                              "resources": {"requests": {"cpu": "500m"}}}],
+                   "resources": {"requests": {"cpu": "800m"}},
+                   "allocatedResources": {"cpu": "800m"}}
     });
     if bound {
         pod["spec"]["nodeName"] = json!("node-1");
@@ -261,7 +314,14 @@ fn node_side_parts_are_left_out_of_bound_pods_only() {
         let lean = decode_pod_for(&text, Need::NodeSideWhenBound).expect("taken by the node-side decoding");
         assert_eq!(lean.spec.tolerations.is_empty(), bound, "{bound} {deleting}");
         assert_eq!(lean.metadata.owner_references.is_empty(), bound);
-        assert_eq!(lean.status.conditions.is_empty(), bound && !deleting);
+        // A bound pod keeps its resize condition, and only the status that changes its requests.
+        let kinds: Vec<&str> = lean.status.conditions.iter().map(|c| c.type_.as_str()).collect();
+        assert_eq!(kinds.len(), if bound && !deleting { 1 } else { 3 }, "{kinds:?}");
+        assert!(kinds.contains(&"PodResizePending"));
+        assert_eq!(lean.status.container_statuses.is_empty(), bound, "{bound} {deleting}");
+        let init: Vec<&str> = lean.status.init_container_statuses.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(init, if bound { vec!["proxy"] } else { vec!["setup", "proxy"] });
+        assert_eq!(lean.status.resources.is_none(), bound, "no pod-level requests: pod-level status unread");
         // Every path, mutated to every type, removed, or named twice.
         let mut all = Vec::new();
         paths(&pod, "", &mut all);
@@ -275,7 +335,20 @@ fn node_side_parts_are_left_out_of_bound_pods_only() {
                 agree(&v.to_string());
             }
         }
-        for key in ["creationTimestamp", "ownerReferences", "nodeSelector", "tolerations", "conditions", "nodeName", "spec"] {
+        for key in [
+            "creationTimestamp",
+            "ownerReferences",
+            "nodeSelector",
+            "tolerations",
+            "conditions",
+            "nodeName",
+            "spec",
+            "containerStatuses",
+            "initContainerStatuses",
+            "allocatedResources",
+            "resources",
+            "cpu",
+        ] {
             if text.contains(&format!("\"{key}\":")) {
                 agree(&named_twice(&text, key));
             }
@@ -486,8 +559,34 @@ fn random_pod(rng: &mut Rng, i: u64) -> Value {
         "conditions",
         json!([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "no", "lastProbeTime": null}]),
     );
-    maybe(rng, &mut status, "containerStatuses", json!([{"name": "c", "ready": true}]));
     maybe(rng, &mut status, "resourceClaimStatuses", json!([{"name": "r", "resourceClaimName": "p-r-x"}, {"name": "s"}]));
+    // Container statuses repeating the spec's requests (a cluster at rest), or resized.
+    let reported = |rng: &mut Rng| -> Value {
+        match rng.below(4) {
+            0 | 1 => Value::Object(requests.clone()),
+            2 => json!({"cpu": "50m"}),
+            _ => json!({"cpu": "100m", "memory": "1Gi"}),
+        }
+    };
+    let (allocated, actual) = (reported(rng), reported(rng));
+    let container_status = json!({"name": "c", "ready": true, "allocatedResources": allocated,
+                                  "resources": {"requests": actual, "limits": {"memory": "1Gi"}}});
+    if rng.below(2) == 0 {
+        maybe(rng, &mut status, "containerStatuses", json!([container_status.clone()]));
+    } else {
+        maybe(rng, &mut status, "initContainerStatuses", json!([container_status, null]));
+    }
+    if rng.below(4) == 0 {
+        status.insert("resources".into(), json!({"requests": {"cpu": "1"}}));
+        status.insert("allocatedResources".into(), json!({"cpu": "2"}));
+    }
+    if rng.below(3) == 0 {
+        let resize = json!({"type": "PodResizePending", "status": "True", "reason": "Infeasible"});
+        let conditions = status.entry("conditions").or_insert(json!([]));
+        if let Some(list) = conditions.as_array_mut() {
+            list.push(resize);
+        }
+    }
     let mut pod = Map::new();
     pod.insert("kind".into(), json!("Pod"));
     maybe(rng, &mut pod, "metadata", Value::Object(meta));

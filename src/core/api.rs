@@ -238,6 +238,40 @@ pub struct PodStatus {
     pub start_time: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resource_claim_statuses: Vec<PodResourceClaimStatus>,
+    /// What the kubelet reports of each container's resources: a bound pod's requests are
+    /// counted from these and the spec together while an in-place resize is pending or in
+    /// progress ([`crate::core::pod_requests`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub container_statuses: Vec<ContainerStatus>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub init_container_statuses: Vec<ContainerStatus>,
+    /// Pod-level resources as configured in the pod's cgroup (`InPlacePodLevelResourcesVerticalScaling`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resources: Option<StatusResources>,
+    /// Pod-level resources the kubelet admitted (`InPlacePodLevelResourcesVerticalScaling`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub allocated_resources: ResourceList,
+}
+
+/// `v1.ContainerStatus`, only the parts in-place resize accounting reads.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ContainerStatus {
+    pub name: String,
+    /// The resources the kubelet admitted for the container.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub allocated_resources: ResourceList,
+    /// The resources configured in the running container (`None`: not reported).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resources: Option<StatusResources>,
+}
+
+/// `v1.ResourceRequirements` as a status reports it; only its requests count for scheduling.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct StatusResources {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub requests: ResourceList,
 }
 
 /// `v1.PodCondition`.

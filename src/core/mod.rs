@@ -20,8 +20,10 @@ pub mod lease;
 pub mod logging;
 pub mod metrics;
 pub mod model;
+pub mod pod_requests;
 pub mod quantity;
 pub mod queue;
+pub mod resources;
 pub mod rng;
 pub mod scheduler;
 #[cfg(test)]

@@ -13,7 +13,12 @@ pub use pod_claims::{ClaimRef, PodClaim, PodClaimSource, PodClaimStatus, PodClai
 
 use crate::core::api;
 use crate::core::intern::Name;
-use crate::core::quantity::{self, QuantityError};
+use crate::core::pod_requests::{self, is_restartable};
+pub use crate::core::pod_requests::{PodResources, RequestGates};
+pub use crate::core::resources::{
+    is_extended_resource_name, is_scalar_resource_name, Resources, DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST,
+    RESOURCE_CPU, RESOURCE_EPHEMERAL_STORAGE, RESOURCE_MEMORY, RESOURCE_PODS,
+};
 use crate::core::texts::conditions;
 use crate::core::timefmt;
 use std::collections::BTreeMap;
@@ -38,15 +43,6 @@ pub fn pod_key(namespace: &str, name: &str) -> PodKey {
     }
     Arc::from(format!("{namespace}/{name}"))
 }
-
-pub const RESOURCE_CPU: &str = "cpu";
-pub const RESOURCE_MEMORY: &str = "memory";
-pub const RESOURCE_EPHEMERAL_STORAGE: &str = "ephemeral-storage";
-pub const RESOURCE_PODS: &str = "pods";
-/// `schedutil.DefaultMilliCPURequest`: what a container without a cpu request counts as for scoring.
-pub const DEFAULT_MILLI_CPU_REQUEST: i64 = 100;
-/// `schedutil.DefaultMemoryRequest` (200 MiB).
-pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
 
 // ---------------------------------------------------------------------------------------------
 // Labels
@@ -100,161 +96,6 @@ impl Labels {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Resources
-// ---------------------------------------------------------------------------------------------
-
-/// Resource amounts in the units scheduling compares: millicores, bytes, counts.
-/// `scalars` holds extended resources, `hugepages-*` and `attachable-volumes-*`, sorted by name.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Resources {
-    pub milli_cpu: i64,
-    pub memory: i64,
-    pub ephemeral_storage: i64,
-    /// Only meaningful for node allocatable (`pods`).
-    pub allowed_pod_number: i64,
-    pub scalars: Vec<(Name, i64)>,
-}
-
-impl Resources {
-    /// Amount of a scalar resource (0 when absent).
-    pub fn scalar(&self, name: Name) -> i64 {
-        match self.scalars.binary_search_by(|(k, _)| k.cmp(&name)) {
-            Ok(i) => self.scalars[i].1,
-            Err(_) => 0,
-        }
-    }
-
-    fn scalar_mut(&mut self, name: Name) -> &mut i64 {
-        let i = match self.scalars.binary_search_by(|(k, _)| k.cmp(&name)) {
-            Ok(i) => i,
-            Err(i) => {
-                self.scalars.insert(i, (name, 0));
-                i
-            }
-        };
-        &mut self.scalars[i].1
-    }
-
-    /// Amount by resource name, for the scoring strategies' configurable resource lists.
-    pub fn get(&self, name: &str) -> i64 {
-        match name {
-            RESOURCE_CPU => self.milli_cpu,
-            RESOURCE_MEMORY => self.memory,
-            RESOURCE_EPHEMERAL_STORAGE => self.ephemeral_storage,
-            RESOURCE_PODS => self.allowed_pod_number,
-            other => Name::lookup(other).map(|n| self.scalar(n)).unwrap_or(0),
-        }
-    }
-
-    /// Whether the resource is listed at all (a node that does not list a scalar has 0 of it).
-    pub fn has_scalar(&self, name: Name) -> bool {
-        self.scalars.binary_search_by(|(k, _)| k.cmp(&name)).is_ok()
-    }
-
-    /// Add `other` to `self` (saturating).
-    pub fn add(&mut self, other: &Resources) {
-        self.milli_cpu = self.milli_cpu.saturating_add(other.milli_cpu);
-        self.memory = self.memory.saturating_add(other.memory);
-        self.ephemeral_storage = self.ephemeral_storage.saturating_add(other.ephemeral_storage);
-        self.allowed_pod_number = self.allowed_pod_number.saturating_add(other.allowed_pod_number);
-        for (n, v) in &other.scalars {
-            let s = self.scalar_mut(*n);
-            *s = s.saturating_add(*v);
-        }
-    }
-
-    /// Subtract `other` from `self`; scalars that reach zero are removed so that a node's totals
-    /// after add+remove equal a fresh recomputation exactly.
-    pub fn sub(&mut self, other: &Resources) {
-        self.milli_cpu = self.milli_cpu.saturating_sub(other.milli_cpu);
-        self.memory = self.memory.saturating_sub(other.memory);
-        self.ephemeral_storage = self.ephemeral_storage.saturating_sub(other.ephemeral_storage);
-        self.allowed_pod_number = self.allowed_pod_number.saturating_sub(other.allowed_pod_number);
-        for (n, v) in &other.scalars {
-            let s = self.scalar_mut(*n);
-            *s = s.saturating_sub(*v);
-        }
-        self.scalars.retain(|(_, v)| *v != 0);
-    }
-
-    /// Per-resource maximum, for the init-container rule.
-    pub fn max_with(&mut self, other: &Resources) {
-        self.milli_cpu = self.milli_cpu.max(other.milli_cpu);
-        self.memory = self.memory.max(other.memory);
-        self.ephemeral_storage = self.ephemeral_storage.max(other.ephemeral_storage);
-        self.allowed_pod_number = self.allowed_pod_number.max(other.allowed_pod_number);
-        for (n, v) in &other.scalars {
-            let s = self.scalar_mut(*n);
-            *s = (*s).max(*v);
-        }
-    }
-
-    /// True when every amount is zero.
-    pub fn is_zero(&self) -> bool {
-        self.milli_cpu == 0
-            && self.memory == 0
-            && self.ephemeral_storage == 0
-            && self.allowed_pod_number == 0
-            && self.scalars.iter().all(|(_, v)| *v == 0)
-    }
-
-    /// Parse a `ResourceList`. Every entry is parsed; the first bad one is reported with its name.
-    pub fn from_list(list: &api::ResourceList) -> Result<Resources, String> {
-        let mut r = Resources::default();
-        for (name, q) in list {
-            set_resource(&mut r, name, &q.0).map_err(|e| format!("{name}: {e}"))?;
-        }
-        Ok(r)
-    }
-
-    /// Like [`Resources::from_list`] but keeps what parses, for objects we must account for anyway.
-    pub fn from_list_lenient(list: &api::ResourceList) -> (Resources, Vec<String>) {
-        let mut r = Resources::default();
-        let mut errors = Vec::new();
-        for (name, q) in list {
-            if let Err(e) = set_resource(&mut r, name, &q.0) {
-                errors.push(format!("{name}: {e}"));
-            }
-        }
-        (r, errors)
-    }
-}
-
-fn set_resource(r: &mut Resources, name: &str, q: &str) -> Result<(), QuantityError> {
-    match name {
-        RESOURCE_CPU => r.milli_cpu = quantity::parse_milli(q)?,
-        RESOURCE_MEMORY => r.memory = quantity::parse_value(q)?,
-        RESOURCE_EPHEMERAL_STORAGE => r.ephemeral_storage = quantity::parse_value(q)?,
-        RESOURCE_PODS => r.allowed_pod_number = quantity::parse_value(q)?,
-        other if is_scalar_resource_name(other) => *r.scalar_mut(Name::new(other)) = quantity::parse_value(q)?,
-        // Other native resources (e.g. `storage`) are not scheduled on; still validate the value.
-        _ => {
-            quantity::Quantity::parse(q)?;
-        }
-    }
-    Ok(())
-}
-
-/// `schedutil.IsScalarResourceName`: extended resources, hugepages, prefixed native resources
-/// (`kubernetes.io/...`, `IsPrefixedNativeResource`) and attachable volumes.
-pub fn is_scalar_resource_name(name: &str) -> bool {
-    is_extended_resource_name(name)
-        || name.starts_with("hugepages-")
-        || name.contains("kubernetes.io/")
-        || name.starts_with("attachable-volumes-")
-}
-
-/// `v1helper.IsExtendedResourceName`: a domain-qualified name outside `kubernetes.io/` and not
-/// `requests.`-prefixed.
-pub fn is_extended_resource_name(name: &str) -> bool {
-    if !name.contains('/') || name.starts_with("requests.") {
-        return false;
-    }
-    let native = !name.contains('/') || name.contains("kubernetes.io/");
-    !native
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -404,10 +245,6 @@ fn host_ports_of(spec: &api::PodSpec) -> Vec<HostPort> {
     out
 }
 
-fn is_restartable(c: &api::Container) -> bool {
-    c.restart_policy.as_deref() == Some("Always")
-}
-
 /// `imagelocality.normalizedImageName`: append `:latest` when the image has no tag.
 pub fn normalized_image_name(name: &str) -> String {
     let last_colon = name.rfind(':');
@@ -433,16 +270,6 @@ pub fn normalized_image_name(name: &str) -> String {
 pub enum PreemptionPolicy {
     PreemptLowerPriority,
     Never,
-}
-
-/// The resource view of a pod that every resource plugin uses.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PodResources {
-    /// `resourcehelper.PodRequests`: what NodeResourcesFit filters on and nodes account.
-    pub requests: Resources,
-    /// cpu/memory with 100m/200Mi for containers that do not list them (scoring only).
-    pub non_zero_milli_cpu: i64,
-    pub non_zero_memory: i64,
 }
 
 /// Why the pod is (or is not) in the PodScheduled condition we last saw; used to avoid
@@ -629,9 +456,15 @@ impl PodInfo {
         self.resource_claims.is_some()
     }
 
-    /// Convert an API pod. Never fails: problems land in `resources` / `spec_error`.
+    /// Convert an API pod. Never fails: problems land in `resources` / `spec_error`. Requests
+    /// are counted with v1.35's default feature gates ([`PodInfo::from_api_with`]).
     pub fn from_api(pod: &api::Pod, priorities: &dyn PriorityResolver) -> PodInfo {
-        Self::convert(pod, Moved::copied(pod), priorities, true)
+        Self::from_api_with(pod, priorities, RequestGates::default())
+    }
+
+    /// [`PodInfo::from_api`] with the gates that change how requests are counted.
+    pub fn from_api_with(pod: &api::Pod, priorities: &dyn PriorityResolver, gates: RequestGates) -> PodInfo {
+        Self::convert(pod, Moved::copied(pod), priorities, true, gates)
     }
 
     /// [`PodInfo::from_api`] for a pod bound to a node whose record only goes into the node
@@ -641,14 +474,15 @@ impl PodInfo {
     /// tolerations, scheduling gates, owner, PodScheduled condition, creation time): a start-up
     /// converts tens of thousands of bound pods, and the node-side record
     /// ([`crate::core::cache::AssignedPod::from_owned`]) reads none of them.
-    pub fn from_api_for_node(pod: &mut api::Pod, priorities: &dyn PriorityResolver) -> PodInfo {
+    pub fn from_api_for_node(pod: &mut api::Pod, priorities: &dyn PriorityResolver, gates: RequestGates) -> PodInfo {
         let moved = Moved::taken(pod);
-        Self::convert(pod, moved, priorities, false)
+        Self::convert(pod, moved, priorities, false, gates)
     }
 
     /// Everything but `moved` is read from `pod` (whose moved fields may be empty by now);
-    /// `whole` is false for the node-side conversion ([`PodInfo::from_api_for_node`]).
-    fn convert(pod: &api::Pod, moved: Moved, priorities: &dyn PriorityResolver, whole: bool) -> PodInfo {
+    /// `whole` is false for the node-side conversion ([`PodInfo::from_api_for_node`]). A bound
+    /// pod's requests count its status resources too ([`crate::core::pod_requests`]).
+    fn convert(pod: &api::Pod, moved: Moved, priorities: &dyn PriorityResolver, whole: bool, gates: RequestGates) -> PodInfo {
         let meta = &pod.metadata;
         let spec = &pod.spec;
         let mut spec_error = None;
@@ -676,6 +510,7 @@ impl PodInfo {
                     && c.reason.as_deref() == Some(conditions::REASON_PREEMPTION_BY_SCHEDULER)
             });
 
+        let bound = !moved.node_name.is_empty();
         let mut info = PodInfo {
             key: pod_key(&moved.namespace, &moved.name),
             namespace: moved.namespace,
@@ -692,7 +527,7 @@ impl PodInfo {
             terminating: meta.deletion_timestamp.is_some(),
             phase: PodPhase::parse(&pod.status.phase),
             scheduling_gates: Default::default(),
-            resources: pod_resources(spec),
+            resources: pod_requests::pod_resources(spec, &pod.status, bound, gates),
             host_ports: host_ports_of(spec),
             node_selector: Default::default(),
             affinity: moved.affinity,
@@ -755,91 +590,6 @@ impl PodInfo {
     pub fn requests_or_default(&self) -> PodResources {
         self.resources.clone().unwrap_or_default()
     }
-}
-
-/// `resourcehelper.PodRequests` plus the non-zero variant (`framework.calculateResource`).
-/// Errors name the container and resource: `container "app": cpu: quantity "1x": ...`.
-pub fn pod_resources(spec: &api::PodSpec) -> Result<PodResources, String> {
-    // Real requests (no defaults) and the non-zero cpu/memory view in one pass.
-    let mut reqs = Resources::default();
-    let mut nz = (0i64, 0i64);
-    let parse = |c: &api::Container| -> Result<(Resources, (i64, i64)), String> {
-        let r = Resources::from_list(&c.resources.requests).map_err(|e| format!("container {:?}: {e}", c.name))?;
-        let cpu = if c.resources.requests.contains_key(RESOURCE_CPU) { r.milli_cpu } else { DEFAULT_MILLI_CPU_REQUEST };
-        let mem = if c.resources.requests.contains_key(RESOURCE_MEMORY) { r.memory } else { DEFAULT_MEMORY_REQUEST };
-        Ok((r, (cpu, mem)))
-    };
-    for c in &spec.containers {
-        let (r, (cpu, mem)) = parse(c)?;
-        reqs.add(&r);
-        nz.0 = nz.0.saturating_add(cpu);
-        nz.1 = nz.1.saturating_add(mem);
-    }
-    // Init containers: each one's need is its own request plus the sidecars started before it;
-    // sidecars also run alongside the main containers (KEP-753).
-    let mut sidecars = Resources::default();
-    let mut sidecars_nz = (0i64, 0i64);
-    let mut init_max = Resources::default();
-    let mut init_max_nz = (0i64, 0i64);
-    for c in &spec.init_containers {
-        let (r, (cpu, mem)) = parse(c)?;
-        if is_restartable(c) {
-            reqs.add(&r);
-            nz.0 = nz.0.saturating_add(cpu);
-            nz.1 = nz.1.saturating_add(mem);
-            sidecars.add(&r);
-            sidecars_nz.0 = sidecars_nz.0.saturating_add(cpu);
-            sidecars_nz.1 = sidecars_nz.1.saturating_add(mem);
-            init_max.max_with(&sidecars);
-            init_max_nz.0 = init_max_nz.0.max(sidecars_nz.0);
-            init_max_nz.1 = init_max_nz.1.max(sidecars_nz.1);
-        } else {
-            let mut combined = r;
-            combined.add(&sidecars);
-            init_max.max_with(&combined);
-            init_max_nz.0 = init_max_nz.0.max(cpu.saturating_add(sidecars_nz.0));
-            init_max_nz.1 = init_max_nz.1.max(mem.saturating_add(sidecars_nz.1));
-        }
-    }
-    reqs.max_with(&init_max);
-    nz.0 = nz.0.max(init_max_nz.0);
-    nz.1 = nz.1.max(init_max_nz.1);
-
-    // Pod-level resources (cpu, memory, hugepages-*) replace the container aggregate.
-    if let Some(pod_level) = &spec.resources {
-        for (name, q) in &pod_level.requests {
-            let supported = name == RESOURCE_CPU || name == RESOURCE_MEMORY || name.starts_with("hugepages-");
-            if !supported {
-                continue;
-            }
-            let mut one = Resources::default();
-            set_resource(&mut one, name, &q.0)
-                .map_err(|e| crate::core::texts::node_resources::pod_resources_error(&format!("{name}: {e}")))?;
-            match name.as_str() {
-                RESOURCE_CPU => {
-                    reqs.milli_cpu = one.milli_cpu;
-                    nz.0 = one.milli_cpu;
-                }
-                RESOURCE_MEMORY => {
-                    reqs.memory = one.memory;
-                    nz.1 = one.memory;
-                }
-                _ => {
-                    let n = Name::new(name);
-                    *reqs.scalar_mut(n) = one.scalar(n);
-                }
-            }
-        }
-    }
-
-    if !spec.overhead.is_empty() {
-        let o = Resources::from_list(&spec.overhead).map_err(|e| format!("overhead: {e}"))?;
-        reqs.add(&o);
-        nz.0 = nz.0.saturating_add(o.milli_cpu);
-        nz.1 = nz.1.saturating_add(o.memory);
-    }
-    reqs.scalars.retain(|(_, v)| *v != 0);
-    Ok(PodResources { requests: reqs, non_zero_milli_cpu: nz.0, non_zero_memory: nz.1 })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -914,102 +664,6 @@ mod tests {
         assert_eq!(*pod_key("ns", &long), format!("ns/{long}"));
         let fits = "y".repeat(320 - 3);
         assert_eq!(*pod_key("ns", &fits), format!("ns/{fits}"));
-    }
-
-    fn container(name: &str, reqs: &[(&str, &str)]) -> api::Container {
-        api::Container {
-            name: name.into(),
-            resources: api::ResourceRequirements {
-                requests: reqs.iter().map(|(k, v)| (k.to_string(), api::QuantityStr(v.to_string()))).collect(),
-                ..Default::default()
-            },
-            ..Default::default()
-        }
-    }
-
-    fn sidecar(name: &str, reqs: &[(&str, &str)]) -> api::Container {
-        let mut c = container(name, reqs);
-        c.restart_policy = Some("Always".into());
-        c
-    }
-
-    #[test]
-    fn init_container_max_rule() {
-        // component-helpers resource helpers_test.go "init container larger than containers".
-        let spec = api::PodSpec {
-            containers: vec![container("a", &[("cpu", "1"), ("memory", "1Gi")]), container("b", &[("cpu", "1")])],
-            init_containers: vec![container("i1", &[("cpu", "3")]), container("i2", &[("memory", "512Mi")])],
-            ..Default::default()
-        };
-        let r = pod_resources(&spec).expect("valid");
-        assert_eq!(r.requests.milli_cpu, 3000);
-        assert_eq!(r.requests.memory, 1 << 30);
-        // non-zero: b has no memory -> 200Mi; init i1 has no memory -> 200Mi; i2 no cpu -> 100m
-        assert_eq!(r.non_zero_milli_cpu, 3000);
-        assert_eq!(r.non_zero_memory, (1 << 30) + DEFAULT_MEMORY_REQUEST);
-    }
-
-    #[test]
-    fn sidecars_add_to_containers_and_later_inits() {
-        // KEP-753 example: sidecar 1 cpu started before a 2 cpu init container -> init peak 3,
-        // steady state 1 (sidecar) + 1 (container) = 2; result max(3, 2) = 3.
-        let spec = api::PodSpec {
-            containers: vec![container("c", &[("cpu", "1")])],
-            init_containers: vec![sidecar("s", &[("cpu", "1")]), container("i", &[("cpu", "2")])],
-            ..Default::default()
-        };
-        assert_eq!(pod_resources(&spec).expect("valid").requests.milli_cpu, 3000);
-        let spec = api::PodSpec {
-            containers: vec![container("c", &[("cpu", "5")])],
-            init_containers: vec![sidecar("s", &[("cpu", "1")]), container("i", &[("cpu", "2")])],
-            ..Default::default()
-        };
-        assert_eq!(pod_resources(&spec).expect("valid").requests.milli_cpu, 6000);
-    }
-
-    #[test]
-    fn overhead_and_pod_level_resources() {
-        let mut spec = api::PodSpec { containers: vec![container("c", &[("cpu", "100m")])], ..Default::default() };
-        spec.overhead.insert("cpu".into(), api::QuantityStr("250m".into()));
-        let r = pod_resources(&spec).expect("valid");
-        assert_eq!(r.requests.milli_cpu, 350);
-        assert_eq!(r.non_zero_milli_cpu, 350);
-        spec.resources = Some(api::ResourceRequirements {
-            requests: [("cpu".to_string(), api::QuantityStr("2".into()))].into_iter().collect(),
-            ..Default::default()
-        });
-        assert_eq!(pod_resources(&spec).expect("valid").requests.milli_cpu, 2250);
-    }
-
-    #[test]
-    fn explicit_zero_is_not_defaulted() {
-        let spec = api::PodSpec { containers: vec![container("c", &[("cpu", "0"), ("memory", "0")])], ..Default::default() };
-        let r = pod_resources(&spec).expect("valid");
-        assert_eq!((r.non_zero_milli_cpu, r.non_zero_memory), (0, 0));
-        let spec = api::PodSpec { containers: vec![container("c", &[])], ..Default::default() };
-        let r = pod_resources(&spec).expect("valid");
-        assert_eq!((r.non_zero_milli_cpu, r.non_zero_memory), (DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST));
-        assert!(r.requests.is_zero());
-    }
-
-    #[test]
-    fn invalid_quantity_names_container_and_resource() {
-        let spec = api::PodSpec { containers: vec![container("app", &[("cpu", "lots")])], ..Default::default() };
-        let err = pod_resources(&spec).expect_err("invalid");
-        assert!(err.contains("container \"app\"") && err.contains("cpu"), "{err}");
-    }
-
-    #[test]
-    fn extended_resources_are_scalars() {
-        assert!(is_scalar_resource_name("nvidia.com/gpu"));
-        assert!(is_scalar_resource_name("hugepages-2Mi"));
-        assert!(is_scalar_resource_name("attachable-volumes-aws-ebs"));
-        assert!(!is_scalar_resource_name("cpu"));
-        // fit_test.go "kubernetes.io resource capacity enforced": prefixed native resources are
-        // scalars (though not extended resources, so ignoredResources never skips them).
-        assert!(is_scalar_resource_name("kubernetes.io/something"));
-        assert!(!is_extended_resource_name("kubernetes.io/something"));
-        assert!(!is_scalar_resource_name("requests.nvidia.com/gpu"));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! A hand-written decoder for the pods of list pages and watch events, the one kind that comes by
 //! the ten thousand: it builds the same [`Pod`] the general decoder ([`crate::core::gojson`] over
 //! the serde derive) builds, in one pass over the text, skipping the fields edgesched never reads
-//! (`managedFields`, `annotations`, container environments and probes, `containerStatuses`, …)
-//! without building anything from them.
+//! (`managedFields`, `annotations`, container environments and probes, the container statuses'
+//! states and images, …) without building anything from them.
 //!
 //! It reads only the common shapes and leaves every doubt to the general decoder: a [`Miss`]
 //! (an escape in a string it reads, a repeated field, a number that is not a plain `i32`, a
@@ -21,15 +21,18 @@
 //! ([`crate::core::model::PodInfo::from_api_for_node`]). The parts that only scheduling the pod
 //! itself reads ([`Later`]: creation time, owners, node selector, tolerations, conditions) are
 //! then kept as text until the pod is known to be bound or not, and a bound pod's are never
-//! built.
+//! built. Its status resources (in-place resize accounting) are kept as text too, and of a
+//! bound pod only the statuses that can change its requests are built: in a cluster at rest
+//! every container reports the resources its spec asks for.
 
 use super::scan::{field_index, Cursor, Miss};
 use super::{
-    Affinity, Container, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta, OwnerReference, Pod,
-    PodCondition, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus, PreferredSchedulingTerm, QuantityStr,
-    ResourceList, ResourceRequirements, Toleration,
+    Affinity, Container, ContainerStatus, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta,
+    OwnerReference, Pod, PodCondition, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus, PreferredSchedulingTerm,
+    QuantityStr, ResourceList, ResourceRequirements, StatusResources, Toleration,
 };
 use crate::core::gojson;
+use crate::core::texts::conditions::POD_RESIZE_PENDING;
 use std::collections::BTreeMap;
 
 /// What the caller keeps of a pod.
@@ -38,10 +41,13 @@ pub enum Need {
     /// Every field this decoder reads: the general decoder's pod.
     Whole,
     /// The whole pod when it is not bound (`spec.nodeName` empty); a bound one without what only
-    /// scheduling it reads (the parts in [`Later`]; conditions are kept when the pod is being
-    /// deleted, as the node-side record reads them then). Those parts of a bound pod are checked
-    /// as JSON but not as their types: a malformed toleration does not keep a bound pod's
-    /// requests out of the node table.
+    /// scheduling it reads (the parts in [`Later`]): of its conditions only `PodResizePending`
+    /// is kept (its requests depend on it), all of them while it is being deleted (the
+    /// node-side record reads them then); of its container statuses only those that could
+    /// change its requests (see [`redundant_status`]); its pod-level status resources only
+    /// when its spec has pod-level requests. Those parts of a bound pod are checked as JSON but
+    /// not as their types where they are dropped: a malformed toleration does not keep a bound
+    /// pod's requests out of the node table.
     NodeSideWhenBound,
 }
 
@@ -63,9 +69,10 @@ pub fn pod_at(c: &mut Cursor<'_>, need: Need) -> Result<Box<Pod>, Miss> {
     pod(c, need)
 }
 
-/// The text of the parts of a pod that only scheduling the pod itself reads, kept while the pod
-/// is read ([`Need::NodeSideWhenBound`]): whether it is bound is known only once its spec has
-/// been read, after its metadata and perhaps before its status.
+/// The text of the parts of a pod that only scheduling the pod itself reads, or that a bound
+/// pod's requests read only in part, kept while the pod is read ([`Need::NodeSideWhenBound`]):
+/// whether it is bound is known only once its spec has been read, after its metadata and
+/// perhaps before its status.
 #[derive(Default)]
 struct Later<'a> {
     creation: Option<&'a str>,
@@ -73,6 +80,10 @@ struct Later<'a> {
     node_selector: Option<&'a str>,
     tolerations: Option<&'a str>,
     conditions: Option<&'a str>,
+    container_statuses: Option<&'a str>,
+    init_container_statuses: Option<&'a str>,
+    pod_resources: Option<&'a str>,
+    pod_allocated: Option<&'a str>,
 }
 
 impl<'a> Later<'a> {
@@ -113,7 +124,30 @@ impl<'a> Later<'a> {
         read(self.node_selector, !bound, &mut |c| string_map(c, &mut spec.node_selector))?;
         read(self.tolerations, !bound, &mut |c| list(c, toleration).map(|t| spec.tolerations = t))?;
         let deleting = meta.deletion_timestamp.is_some();
-        read(self.conditions, !bound || deleting, &mut |c| list(c, condition).map(|k| pod.status.conditions = k))
+        let status = &mut pod.status;
+        // A bound pod's conditions: only a resize's (and only read when the text may hold one).
+        let resize_only = bound && !deleting;
+        let may_hold_resize = |t: &str| t.contains(POD_RESIZE_PENDING) || t.contains('\\');
+        let wanted = !resize_only || self.conditions.is_some_and(may_hold_resize);
+        read(self.conditions, wanted, &mut |c| list(c, condition).map(|k| status.conditions = k))?;
+        if resize_only {
+            status.conditions.retain(|k| k.type_ == POD_RESIZE_PENDING);
+        }
+        let pod_level = !bound || spec.resources.as_ref().is_some_and(|r| !r.requests.is_empty());
+        read(self.pod_resources, pod_level, &mut |c| {
+            status.resources = if c.null()? { None } else { Some(status_resources(c)?) };
+            Ok(())
+        })?;
+        read(self.pod_allocated, pod_level, &mut |c| resource_list(c, &mut status.allocated_resources))?;
+        let (regular, init) = (self.container_statuses, self.init_container_statuses);
+        if bound {
+            let (regular, init) = statuses_changing_requests(regular, init, &pod.spec)?;
+            (pod.status.container_statuses, pod.status.init_container_statuses) = (regular, init);
+            return Ok(());
+        }
+        let status = &mut pod.status;
+        read(regular, true, &mut |c| list(c, container_status).map(|k| status.container_statuses = k))?;
+        read(init, true, &mut |c| list(c, container_status).map(|k| status.init_container_statuses = k))
     }
 }
 
@@ -544,20 +578,224 @@ fn requirements(c: &mut Cursor<'_>) -> Result<ResourceRequirements, Miss> {
 }
 
 fn status<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, s: &mut PodStatus) -> Result<(), Miss> {
-    const FIELDS: &[&str] = &["phase", "conditions", "nominatedNodeName", "startTime", "resourceClaimStatuses"];
+    const FIELDS: &[&str] = &[
+        "phase",
+        "conditions",
+        "nominatedNodeName",
+        "startTime",
+        "containerStatuses",
+        "initContainerStatuses",
+        "resources",
+        "allocatedResources",
+        "resourceClaimStatuses",
+    ];
     fields(c, FIELDS, &mut |c, i| {
+        let later = later.as_deref_mut();
         match i {
             0 => string(c, &mut s.phase)?,
-            1 => Later::keep_or(later.as_deref_mut().map(|l| &mut l.conditions), c, |c| {
-                list(c, condition).map(|k| s.conditions = k)
-            })?,
+            1 => Later::keep_or(later.map(|l| &mut l.conditions), c, |c| list(c, condition).map(|k| s.conditions = k))?,
             2 => string(c, &mut s.nominated_node_name)?,
             3 => opt_string(c, &mut s.start_time)?,
+            4 => Later::keep_or(later.map(|l| &mut l.container_statuses), c, |c| {
+                list(c, container_status).map(|k| s.container_statuses = k)
+            })?,
+            5 => Later::keep_or(later.map(|l| &mut l.init_container_statuses), c, |c| {
+                list(c, container_status).map(|k| s.init_container_statuses = k)
+            })?,
+            6 => Later::keep_or(later.map(|l| &mut l.pod_resources), c, |c| {
+                s.resources = if c.null()? { None } else { Some(status_resources(c)?) };
+                Ok(())
+            })?,
+            7 => Later::keep_or(later.map(|l| &mut l.pod_allocated), c, |c| resource_list(c, &mut s.allocated_resources))?,
             _ => s.resource_claim_statuses = list(c, pod_claim_status)?,
         }
         Ok(())
     })?;
     Ok(())
+}
+
+fn container_status(c: &mut Cursor<'_>) -> Result<ContainerStatus, Miss> {
+    let mut k = ContainerStatus::default();
+    const FIELDS: &[&str] = &["name", "allocatedResources", "resources"];
+    fields(c, FIELDS, &mut |c, i| {
+        match i {
+            0 => string(c, &mut k.name)?,
+            1 => resource_list(c, &mut k.allocated_resources)?,
+            _ => k.resources = if c.null()? { None } else { Some(status_resources(c)?) },
+        }
+        Ok(())
+    })?;
+    Ok(k)
+}
+
+fn status_resources(c: &mut Cursor<'_>) -> Result<StatusResources, Miss> {
+    let mut r = StatusResources::default();
+    fields(c, &["requests"], &mut |c, _| resource_list(c, &mut r.requests))?;
+    Ok(r)
+}
+
+/// Up to this many quantities per list are compared where they stand in the text; a longer
+/// list makes its status count as changing the requests (it is then read as it is).
+const COMPARED: usize = 8;
+
+/// A `ResourceList` read without copying: its entries as `(name, trimmed quantity)`.
+#[derive(Clone, Copy)]
+struct Entries<'a> {
+    items: [(&'a str, &'a str); COMPARED],
+    len: usize,
+}
+
+impl<'a> Entries<'a> {
+    const EMPTY: Entries<'static> = Entries { items: [("", ""); COMPARED], len: 0 };
+
+    fn as_slice(&self) -> &[(&'a str, &'a str)] {
+        self.items.get(..self.len).unwrap_or_default()
+    }
+}
+
+/// The list at the cursor as [`Entries`]; `None` beyond [`COMPARED`] entries.
+fn borrowed_list<'a>(c: &mut Cursor<'a>) -> Result<Option<Entries<'a>>, Miss> {
+    let mut out = Entries::EMPTY;
+    let mut fits = true;
+    if c.null()? {
+        return Ok(Some(out));
+    }
+    c.object(|c, key| {
+        let q = match c.peek() {
+            Some(b'"') => c.plain_str()?.trim(),
+            _ => return Err(Miss),
+        };
+        match out.items.get_mut(out.len) {
+            Some(slot) => {
+                *slot = (key, q);
+                out.len += 1;
+            }
+            None => fits = false,
+        }
+        Ok(())
+    })?;
+    Ok(fits.then_some(out))
+}
+
+/// Whether borrowed entries, read as a map reads them (a key named twice: the last value), name
+/// exactly the spec's requests with the same quantities.
+fn same_as(entries: &[(&str, &str)], spec: &ResourceList) -> bool {
+    let mut distinct = 0usize;
+    for (i, (k, q)) in entries.iter().enumerate() {
+        if entries[i + 1..].iter().any(|(later, _)| later == k) {
+            continue;
+        }
+        if spec.get(*k).is_none_or(|s| s.0 != *q) {
+            return false;
+        }
+        distinct += 1;
+    }
+    distinct == spec.len()
+}
+
+/// A bound pod's container statuses (`regular` and `init`, the two lists' text) without those
+/// that cannot change its requests ([`redundant_status`]). The statuses are compared where they
+/// stand in the text and only the others are built. When a container name is reported twice
+/// (across both lists: the lookup spans them) or there are more than [`COMPARED`], every
+/// status is kept: which one counts is then the full reading's business.
+fn statuses_changing_requests(
+    regular: Option<&str>,
+    init: Option<&str>,
+    spec: &PodSpec,
+) -> Result<(Vec<ContainerStatus>, Vec<ContainerStatus>), Miss> {
+    let mut names = [""; COMPARED];
+    let mut keep = [false; COMPARED];
+    let mut n = 0usize;
+    let mut compared = true;
+    for text in [regular, init].into_iter().flatten() {
+        let mut c = Cursor::new(text);
+        if c.null()? {
+            continue;
+        }
+        c.array(|c| {
+            let (name, redundant) = redundant_status(c, spec)?;
+            if n >= COMPARED || names[..n].contains(&name) {
+                compared = false;
+            } else {
+                names[n] = name;
+                keep[n] = !redundant;
+            }
+            n += 1;
+            Ok(())
+        })?;
+    }
+    let mut next = 0usize;
+    let mut build = |text: Option<&str>| -> Result<Vec<ContainerStatus>, Miss> {
+        let Some(text) = text else { return Ok(Vec::new()) };
+        if !compared {
+            return list(&mut Cursor::new(text), container_status);
+        }
+        let mut out = Vec::new();
+        let mut c = Cursor::new(text);
+        if c.null()? {
+            return Ok(out);
+        }
+        c.array(|c| {
+            if keep[next] {
+                out.push(structure(c, container_status)?);
+            } else {
+                c.skip_value()?;
+            }
+            next += 1;
+            Ok(())
+        })?;
+        Ok(out)
+    };
+    Ok((build(regular)?, build(init)?))
+}
+
+/// Read one container status in place: its name, and whether it is redundant for a bound pod
+/// — it reports no `resources` (then it is never read), or no container that reads a status
+/// (regular containers, sidecars) has its name, or for every one that does both its reported
+/// requests and its allocated resources (when present) name the container's spec requests
+/// with the same quantities. A redundant status leaves `max(spec, actuated, allocated)` at the
+/// spec whatever the resize conditions say, so dropping it changes nothing
+/// (`determineEffectiveRequests`, [`crate::core::pod_requests`]).
+fn redundant_status<'a>(c: &mut Cursor<'a>, spec: &PodSpec) -> Result<(&'a str, bool), Miss> {
+    let mut name = "";
+    let mut allocated = Some(Entries::EMPTY);
+    let mut actuated = None;
+    let mut reported = false;
+    if c.null()? {
+        return Ok(("", true));
+    }
+    fields(c, &["name", "allocatedResources", "resources"], &mut |c, i| {
+        match i {
+            0 => {
+                if !c.null()? {
+                    name = c.plain_str()?;
+                }
+            }
+            1 => allocated = borrowed_list(c)?,
+            _ => {
+                reported = !c.null()?;
+                if reported {
+                    actuated = Some(Entries::EMPTY);
+                    fields(c, &["requests"], &mut |c, _| {
+                        actuated = borrowed_list(c)?;
+                        Ok(())
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    if !reported {
+        return Ok((name, true));
+    }
+    let sidecars = spec.init_containers.iter().filter(|k| crate::core::pod_requests::is_restartable(k));
+    let redundant = spec.containers.iter().chain(sidecars).filter(|k| k.name == name).all(|k| {
+        let want = &k.resources.requests;
+        let same =
+            |l: Option<Entries<'_>>, empty_ok: bool| l.is_some_and(|l| (empty_ok && l.len == 0) || same_as(l.as_slice(), want));
+        same(actuated, false) && same(allocated, true)
+    });
+    Ok((name, redundant))
 }
 
 fn condition(c: &mut Cursor<'_>) -> Result<PodCondition, Miss> {

@@ -93,7 +93,7 @@ mod tests {
               {"type":"PodScheduled","status":"True"}]}}"#;
         let pod: api::Pod = gojson::from_str(raw).expect("pod");
         let mut copied = PodInfo::from_api(&pod, &NoPriorityClasses);
-        let moved = PodInfo::from_api_for_node(&mut pod.clone(), &NoPriorityClasses);
+        let moved = PodInfo::from_api_for_node(&mut pod.clone(), &NoPriorityClasses, Default::default());
         // What only scheduling the pod itself reads is left out of the node-side conversion.
         assert!(!copied.images.is_empty() && moved.images.is_empty());
         assert!(copied.owner.is_some() && moved.owner.is_none());

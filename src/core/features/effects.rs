@@ -79,20 +79,20 @@ pub const SCHEDULER_GATES: &[GateEffect] = &[
     row(
         "InPlacePodVerticalScaling",
         "`framework/types.go` NodeInfo requests (`resource.PodRequests` with `UseStatusResources`); `noderesources` fit queueing hints for pod resizes",
-        Missing("a bound pod counts its spec only (resize accounting is being built separately)"),
+        Implemented("a bound pod counts `max(spec, actual, allocated)` per container, its actual size when the resize is infeasible (`src/core/pod_requests.rs`); a pod update re-counts its node (`src/core/cache/`); NodeResourcesFit requeues the pods it rejected when a bound pod's requests go down (`src/core/framework/plugins/node_resources_fit_hints.rs`)"),
         false,
     ),
     row(
         "SidecarContainers",
         "`noderesources` fit (restartable init containers in the request sum)",
-        Implemented("`src/core/model.rs` pod requests; `node_resources_fit.rs`"),
+        Implemented("`src/core/pod_requests.rs`; `node_resources_fit.rs`"),
         false,
     ),
     row(
         "PodLevelResources",
         "`noderesources` fit and balanced allocation, NodeInfo (`pod.spec.resources`)",
-        Implemented("`src/core/model.rs` pod requests (pod-level resources replace the container sum)"),
-        false,
+        Implemented("`src/core/pod_requests.rs` (pod-level requests replace the container sum for the resources they name; `--feature-gates=PodLevelResources=false` leaves them unread, as upstream's `SkipPodLevelResources`)"),
+        true,
     ),
     row(
         "SchedulerQueueingHints",
@@ -179,7 +179,12 @@ pub const SCHEDULER_GATES: &[GateEffect] = &[
     row("GangScheduling", "`default_plugins.go` (GangScheduling plugin); `eventhandlers.go`", NotImplemented, false),
     row("NodeDeclaredFeatures", "`default_plugins.go`; `nodedeclaredfeatures` plugin", NotImplemented, false),
     row("TaintTolerationComparisonOperators", "`tainttoleration`, `podtopologyspread` (Lt/Gt tolerations)", NotImplemented, false),
-    row("InPlacePodLevelResourcesVerticalScaling", "NodeInfo requests of pod-level resizes", NotImplemented, false),
+    row(
+        "InPlacePodLevelResourcesVerticalScaling",
+        "`framework/types.go` NodeInfo requests of pod-level resizes (`InPlacePodLevelResourcesVerticalScalingEnabled`); `noderesources` fit scale-down hint",
+        Implemented("a bound pod's pod-level requests count `status.resources` and `status.allocatedResources` too (`src/core/pod_requests.rs`)"),
+        true,
+    ),
     row("DRAConsumableCapacity", "`dynamicresources` allocator", NotImplemented, false),
     row("DRADeviceBindingConditions", "`dynamicresources` PreBind; `ValidateDynamicResourcesArgs` (`bindingTimeout`)", NotImplemented, false),
     row("DRADeviceTaints", "`dynamicresources` allocator", NotImplemented, false),

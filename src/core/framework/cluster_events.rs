@@ -56,6 +56,9 @@ impl EventMask {
     /// An unscheduled pod's `status.resourceClaimStatuses` changed, nothing else that matters
     /// (upstream `UpdatePodGeneratedResourceClaim`; the event carries the pod before and after).
     pub const POD_GENERATED_RESOURCE_CLAIM: EventMask = EventMask(1 << 27);
+    /// An assigned pod's counted requests went down (an in-place resize down actuated, or a
+    /// pending one given up): upstream's `UpdatePodScaleDown`.
+    pub const ASSIGNED_POD_SCALE_DOWN: EventMask = EventMask(1 << 28);
     pub const ALL: EventMask = EventMask(u32::MAX);
 
     pub fn intersects(self, other: EventMask) -> bool {
@@ -77,6 +80,7 @@ impl EventMask {
             (EventMask::NODE_DELETE, "NodeDelete"),
             (EventMask::ASSIGNED_POD_ADD, "AssignedPodAdd"),
             (EventMask::ASSIGNED_POD_UPDATE, "AssignedPodUpdatePodLabel"),
+            (EventMask::ASSIGNED_POD_SCALE_DOWN, "AssignedPodUpdatePodScaleDown"),
             (EventMask::ASSIGNED_POD_DELETE, "AssignedPodDelete"),
             (EventMask::PVC_CHANGE, "PersistentVolumeClaimUpdate"),
             (EventMask::PV_CHANGE, "PersistentVolumeUpdate"),

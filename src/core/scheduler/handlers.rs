@@ -13,6 +13,7 @@ use crate::core::framework::{ClusterEvent, EventMask, EventObject};
 use crate::core::logging::{self, Line};
 use crate::core::metrics::names as m;
 use crate::core::model::{NodeSpecInfo, PodInfo, PodKey};
+use crate::core::pod_requests::is_scale_down;
 use crate::core::queue::{Location, QueuedPod};
 use crate::core::texts;
 use crate::core::watched::{Change, KindChange, KindId, Undecodable, Watched};
@@ -81,11 +82,11 @@ impl Scheduler {
     pub(super) fn on_pod_upsert(&mut self, mut pod: Box<api::Pod>, now: Instant) {
         if !pod.spec.node_name.is_empty() {
             // A bound pod: only its record is kept, so the API object is converted by moving.
-            let info = PodInfo::from_api_for_node(&mut pod, &self.priority_classes);
+            let info = PodInfo::from_api_for_node(&mut pod, &self.priority_classes, self.request_gates);
             self.upsert_bound_pod(info, now);
             return;
         }
-        let info = Arc::new(PodInfo::from_api(&pod, &self.priority_classes));
+        let info = Arc::new(PodInfo::from_api_with(&pod, &self.priority_classes, self.request_gates));
         self.upsert_pod(pod, info, now);
     }
 
@@ -105,7 +106,7 @@ impl Scheduler {
             status: api::PodStatus::default(),
             source: None,
         };
-        let mut info = PodInfo::from_api(&pod, &self.priority_classes);
+        let mut info = PodInfo::from_api_with(&pod, &self.priority_classes, self.request_gates);
         info.spec_error = Some(texts::pod_spec::undecodable(&u.error));
         self.upsert_pod(Box::new(pod), Arc::new(info), now);
     }
@@ -131,19 +132,37 @@ impl Scheduler {
         }
         let old = self.cache.upsert_assigned_pod_owned(info);
         let new = || self.cache.assigned_pod(&key);
-        let mask = match &old {
-            None => EventMask::ASSIGNED_POD_ADD,
+        let (mask, scaled_down) = match &old {
+            None => (EventMask::ASSIGNED_POD_ADD, None),
             Some((_, true)) => return, // our own assumption confirmed: nothing new for other pods
-            Some((o, _)) if new().is_some_and(|n| o.labels != n.labels) => EventMask::ASSIGNED_POD_UPDATE,
-            Some(_) => return,
-        };
-        // Only out-of-tree plugins read the event's objects: no lookup per listed pod otherwise.
-        match self.out_of_tree.then(new).flatten().cloned() {
-            Some(new) => {
-                let old = old.as_ref().map(|(o, _)| EventObject::AssignedPod(o));
-                self.move_pods_on(&ClusterEvent { mask, old, new: Some(EventObject::AssignedPod(&new)) }, now);
+            Some((o, _)) => {
+                // The cache has already re-counted the node with the new version (an in-place
+                // resize that progressed changes what the pod counts); other pods hear of a
+                // label change and, as upstream's `PodSchedulingPropertiesChange` reports them
+                // one by one, of requests that went down (`extractPodScaleDown`).
+                let Some(n) = new() else { return };
+                let shrunk = is_scale_down(&o.resources.requests, &n.resources.requests).then(|| (o.clone(), n.clone()));
+                (if o.labels != n.labels { EventMask::ASSIGNED_POD_UPDATE } else { EventMask::NONE }, shrunk)
             }
-            None => self.move_pods(mask, now),
+        };
+        if mask != EventMask::NONE {
+            // Only out-of-tree plugins read the event's objects: no lookup per listed pod otherwise.
+            match self.out_of_tree.then(new).flatten().cloned() {
+                Some(new) => {
+                    let old = old.as_ref().map(|(o, _)| EventObject::AssignedPod(o));
+                    self.move_pods_on(&ClusterEvent { mask, old, new: Some(EventObject::AssignedPod(&new)) }, now);
+                }
+                None => self.move_pods(mask, now),
+            }
+        }
+        // NodeResourcesFit's queueing hint compares the two versions: always sent with them.
+        if let Some((o, n)) = scaled_down {
+            let event = ClusterEvent {
+                mask: EventMask::ASSIGNED_POD_SCALE_DOWN,
+                old: Some(EventObject::AssignedPod(&o)),
+                new: Some(EventObject::AssignedPod(&n)),
+            };
+            self.move_pods_on(&event, now);
         }
     }
 
@@ -151,7 +170,7 @@ impl Scheduler {
         let key = info.key.clone();
         if info.is_assigned() {
             let mut pod = pod;
-            let info = PodInfo::from_api_for_node(&mut pod, &self.priority_classes);
+            let info = PodInfo::from_api_for_node(&mut pod, &self.priority_classes, self.request_gates);
             self.upsert_bound_pod(info, now);
             return;
         }
@@ -276,7 +295,7 @@ impl Scheduler {
         // In key order: the pending map iterates differently in every process.
         stale.sort_unstable_by(|a, b| (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name)));
         for p in stale {
-            let info = Arc::new(PodInfo::from_api(&p, &self.priority_classes));
+            let info = Arc::new(PodInfo::from_api_with(&p, &self.priority_classes, self.request_gates));
             if self.queue.location(&info.key).is_some() {
                 self.queue.update(info, None, now);
             }

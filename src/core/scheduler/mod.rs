@@ -27,6 +27,8 @@ mod tests_dra;
 mod tests_list_pages;
 #[cfg(test)]
 mod tests_plugin_api;
+#[cfg(test)]
+mod tests_resize;
 mod unserved;
 
 pub use effects::{Attempt, BindRequest, Effect, StatusPatch};

@@ -116,6 +116,8 @@ pub struct Scheduler {
     /// to read, and unscheduled-pod additions are cluster events.
     pub(super) out_of_tree: bool,
     pub(super) priority_classes: PriorityClasses,
+    /// The feature gates that change how pods' requests are counted.
+    pub(super) request_gates: crate::core::model::RequestGates,
     /// Unassigned pods of our profiles, as last seen (for re-conversion and change detection).
     pub(super) pending: HashMap<PodKey, Arc<api::Pod>>,
     pub(super) next_start_node_index: usize,
@@ -175,6 +177,7 @@ impl Scheduler {
             queue,
             out_of_tree,
             priority_classes: PriorityClasses::default(),
+            request_gates: Default::default(),
             pending: HashMap::new(),
             next_start_node_index: 0,
             percentage_of_nodes_to_score: settings.percentage_of_nodes_to_score,
@@ -208,6 +211,12 @@ impl Scheduler {
     /// Whether an empty activeQ pops the head of backoffQ (feature gate `SchedulerPopFromBackoffQ`).
     pub fn set_pop_from_backoff(&mut self, on: bool) {
         self.queue.set_pop_from_backoff(on);
+    }
+
+    /// The feature gates that change how pods' requests are counted
+    /// (`InPlacePodLevelResourcesVerticalScaling`); pods seen from now on are counted with them.
+    pub fn set_request_gates(&mut self, gates: crate::core::model::RequestGates) {
+        self.request_gates = gates;
     }
 
     /// The queue's waiting limit before the leftover flush (`--pod-max-in-unschedulable-pods-duration`).

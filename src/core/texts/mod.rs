@@ -737,6 +737,14 @@ pub mod conditions {
     pub const DISRUPTION_TARGET: &str = "DisruptionTarget";
     /// `v1.PodReasonPreemptionByScheduler`.
     pub const REASON_PREEMPTION_BY_SCHEDULER: &str = "PreemptionByScheduler";
+    /// `v1.PodResizePending`: the kubelet has not admitted a resize yet (reason below).
+    pub const POD_RESIZE_PENDING: &str = "PodResizePending";
+    /// `v1.PodResizeInProgress`: a resize is admitted and being actuated.
+    pub const POD_RESIZE_IN_PROGRESS: &str = "PodResizeInProgress";
+    /// `v1.PodReasonInfeasible`: the node can never fit the resize.
+    pub const REASON_INFEASIBLE: &str = "Infeasible";
+    /// `v1.PodReasonDeferred`: the node cannot fit the resize now.
+    pub const REASON_DEFERRED: &str = "Deferred";
 
     /// preemption.go: the DisruptionTarget message (the preemptor's scheduler name).
     pub fn preempting(scheduler_name: &str) -> String {

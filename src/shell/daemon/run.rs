@@ -577,6 +577,7 @@ fn build_scheduler(
         sched.set_max_in_unschedulable(d);
     }
     sched.set_pop_from_backoff(s.feature_gates.enabled("SchedulerPopFromBackoffQ"));
+    sched.set_request_gates(crate::core::model::RequestGates::from_features(&s.feature_gates));
     Ok(sched)
 }
 

@@ -16,6 +16,7 @@ pub mod node_declared_features;
 pub mod node_name;
 pub mod node_ports;
 pub mod node_resources_fit;
+pub mod node_resources_fit_hints;
 pub mod node_unschedulable;
 pub mod node_volume_limits;
 pub mod pod_topology_spread;

@@ -13,7 +13,8 @@ use crate::core::cache::{Cache, NodeInfo};
 use crate::core::config::{NodeResourcesFitArgs, PluginArgs, ResourceSpec, ScoringStrategyType, UtilizationShapePoint};
 use crate::core::framework::status::Reasons;
 use crate::core::framework::{
-    state_as, Code, EventMask, Plugin, PluginState, Points, PreFilterOutcome, PreScoreOutcome, Rejection, MAX_NODE_SCORE,
+    state_as, ClusterEvent, Code, EventMask, Plugin, PluginState, Points, PreFilterOutcome, PreScoreOutcome, QueueingHint,
+    Rejection, MAX_NODE_SCORE,
 };
 use crate::core::intern::Name;
 use crate::core::model::{
@@ -529,9 +530,15 @@ impl Plugin for NodeResourcesFit {
         Points { pre_filter: true, filter: true, pre_score: true, score: true, ..Default::default() }
     }
 
-    /// Resources are freed by deleted pods, and added by new nodes or allocatable changes.
+    /// Resources are freed by deleted pods and by bound pods whose counted requests went down
+    /// (in-place resize; `InPlacePodVerticalScaling` is locked on in v1.35), and added by new
+    /// nodes or allocatable changes.
     fn events(&self) -> EventMask {
-        EventMask::ASSIGNED_POD_DELETE | EventMask::NODE_ADD | EventMask::NODE_ALLOCATABLE
+        EventMask::ASSIGNED_POD_DELETE | EventMask::ASSIGNED_POD_SCALE_DOWN | EventMask::NODE_ADD | EventMask::NODE_ALLOCATABLE
+    }
+
+    fn queueing_hint(&self, event: &ClusterEvent<'_>, pod: &PodInfo) -> QueueingHint {
+        super::node_resources_fit_hints::after_pod_event(event, pod)
     }
 
     fn pre_filter(&self, _cache: &Cache, pod: &PodInfo, state: &mut PluginState) -> PreFilterOutcome {

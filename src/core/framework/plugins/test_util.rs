@@ -65,6 +65,17 @@ impl PodBuilder {
         self
     }
 
+    /// Pod-level requests (`st.MakePod().PodLevelResourceRequests(...)`).
+    pub fn pod_level(mut self, reqs: &[(&str, &str)]) -> PodBuilder {
+        self.pod.spec.resources = Some(api::ResourceRequirements { requests: list(reqs), ..Default::default() });
+        self
+    }
+
+    pub fn uid(mut self, uid: &str) -> PodBuilder {
+        self.pod.metadata.uid = uid.into();
+        self
+    }
+
     pub fn overhead(mut self, reqs: &[(&str, &str)]) -> PodBuilder {
         self.pod.spec.overhead = list(reqs);
         self
