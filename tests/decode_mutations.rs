@@ -29,7 +29,7 @@ use watch_fixtures::{paths, watch_objects};
 /// Fields whose JSON object is a Go map (a value's `null` is the value type's zero, not
 /// "absent"), and among them the ones holding quantities.
 const MAPS: &[&str] = &["labels", "annotations", "nodeSelector", "matchLabels", "selector", "disruptedPods"];
-const QUANTITY_MAPS: &[&str] = &["requests", "limits", "overhead", "capacity", "allocatable"];
+const QUANTITY_MAPS: &[&str] = &["requests", "limits", "overhead", "capacity", "allocatable", "allocatedResources"];
 
 fn fixture(rel: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel);
