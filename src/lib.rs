@@ -14,6 +14,11 @@
 //!
 //! The binary in `main.rs` only calls the command line in [`shell::app`].
 
+// Unsafe code lives in the shell only (`core` forbids it), every unsafe operation inside an
+// `unsafe fn` is its own block, and every block says why it is sound.
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod core;
 pub mod plugin;
 pub mod shell;

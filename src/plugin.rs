@@ -111,6 +111,9 @@
 //! [`Builder::with_plugin_args`] (any `serde::Deserialize + Default` type; missing args are the
 //! default). A decoding error fails `check-config` and start-up with the profile and plugin named.
 
+// Safe Rust only: memory-level work belongs to the shell.
+#![forbid(unsafe_code)]
+
 pub use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 pub use crate::core::custom_resources::{CustomObject, CustomResource};
 pub use crate::core::framework::registry::{decode_args, Factory, Registry, RegistryError};

@@ -2,6 +2,9 @@
 //! thread or reads a clock, so the live scheduler, `simulate`, `explain` and the tests all drive
 //! the same code with the same results. Nothing here imports [`crate::shell`].
 
+// The core is safe Rust only: memory-level work belongs to the shell.
+#![forbid(unsafe_code)]
+
 pub mod api;
 pub mod cache;
 pub mod conditions;

@@ -37,16 +37,19 @@ pub fn example_binary(name: &str) -> PathBuf {
     path
 }
 
-/// A command that runs the binary under test, through `EDGESCHED_TEST_RUNNER` when set
-/// (e.g. `qemu-aarch64-static` for a foreign-architecture binary).
+/// A command that runs the binary under test, through `EDGESCHED_TEST_RUNNER` when set: a
+/// program and its arguments separated by spaces (e.g. `qemu-aarch64-static` for a
+/// foreign-architecture binary, `qemu-aarch64-static -p 65536` for one on 64 KiB pages).
 pub fn command() -> Command {
-    match std::env::var_os("EDGESCHED_TEST_RUNNER") {
-        Some(runner) if !runner.is_empty() => {
-            let mut c = Command::new(runner);
-            c.arg(binary());
+    let runner = std::env::var("EDGESCHED_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut c = Command::new(program);
+            c.args(words).arg(binary());
             c
         }
-        _ => Command::new(binary()),
+        None => Command::new(binary()),
     }
 }
 

@@ -49,7 +49,12 @@ const CLASSES: usize = 24;
 pub const MAX_SMALL: usize = 2048;
 /// Address space reserved per class (128 MiB: more than the 78 MiB of anonymous memory the whole
 /// process has with 150,000 pods; a full class falls back to [`System`]).
+#[cfg(not(miri))]
 const SUB: usize = 1 << 27;
+/// Under Miri the reservation is real memory of the interpreter (it has no `PROT_NONE` mappings
+/// or `mprotect`): 2 MiB per class, still several [`STEP`]s, so the carving logic is the same.
+#[cfg(miri)]
+const SUB: usize = 1 << 21;
 /// Address space reserved in all (3 GiB; a 64-bit process has hundreds of GiB, and it costs no memory).
 const REGION: usize = CLASSES * SUB;
 /// How much of a class's part is made accessible at a time (a multiple of every page size).
@@ -165,12 +170,8 @@ impl SlabAlloc {
         self.reserve.with(|tried| {
             if !*tried {
                 *tried = true;
-                let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
-                // SAFETY: a fresh anonymous mapping at an address of the kernel's choosing; no
-                // access until `alloc_small` makes parts of it accessible.
-                let p = unsafe { libc::mmap(ptr::null_mut(), REGION, libc::PROT_NONE, flags, -1, 0) };
-                if p != libc::MAP_FAILED {
-                    self.base.store(p.cast(), Ordering::Release);
+                if let Some(p) = reserve_region() {
+                    self.base.store(p, Ordering::Release);
                 }
             }
             self.base.load(Ordering::Acquire)
@@ -212,9 +213,7 @@ impl SlabAlloc {
                 let end = unsafe { base.add((c + 1) * SUB) };
                 // SAFETY: when the check passes, `committed..committed + STEP` is a
                 // page-aligned part of the class's reserved range.
-                if (end as usize) - (class.committed as usize) < STEP
-                    || unsafe { libc::mprotect(class.committed.cast(), STEP, libc::PROT_READ | libc::PROT_WRITE) } != 0
-                {
+                if (end as usize) - (class.committed as usize) < STEP || !unsafe { commit(class.committed) } {
                     return ptr::null_mut();
                 }
                 // SAFETY: still inside the class's range (checked above); STEP >= MAX_SMALL, so
@@ -241,6 +240,68 @@ impl SlabAlloc {
     }
 }
 
+/// Reserve [`REGION`] bytes of address space with no access and no memory behind them, at an
+/// address of the kernel's choosing (page-aligned); `None` if the kernel refuses.
+#[cfg(not(miri))]
+fn reserve_region() -> Option<*mut u8> {
+    let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
+    // SAFETY: a fresh anonymous mapping at an address of the kernel's choosing; no access until
+    // `commit` makes parts of it accessible.
+    let p = unsafe { libc::mmap(ptr::null_mut(), REGION, libc::PROT_NONE, flags, -1, 0) };
+    (p != libc::MAP_FAILED).then_some(p.cast())
+}
+
+/// Make `STEP` bytes from `at` accessible; false if the kernel refuses.
+///
+/// # Safety
+/// `at..at + STEP` is a page-aligned part of the reserved range.
+#[cfg(not(miri))]
+unsafe fn commit(at: *mut u8) -> bool {
+    // SAFETY: the caller's contract: a page-aligned part of our own mapping.
+    unsafe { libc::mprotect(at.cast(), STEP, libc::PROT_READ | libc::PROT_WRITE) == 0 }
+}
+
+/// Give the reserved range back.
+///
+/// # Safety
+/// `base` is what [`reserve_region`] returned and nothing in the range is used any more.
+#[cfg(not(miri))]
+unsafe fn release_region(base: *mut u8) {
+    // SAFETY: the caller's contract: our own mapping, no longer used.
+    unsafe { libc::munmap(base.cast(), REGION) };
+}
+
+/// Under Miri: the range is an ordinary (page-aligned) allocation of the interpreter, already
+/// accessible, so Miri checks every access the free lists and the carving make against it.
+#[cfg(miri)]
+fn reserve_region() -> Option<*mut u8> {
+    let layout = Layout::from_size_align(REGION, 1 << 16).ok()?;
+    // SAFETY: a non-zero size.
+    let p = unsafe { System.alloc(layout) };
+    (!p.is_null()).then_some(p)
+}
+
+/// Under Miri the whole range is accessible from the start.
+///
+/// # Safety
+/// As the real `commit`.
+#[cfg(miri)]
+unsafe fn commit(_at: *mut u8) -> bool {
+    true
+}
+
+/// Under Miri: the allocation [`reserve_region`] made.
+///
+/// # Safety
+/// As the real `release_region`.
+#[cfg(miri)]
+unsafe fn release_region(base: *mut u8) {
+    if let Ok(layout) = Layout::from_size_align(REGION, 1 << 16) {
+        // SAFETY: allocated by `reserve_region` with this layout, no longer used.
+        unsafe { System.dealloc(base, layout) };
+    }
+}
+
 impl Drop for SlabAlloc {
     /// Only allocators that are not the global one are ever dropped (tests); their blocks are
     /// gone with them.
@@ -248,7 +309,7 @@ impl Drop for SlabAlloc {
         let base = *self.base.get_mut();
         if !base.is_null() {
             // SAFETY: the range this allocator reserved; nothing in it is in use any more.
-            unsafe { libc::munmap(base.cast(), REGION) };
+            unsafe { release_region(base) };
         }
     }
 }
@@ -336,20 +397,34 @@ mod tests {
         Layout::from_size_align(size, align).expect("valid layout")
     }
 
+    /// A block handed to another thread (a pointer keeps its provenance, which Miri checks;
+    /// an address cast back to a pointer would not).
+    struct Block(*mut u8);
+
+    // SAFETY: the tests hand a block to exactly one other thread, which then owns it.
+    unsafe impl Send for Block {}
+
     /// A byte pattern that depends on the block's identity, to catch blocks handed out twice.
     fn pattern(seed: usize, i: usize) -> u8 {
         (seed.wrapping_mul(31).wrapping_add(i.wrapping_mul(7)) % 251) as u8
     }
 
+    /// The bytes of a block the tests write and check: all of them, or under Miri (which
+    /// interprets every access) the first 32 and every 29th. The choice depends on the index
+    /// only, so checking a prefix of a block reads bytes that filling the block wrote.
+    fn probed(len: usize) -> impl Iterator<Item = usize> {
+        (0..len).filter(|&i| !cfg!(miri) || i < 32 || i % 29 == 0)
+    }
+
     fn fill(p: *mut u8, len: usize, seed: usize) {
-        for i in 0..len {
+        for i in probed(len) {
             // SAFETY: the tests own `len` bytes at `p`.
             unsafe { p.add(i).write(pattern(seed, i)) };
         }
     }
 
     fn check(p: *const u8, len: usize, seed: usize) {
-        for i in 0..len {
+        for i in probed(len) {
             // SAFETY: the tests own `len` initialised bytes at `p`.
             assert_eq!(unsafe { p.add(i).read() }, pattern(seed, i), "byte {i} of a {len}-byte block");
         }
@@ -377,7 +452,9 @@ mod tests {
     fn every_class_returns_aligned_distinct_blocks_that_hold_their_bytes() {
         let a = SlabAlloc::new();
         let mut blocks = Vec::new();
-        for size in (1..=MAX_SMALL).step_by(7).chain((0..CLASSES).map(class_size)) {
+        // Miri interprets every byte written: fewer sizes there, every class still.
+        let step = if cfg!(miri) { 151 } else { 7 };
+        for size in (1..=MAX_SMALL).step_by(step).chain((0..CLASSES).map(class_size)) {
             for align in [1, 2, 4, 8, 16] {
                 let l = layout(size, align);
                 // SAFETY: non-zero size.
@@ -426,7 +503,8 @@ mod tests {
     #[test]
     fn realloc_keeps_contents_across_classes_and_into_system_blocks() {
         let a = SlabAlloc::new();
-        let sizes = [1, 15, 16, 17, 100, 128, 129, 700, 2047, 2048, 2049, 5000, 70_000, 3000, 300, 24, 8];
+        let sizes =
+            [1, 15, 16, 17, 100, 128, 129, 700, 2047, 2048, 2049, 5000, if cfg!(miri) { 9000 } else { 70_000 }, 3000, 300, 24, 8];
         // SAFETY: every pointer is used with the layout it currently has and freed once.
         unsafe {
             let mut l = layout(sizes[0], 8);
@@ -452,7 +530,9 @@ mod tests {
     #[test]
     fn large_and_over_aligned_blocks_go_to_the_system_allocator() {
         let a = SlabAlloc::new();
-        for (size, align) in [(MAX_SMALL + 1, 8), (1 << 20, 16), (8, 32), (100, 64), (3000, 4096)] {
+        // A megabyte is musl's `mmap` path; Miri interprets every byte, so 16 KiB there.
+        let big = if cfg!(miri) { 1 << 14 } else { 1 << 20 };
+        for (size, align) in [(MAX_SMALL + 1, 8), (big, 16), (8, 32), (100, 64), (3000, 4096)] {
             let l = layout(size, align);
             assert_eq!(small_class(l), None);
             assert_eq!(a.class_of(ptr::null_mut()), None);
@@ -511,16 +591,15 @@ mod tests {
     fn blocks_freed_on_other_threads_keep_their_contents_and_are_reused() {
         static A: SlabAlloc = SlabAlloc::new();
         const PRODUCERS: usize = 3;
-        const PER_PRODUCER: usize = 20_000;
-        let (tx, rx) = mpsc::sync_channel::<(usize, usize, usize)>(256);
+        const PER_PRODUCER: usize = if cfg!(miri) { 15 } else { 20_000 };
+        let (tx, rx) = mpsc::sync_channel::<(Block, usize, usize)>(256);
         let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
         let consumers: Vec<_> = (0..2)
             .map(|_| {
                 let rx = rx.clone();
                 std::thread::spawn(move || loop {
                     let msg = rx.lock().expect("receiver lock").recv();
-                    let Ok((addr, size, seed)) = msg else { return };
-                    let p = addr as *mut u8;
+                    let Ok((Block(p), size, seed)) = msg else { return };
                     check(p, size, seed);
                     // SAFETY: the producer allocated it with this layout and gave it up.
                     unsafe { A.dealloc(p, layout(size, 8)) };
@@ -542,7 +621,7 @@ mod tests {
                         assert!(!p.is_null());
                         let seed = t * PER_PRODUCER + i;
                         fill(p, size, seed);
-                        tx.send((p as usize, size, seed)).expect("consumers alive");
+                        tx.send((Block(p), size, seed)).expect("consumers alive");
                     }
                 })
             })
@@ -568,6 +647,87 @@ mod tests {
             A.dealloc(p, l);
             assert_eq!(A.alloc(l), p);
             A.dealloc(p, l);
+        }
+    }
+
+    /// Every thread allocates blocks of every class and of the large-block path, grows and shrinks
+    /// some with `realloc` (within a class, across classes, into and out of System blocks), hands
+    /// half of them to the next thread, which checks their bytes, reallocates and frees them.
+    /// Run by `cargo test` and, in CI, under Miri and Address/ThreadSanitizer (`sanitize/`).
+    #[test]
+    fn threads_allocate_reallocate_and_free_every_class_and_large_blocks_concurrently() {
+        static A: SlabAlloc = SlabAlloc::new();
+        const THREADS: usize = 4;
+        // Miri interprets every instruction of every thread: one round over every fourth class
+        // there (still every path), forty rounds over all of them natively.
+        let (rounds, class_step) = if cfg!(miri) { (1, 4) } else { (40, 1) };
+        // Each class's largest and smallest size, sizes just above the small limit and a block
+        // of several pages (System's `mmap` path in musl).
+        let mut sizes: Vec<usize> =
+            (0..CLASSES).step_by(class_step).flat_map(|c| [class_size(c), class_size(c).saturating_sub(15).max(1)]).collect();
+        sizes.extend([MAX_SMALL + 1, 3 * MAX_SMALL, if cfg!(miri) { 8_000 } else { 300_000 }]);
+        let sizes = std::sync::Arc::new(sizes);
+        let (senders, receivers): (Vec<_>, Vec<_>) = (0..THREADS).map(|_| mpsc::channel::<Vec<(Block, usize, usize)>>()).unzip();
+        let threads: Vec<_> = receivers
+            .into_iter()
+            .enumerate()
+            .map(|(t, rx)| {
+                let next = senders[(t + 1) % THREADS].clone();
+                let sizes = sizes.clone();
+                std::thread::spawn(move || {
+                    let mut x = 0x2545_F491_4F6C_DD1Du64 ^ (t as u64 + 1);
+                    for round in 0..rounds {
+                        let mut mine = Vec::new();
+                        for (k, &size) in sizes.iter().enumerate() {
+                            let seed = (t * 1000 + round) * 100 + k;
+                            let l = layout(size, 8);
+                            // SAFETY: non-zero size.
+                            let p = unsafe { A.alloc(l) };
+                            assert!(!p.is_null());
+                            fill(p, size, seed);
+                            // Resize a third of them to another size of the table.
+                            x ^= x << 13;
+                            x ^= x >> 7;
+                            x ^= x << 17;
+                            let (p, size) = if x % 3 == 0 {
+                                let to = sizes[(x as usize / 3) % sizes.len()];
+                                // SAFETY: `p` was allocated with `l`; `to` is non-zero.
+                                let q = unsafe { A.realloc(p, l, to) };
+                                assert!(!q.is_null());
+                                check(q, size.min(to), seed);
+                                fill(q, to, seed);
+                                (q, to)
+                            } else {
+                                (p, size)
+                            };
+                            mine.push((Block(p), size, seed));
+                        }
+                        // Half go to the next thread, half are freed here.
+                        let theirs = mine.split_off(mine.len() / 2);
+                        next.send(theirs).expect("next thread alive");
+                        for (Block(p), size, seed) in mine {
+                            check(p, size, seed);
+                            // SAFETY: allocated (or reallocated) with this size; freed once.
+                            unsafe { A.dealloc(p, layout(size, 8)) };
+                        }
+                        // What the previous thread handed over: checked, grown once, freed.
+                        let got = rx.recv().expect("previous thread alive");
+                        for (Block(p), size, seed) in got {
+                            check(p, size, seed);
+                            // SAFETY: the sender gave the block up; it has `size` bytes.
+                            let q = unsafe { A.realloc(p, layout(size, 8), size + 24) };
+                            assert!(!q.is_null());
+                            check(q, size, seed);
+                            // SAFETY: now `size + 24` bytes; freed once.
+                            unsafe { A.dealloc(q, layout(size + 24, 8)) };
+                        }
+                    }
+                })
+            })
+            .collect();
+        drop(senders);
+        for t in threads {
+            t.join().expect("stress thread");
         }
     }
 }

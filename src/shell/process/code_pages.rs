@@ -25,7 +25,10 @@ pub fn release_startup_code() {
 unsafe extern "C" fn each(info: *mut libc::dl_phdr_info, _size: libc::size_t, _data: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `info` is valid for the duration of the callback.
     let info = unsafe { &*info };
-    const PAGE: usize = 4096;
+    // The kernel's page size, not an assumed 4 KiB: arm64 kernels also run with 16 KiB
+    // (Raspberry Pi 5) and 64 KiB pages, where rounding to 4 KiB would advise part of a page
+    // shared with a writable segment.
+    let Some(page) = page_size() else { return 1 };
     for i in 0..usize::from(info.dlpi_phnum) {
         // SAFETY: `dlpi_phdr` points at `dlpi_phnum` headers.
         let ph = unsafe { &*info.dlpi_phdr.add(i) };
@@ -35,7 +38,8 @@ unsafe extern "C" fn each(info: *mut libc::dl_phdr_info, _size: libc::size_t, _d
         let start = (info.dlpi_addr as usize).wrapping_add(ph.p_vaddr as usize);
         let end = start.wrapping_add(ph.p_memsz as usize);
         // Whole pages only: a page shared with a writable segment keeps its mapping.
-        let (start, end) = ((start + PAGE - 1) & !(PAGE - 1), end & !(PAGE - 1));
+        let Some(start) = start.checked_next_multiple_of(page) else { continue };
+        let end = end - end % page;
         if end > start {
             // SAFETY: the range is this executable's own read-only mapping; dropping it loses
             // nothing (the next access maps the same file pages again).
@@ -43,4 +47,22 @@ unsafe extern "C" fn each(info: *mut libc::dl_phdr_info, _size: libc::size_t, _d
         }
     }
     1
+}
+
+/// The kernel's page size (`sysconf(_SC_PAGESIZE)`), or `None` if it cannot be read or is not a
+/// power of two (then nothing is advised).
+pub fn page_size() -> Option<usize> {
+    // SAFETY: sysconf only reads a configuration value.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(page).ok().filter(|p| p.is_power_of_two())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_page_size_is_the_kernels() {
+        let page = super::page_size().expect("a page size");
+        // Whatever the kernel uses (4, 16 or 64 KiB), a sane power of two.
+        assert!(page.is_power_of_two() && (4096..=65536).contains(&page), "{page}");
+    }
 }

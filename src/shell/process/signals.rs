@@ -9,6 +9,7 @@ static SIGNALS: AtomicUsize = AtomicUsize::new(0);
 extern "C" fn on_signal(_sig: libc::c_int) {
     // Only async-signal-safe operations here: an atomic increment and _exit.
     if SIGNALS.fetch_add(1, Ordering::SeqCst) >= 1 {
+        // SAFETY: `_exit` is async-signal-safe and takes no pointers.
         unsafe { libc::_exit(1) };
     }
 }
