@@ -3,10 +3,16 @@
 //! scheduler core and end to end by the shipped binary against the test API server. The metric is
 //! upstream's `SchedulingThroughput`: measured pods per second while they are being scheduled.
 
+#[path = "dra.rs"]
+mod dra;
+
+use super::support::dra::{claims_path, DEVICE_CLASSES, RESOURCE_SLICES};
 use super::support::process::Edgesched;
 use super::support::TestApiServer;
 use super::{decode, launch, median, start_server, thread_cpu_ns, wait_synced, SCHEDULER};
 use edgesched::core::api;
+use edgesched::core::dra::claim_writes;
+use edgesched::core::framework::{ApiWrite, PreBindAction};
 use edgesched::core::scheduler::{BindOutcome, Effect, Input};
 use edgesched::core::watched::Change;
 use serde_json::{json, Value};
@@ -24,13 +30,31 @@ pub enum Op {
     /// `createNamespaces`: `{prefix}-0` … `{prefix}-{count-1}`, from `namespaceTemplatePath`
     /// when given.
     Namespaces { prefix: String, count: usize, template: Option<Value> },
-    /// `createAny` (here: Services).
-    Any { namespace: String, object: Value },
+    /// `createAny`: `count` objects of the template (Services, DeviceClasses,
+    /// ResourceClaimTemplates, ResourceClaims).
+    Any { namespace: String, object: Template, count: usize },
+    /// `createResourceDriver`: the DRA test driver's ResourceSlice for each node whose name
+    /// matches `nodes`, with `max_claims` devices (see [`dra::resource_slice`]).
+    ResourceDriver { driver: String, nodes: String, max_claims: usize },
+    /// `allocResourceClaims`: the claims of `namespace` allocated without a pod (see
+    /// [`dra::ClaimAllocator`]).
+    AllocClaims { namespace: String },
     /// `createPods`; unless `skipWaitToCompletion` (`wait` false) upstream waits until they are
     /// scheduled before the next op. `volumes`: the PV and PVC templates of
     /// `persistentVolumeTemplatePath` / `persistentVolumeClaimTemplatePath` (see
     /// [`volume_objects`]). `createPodSets` becomes one of these per namespace.
-    Pods { count: usize, namespace: String, template: Template, measured: bool, wait: bool, volumes: Option<(Value, Value)> },
+    /// `steady`: upstream's `steadyState` with its `duration`: the pods are created, and each
+    /// time all of them are scheduled they are deleted and as many created again, until the
+    /// duration is over.
+    Pods {
+        count: usize,
+        namespace: String,
+        template: Template,
+        measured: bool,
+        wait: bool,
+        volumes: Option<(Value, Value)>,
+        steady: Option<Duration>,
+    },
     /// `churn`: from now to the end of the workload, every `interval` one object of each
     /// template is created (`create`, at most `number` of each when non-zero) or, in
     /// `recreate`, created for `number` intervals and deleted (oldest first) for the next
@@ -56,7 +80,8 @@ pub struct Template {
 impl Template {
     fn load(path: &Path) -> Template {
         let value = read_yaml(path);
-        let indexed = value.to_string().contains(INDEX);
+        let text = value.to_string();
+        let indexed = INDEX.iter().any(|i| text.contains(i));
         Template { value, indexed }
     }
 
@@ -65,13 +90,17 @@ impl Template {
         if !self.indexed {
             return self.value.clone();
         }
-        let text = self.value.to_string().replace(INDEX, &i.to_string());
+        let mut text = self.value.to_string();
+        for placeholder in INDEX {
+            text = text.replace(placeholder, &i.to_string());
+        }
         serde_json::from_str(&text).expect("substituted template stays JSON")
     }
 }
 
-/// Upstream's text/template placeholder for the object's index within its op.
-const INDEX: &str = "{{.Index}}";
+/// Upstream's text/template placeholder for the object's index within its op (both spellings
+/// its templates use).
+const INDEX: [&str; 2] = ["{{.Index}}", "{{ .Index }}"];
 
 /// A test case's workload with its parameters applied.
 #[derive(Debug, Clone)]
@@ -86,6 +115,12 @@ pub struct Workload {
 impl Workload {
     pub fn nodes(&self) -> usize {
         self.ops.iter().map(|o| if let Op::Nodes { count, .. } = o { *count } else { 0 }).sum()
+    }
+
+    /// Whether the workload has DRA objects (end to end, the test API server then runs the
+    /// resourceclaim controller).
+    pub fn uses_dra(&self) -> bool {
+        self.ops.iter().any(|o| matches!(o, Op::ResourceDriver { .. }))
     }
 
     /// Pods created before the measured ones (`init`) and measured pods.
@@ -115,7 +150,8 @@ fn read_yaml(path: &Path) -> Value {
     serde_saphyr::from_str::<Value>(&text).unwrap_or_else(|e| panic!("parse {}: {e}", path.display()))
 }
 
-/// Every workload of the config; `smoke` divides each `countParam` by 500 (at least 2).
+/// Every workload of the config; `smoke` divides each `countParam` by 500 (at least 2, and 0
+/// stays 0) and each `durationParam` by 50.
 pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
     let cases = read_yaml(&dir.join("performance-config.yaml"));
     let mut out = Vec::new();
@@ -129,7 +165,7 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
                 }
                 let name = op["countParam"].as_str().expect("count or countParam").trim_start_matches('$');
                 let n = w["params"][name].as_u64().unwrap_or_else(|| panic!("{case_name}: no param {name}")) as usize;
-                if smoke {
+                if smoke && n > 0 {
                     (n / 500).max(2)
                 } else {
                     n
@@ -145,6 +181,15 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
                     measured: op["collectMetrics"].as_bool().unwrap_or(false),
                     wait: !op["skipWaitToCompletion"].as_bool().unwrap_or(false),
                     volumes: file("persistentVolumeTemplatePath").zip(file("persistentVolumeClaimTemplatePath")),
+                    steady: op["steadyState"].as_bool().unwrap_or(false).then(|| {
+                        let name = op["durationParam"].as_str().expect("durationParam").trim_start_matches('$');
+                        let d = dra::parse_duration(w["params"][name].as_str().expect("duration"));
+                        if smoke {
+                            d / 50
+                        } else {
+                            d
+                        }
+                    }),
                 }
             };
             let mut ops = Vec::new();
@@ -179,9 +224,20 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
                         count: param(op),
                         template: op["namespaceTemplatePath"].as_str().map(|p| read_yaml(&dir.join(p))),
                     },
-                    "createAny" => {
-                        Op::Any { namespace, object: read_yaml(&dir.join(op["templatePath"].as_str().expect("templatePath"))) }
-                    }
+                    "createAny" => Op::Any {
+                        namespace,
+                        object: Template::load(&dir.join(op["templatePath"].as_str().expect("templatePath"))),
+                        count: if op["count"].is_null() && op["countParam"].is_null() { 1 } else { param(op) },
+                    },
+                    "createResourceDriver" => Op::ResourceDriver {
+                        driver: op["driverName"].as_str().expect("driverName").to_string(),
+                        nodes: op["nodes"].as_str().expect("nodes").to_string(),
+                        max_claims: {
+                            let name = op["maxClaimsPerNodeParam"].as_str().expect("maxClaimsPerNodeParam");
+                            w["params"][name.trim_start_matches('$')].as_u64().expect("maxClaimsPerNode") as usize
+                        },
+                    },
+                    "allocResourceClaims" => Op::AllocClaims { namespace },
                     "createPods" => create_pods(op, namespace),
                     "churn" => Op::Churn {
                         recreate: op["mode"].as_str() == Some("recreate"),
@@ -345,6 +401,19 @@ fn named(obj: &Value, namespace: &str, i: usize) -> Value {
     o
 }
 
+/// Object `i` of a `createAny` op: the template's name (its `{{.Index}}` substituted) or its
+/// `generateName` with the index; namespaced kinds in `namespace`.
+fn any_object(template: &Template, namespace: &str, i: usize) -> Value {
+    let mut o = template.at(i);
+    if o["metadata"]["name"].as_str().is_none() {
+        return named(&o, namespace, i);
+    }
+    if !matches!(o["kind"].as_str(), Some("DeviceClass" | "ResourceSlice" | "Namespace" | "Node")) {
+        o["metadata"]["namespace"] = json!(namespace);
+    }
+    o
+}
+
 /// Churn object `i` of a template: a pod is for our scheduler; nodes get allocatable.
 fn churn_object(template: &Value, namespace: &str, i: usize) -> Value {
     let kind = template["kind"].as_str().unwrap_or("");
@@ -360,6 +429,10 @@ fn collection(kind: &str, namespace: &str) -> String {
     match kind {
         "Node" => "/api/v1/nodes".to_string(),
         "Namespace" => "/api/v1/namespaces".to_string(),
+        "DeviceClass" => DEVICE_CLASSES.to_string(),
+        "ResourceSlice" => RESOURCE_SLICES.to_string(),
+        "ResourceClaim" => claims_path(namespace),
+        "ResourceClaimTemplate" => super::support::dra::templates_path(namespace),
         k => format!("/api/v1/namespaces/{namespace}/{}s", k.to_lowercase()),
     }
 }
@@ -452,6 +525,32 @@ enum Live {
     Service(api::Service),
 }
 
+/// A steady-state `createPods` op (upstream's `steadyState`) as both modes run it: `count` pods
+/// of `template` in `namespace` at a time for `duration`; `first` numbers the first pod.
+#[derive(Clone, Copy)]
+struct SteadyOp<'a> {
+    count: usize,
+    namespace: &'a str,
+    template: &'a Template,
+    duration: Duration,
+    first: usize,
+}
+
+/// A resource.k8s.io object decoded with Go's rules (`null` where Go accepts it, as the
+/// templates write it).
+fn decode_go<T: serde::de::DeserializeOwned>(v: Value) -> T {
+    edgesched::core::gojson::from_value(v).expect("DRA object decodes")
+}
+
+/// A pod as the in-process replay creates it: the pod and, when it uses claim templates, the
+/// claims the resourceclaim controller generates for it and the pod with their names in its
+/// status (decoded ahead, as the API server's and the informer's work is not the decision's).
+struct PodObjects {
+    pod: api::Pod,
+    claims: Vec<api::ResourceClaim>,
+    with_claims: Option<Box<api::Pod>>,
+}
+
 /// The in-process replay's world: the scheduler core and what the API server would hold.
 struct Sim {
     sched: edgesched::core::scheduler::Scheduler,
@@ -471,6 +570,16 @@ struct Sim {
     churned: usize,
     /// When the first awaited pod was bound (wall time, scheduling thread's CPU ns).
     first_bound: Option<(Instant, u64)>,
+    /// DRA: ResourceClaimTemplates by `namespace/name`.
+    claim_templates: HashMap<String, Value>,
+    /// DRA: the API server's ResourceClaims by `namespace/name`, with their resourceVersion.
+    claims: HashMap<String, api::ResourceClaim>,
+    /// DRA: claim keys per namespace in creation order.
+    claims_by_ns: HashMap<String, Vec<String>>,
+    /// DRA: the claims the in-process resourceclaim controller made for each pod.
+    pod_claims: HashMap<String, Vec<String>>,
+    /// DRA: the test driver (name, its nodes, devices per node) once `createResourceDriver` ran.
+    driver: Option<(String, Vec<String>, usize)>,
 }
 
 impl Sim {
@@ -495,6 +604,52 @@ impl Sim {
             background: Vec::new(),
             churned: 0,
             first_bound: None,
+            claim_templates: HashMap::new(),
+            claims: HashMap::new(),
+            claims_by_ns: HashMap::new(),
+            pod_claims: HashMap::new(),
+            driver: None,
+        }
+    }
+
+    /// A ResourceClaim written as the API server records it: the next resourceVersion, delivered
+    /// through the claims' watch (`Added` for a new one).
+    fn write_claim(&mut self, mut claim: api::ResourceClaim) {
+        let key = format!("{}/{}", claim.metadata.namespace, claim.metadata.name);
+        let previous = self.claims.get(&key).map(|c| c.metadata.resource_version.parse::<u64>().unwrap_or(0));
+        claim.metadata.resource_version = (previous.unwrap_or(0) + 1).to_string();
+        self.claims.insert(key.clone(), claim.clone());
+        let change = if previous.is_some() {
+            Change::Modified(Box::new(claim))
+        } else {
+            self.claims_by_ns.entry(claim.metadata.namespace.clone()).or_default().push(key);
+            Change::Added(Box::new(claim))
+        };
+        self.sched.handle(Input::watch_boxed::<api::ResourceClaim>(change), self.now);
+    }
+
+    /// A claim deleted (the garbage collector's part for a generated claim whose pod is gone).
+    fn delete_claim(&mut self, key: &str) {
+        if let Some(c) = self.claims.remove(key) {
+            self.sched.handle(Input::watch_boxed::<api::ResourceClaim>(Change::Deleted(Box::new(c))), self.now);
+        }
+    }
+
+    /// A pod created through the API with, when it uses claim templates, the resourceclaim
+    /// controller's reaction as the scheduler sees it: the pod, its generated claims, then the pod
+    /// with `status.resourceClaimStatuses`.
+    fn create_pod(&mut self, p: PodObjects, finalizers: bool) {
+        let key = format!("{}/{}", p.pod.metadata.namespace, p.pod.metadata.name);
+        self.add_pod(p.pod, finalizers);
+        if let Some(with_status) = p.with_claims {
+            let mut keys = Vec::with_capacity(p.claims.len());
+            for c in p.claims {
+                keys.push(format!("{}/{}", c.metadata.namespace, c.metadata.name));
+                self.write_claim(c);
+            }
+            self.pod_claims.insert(key.clone(), keys);
+            self.pods.insert(key, (*with_status).clone());
+            self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(with_status)), self.now);
         }
     }
 
@@ -527,6 +682,9 @@ impl Sim {
             self.unbound.remove(key);
             self.awaited.remove(key);
             self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(p))), self.now);
+            for claim in self.pod_claims.remove(key).unwrap_or_default() {
+                self.delete_claim(&claim);
+            }
         }
     }
 
@@ -540,6 +698,14 @@ impl Sim {
         for e in self.sched.take_effects() {
             match e {
                 Effect::Bind(b) => {
+                    // DynamicResources' PreBind: the allocation and `reservedFor` written to the
+                    // claim before the binding, as the API server records them.
+                    for a in &b.pre_bind {
+                        if let PreBindAction::ReserveClaim(r) = a {
+                            let base = claim_writes::with_finalizer(&r.claim).unwrap_or_else(|| (*r.claim).clone());
+                            self.write_claim(claim_writes::reserved(&base, r.allocation.as_ref(), &r.pod_name, &r.pod_uid));
+                        }
+                    }
                     let key = b.pod.key.clone();
                     let node = b.node.clone();
                     self.sched.handle(Input::BindDone(BindOutcome::new(key.clone(), b.node, Ok(()))), self.now);
@@ -554,6 +720,13 @@ impl Sim {
                     }
                 }
                 Effect::Evict(v) => self.delete_pod(&format!("{}/{}", v.namespace, v.name)),
+                Effect::ApiWrite(ApiWrite::DeallocateClaim(c)) => self.write_claim((*c).clone()),
+                Effect::ApiWrite(ApiWrite::UnreserveClaim { namespace, name, pod_uid, .. }) => {
+                    if let Some(c) = self.claims.get(&format!("{namespace}/{name}")) {
+                        let c = claim_writes::unreserved(c, &pod_uid);
+                        self.write_claim(c);
+                    }
+                }
                 _ => {}
             }
         }
@@ -674,6 +847,71 @@ impl Sim {
         keys.iter().filter(|k| !self.unbound.contains(*k) && self.pods.contains_key(*k)).count()
     }
 
+    /// The objects of pod `p` (see [`PodObjects`]); a pod with claim templates gets a uid (its
+    /// claims' owner) and `serial` numbers its claims.
+    fn pod_objects(&self, mut p: Value, serial: usize) -> PodObjects {
+        if !dra::uses_claim_templates(&p) {
+            return PodObjects { pod: decode(p), claims: Vec::new(), with_claims: None };
+        }
+        let uid =
+            format!("uid-{}-{}", p["metadata"]["namespace"].as_str().unwrap_or(""), p["metadata"]["name"].as_str().unwrap_or(""));
+        p["metadata"]["uid"] = json!(uid);
+        let pod: api::Pod = decode(p.clone());
+        let claims = dra::claims_for_pod(&mut p, &self.claim_templates, serial).into_iter().map(decode_go).collect();
+        PodObjects { pod, claims, with_claims: Some(Box::new(decode(p))) }
+    }
+
+    /// Steady state (`createPods` with `steadyState`): `count` pods created, scheduled, all
+    /// deleted (their generated claims with them), again until `duration` is over. Building and
+    /// decoding each batch's objects is left out of the window, as for the other ops, whose
+    /// objects are decoded before it opens.
+    fn steady_state(&mut self, op: &SteadyOp<'_>) -> (usize, Window) {
+        let SteadyOp { count, namespace, template, duration, first } = *op;
+        let start = Instant::now();
+        let mut excluded = Duration::ZERO;
+        let mut excluded_cpu = 0u64;
+        let mut scheduled = 0usize;
+        let mut opened: Option<(Instant, u64, Duration, u64)> = None;
+        let mut last = (start, thread_cpu_ns(), excluded, excluded_cpu);
+        let mut serial = first;
+        while start.elapsed() < duration {
+            let (b0, c0) = (Instant::now(), thread_cpu_ns());
+            let batch: Vec<PodObjects> = (0..count)
+                .map(|i| {
+                    serial += 1;
+                    self.pod_objects(pod_object(template, namespace, serial, i), serial)
+                })
+                .collect();
+            let keys: Vec<String> =
+                batch.iter().map(|p| format!("{}/{}", p.pod.metadata.namespace, p.pod.metadata.name)).collect();
+            excluded += b0.elapsed();
+            excluded_cpu += thread_cpu_ns().saturating_sub(c0);
+            for p in batch {
+                self.create_pod(p, false);
+            }
+            let bound = self.until_bound(&keys);
+            scheduled += bound;
+            if opened.is_none() {
+                opened = self.first_bound.map(|(t, c)| (t, c, excluded, excluded_cpu));
+            }
+            last = (Instant::now(), thread_cpu_ns(), excluded, excluded_cpu);
+            if bound < count {
+                eprintln!("  steady state: only {bound} of {count} pods bound");
+                break;
+            }
+            for key in &keys {
+                self.delete_pod(key);
+            }
+        }
+        let (t1, c1, e1, ec1) = opened.unwrap_or((start, 0, Duration::ZERO, 0));
+        let window = Window {
+            from_create: last.0.duration_since(start).saturating_sub(last.2).as_secs_f64(),
+            from_first_bound: last.0.duration_since(t1).saturating_sub(last.2 - e1).as_secs_f64(),
+            cpu_from_first_bound: Some(last.1.saturating_sub(c1).saturating_sub(last.3 - ec1) as f64 / 1e9),
+        };
+        (scheduled, window)
+    }
+
     /// Schedule until nothing is runnable (every queued pod tried once, gated ones queued).
     fn until_attempted(&mut self) {
         self.pump();
@@ -691,6 +929,7 @@ pub fn decision(w: &Workload) -> Measured {
     let mut sim = Sim::new();
     let mut result = Measured::default();
     let (mut nodes, mut pods) = (0usize, 0usize);
+    let mut node_names: Vec<String> = Vec::new();
     for op in &w.ops {
         match op {
             Op::Nodes { count, template, label, allocatable } => {
@@ -699,6 +938,7 @@ pub fn decision(w: &Workload) -> Measured {
                     nodes += 1;
                     // As upstream: the node, then its CSINode (`PrepareDependentObjects`).
                     let csi_node = allocatable.as_ref().map(|s| csi_node_object(&n.metadata.name, s));
+                    node_names.push(n.metadata.name.clone());
                     sim.sched.handle(Input::watch_boxed::<api::Node>(Change::Added(Box::new(n))), sim.now);
                     if let Some(c) = csi_node {
                         sim.sched.handle(Input::watch::<api::CsiNode>(Change::Added(decode(c))), sim.now);
@@ -711,13 +951,67 @@ pub fn decision(w: &Workload) -> Measured {
                     sim.sched.handle(Input::watch::<api::Namespace>(Change::Added(ns)), sim.now);
                 }
             }
-            Op::Any { namespace, object } => {
-                let s: api::Service = decode(named(object, namespace, 0));
-                sim.sched.handle(Input::watch::<api::Service>(Change::Added(s)), sim.now);
+            Op::Any { namespace, object, count } => {
+                for i in 0..*count {
+                    let o = any_object(object, namespace, i);
+                    match o["kind"].as_str().unwrap_or("") {
+                        "Service" => {
+                            let s: api::Service = decode(o);
+                            sim.sched.handle(Input::watch::<api::Service>(Change::Added(s)), sim.now);
+                        }
+                        "DeviceClass" => {
+                            let c: api::DeviceClass = decode_go(o);
+                            sim.sched.handle(Input::watch::<api::DeviceClass>(Change::Added(c)), sim.now);
+                        }
+                        "ResourceClaimTemplate" => {
+                            let key = format!("{namespace}/{}", o["metadata"]["name"].as_str().unwrap_or(""));
+                            sim.claim_templates.insert(key, o);
+                        }
+                        "ResourceClaim" => {
+                            let mut o = o;
+                            o["spec"] = dra::with_defaults(o["spec"].take());
+                            let mut c: api::ResourceClaim = decode_go(o);
+                            c.metadata.uid = format!("claim-uid-{namespace}-{}", c.metadata.name);
+                            sim.write_claim(c);
+                        }
+                        other => panic!("{}: createAny of a {other} is not replayed", w.name),
+                    }
+                }
             }
-            Op::Pods { count, namespace, template, measured, wait, volumes } => {
+            Op::ResourceDriver { driver, nodes: pattern, max_claims } => {
+                let names: Vec<String> = node_names.iter().filter(|n| dra::glob_matches(pattern, n)).cloned().collect();
+                for n in &names {
+                    let slice: api::ResourceSlice = decode_go(dra::resource_slice(driver, n, *max_claims));
+                    sim.sched.handle(Input::watch::<api::ResourceSlice>(Change::Added(slice)), sim.now);
+                }
+                sim.driver = Some((driver.clone(), names, *max_claims));
+            }
+            Op::AllocClaims { namespace } => {
+                let (driver, names, capacity) = sim.driver.clone().expect("allocResourceClaims after createResourceDriver");
+                let mut allocator = dra::ClaimAllocator::new(&driver, names, capacity);
+                for key in sim.claims_by_ns.get(namespace).cloned().unwrap_or_default() {
+                    let Some(mut c) = sim.claims.get(&key).cloned() else { continue };
+                    if c.status.allocation.is_some() {
+                        continue;
+                    }
+                    let request = c.spec.devices.requests.first().map_or("req-0".to_string(), |r| r.name.clone());
+                    let allocation =
+                        allocator.allocate(&request).unwrap_or_else(|| panic!("{}: no device left for {key}", w.name));
+                    c.status.allocation = Some(decode_go(allocation));
+                    sim.write_claim(c);
+                }
+            }
+            Op::Pods { count, namespace, template, measured, steady: Some(duration), .. } => {
+                let (scheduled, window) =
+                    sim.steady_state(&SteadyOp { count: *count, namespace, template, duration: *duration, first: pods });
+                pods += scheduled + count;
+                if *measured {
+                    result.add(scheduled, window);
+                }
+            }
+            Op::Pods { count, namespace, template, measured, wait, volumes, steady: None } => {
                 // Decoding is the API server's and the informer's work, not the decision's.
-                let mut objs: Vec<api::Pod> = Vec::with_capacity(*count);
+                let mut objs: Vec<PodObjects> = Vec::with_capacity(*count);
                 let mut storage: Vec<(api::PersistentVolume, api::PersistentVolumeClaim)> = Vec::new();
                 for i in 0..*count {
                     let mut p = pod_object(template, namespace, pods + i, i);
@@ -726,10 +1020,11 @@ pub fn decision(w: &Workload) -> Measured {
                         storage.push((decode(pv), decode(pvc)));
                         p = with_claim(p, i);
                     }
-                    objs.push(decode(p));
+                    objs.push(sim.pod_objects(p, pods + i));
                 }
                 pods += count;
-                let keys: Vec<String> = objs.iter().map(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name)).collect();
+                let keys: Vec<String> =
+                    objs.iter().map(|p| format!("{}/{}", p.pod.metadata.namespace, p.pod.metadata.name)).collect();
                 let (t0, c0) = (Instant::now(), thread_cpu_ns());
                 let finalizers = template.value["metadata"]["finalizers"].as_array().is_some_and(|f| !f.is_empty());
                 let mut storage = storage.into_iter();
@@ -739,7 +1034,7 @@ pub fn decision(w: &Workload) -> Measured {
                         sim.sched.handle(Input::watch::<api::PersistentVolumeClaim>(Change::Added(pvc)), sim.now);
                         sim.sched.handle(Input::watch::<api::PersistentVolume>(Change::Added(pv)), sim.now);
                     }
-                    sim.add_pod(p, finalizers);
+                    sim.create_pod(p, finalizers);
                 }
                 if !*wait {
                     continue;
@@ -823,6 +1118,9 @@ fn bound_in(server: &TestApiServer, namespace: &str, names: &[String]) -> usize 
 /// binding. Churn and paced deletions run on their own threads until the workload ends.
 pub fn e2e(w: &Workload) -> Measured {
     let server = start_server();
+    // Upstream's DRA test cases run kube-controller-manager's resourceclaim controller beside the
+    // scheduler (dra_test.go); the test API server has it built in.
+    server.set_claim_controller(w.uses_dra());
     let token = "bench-metrics-token";
     server.add_token(token, "bench-metrics", &[]);
     server.allow_non_resource("bench-metrics", "/metrics");
@@ -831,6 +1129,8 @@ pub fn e2e(w: &Workload) -> Measured {
     std::thread::scope(|scope| {
         let mut es: Option<Edgesched> = None;
         let (mut nodes, mut pods) = (0usize, 0usize);
+        let mut node_names: Vec<String> = Vec::new();
+        let mut driver: Option<(String, Vec<String>, usize)> = None;
         let mut created: HashMap<String, Vec<String>> = HashMap::new();
         let mut gated = 0usize;
         let mut waiters = Vec::new();
@@ -841,6 +1141,7 @@ pub fn e2e(w: &Workload) -> Measured {
                         let n = server
                             .create("/api/v1/nodes", with_allocatable(node_object(template, label, nodes, index), allocatable));
                         nodes += 1;
+                        node_names.push(n["metadata"]["name"].as_str().unwrap_or("").to_string());
                         if let Some(strategy) = allocatable {
                             let name = n["metadata"]["name"].as_str().unwrap_or("");
                             server.create("/apis/storage.k8s.io/v1/csinodes", csi_node_object(name, strategy));
@@ -852,11 +1153,50 @@ pub fn e2e(w: &Workload) -> Measured {
                         server.create("/api/v1/namespaces", namespace_object(&format!("{prefix}-{i}"), template));
                     }
                 }
-                Op::Any { namespace, object } => {
-                    let kind = object["kind"].as_str().unwrap_or("Service");
-                    server.create(&collection(kind, namespace), named(object, namespace, 0));
+                Op::Any { namespace, object, count } => {
+                    let kind = object.value["kind"].as_str().unwrap_or("Service");
+                    for i in 0..*count {
+                        server.create(&collection(kind, namespace), any_object(object, namespace, i));
+                    }
                 }
-                Op::Pods { count, namespace, template, measured, wait, volumes } => {
+                Op::ResourceDriver { driver: name, nodes: pattern, max_claims } => {
+                    let names: Vec<String> = node_names.iter().filter(|n| dra::glob_matches(pattern, n)).cloned().collect();
+                    for n in &names {
+                        server.create(RESOURCE_SLICES, dra::resource_slice(name, n, *max_claims));
+                    }
+                    driver = Some((name.clone(), names, *max_claims));
+                }
+                Op::AllocClaims { namespace } => {
+                    // As upstream's op: each claim not yet allocated gets its allocation through
+                    // UpdateStatus, with no pod in reservedFor.
+                    let (name, names, capacity) = driver.clone().expect("allocResourceClaims after createResourceDriver");
+                    let mut allocator = dra::ClaimAllocator::new(&name, names, capacity);
+                    for mut c in server.list(&claims_path(namespace)) {
+                        if !c["status"]["allocation"].is_null() {
+                            continue;
+                        }
+                        let allocation = allocator.allocate(dra::first_request(&c)).expect("a free device for every claim");
+                        let path = format!("{}/{}/status", claims_path(namespace), c["metadata"]["name"].as_str().unwrap_or(""));
+                        c["status"]["allocation"] = allocation;
+                        server.update(&path, c);
+                    }
+                }
+                Op::Pods { count, namespace, template, measured, steady: Some(duration), .. } => {
+                    if es.is_none() {
+                        let started = launch(&server, Some((100_000, 100_000)));
+                        wait_synced(&started, Duration::from_secs(120));
+                        es = Some(started);
+                    }
+                    let (bound, window) = steady_state_e2e(
+                        &server,
+                        &SteadyOp { count: *count, namespace, template, duration: *duration, first: pods },
+                    );
+                    pods += bound + count;
+                    if *measured {
+                        result.add(bound, window);
+                    }
+                }
+                Op::Pods { count, namespace, template, measured, wait, volumes, steady: None } => {
                     if es.is_none() {
                         let started = launch(&server, Some((100_000, 100_000)));
                         wait_synced(&started, Duration::from_secs(120));
@@ -1032,6 +1372,54 @@ pub fn e2e(w: &Workload) -> Measured {
         drop(es);
     });
     result
+}
+
+/// Steady state end to end (upstream's `createPodsSteadily`): `count` pods created, and when all
+/// of them are bound, deleted (DeleteCollection with grace period 0: gone at once) and as many
+/// created again, until `duration` is over. The window runs from the first binding to the last.
+fn steady_state_e2e(server: &TestApiServer, op: &SteadyOp<'_>) -> (usize, Window) {
+    let SteadyOp { count, namespace, template, duration, first } = *op;
+    let path = format!("/api/v1/namespaces/{namespace}/pods");
+    let start = Instant::now();
+    let mut serial = first;
+    let mut bound = 0usize;
+    let mut first_bound: Option<Instant> = None;
+    let mut last = start;
+    while start.elapsed() < duration {
+        let names: Vec<String> = (0..count)
+            .map(|i| {
+                serial += 1;
+                let p = pod_object(template, namespace, serial, i);
+                let name = p["metadata"]["name"].as_str().unwrap_or("").to_string();
+                server.create(&path, p);
+                name
+            })
+            .collect();
+        let mut done = 0usize;
+        let limit = start + duration + Duration::from_secs(60);
+        while done < names.len() && Instant::now() < limit {
+            while done < names.len() && server.bindings(namespace, &names[done]) > 0 {
+                done += 1;
+                if first_bound.is_none() {
+                    first_bound = Some(Instant::now());
+                }
+            }
+            if done < names.len() {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+        bound += done;
+        last = Instant::now();
+        if done < names.len() {
+            eprintln!("  steady state: only {done} of {count} pods bound");
+            break;
+        }
+        for n in &names {
+            server.delete(&format!("{path}/{n}"));
+        }
+    }
+    let from_first_bound = first_bound.map_or(0.0, |t| last.duration_since(t).as_secs_f64());
+    (bound, Window { from_create: last.duration_since(start).as_secs_f64(), from_first_bound, cpu_from_first_bound: None })
 }
 
 /// One workload's row: both modes, median over `runs`.
