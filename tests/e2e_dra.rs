@@ -341,10 +341,13 @@ fn two_schedulers_racing_for_one_claim_allocate_its_device_once() {
 fn without_the_dra_permissions_pods_with_claims_wait_with_a_reason_and_others_schedule() {
     let server = server_with(ServerOptions::default());
     // kube-scheduler's role as it was before DRA: every resource.k8s.io rule removed.
+    let role_path = "/apis/rbac.authorization.k8s.io/v1/clusterroles/system:kube-scheduler";
+    let full_rules = server.get(role_path).expect("role")["rules"].clone();
     let dra_rule = |r: &Value| r["apiGroups"].as_array().is_some_and(|g| g.iter().any(|g| g == "resource.k8s.io"));
     assert!(server.drop_cluster_role_rules("system:kube-scheduler", dra_rule) > 0, "the role had DRA rules");
     arrange(&server, &["gpu-0"]);
-    let started = deploy::static_pod(&server, Vec::new());
+    let retry = vec![("EDGESCHED_FORBIDDEN_RETRY".to_string(), "0.5".to_string())];
+    let started = deploy::static_pod(&server, retry);
     let es = &started.es;
     wait_ready(&started);
     create_claim(&server, "gpu-claim");
@@ -365,4 +368,11 @@ fn without_the_dra_permissions_pods_with_claims_wait_with_a_reason_and_others_sc
         dra[0]
     );
     assert!(!logs.contains("Permission denied; scheduling waits"), "{logs}");
+
+    // The rule granted again: no restart, the waiting pod gets its device.
+    let mut role = server.get(role_path).expect("role");
+    role["rules"] = full_rules;
+    server.update(role_path, role);
+    assert_eq!(wait_bound(&server, es, "needs-gpu"), "n1");
+    wait_claim(&server, es, "gpu-claim", &["needs-gpu"]);
 }
