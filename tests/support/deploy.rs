@@ -158,6 +158,12 @@ pub fn run_to_exit(args: &[String]) -> (Option<i32>, String) {
 /// host paths (`/etc/edgesched/config.yaml`, `/etc/kubernetes/scheduler.conf`) pointing at test
 /// files, the shipped config, and kube-scheduler's client certificate.
 pub fn static_pod(server: &TestApiServer, env: Vec<(String, String)>) -> Started {
+    static_pod_with(server, env, |config| config)
+}
+
+/// [`static_pod`] with its configuration file edited by `edit` first (e.g. a second scheduler
+/// with its own `schedulerName` and Lease beside the first).
+pub fn static_pod_with(server: &TestApiServer, env: Vec<(String, String)>, edit: impl FnOnce(String) -> String) -> Started {
     let dir = scratch("static-pod");
     let (kubeconfig, _) =
         credentials(server, &dir, &Identity::Kubeconfig(KubeAuth::ClientCert { user: "system:kube-scheduler".into() }));
@@ -167,7 +173,7 @@ pub fn static_pod(server: &TestApiServer, env: Vec<(String, String)>) -> Started
         .with("/etc/kubernetes/scheduler.conf", kubeconfig)
         .with("/etc/edgesched/config.yaml", config.display().to_string());
     let text = std::fs::read_to_string(repo().join("manifests/static-pod/edgesched-config.yaml")).expect("config");
-    std::fs::write(&config, rewrites.apply_text(&text)).expect("write config");
+    std::fs::write(&config, edit(rewrites.apply_text(&text))).expect("write config");
     let pod = doc_of_kind(&repo().join("manifests/static-pod/edgesched.yaml"), "Pod");
     let args = rewrites.apply(&container_args(first_container(&pod)));
     start(args, env, dir)

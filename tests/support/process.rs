@@ -125,6 +125,13 @@ impl Edgesched {
         Edgesched { child, logs, secure_port, dir: dir.to_path_buf(), _scratch: dir }
     }
 
+    /// Wait until `server` has the pod `ns/name` bound; its node. Panics with this process's logs
+    /// when `timeout` passes first.
+    pub fn wait_bound(&self, server: &TestApiServer, ns: &str, name: &str, timeout: Duration) -> String {
+        super::wait::wait_for(timeout, &format!("{ns}/{name} bound"), || server.pod_node(ns, name))
+            .unwrap_or_else(|e| panic!("{e}\n{}", self.logs()))
+    }
+
     /// Everything the process logged so far.
     pub fn logs(&self) -> String {
         self.logs.lock().expect("log lock").clone()

@@ -2463,3 +2463,43 @@ fn cycle_lines_at_upstream_levels() {
         r#""Pod moved to an internal scheduling queue" pod="default/big" event="ScheduleAttemptFailure" queue="Unschedulable" unschedulable plugins=[NodeResourcesFit]"#,
     );
 }
+
+/// The FailedScheduling summary of a pod whose claim finds no device on any node: Filter's
+/// reason per node, then PostFilter's (nothing of this scheduler's to deallocate), then
+/// preemption's, as kube-scheduler v1.35 writes it (`dynamicresources.go` Filter and
+/// PostFilter; `schedule_one.go` FitError).
+#[test]
+fn dra_cannot_allocate_all_claims_summary() {
+    use dra_plugin_support::*;
+    let cache = cache(&["n1", "n2"], 0, vec![claim("c", gpu())]);
+    let fw = profile(&["DynamicResources", "DefaultPreemption"]);
+    let msg = message(schedule_in(&fw, &cache, &named("c").info()));
+    assert_eq!(
+        msg,
+        "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+    );
+}
+
+/// The remaining fixed texts of DynamicResources, pinned to upstream's words
+/// (`pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go`,
+/// `pkg/scheduler/util/assumecache/assume_cache.go`, and the structured allocator's
+/// `allocator_stable.go`, kubernetes/kubernetes v1.35).
+#[test]
+fn dra_fixed_texts() {
+    use super::{dra_allocator as a, dynamic_resources as d};
+    let table = [
+        (d::NO_NEW_CLAIMS_TO_DEALLOCATE, "no new claims to deallocate"),
+        (d::DEALLOCATION_COMPLETED, "deallocation of ResourceClaim completed"),
+        (d::STILL_NOT_SCHEDULABLE, "still not schedulable"),
+        (d::CANNOT_ALLOCATE_ALL_CLAIMS, "cannot allocate all claims"),
+        (d::NOT_AVAILABLE_ON_NODE, "resourceclaim not available on the node"),
+        (d::TIMED_OUT, "timed out trying to allocate devices"),
+        (d::ALLOCATION_NOT_FOUND, "claim allocation not found for node"),
+        (d::CLAIM_DESCRIPTION, "ResourceClaim"),
+        (a::INVALID_POOLS, "invalid resource pools were encountered"),
+        (a::ABORTED, "filter operation aborted: context deadline exceeded"),
+    ];
+    for (text, upstream) in table {
+        assert_eq!(text, upstream);
+    }
+}

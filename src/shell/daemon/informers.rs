@@ -202,9 +202,9 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
     fn denied(&mut self, verb: &'static str, message: &str) -> bool {
         let kind = self.kind;
         let access = permissions::kind_access(kind, verb, &self.lease_namespace);
-        let first = self.denials.denied(&access, message, Instant::now());
         match kind.need {
             Need::Required => {
+                self.denials.denied(&access, message, Instant::now());
                 Line::new("Permission denied; scheduling waits for it")
                     .s("verb", verb)
                     .s("resource", kind.qualified_resource())
@@ -214,12 +214,13 @@ impl<T: Watched + Object> Sink<T> for Forwarder {
                 true
             }
             Need::Optional { feature } => {
-                if first {
+                // One warning per feature: the kinds that serve it are denied together.
+                if self.denials.denied_feature(&access, message, Instant::now()) {
                     Line::new("Permission denied; continuing without it")
                         .s("verb", verb)
                         .s("resource", kind.qualified_resource())
                         .s("disabled", feature)
-                        .s("toEnable", access.rule())
+                        .s("toEnable", permissions::feature_rule(kind, verb, &self.lease_namespace))
                         .s("err", message)
                         .warning();
                 } else {

@@ -302,13 +302,24 @@ impl Access {
     pub fn rule(&self) -> String {
         let resource =
             if self.subresource.is_empty() { self.resource.clone() } else { format!("{}/{}", self.resource, self.subresource) };
+        self.rule_for(&[resource])
+    }
+
+    /// [`Access::rule`] for several resources of this access's group at once.
+    fn rule_for(&self, resources: &[String]) -> String {
+        let resources: Vec<String> = resources.iter().map(|r| format!("{r:?}")).collect();
         let names = if self.name.is_empty() { String::new() } else { format!(", resourceNames: [\"{}\"]", self.name) };
         let scope = if self.namespace.is_empty() {
             "in a ClusterRole".to_string()
         } else {
             format!("in a Role in namespace {:?}", self.namespace)
         };
-        format!("{{apiGroups: [\"{}\"], resources: [\"{resource}\"]{names}, verbs: [\"{}\"]}} {scope}", self.group, self.verb)
+        format!(
+            "{{apiGroups: [\"{}\"], resources: [{}]{names}, verbs: [\"{}\"]}} {scope}",
+            self.group,
+            resources.join(", "),
+            self.verb
+        )
     }
 }
 
@@ -405,6 +416,18 @@ pub fn kind_access(kind: &crate::core::watched::WatchedKind, verb: &str, lease_n
     Access::new(verb, kind.group, kind.resource, ns, "", kind.need, "mirror the objects scheduling reads")
 }
 
+/// The one rule that grants `verb` on every watched kind of `kind`'s group that serves the same
+/// optional feature (Dynamic Resource Allocation's classes, slices and claims are one rule, as in
+/// v1.35's `system:kube-scheduler` ClusterRole), for the one warning a missing feature gets.
+pub fn feature_rule(kind: &crate::core::watched::WatchedKind, verb: &str, lease_namespace: &str) -> String {
+    let resources: Vec<String> = crate::core::watched::all_kinds()
+        .filter(|k| k.group == kind.group && k.need == kind.need)
+        .filter(|k| (k.scope == Scope::LeaseNamespace) == (kind.scope == Scope::LeaseNamespace))
+        .map(|k| k.resource.to_string())
+        .collect();
+    kind_access(kind, verb, lease_namespace).rule_for(&resources)
+}
+
 /// The access of a [`Call`] for the configured lease.
 pub fn call_access(call: &Call, lease_namespace: &str, lease_name: &str) -> Access {
     let (ns, name) = match call.target {
@@ -460,6 +483,25 @@ impl Denials {
                 true
             }
         }
+    }
+
+    /// Record a 403 for an optional `access`. Returns `true` only for the first denial of its
+    /// feature: no other access serving the same feature is denied already (callers warn once
+    /// per feature, naming the rule that restores it, however many kinds it covers).
+    pub fn denied_feature(&self, access: &Access, message: &str, now: Instant) -> bool {
+        let mut map = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let key = access.to_string();
+        let feature_denied = map.values().any(|d| !d.access.required && d.access.why == access.why);
+        match map.get_mut(&key) {
+            Some(d) => {
+                d.count += 1;
+                d.message = message.to_string();
+            }
+            None => {
+                map.insert(key, Denial { access: access.clone(), message: message.to_string(), since: now, count: 1 });
+            }
+        }
+        !feature_denied
     }
 
     /// `access` succeeded: forget a denial. Returns whether there was one (so the caller can log
@@ -585,6 +627,35 @@ mod tests {
         let b = call_access(call("create", "", "pods/binding"), "kube-system", "x");
         assert_eq!(b.to_string(), "create pods/binding");
         assert_eq!((b.resource.as_str(), b.subresource.as_str()), ("pods", "binding"));
+    }
+
+    #[test]
+    fn a_feature_served_by_several_kinds_is_warned_about_once_with_one_rule_naming_them_all() {
+        use crate::core::watched::{kind, KindId};
+        let d = Denials::default();
+        let now = Instant::now();
+        let kinds = [KindId::DeviceClass, KindId::ResourceSlice, KindId::ResourceClaim];
+        let first: Vec<bool> =
+            kinds.iter().map(|&k| d.denied_feature(&kind_access(kind(k), "list", "kube-system"), "forbidden", now)).collect();
+        assert_eq!(first, [true, false, false]);
+        // A repeat is no first either; another feature is.
+        assert!(!d.denied_feature(&kind_access(kind(KindId::DeviceClass), "list", ""), "forbidden", now));
+        assert!(d.denied_feature(&kind_access(kind(KindId::PriorityClass), "list", ""), "forbidden", now));
+        assert_eq!(d.current().len(), 4);
+        // v1.35's system:kube-scheduler grants the three in one rule; the warning names it.
+        assert_eq!(
+            feature_rule(kind(KindId::ResourceClaim), "list", "kube-system"),
+            "{apiGroups: [\"resource.k8s.io\"], resources: [\"deviceclasses\", \"resourceslices\", \"resourceclaims\"], verbs: [\"list\"]} in a ClusterRole"
+        );
+        assert_eq!(
+            feature_rule(kind(KindId::PriorityClass), "watch", ""),
+            "{apiGroups: [\"scheduling.k8s.io\"], resources: [\"priorityclasses\"], verbs: [\"watch\"]} in a ClusterRole"
+        );
+        // Once every kind of the feature is readable again, its next denial warns again.
+        for k in kinds {
+            d.allowed(&kind_access(kind(k), "list", ""));
+        }
+        assert!(d.denied_feature(&kind_access(kind(KindId::ResourceSlice), "list", ""), "forbidden", now));
     }
 
     #[test]

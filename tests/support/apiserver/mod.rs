@@ -368,6 +368,26 @@ impl TestApiServer {
         self.shared.lock_store().get(&key).cloned()
     }
 
+    /// Remove the rules of ClusterRole `name` that `drop` picks (e.g. a cluster whose default
+    /// role predates a permission); returns how many were removed.
+    #[allow(dead_code)] // not every test binary edits roles
+    pub fn drop_cluster_role_rules(&self, name: &str, drop: impl Fn(&Value) -> bool) -> usize {
+        let path = format!("/apis/rbac.authorization.k8s.io/v1/clusterroles/{name}");
+        let mut role = self.get(&path).unwrap_or_else(|| panic!("no ClusterRole {name}"));
+        let rules: Vec<Value> = role["rules"].as_array().into_iter().flatten().filter(|r| !drop(r)).cloned().collect();
+        let removed = role["rules"].as_array().map_or(0, Vec::len) - rules.len();
+        role["rules"] = Value::Array(rules);
+        self.update(&path, role);
+        removed
+    }
+
+    /// The node the pod `ns/name` is bound to, if it exists and is bound.
+    #[allow(dead_code)] // not every test binary reads bindings this way
+    pub fn pod_node(&self, ns: &str, name: &str) -> Option<String> {
+        let pod = self.get(&format!("/api/v1/namespaces/{ns}/pods/{name}"))?;
+        pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()).map(str::to_string)
+    }
+
     /// The `PodScheduled` condition of the pod at `path`, if the pod exists and has one.
     #[allow(dead_code)] // not every test binary reads conditions
     pub fn pod_scheduled(&self, path: &str) -> Option<Value> {

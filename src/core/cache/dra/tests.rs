@@ -3,7 +3,9 @@
 //! delete and relist; allocation in flight from Reserve; the scheduler's own write assumed and
 //! later confirmed, superseded or restored; a pod's binding finishing or failing), and after
 //! every step the incrementally kept counts must equal a recount from a plain model of what
-//! each claim and each in-flight allocation holds.
+//! each claim and each in-flight allocation holds. PostFilter's deallocation and Unreserve's
+//! reservation patch (written, assumed, then seen by the informer) and the claims becoming
+//! unreadable under RBAC are part of the churn.
 
 use super::*;
 use crate::core::rng::Rng;
@@ -27,6 +29,16 @@ fn allocation(rng: &mut Rng) -> api::AllocationResult {
         })
         .collect();
     api::AllocationResult { devices: api::DeviceAllocationResult { results, config: Vec::new() }, ..Default::default() }
+}
+
+/// A `reservedFor` entry for `pod`.
+fn consumer(pod: &str) -> api::ResourceClaimConsumerReference {
+    api::ResourceClaimConsumerReference {
+        resource: "pods".into(),
+        name: pod.into(),
+        uid: format!("uid-{pod}"),
+        ..Default::default()
+    }
 }
 
 fn claim(name: &str, uid: &str, rv: u64, alloc: Option<api::AllocationResult>) -> api::ResourceClaim {
@@ -93,7 +105,7 @@ fn check(state: &DraState, model: &Model, step: usize, op: &str) {
 
 #[test]
 fn device_accounting_equals_a_recount_under_random_churn() {
-    for seed in 0..40u64 {
+    for seed in 0..150u64 {
         let mut rng = Rng::seeded(seed);
         let mut state = DraState::default();
         let mut model = Model::default();
@@ -105,11 +117,14 @@ fn device_accounting_equals_a_recount_under_random_churn() {
             let key = format!("ns/{name}");
             let uid = format!("uid-{name}");
             rv += 1;
-            let op = match rng.below(10) {
+            let op = match rng.below(13) {
                 // Informer add or update: with or without an allocation.
                 0 | 1 => {
                     let alloc = (rng.below(2) == 0).then(|| allocation(&mut rng));
-                    let c = claim(name, &uid, rv, alloc);
+                    let mut c = claim(name, &uid, rv, alloc);
+                    if c.status.allocation.is_some() {
+                        c.status.reserved_for = pods.iter().filter(|_| rng.below(2) == 0).map(|p| consumer(p)).collect();
+                    }
                     state.upsert_claim(c.clone());
                     model.informer(c);
                     "informer upsert"
@@ -173,6 +188,41 @@ fn device_accounting_equals_a_recount_under_random_churn() {
                         }
                     }
                     "pod released"
+                }
+                // PostFilter's or Unreserve's write of the latest claim returned and is assumed:
+                // the allocation cleared (deallocation) or only a reservation dropped (the
+                // allocation stays), at the version the server gave it.
+                9 | 10 => {
+                    if let Some(latest) = state.claims().get(&key).map(|c| (**c).clone()) {
+                        let mut written = latest;
+                        let pod = pods[rng.below(pods.len() as u64) as usize];
+                        if rng.below(2) == 0 {
+                            written.status.allocation = None;
+                            written.status.reserved_for.clear();
+                        } else {
+                            written.status.reserved_for.retain(|c| c.name != pod);
+                        }
+                        written.metadata.resource_version = rv.to_string();
+                        assert!(state.assume_claim(written.clone()).is_ok(), "seed {seed} step {step}: newer write assumed");
+                        if let Some((_, l)) = model.claims.get_mut(&key) {
+                            *l = written;
+                        }
+                    }
+                    "deallocate or unreserve written"
+                }
+                // RBAC takes the claims away (everything kept of them is forgotten, in-flight
+                // allocations still count), then gives them back with a relist.
+                11 => {
+                    let relisted: Vec<api::ResourceClaim> = model.claims.values().map(|(a, _)| a.clone()).collect();
+                    state.set_unreadable(DraKind::ResourceClaims);
+                    model.claims.clear();
+                    check(&state, &model, step, "claims unreadable");
+                    state.set_readable(DraKind::ResourceClaims);
+                    for c in relisted.into_iter().filter(|_| rng.below(4) != 0) {
+                        state.upsert_claim(c.clone());
+                        model.informer(c);
+                    }
+                    "claims readable again"
                 }
                 // Relist: the store forgets everything it did not see, then sees the rest again.
                 _ => {
