@@ -490,6 +490,180 @@ spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: 
     assert!(stdout(&o).contains("1 cannot allocate all claims"), "{}", stdout(&o));
 }
 
+/// One GPU node with a single device and a claim template asking for one GPU.
+const ONE_GPU_NODE: &str = r#"kind: Node
+metadata: {name: gpu-1, labels: {kubernetes.io/hostname: gpu-1}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+kind: DeviceClass
+apiVersion: resource.k8s.io/v1
+metadata: {name: gpu.example.com}
+spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+---
+kind: ResourceSlice
+apiVersion: resource.k8s.io/v1
+metadata: {name: gpu-1-gpu}
+spec: {driver: gpu.example.com, nodeName: gpu-1, pool: {name: gpu-1, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}
+---
+kind: ResourceClaimTemplate
+apiVersion: resource.k8s.io/v1
+metadata: {name: one-gpu, namespace: ml}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}
+"#;
+
+#[test]
+fn simulate_makes_claims_from_templates_and_shows_the_devices() {
+    // One GPU: the first pod's claim (made from the template) gets it, the second pod's claim
+    // finds none; a pod whose template does not exist waits for its claim.
+    let text = format!(
+        "{ONE_GPU_NODE}---
+kind: Pod
+metadata: {{name: infer-0, namespace: ml, uid: uid-0, creationTimestamp: \"2026-01-01T00:00:00Z\"}}
+spec: {{containers: [{{name: c}}], resourceClaims: [{{name: gpu, resourceClaimTemplateName: one-gpu}}]}}
+---
+kind: Pod
+metadata: {{name: infer-1, namespace: ml, uid: uid-1, creationTimestamp: \"2026-01-01T00:00:01Z\"}}
+spec: {{containers: [{{name: c}}], resourceClaims: [{{name: gpu, resourceClaimTemplateName: one-gpu}}]}}
+---
+kind: Pod
+metadata: {{name: lost, namespace: ml, uid: uid-2, creationTimestamp: \"2026-01-01T00:00:02Z\"}}
+spec: {{containers: [{{name: c}}], resourceClaims: [{{name: gpu, resourceClaimTemplateName: no-such-template}}]}}
+"
+    );
+    let cluster = temp_file("gpu.yaml", &text);
+    let path = cluster.to_str().expect("path");
+    let o = edgesched(&["simulate", "--cluster", path, "--output=json", "--seed=7"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let decisions: BTreeMap<String, Value> = out
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+        .map(|d| (d["pod"].as_str().unwrap_or("").to_string(), d))
+        .collect();
+    let first = &decisions["ml/infer-0"];
+    assert_eq!(first["node"], "gpu-1", "{out}");
+    let device = &first["devices"][0];
+    let claim = device["claim"].as_str().expect("claim");
+    // `<pod>-<pod claim>-` and five characters of the API server's alphabet.
+    assert!(claim.starts_with("ml/infer-0-gpu-") && claim.len() == "ml/infer-0-gpu-".len() + 5, "{claim}");
+    assert!(claim["ml/infer-0-gpu-".len()..].chars().all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)), "{claim}");
+    assert_eq!(
+        (&device["request"], &device["driver"], &device["pool"], &device["device"]),
+        (&Value::from("gpu"), &Value::from("gpu.example.com"), &Value::from("gpu-1"), &Value::from("gpu-0"))
+    );
+    let second = &decisions["ml/infer-1"];
+    assert_eq!(second["node"], Value::Null);
+    assert!(second["devices"].is_null(), "no devices for an unplaced pod: {second}");
+    assert!(
+        second["message"].as_str().expect("message").starts_with("0/1 nodes are available: 1 cannot allocate all claims."),
+        "{second}"
+    );
+    assert_eq!(
+        decisions["ml/lost"]["message"],
+        "pod \"ml/lost\": ResourceClaim not created yet (resource claim template \"no-such-template\": resourceclaimtemplate.resource.k8s.io \"no-such-template\" not found)"
+    );
+    // The same seed names the claims the same way; the table shows the device.
+    assert_eq!(stdout(&edgesched(&["simulate", "--cluster", path, "--output=json", "--seed=7"])), out);
+    let table = stdout(&edgesched(&["simulate", "--cluster", path, "--seed=7"]));
+    assert!(table.contains(&format!("  device: claim {claim} request gpu: gpu.example.com/gpu-1/gpu-0\n")), "{table}");
+}
+
+#[test]
+fn simulate_allocates_devices_across_classes_nodes_and_cel_selectors() {
+    // tests/fixtures/dra/edge-devices.yaml: big GPUs (capacity >= 16Gi) only on edge-a, the A2
+    // (attribute) and the NPU only on edge-b, the hand-written claim defaulted to one device.
+    let o = edgesched(&["simulate", "--cluster", "tests/fixtures/dra/edge-devices.yaml", "--output=json", "--seed=1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let decisions: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let got: Vec<(String, String, Vec<String>)> = decisions
+        .iter()
+        .map(|d| {
+            let devices = d["devices"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|x| {
+                            format!(
+                                "{}={}/{}",
+                                x["request"].as_str().unwrap_or(""),
+                                x["pool"].as_str().unwrap_or(""),
+                                x["device"].as_str().unwrap_or("")
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            (d["pod"].as_str().unwrap_or("").to_string(), d["node"].as_str().unwrap_or("-").to_string(), devices)
+        })
+        .collect();
+    let want = |pod: &str, node: &str, devices: &[&str]| {
+        (pod.to_string(), node.to_string(), devices.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    };
+    assert_eq!(
+        got,
+        vec![
+            want("ml/vision-0", "edge-a", &["gpu=edge-a/gpu-0"]),
+            want("ml/speech-0", "edge-b", &["gpu=edge-b/gpu-0", "npu=edge-b-npu/npu-0"]),
+            want("ml/vision-1", "edge-a", &["gpu=edge-a/gpu-1"]),
+            // Every GPU is taken: no device for the last big-GPU pod nor for the defaulted claim.
+            want("ml/vision-2", "-", &[]),
+            want("ml/batch-0", "-", &[]),
+        ],
+        "{out}"
+    );
+    assert!(
+        decisions[4]["message"].as_str().expect("message").starts_with("0/3 nodes are available: 3 cannot allocate all claims."),
+        "{out}"
+    );
+}
+
+#[test]
+fn capacity_counts_copies_with_their_own_claims_and_stops_on_devices_or_cpu() {
+    let cluster = temp_file("gpu.yaml", ONE_GPU_NODE);
+    let pod = |cpu: &str| {
+        temp_file(
+            "pod.yaml",
+            &format!("kind: Pod\nmetadata: {{name: infer, namespace: ml}}\nspec: {{containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}], resourceClaims: [{{name: gpu, resourceClaimTemplateName: one-gpu}}]}}\n"),
+        )
+    };
+    // Devices run out first: one copy fits, and the text names the request that found no device.
+    let small = pod("1");
+    let o = edgesched(&[
+        "capacity",
+        "--cluster",
+        cluster.to_str().expect("path"),
+        "--pod",
+        small.to_str().expect("path"),
+        "--output=json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(stdout(&o).trim()).expect("JSON");
+    assert_eq!((v["count"].as_u64(), &v["perNode"]["gpu-1"]), (Some(1), &Value::from(1)), "{v}");
+    let stopped = v["stoppedBy"].as_str().expect("stoppedBy");
+    assert!(stopped.starts_with("0/1 nodes are available: 1 cannot allocate all claims."), "{stopped}");
+    assert!(
+        stopped.contains(" Devices: claim ml/infer-2-gpu-")
+            && stopped.ends_with(" request gpu: no available device of class gpu.example.com matches (1 node(s))"),
+        "{stopped}"
+    );
+    // With a second device cpu runs out first: the text is the cpu one, no devices named.
+    let two_gpus = temp_file("gpus.yaml", &format!("{ONE_GPU_NODE}---\nkind: ResourceSlice\napiVersion: resource.k8s.io/v1\nmetadata: {{name: gpu-1-more}}\nspec: {{driver: gpu.example.com, nodeName: gpu-1, pool: {{name: gpu-1-more, generation: 1, resourceSliceCount: 1}}, devices: [{{name: gpu-1}}, {{name: gpu-2}}]}}\n"));
+    let big = pod("3");
+    let o = edgesched(&[
+        "capacity",
+        "--cluster",
+        two_gpus.to_str().expect("path"),
+        "--pod",
+        big.to_str().expect("path"),
+        "--output=json",
+    ]);
+    let v: Value = serde_json::from_str(stdout(&o).trim()).expect("JSON");
+    assert_eq!(v["count"].as_u64(), Some(1), "{v}");
+    let stopped = v["stoppedBy"].as_str().expect("stoppedBy");
+    assert!(stopped.contains("Insufficient cpu") && !stopped.contains("Devices:"), "{stopped}");
+}
+
 /// A cluster whose decisions go through every map a tenant's names key (pods, namespaces, label
 /// values, selectors, affinity terms): 36 nodes in three zones, 72 running pods with affinity
 /// terms, 120 pending pods with spread constraints and affinity that tie often (same creation

@@ -9,4 +9,6 @@
 
 pub mod allocator;
 pub mod cel;
+pub mod claim_templates;
 pub mod claim_writes;
+pub mod defaults;

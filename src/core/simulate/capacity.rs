@@ -10,6 +10,7 @@
 use super::report::{Detail, PodDecision};
 use super::stream::Simulation;
 use crate::core::api;
+use crate::core::texts::dynamic_resources::CANNOT_ALLOCATE_ALL_CLAIMS;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -43,6 +44,23 @@ pub fn copy_of(template: &api::Pod, scheduler_name: &str, n: usize) -> api::Pod 
     p
 }
 
+/// On the nodes where the copy found no devices (`cannot allocate all claims`), which requests
+/// found none, each with the number of such nodes: `None` when devices did not stop it.
+fn devices_missing(sim: &Simulation, d: &PodDecision) -> Option<String> {
+    let mut misses: BTreeMap<String, usize> = BTreeMap::new();
+    let nodes = d.filtered.iter().filter(|g| g.reason == CANNOT_ALLOCATE_ALL_CLAIMS).flat_map(|g| g.nodes.iter());
+    for node in nodes {
+        for miss in sim.devices_missing(&d.pod, node) {
+            *misses.entry(miss).or_default() += 1;
+        }
+    }
+    if misses.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = misses.iter().map(|(m, n)| format!("{m} ({n} node(s))")).collect();
+    Some(parts.join("; "))
+}
+
 /// The text when `max` copies fit.
 pub fn max_reached(max: usize) -> String {
     format!("the limit of {max} copies (--max) was reached")
@@ -72,7 +90,10 @@ pub fn plan(sim: &mut Simulation, template: &api::Pod, scheduler_name: &str, max
                 *report.per_node.entry(node).or_default() += 1;
             }
             Some(d) => {
-                report.stopped_by = d.message;
+                report.stopped_by = match devices_missing(sim, &d) {
+                    Some(misses) => crate::core::texts::what_if_devices::capacity_devices(&d.message, &misses),
+                    None => d.message,
+                };
                 return report;
             }
             None => {

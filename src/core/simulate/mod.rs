@@ -9,7 +9,9 @@
 //! final ([`report`]).
 
 pub mod capacity;
+pub mod claim_maker;
 pub mod decode;
+pub mod device_diagnosis;
 pub mod report;
 pub mod stream;
 pub mod synthetic;
@@ -53,8 +55,16 @@ impl std::fmt::Display for SimError {
 impl std::error::Error for SimError {}
 
 impl Cluster {
-    /// Keep a decoded object (an `Added` change; anything else is ignored).
-    pub fn push(&mut self, change: KindChange) {
+    /// Keep a decoded object (an `Added` change; anything else is ignored). Claims and claim
+    /// templates get the API server's defaulting (a hand-written file may leave it out).
+    pub fn push(&mut self, mut change: KindChange) {
+        match &mut change {
+            KindChange::ResourceClaim(Change::Added(c)) => crate::core::dra::defaults::default_claim_spec(&mut c.spec),
+            KindChange::ResourceClaimTemplate(Change::Added(t)) => {
+                crate::core::dra::defaults::default_claim_spec(&mut t.spec.spec)
+            }
+            _ => {}
+        }
         if change.is_added() {
             self.objects.entry(change.id()).or_default().push(change);
         }
@@ -151,6 +161,10 @@ pub struct Decision {
     /// What each extender said (filter, prioritize, preempt), in call order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extenders: Vec<ExtenderNote>,
+    /// Node → the device requests that found no device there (for the nodes filtered with
+    /// `cannot allocate all claims`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub devices_missing: BTreeMap<String, Vec<String>>,
 }
 
 /// Build the frameworks of a configuration (NodeResourcesFit ignoring the resources extenders
@@ -188,6 +202,7 @@ pub fn decision_from(pod: &str, scheduler_name: &str, outcome: &ScheduleOutcome)
         nominated_node: v.nominated_node,
         skipped: None,
         extenders: v.diagnosis.extender_notes.clone(),
+        devices_missing: BTreeMap::new(),
     }
 }
 
@@ -230,6 +245,9 @@ pub fn render_table(decisions: &[Decision]) -> String {
         }
         for (node, reason) in &d.filtered {
             let _ = writeln!(out, "  x {node}: {reason}");
+            for miss in d.devices_missing.get(node).into_iter().flatten() {
+                let _ = writeln!(out, "      {miss}");
+            }
         }
         for e in &d.extenders {
             let _ = writeln!(out, "{}", report::extender_line(e));
@@ -269,6 +287,15 @@ pub fn explain_pods(
     let mut sched = Scheduler::new(profiles, &settings, Metrics::new(), Rng::seeded(seed), now);
     sched.set_extenders(extender_set(cfg, extenders));
     feed_cluster(&mut sched, cluster, now);
+    // Claims from templates are made per explained pod (and removed after), as `simulate` makes them.
+    let mut claim_maker = claim_maker::ClaimMaker::new(seed);
+    for t in cluster.of::<api::ResourceClaimTemplate>() {
+        claim_maker.add_template(t.clone());
+    }
+    for c in cluster.of::<api::ResourceClaim>() {
+        claim_maker.claim_exists(&c.metadata.namespace, &c.metadata.name);
+    }
+    let dra_features = crate::core::framework::plugins::dynamic_resources::DraFeatures::defaults().allocator;
     let assigned: Vec<Box<api::Pod>> = cluster
         .pods()
         .filter(|p| !p.spec.node_name.is_empty() && !matches!(p.status.phase.as_str(), "Succeeded" | "Failed"))
@@ -284,6 +311,8 @@ pub fn explain_pods(
         let Some(pod) = cluster.pods().find(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name) == *key) else {
             continue;
         };
+        let mut pod = pod.clone();
+        let (made, _) = claim_maker.make_for(&mut pod);
         let scheduler_name =
             if pod.spec.scheduler_name.is_empty() { "default-scheduler".to_string() } else { pod.spec.scheduler_name.clone() };
         now += Duration::from_millis(1);
@@ -298,6 +327,9 @@ pub fn explain_pods(
             d.message = crate::core::texts::scheduling_gates::waiting_for_gates(&gates);
             out.push(d);
             continue;
+        }
+        for claim in &made {
+            sched.handle(Input::watch_boxed::<api::ResourceClaim>(Change::Added(Box::new(claim.clone()))), now);
         }
         sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(Box::new(pod.clone()))), now);
         let result = sched.schedule_one(now, crate::core::framework::cycle::Explain::All);
@@ -314,8 +346,28 @@ pub fn explain_pods(
         );
         sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(pod.clone()))), now);
         let _ = sched.take_effects();
+        let devices_missing = |d: &Decision| -> BTreeMap<String, Vec<String>> {
+            d.filtered
+                .iter()
+                .filter(|(_, reason)| reason.as_str() == crate::core::texts::dynamic_resources::CANNOT_ALLOCATE_ALL_CLAIMS)
+                .map(|(node, _)| (node.clone(), device_diagnosis::unallocatable(sched.cache(), dra_features, &pod, node)))
+                .filter(|(_, misses)| !misses.is_empty())
+                .collect()
+        };
+        let decision = match &result {
+            Some((_, Some(outcome))) => {
+                let mut d = decision_from(key, &scheduler_name, outcome);
+                d.devices_missing = devices_missing(&d);
+                Some(d)
+            }
+            _ => None,
+        };
+        for claim in made {
+            sched.handle(Input::watch_boxed::<api::ResourceClaim>(Change::Deleted(Box::new(claim))), now);
+        }
+        let _ = sched.take_effects();
         match result {
-            Some((_, Some(outcome))) => out.push(decision_from(key, &scheduler_name, &outcome)),
+            Some((_, Some(_))) => out.extend(decision),
             Some((Attempt::Unschedulable { message, .. }, None)) | Some((Attempt::Error { message, .. }, None)) => {
                 let mut d = decision_from(
                     key,

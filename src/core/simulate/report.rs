@@ -75,6 +75,44 @@ pub struct ScoredNode {
     pub plugins: BTreeMap<String, i64>,
 }
 
+/// A device a placed pod got: which claim and request it was allocated for, and where it is
+/// (the claim's `status.allocation.devices.results` entry as PreBind writes it).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct AllocatedDevice {
+    /// `namespace/name` of the claim.
+    pub claim: String,
+    /// The request (`request` or `request/subrequest` for a `firstAvailable` alternative).
+    pub request: String,
+    pub driver: String,
+    pub pool: String,
+    pub device: String,
+}
+
+impl AllocatedDevice {
+    /// The devices allocated in `claim`, in the allocation's order.
+    pub fn of_claim(claim: &crate::core::api::ResourceClaim) -> Vec<AllocatedDevice> {
+        let key = format!("{}/{}", claim.metadata.namespace, claim.metadata.name);
+        claim
+            .status
+            .allocation
+            .iter()
+            .flat_map(|a| a.devices.results.iter())
+            .map(|r| AllocatedDevice {
+                claim: key.clone(),
+                request: r.request.clone(),
+                driver: r.driver.clone(),
+                pool: r.pool.clone(),
+                device: r.device.clone(),
+            })
+            .collect()
+    }
+
+    /// `claim ns/name request gpu: driver/pool/device`, as the table outputs print it.
+    pub fn line(&self) -> String {
+        format!("  device: claim {} request {}: {}/{}/{}", self.claim, self.request, self.driver, self.pool, self.device)
+    }
+}
+
 /// One pod's decision, as `simulate` streams it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
@@ -100,6 +138,9 @@ pub struct PodDecision {
     /// What each extender said (filter, prioritize, preempt), in call order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extenders: Vec<ExtenderNote>,
+    /// The devices allocated to the placed pod's claims (Dynamic Resource Allocation).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<AllocatedDevice>,
 }
 
 impl PodDecision {
@@ -118,6 +159,7 @@ impl PodDecision {
             nominated_node: None,
             skipped: None,
             extenders: Vec::new(),
+            devices: Vec::new(),
         }
     }
 
@@ -143,6 +185,7 @@ impl PodDecision {
             nominated_node: v.nominated_node,
             skipped: None,
             extenders: v.diagnosis.extender_notes.clone(),
+            devices: Vec::new(),
         }
     }
 
@@ -198,6 +241,9 @@ impl PodDecision {
             if self.feasible_nodes > self.scores.len() {
                 let _ = writeln!(out, "  … {} more scored node(s)", self.feasible_nodes - self.scores.len());
             }
+        }
+        for d in &self.devices {
+            let _ = writeln!(out, "{}", d.line());
         }
         for g in &self.filtered {
             let more = if g.count > g.nodes.len() { format!(", … {} more", g.count - g.nodes.len()) } else { String::new() };

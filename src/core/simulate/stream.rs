@@ -14,7 +14,8 @@
 //! the nodes among themselves is kept: it is the node table's order, as an API server's list
 //! gives it, which the rotating node sample and equal scores follow.
 
-use super::report::{Detail, NodeUse, PodDecision};
+use super::claim_maker::ClaimMaker;
+use super::report::{AllocatedDevice, Detail, NodeUse, PodDecision};
 use super::{frameworks, validate, SimError};
 use crate::core::api::{self, Object};
 use crate::core::config::SchedulerConfig;
@@ -101,6 +102,10 @@ pub struct Simulation {
     edits: Edits,
     /// Whether preemption's evictions happen (capacity asks what fits without evicting).
     evict: bool,
+    /// The resourceclaim controller's part: claims made from templates for pending pods.
+    claims: ClaimMaker,
+    /// The devices PreBind wrote into each placed pod's claims, until its decision is handed out.
+    devices: HashMap<String, Vec<AllocatedDevice>>,
 }
 
 /// Begins (or ends) the initial list of a kind.
@@ -162,6 +167,8 @@ impl Simulation {
             loaded: false,
             edits: Edits::default(),
             evict: true,
+            claims: ClaimMaker::new(seed),
+            devices: HashMap::new(),
         })
     }
 
@@ -220,9 +227,40 @@ impl Simulation {
                     self.feed(KindChange::Node(Change::ListPage(vec![n])));
                 }
             }
+            // Only the what-if commands read templates: the claims are made here, not by the
+            // scheduler.
+            KindChange::ResourceClaimTemplate(Change::Added(mut t)) => {
+                crate::core::dra::defaults::default_claim_spec(&mut t.spec.spec);
+                self.claims.add_template(*t);
+            }
+            KindChange::ResourceClaim(Change::Added(mut c)) => {
+                crate::core::dra::defaults::default_claim_spec(&mut c.spec);
+                self.claims.claim_exists(&c.metadata.namespace, &c.metadata.name);
+                self.feed(KindChange::ResourceClaim(Change::ListPage(vec![c])));
+            }
             other => self.feed(other.into_list_page()),
         }
         None
+    }
+
+    /// Queue a pending pod, its claims made from templates first (as the controller makes them
+    /// before the scheduler sees the pod).
+    /// A pod whose template does not exist never reaches a cycle: its decision says why.
+    fn queue(&mut self, mut p: Box<api::Pod>) {
+        let (claims, missing) = self.claims.make_for(&mut p);
+        for claim in claims {
+            self.sched.handle(Input::watch_boxed::<api::ResourceClaim>(Change::Added(Box::new(claim))), self.now);
+        }
+        let key = p.key();
+        if let Some(template) = missing.first() {
+            let mut d = PodDecision::empty(&key, scheduler_name(&p));
+            let waiting = crate::core::texts::dynamic_resources::claim_not_created(&p.metadata.namespace, &p.metadata.name);
+            d.message = crate::core::texts::what_if_devices::template_missing(&waiting, template);
+            self.held_order.push(key.clone());
+            self.held.insert(key, d);
+        }
+        self.scheduler_names.insert(p.key(), scheduler_name(&p).to_string());
+        self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(p)), self.now);
     }
 
     fn feed(&mut self, change: KindChange) {
@@ -272,8 +310,7 @@ impl Simulation {
         });
         for p in pending {
             self.now += Duration::from_micros(1);
-            self.scheduler_names.insert(p.key(), scheduler_name(&p).to_string());
-            self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(p)), self.now);
+            self.queue(p);
         }
         self.sched.handle(Input::Leading(true), self.now);
     }
@@ -287,8 +324,7 @@ impl Simulation {
     pub fn enqueue(&mut self, pod: Box<api::Pod>) {
         self.finish_loading();
         self.now += Duration::from_micros(1);
-        self.scheduler_names.insert(pod.key(), scheduler_name(&pod).to_string());
-        self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(pod)), self.now);
+        self.queue(pod);
     }
 
     /// Schedule every queued pod, handing each final decision to `emit` as soon as it is final.
@@ -329,6 +365,7 @@ impl Simulation {
                 None => false,
             };
             if decision.node.is_some() {
+                decision.devices = self.devices.remove(&key).unwrap_or_default();
                 // A placed pod is never unplaced again: its entry in held_order is skipped at the end.
                 self.scheduler_names.remove(&key);
                 emit(decision)?;
@@ -359,6 +396,7 @@ impl Simulation {
                         if let crate::core::framework::PreBindAction::ReserveClaim(r) = a {
                             let base = claim_writes::with_finalizer(&r.claim).unwrap_or_else(|| (*r.claim).clone());
                             let written = claim_writes::reserved(&base, r.allocation.as_ref(), &r.pod_name, &r.pod_uid);
+                            self.devices.entry(b.pod.key.to_string()).or_default().extend(AllocatedDevice::of_claim(&written));
                             self.write_claim(written, now);
                         }
                     }
@@ -408,6 +446,14 @@ impl Simulation {
     /// Every node's use now (after the placements so far).
     pub fn node_use(&self) -> Vec<NodeUse> {
         NodeUse::of(self.sched.cache())
+    }
+
+    /// Which of a pending pod's device requests find no device on `node` (empty when its claims
+    /// fit there or it has none): the detail behind `cannot allocate all claims`.
+    pub fn devices_missing(&self, pod_key: &str, node: &str) -> Vec<String> {
+        let Some(pod) = self.sched.pending_pod(pod_key) else { return Vec::new() };
+        let features = crate::core::framework::plugins::dynamic_resources::DraFeatures::defaults().allocator;
+        super::device_diagnosis::unallocatable(self.sched.cache(), features, pod, node)
     }
 
     /// The scheduler (for callers that look at the node table).

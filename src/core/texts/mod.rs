@@ -1009,3 +1009,39 @@ pub mod dra_cel {
         format!("CEL result of type {type_name} could not be converted to bool: {detail}")
     }
 }
+
+/// What the what-if commands say about devices (edgesched's own: kube-scheduler only says
+/// [`dynamic_resources::CANNOT_ALLOCATE_ALL_CLAIMS`] for a node, and `explain` and `capacity`
+/// name the request behind it).
+pub mod what_if_devices {
+    /// A request that finds no device on a node even alone (`exactly`, one class).
+    pub fn request_found_no_device(claim: &str, request: &str, class: &str) -> String {
+        format!("claim {claim} request {request}: no available device of class {class} matches")
+    }
+
+    /// A `firstAvailable` request none of whose alternatives finds devices on a node.
+    pub fn alternatives_found_no_device(claim: &str, request: &str, classes: &[&str]) -> String {
+        format!("claim {claim} request {request}: no available device for any alternative (classes {})", classes.join(", "))
+    }
+
+    /// A request whose allocation fails for a reason other than a lack of devices.
+    pub fn request_failed(claim: &str, request: &str, error: &str) -> String {
+        format!("claim {claim} request {request}: {error}")
+    }
+
+    /// Every request finds devices alone, but not all of the pod's requests together.
+    pub const NOT_ALL_TOGETHER: &str =
+        "each request finds a device alone, but not all of them together (constraints, or too few devices for every request)";
+
+    /// The resourceclaim controller's error for a template that does not exist (`handleClaim`,
+    /// `pkg/controller/resourceclaim/controller.go` v1.35: `resource claim template %q: %v` around
+    /// the lister's NotFound), after the scheduler's PreEnqueue text that keeps the pod waiting.
+    pub fn template_missing(waiting: &str, template: &str) -> String {
+        format!("{waiting} (resource claim template {template:?}: resourceclaimtemplate.resource.k8s.io {template:?} not found)")
+    }
+
+    /// `capacity`: the next copy was stopped by devices on the nodes named.
+    pub fn capacity_devices(stopped_by: &str, misses: &str) -> String {
+        format!("{stopped_by} Devices: {misses}")
+    }
+}

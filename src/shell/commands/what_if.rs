@@ -271,4 +271,55 @@ mod tests {
         // Without a transport the extenders are left out.
         assert!(decide(None)[0].extenders.is_empty());
     }
+
+    /// The DRA fixture shared with the command-line and live tests.
+    fn dra_cluster() -> String {
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dra/edge-devices.yaml"))
+            .expect("fixture")
+    }
+
+    #[test]
+    fn device_claims_stream_and_round_trip_through_a_snapshot() {
+        let cfg = load_config(None).expect("default config");
+        let text = dra_cluster();
+        let streamed_decisions = streamed(&cfg, &text);
+        assert!(streamed_decisions.contains(r#""devices":[{"claim":"ml/vision-0-gpu-"#), "{streamed_decisions}");
+        same(&streamed_decisions, &in_memory(&cfg, &text), "DRA cluster, streamed and in memory");
+        // What `snapshot` writes for these objects reads back to the same decisions.
+        let cluster = read_whole(&text);
+        let mut snapshot = String::new();
+        for change in cluster.changes() {
+            snapshot.push_str(&crate::shell::commands::snapshot::yaml_document(&change).expect("encodes"));
+        }
+        for kind in ["DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"] {
+            assert!(snapshot.contains(&format!("apiVersion: resource.k8s.io/v1\nkind: {kind}\n")), "{kind}: {snapshot}");
+        }
+        same(&streamed(&cfg, &snapshot), &streamed_decisions, "DRA cluster and its snapshot");
+    }
+
+    #[test]
+    fn explain_names_the_requests_that_found_no_device() {
+        let cfg = load_config(None).expect("default config");
+        // Two requests: any GPU and the A2. edge-a has no A2, edge-b has one GPU for both, edge-c
+        // has no devices at all.
+        let text = dra_cluster()
+            + "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: two, namespace: ml}\nspec:\n  spec:\n    devices:\n      requests:\n      - {name: any, exactly: {deviceClassName: gpu.example.com}}\n      - name: a2\n        exactly:\n          deviceClassName: gpu.example.com\n          selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"].model == \"a2\"'}}]\n"
+            + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: pair, namespace: ml, uid: uid-pair}\nspec:\n  containers: [{name: c}]\n  resourceClaims: [{name: gpus, resourceClaimTemplateName: two}]\n";
+        let cluster = read_whole(&text);
+        let e = crate::core::simulate::explain_pods(&cfg, &cluster, &["ml/pair".to_string()], 1, None).expect("explain");
+        let d = &e[0];
+        assert_eq!(d.node, None);
+        for node in ["edge-a", "edge-b", "edge-c"] {
+            assert_eq!(d.filtered.get(node).map(String::as_str), Some("cannot allocate all claims"), "{node}");
+        }
+        let claim = d.devices_missing["edge-a"][0].split(' ').nth(1).expect("claim").to_string();
+        assert!(claim.starts_with("ml/pair-gpus-") && claim.len() == "ml/pair-gpus-".len() + 5, "{claim}");
+        let no_a2 = format!("claim {claim} request a2: no available device of class gpu.example.com matches");
+        let no_any = format!("claim {claim} request any: no available device of class gpu.example.com matches");
+        assert_eq!(d.devices_missing["edge-a"], vec![no_a2.clone()]);
+        assert_eq!(d.devices_missing["edge-b"], vec![crate::core::texts::what_if_devices::NOT_ALL_TOGETHER.to_string()]);
+        assert_eq!(d.devices_missing["edge-c"], vec![no_any, no_a2.clone()]);
+        let table = crate::core::simulate::render_table(&e);
+        assert!(table.contains(&format!("  x edge-a: cannot allocate all claims\n      {no_a2}\n")), "{table}");
+    }
 }
