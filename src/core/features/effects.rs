@@ -187,7 +187,12 @@ pub const SCHEDULER_GATES: &[GateEffect] = &[
     ),
     row("DRAConsumableCapacity", "`dynamicresources` allocator", NotImplemented, false),
     row("DRADeviceBindingConditions", "`dynamicresources` PreBind; `ValidateDynamicResourcesArgs` (`bindingTimeout`)", NotImplemented, false),
-    row("DRADeviceTaints", "`dynamicresources` allocator", NotImplemented, false),
+    row(
+        "DRADeviceTaints",
+        "`dynamicresources` allocator (`AllocatorFeatures`)",
+        Implemented("a device whose `NoSchedule`/`NoExecute` taint in its ResourceSlice the request does not tolerate is not allocated (`src/core/dra/allocator/search.rs`); DeviceTaintRule objects need `DRADeviceTaintRules`, which is refused"),
+        true,
+    ),
     row("DRAExtendedResource", "`noderesources` fit, `dynamicresources`", NotImplemented, false),
     row("DRAPartitionableDevices", "`dynamicresources` allocator", NotImplemented, false),
     row("StorageCapacityScoring", "`apis/config/v1/defaults.go` (VolumeBinding `shape`); `volumebinding` Score", NotImplemented, false),

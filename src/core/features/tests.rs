@@ -198,10 +198,10 @@ fn metric_rows_are_every_known_gate_and_the_special_two() {
 
 #[test]
 fn only_modelled_gates_escape_the_warning() {
-    let r =
-        resolve(&["SchedulerPopFromBackoffQ=false,LoggingAlphaOptions=true,DRADeviceTaints=true,WatchList=true"]).expect("valid");
+    let r = resolve(&["SchedulerPopFromBackoffQ=false,LoggingAlphaOptions=true,VolumeLimitScaling=true,WatchList=true"])
+        .expect("valid");
     // WatchList is on by default: setting it to its default is not "away from it".
-    assert_eq!(r.gates.without_effect(), ["DRADeviceTaints"]);
+    assert_eq!(r.gates.without_effect(), ["VolumeLimitScaling"]);
     let r = resolve(&["AllAlpha=true"]).expect("valid");
     let idle = r.gates.without_effect();
     assert!(idle.contains(&"GangScheduling") && !idle.contains(&"LoggingAlphaOptions") && !idle.contains(&"AllAlpha"));
