@@ -1004,6 +1004,7 @@ fn main() {
     let started = Instant::now();
     let mut out = String::new();
     let mut results = serde_json::Map::new();
+    let run_started_at = edgesched::core::timefmt::format_rfc3339(std::time::SystemTime::now());
     results.insert("machine".into(), machine());
     results.insert("smoke".into(), json!(opts.smoke));
     results.insert("repeats".into(), json!(opts.repeats));
@@ -1290,13 +1291,32 @@ fn main() {
             manifest_dir().join("benches/results.json")
         }
     });
-    // A partial run (--only) merges into the existing results instead of dropping other parts.
-    let mut merged: serde_json::Map<String, Value> = std::fs::read_to_string(&path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .filter(|_| !opts.only.is_empty())
-        .unwrap_or_default();
+    // Each part measured in this invocation records when, on what and under which load it ran, so
+    // a partial run that merges into older results keeps every part's own conditions.
+    let load_at_end = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    for part in ["decision", "e2e", "footprint", "workloads", "simulate", "cel"] {
+        if results.contains_key(part) && !opts.smoke {
+            let mut run = results.get("machine").cloned().unwrap_or(Value::Null);
+            if let Value::Object(fields) = &mut run {
+                fields.insert("loadavg_at_end".into(), json!(load_at_end.trim()));
+                fields.insert("when".into(), json!(run_started_at.clone()));
+                fields.insert("repeats".into(), json!(opts.repeats));
+                if let Some(w) = &opts.workload {
+                    fields.insert("workload_filter".into(), json!(w));
+                }
+            }
+            results.insert(format!("{part}_run"), run);
+        }
+    }
+    // A run merges into the existing results: parts it did not measure (and what only people
+    // record there, such as the release binaries' sizes) are kept.
+    let mut merged: serde_json::Map<String, Value> =
+        std::fs::read_to_string(&path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
     for (k, v) in results {
+        let v = match (k.as_str(), merged.remove(&k)) {
+            ("workloads", Some(previous)) => merge_workload_rows(previous, v),
+            (_, _) => v,
+        };
         merged.insert(k, v);
     }
     match serde_json::to_string_pretty(&Value::Object(merged)) {
@@ -1306,4 +1326,29 @@ fn main() {
         },
         Err(e) => eprintln!("cannot encode results: {e}"),
     }
+}
+
+/// A partial workloads run (`--workload NAME`, or `workloads-decision` alone) replaces only the rows
+/// it measured, matched by workload name; a row measured in process only keeps the end-to-end
+/// figures of the previous run of that workload.
+fn merge_workload_rows(previous: Value, new: Value) -> Value {
+    let (Value::Array(mut rows), Value::Array(fresh)) = (previous, new.clone()) else { return new };
+    for row in fresh {
+        let name = row.get("workload").cloned();
+        match rows.iter_mut().find(|r| r.get("workload") == name.as_ref()) {
+            Some(old) => {
+                let mut row = row;
+                if let (Value::Object(new_fields), Value::Object(old_fields)) = (&mut row, &*old) {
+                    for (field, value) in old_fields {
+                        if field.starts_with("e2e_") && new_fields.get(field).is_none_or(Value::is_null) {
+                            new_fields.insert(field.clone(), value.clone());
+                        }
+                    }
+                }
+                *old = row;
+            }
+            None => rows.push(row),
+        }
+    }
+    Value::Array(rows)
 }

@@ -36,5 +36,15 @@ for b in out/edgesched-linux-amd64 out/edgesched-linux-arm64; do
   if [ "$size" -gt $((8 * 1024 * 1024)) ]; then
     echo "over the 8 MiB budget: $b" >&2; status=1
   fi
+  # The size BENCHMARKS.md states comes from benches/results.json ("binaries"): it must stay
+  # within 5 % of what this tree builds, so the documents cannot go stale unnoticed.
+  name=$(basename "$b")
+  recorded=$(grep -o "\"$name\": [0-9]*" benches/results.json | grep -o '[0-9]*$' || true)
+  if [ -z "$recorded" ]; then
+    echo "benches/results.json records no size for $name (\"binaries\")" >&2; status=1
+  elif [ $(( (size > recorded ? size - recorded : recorded - size) * 100 )) -gt $(( recorded * 5 )) ]; then
+    echo "$name is $size bytes but benches/results.json records $recorded: update \"binaries\" there and run" >&2
+    echo "  EDGESCHED_BLESS=1 cargo test --test docs   (regenerates BENCHMARKS.md's figures)" >&2; status=1
+  fi
 done
 exit $status

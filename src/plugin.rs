@@ -46,7 +46,7 @@
 //! # Extension points
 //!
 //! A plugin declares the points it implements in [`Plugin::points`] and overrides the matching
-//! methods; the framework calls them in upstream's order (see the README's architecture section):
+//! methods; the framework calls them in upstream's order (see `docs/architecture.md`):
 //!
 //! - QueueSort ([`Plugin::less`] over [`QueuedPod`]s): replaces PrioritySort's order for the one
 //!   scheduling queue; every profile must name the same queue-sort plugin, as upstream.

@@ -228,7 +228,7 @@ fn status_summarises_a_running_scheduler() {
     wait_for(T, "huge failed", || server.events(NS).into_iter().find(|e| e["reason"] == "FailedScheduling"))
         .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
 
-    // What `status` reads (documented in the README): pods, the Leases of the lease namespace and
+    // What `status` reads (documented in docs/what-if.md): pods, the Leases of the lease namespace and
     // the events of both APIs. An operator with only this sees the whole report.
     server.apply_yaml(STATUS_READER_RBAC);
     let kubeconfig = server.write_kubeconfig(&es.dir, KubeAuth::ClientCert { user: "status-reader".into() });

@@ -237,7 +237,7 @@ fn systemd_unit_and_config_agree() {
     assert_ne!(config["leaderElection"]["resourceName"], "kube-scheduler");
 }
 
-const WHAT_IF_HEADING: &str = "### What-if commands\n";
+const WHAT_IF_HEADING: &str = "## What-if commands\n";
 
 /// `(verbs, resources, required)` of each row of the markdown tables in `section`.
 fn table_rows(section: &str) -> Vec<(Vec<String>, Vec<String>, bool)> {
@@ -267,16 +267,15 @@ fn check_what_if_table(section: &str) {
         what_if_accesses().iter().map(|a| (format!("{} {}", a.verb, a.qualified_resource()), a.required)).collect();
     listed.sort();
     declared.sort();
-    assert_eq!(listed, declared, "README's what-if permission table");
+    assert_eq!(listed, declared, "docs/permissions.md's what-if permission table");
 }
 
-/// The README's permission table lists every request the scheduler declares (src/shell/daemon/permissions.rs),
+/// The permission table in docs/permissions.md lists every request the scheduler declares (src/shell/daemon/permissions.rs),
 /// with its verb and resource, and nothing the code does not make.
 #[test]
 fn readme_permission_table_matches_the_declaration() {
     use edgesched::shell::daemon::permissions::{accesses, Usage};
-    let readme = read("README.md");
-    let whole = readme.split("## Permissions\n").nth(1).and_then(|s| s.split("\n## ").next()).expect("Permissions section");
+    let whole = read("docs/permissions.md");
     let (section, what_if) = whole.split_once(WHAT_IF_HEADING).expect("the what-if subsection");
     let rows = table_rows(section);
     check_what_if_table(what_if);
@@ -285,15 +284,15 @@ fn readme_permission_table_matches_the_declaration() {
     for a in &declared {
         let resource = a.qualified_resource();
         let row = rows.iter().find(|(verbs, resources, _)| verbs.contains(&a.verb) && resources.contains(&resource));
-        let Some((_, _, required)) = row else { panic!("README's permission table lacks {a}") };
-        assert_eq!(*required, a.required, "README says required={required} for {a}");
+        let Some((_, _, required)) = row else { panic!("docs/permissions.md's permission table lacks {a}") };
+        assert_eq!(*required, a.required, "docs/permissions.md says required={required} for {a}");
     }
     for (verbs, resources, _) in &rows {
         for v in verbs {
             for r in resources {
                 assert!(
                     declared.iter().any(|a| &a.verb == v && &a.qualified_resource() == r),
-                    "README lists {v} {r}, which the code does not declare"
+                    "docs/permissions.md lists {v} {r}, which the code does not declare"
                 );
             }
         }

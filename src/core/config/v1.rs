@@ -49,6 +49,25 @@ mod tests {
     use super::*;
     use crate::core::config::plugins::names;
 
+    /// The default plugin table of `docs/configuration.md`.
+    fn docs_table() -> String {
+        let mut out = String::from("| plugin | score weight |\n|---|---:|\n");
+        for (name, weight) in DEFAULT_MULTI_POINT {
+            let weight = if weight == 0 { "–".to_string() } else { weight.to_string() };
+            out += &format!("| {name} | {weight} |\n");
+        }
+        out
+    }
+
+    #[test]
+    fn the_documented_default_plugins_are_these() {
+        let doc = include_str!("../../../docs/configuration.md");
+        let begin = "<!-- default-plugins:begin -->\n";
+        let start = doc.find(begin).expect("docs/configuration.md has the default-plugins markers") + begin.len();
+        let stop = doc[start..].find("<!-- default-plugins:end -->").expect("end marker") + start;
+        assert_eq!(&doc[start..stop], docs_table(), "docs/configuration.md's default plugin table");
+    }
+
     #[test]
     fn dynamic_resources_sits_before_default_preemption() {
         let names: Vec<&str> = DEFAULT_MULTI_POINT.iter().map(|(n, _)| *n).collect();

@@ -1,5 +1,5 @@
 //! What each scheduler-relevant gate does in kube-scheduler v1.35 and what edgesched does about
-//! it: the one table the README's feature-gate section is rendered from (a test checks they
+//! it: the one table docs/feature-gates.md is rendered from (a test checks they
 //! agree) and that decides which gates' settings take effect here.
 //!
 //! "Scheduler-relevant" means read by the scheduler binary's own code paths in v1.35:
@@ -207,7 +207,7 @@ pub fn takes_effect(name: &str) -> bool {
     SCHEDULER_GATES.iter().any(|e| e.gate == name && e.settable)
 }
 
-/// The v1.35 state of a gate as the README shows it: `GA (locked on)`, `beta, on`, `alpha, off`.
+/// The v1.35 state of a gate as `docs/feature-gates.md` shows it: `GA (locked on)`, `beta, on`, `alpha, off`.
 fn default_text(name: &str) -> String {
     let Some(spec) = gate(name).and_then(super::Gate::current) else { return "—".into() };
     let stage = match spec.stage {
@@ -224,7 +224,7 @@ fn default_text(name: &str) -> String {
     }
 }
 
-/// The README's table of scheduler-relevant gates (Markdown, one row per [`SCHEDULER_GATES`]).
+/// The table of scheduler-relevant gates in docs/feature-gates.md (Markdown, one row per [`SCHEDULER_GATES`]).
 pub fn readme_table() -> String {
     let mut out = String::from("| gate | v1.35 | read by kube-scheduler in | edgesched |\n|---|---|---|---|\n");
     for e in SCHEDULER_GATES {

@@ -63,7 +63,7 @@ impl Stage {
     }
 }
 
-/// Which upstream file declares a gate (for citations and the README).
+/// Which upstream file declares a gate (for citations and `docs/feature-gates.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
     /// `pkg/features/kube_features.go`, including the apiserver, apiextensions,

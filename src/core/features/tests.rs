@@ -301,10 +301,10 @@ fn scheduler_gate_table_names_known_gates_once() {
 
 #[test]
 fn readme_lists_the_scheduler_gates() {
-    let readme = include_str!("../../../README.md");
+    let readme = include_str!("../../../docs/feature-gates.md");
     assert!(
         readme.contains(&effects::readme_table()),
-        "README.md's feature-gate table differs from effects::readme_table():\n{}",
+        "docs/feature-gates.md's table differs from effects::readme_table():\n{}",
         effects::readme_table()
     );
 }

@@ -1,7 +1,7 @@
 //! Every metric edgesched can expose, declared once: name, help, type, labels, buckets and
 //! stability as kube-scheduler v1.35 registers them, where edgesched records it (or why it does
 //! not), and the upstream file it is transcribed from. `/metrics`, `--disabled-metrics`, the
-//! README's metrics table and the scrape test all read this table.
+//! the metrics table in docs/metrics.md and the scrape test all read this table.
 //!
 //! Sources (kubernetes v1.35.0, checked against the v1.34 → v1.35 metrics changelog):
 //! `pkg/scheduler/metrics/metrics.go`, `pkg/scheduler/framework/plugins/volumebinding/metrics/metrics.go`,
@@ -98,7 +98,7 @@ impl Buckets {
 /// Whether and where edgesched records a metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recording {
-    /// Recorded; the text says where (for the README).
+    /// Recorded; the text says where (for `docs/metrics.md`).
     At(&'static str),
     /// Declared for `--disabled-metrics` and the tables but never given a value, with the reason.
     /// Families without labels are then not exposed at all.
@@ -314,7 +314,7 @@ pub fn find(name: &str) -> Option<&'static Desc> {
     CATALOG.iter().find(|d| d.name == name)
 }
 
-/// The README's metrics table, generated from [`CATALOG`] (a test keeps the README equal to it).
+/// The metrics table of docs/metrics.md, generated from [`CATALOG`] (a test keeps the document equal to it).
 pub fn readme_table() -> String {
     let mut out = String::from("| metric | type | labels | recorded |\n|---|---|---|---|\n");
     let mut rows: Vec<&Desc> = CATALOG.iter().collect();

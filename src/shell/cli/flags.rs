@@ -381,15 +381,14 @@ mod tests {
         assert!(text.lines().all(|l| l.len() < 200));
     }
 
-    /// The README's "Command line" section is checked against [`FLAGS`]: every flag it names
-    /// exists, every implemented flag of the scheduler is documented there, and a default the
-    /// flags table states is the one `--v=1`'s `FLAG:` dump prints.
+    /// The command-line reference (`docs/command-line.md` and `docs/feature-gates.md`) is checked
+    /// against [`FLAGS`]: every flag it names exists, every implemented flag of the scheduler is
+    /// documented there, and a default the flags table states is the one `--v=1`'s `FLAG:` dump
+    /// prints.
     #[test]
     fn the_readme_flags_table_matches_the_declarations() {
-        let readme = include_str!("../../../README.md");
-        let start = readme.find("\n## Command line\n").expect("README has a Command line section");
-        let section = &readme[start + 1..];
-        let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+        let section = [include_str!("../../../docs/command-line.md"), include_str!("../../../docs/feature-gates.md")].concat();
+        let section = section.as_str();
         let mut named = std::collections::BTreeSet::new();
         for (i, _) in section.match_indices("--") {
             let name: String =
@@ -400,13 +399,13 @@ mod tests {
             }
         }
         for name in &named {
-            assert!(find_flag(name).is_some(), "README names --{name}, which is not a flag");
+            assert!(find_flag(name).is_some(), "docs/command-line.md names --{name}, which is not a flag");
         }
         for f in FLAGS.iter().filter(|f| f.cmds & RUN != 0 && f.group != IGNORED && f.name != "help" && f.name != "version") {
             let documented = named.contains(f.name)
                 || (f.name.starts_with("requestheader-") && named.contains("requestheader-client-ca-file"))
                 || (f.name.starts_with("log-") && named.contains("log-json-split-stream"));
-            assert!(documented, "--{} is not in the README's Command line section", f.name);
+            assert!(documented, "--{} is not in docs/command-line.md", f.name);
         }
         // Rows `| `--flag ...` | `default` | ...`: the default is pflag's.
         let defaults = flag_values(Cmd::Run, &[]);
@@ -421,7 +420,7 @@ mod tests {
             let name = flags[0].trim_matches('`').trim_start_matches("--").split([' ', '=']).next().unwrap_or_default();
             if let Some((_, v)) = defaults.iter().find(|(n, _)| n == name) {
                 let v = v.trim_start_matches('[').trim_end_matches(']');
-                assert_eq!(v, value, "README's default of --{name}");
+                assert_eq!(v, value, "docs/command-line.md's default of --{name}");
             }
         }
     }

@@ -29,7 +29,7 @@ impl fmt::Display for ReadError {
         match self {
             ReadError::Forbidden { resource, path, rule, source } => write!(
                 f,
-                "listing {resource} ({path}) is forbidden: the identity needs {rule} (see the README's Permissions): {source}"
+                "listing {resource} ({path}) is forbidden: the identity needs {rule} (see docs/permissions.md): {source}"
             ),
             ReadError::Api { server, path, source } => write!(f, "the API server {server}: listing {path}: {source}"),
         }

@@ -10,7 +10,7 @@
 //! pages, TLB-shootdown interrupts that `munmap` sends to the other threads' cores) and 13 % in
 //! mallocng itself (0.84 s of CPU to ready; 0.53 s with this allocator). With this allocator the
 //! memory of a freed small block stays with the process, so the resident size of small blocks
-//! settles at the peak of those alive at once (the README has the measured numbers).
+//! settles at the peak of those alive at once (`docs/dependencies.md` has the measured numbers).
 //!
 //! The design is deliberately plain:
 //! - 24 size classes up to [`MAX_SMALL`] bytes: 16-byte steps up to 128, then four steps per

@@ -12,7 +12,7 @@
 //! the same functions the API workers use ([`crate::core::dra::claim_writes`]), and what they
 //! return is handed to the cache as the binding's outcome does.
 //!
-//! Not transcribed, because edgesched refuses the gates at start-up (see the README): the
+//! Not transcribed, because edgesched refuses the gates at start-up (see `docs/dra.md`): the
 //! `extended-resource-*` cases and `empty-with-extended-resources-enabled` (DRAExtendedResource),
 //! the binding-condition cases (`bound-claim-*`, `prebind-fail-with-binding-timeout`,
 //! `multi-claims-binding-conditions-*`: DRADeviceBindingConditions); `DRA-disabled`

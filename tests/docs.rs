@@ -1,0 +1,407 @@
+//! The documents stay true: the figures BENCHMARKS.md states are generated from the benchmark
+//! harness's last results (`benches/results.json`), every relative link and anchor between the
+//! Markdown documents resolves, and the README stays a short front door.
+//!
+//! `EDGESCHED_BLESS=1 cargo test --test docs` rewrites the generated parts of BENCHMARKS.md after a
+//! benchmark run; without it a document that differs from what the results say fails the test.
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn results() -> Value {
+    serde_json::from_str(&read("benches/results.json")).expect("benches/results.json is JSON")
+}
+
+/// `1234567.8` → `1,234,568`.
+fn thousands(v: f64) -> String {
+    let n = v.round() as i64;
+    let digits = n.abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+fn num(v: &Value, key: &str) -> Option<f64> {
+    v.get(key).and_then(Value::as_f64)
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// When a part was measured and the load average (1 min) at its start and end, as the harness
+/// recorded them in `<part>_run`.
+fn conditions(r: &Value, part: &str) -> String {
+    let run = &r[format!("{part}_run").as_str()];
+    if run.is_null() {
+        return "conditions not recorded".to_string();
+    }
+    let machine = run.get("machine").unwrap_or(run);
+    let first = |k: &str| text(machine, k).split_whitespace().next().map(str::to_string);
+    let load = match (first("loadavg_at_start"), first("loadavg_at_end")) {
+        (Some(a), Some(b)) => format!("load {a} → {b}"),
+        (Some(a), None) => format!("load {a} at the start"),
+        _ => "load not recorded".to_string(),
+    };
+    match text(run, "when") {
+        "" => load,
+        when => format!("{}, {load}", when.get(..16).unwrap_or(when).replace('T', " ")),
+    }
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met {
+        "**met**"
+    } else {
+        "**missed**"
+    }
+}
+
+/// Workloads with an upstream threshold, as (name, in-process ratio, end-to-end ratio).
+fn workload_ratios(r: &Value) -> Vec<(String, Option<f64>, Option<f64>)> {
+    r["workloads"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .filter(|w| num(w, "upstream_threshold").is_some())
+                .map(|w| (text(w, "workload").to_string(), num(w, "decision_ratio"), num(w, "e2e_ratio")))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The lowest ratio and its workload; `None` when some workload lacks the figure.
+fn lowest(rows: &[(String, Option<f64>)]) -> Option<(String, f64)> {
+    let mut best: Option<(String, f64)> = None;
+    for (name, ratio) in rows {
+        let r = (*ratio)?;
+        if best.as_ref().is_none_or(|(_, b)| r < *b) {
+            best = Some((name.clone(), r));
+        }
+    }
+    best
+}
+
+fn ratio_row(out: &mut String, target: &str, rows: &[(String, Option<f64>)], goal: f64, run: &str) {
+    match lowest(rows) {
+        Some((name, low)) => {
+            let meeting = rows.iter().filter(|(_, r)| r.is_some_and(|r| r >= goal)).count();
+            let _ = writeln!(
+                out,
+                "| {target} | {meeting} of {} at ≥ {goal}×; lowest {low}× ({name}) | {run} | {} |",
+                rows.len(),
+                verdict(meeting == rows.len())
+            );
+        }
+        None => {
+            let _ = writeln!(out, "| {target} | not measured for every workload in the last run | {run} | **not measured** |");
+        }
+    }
+}
+
+fn footprint_case<'a>(r: &'a Value, case: &str) -> Option<&'a Value> {
+    r["footprint"]["cases"].as_array()?.iter().find(|c| text(c, "case") == case)
+}
+
+/// The "current figures" table: one row per target, each from the last run that measured it.
+fn current_figures(r: &Value) -> String {
+    let mut out = String::from("| target | current figure | run | |\n|---|---|---|---|\n");
+    let workloads = workload_ratios(r);
+    let (dra, default): (Vec<_>, Vec<_>) = workloads.into_iter().partition(|(n, _, _)| n.contains("ResourceClaim"));
+    let default_run = conditions(r, "workloads");
+    // DRA workloads measured on their own (`--workload ResourceClaim`) record their own run; a
+    // later run of every workload supersedes it.
+    let when = |part: &str| text(&r[format!("{part}_run").as_str()], "when").replace('T', " ");
+    let dra_run = if when("workloads_dra") > when("workloads") { conditions(r, "workloads_dra") } else { default_run.clone() };
+    let in_proc = |rows: &[(String, Option<f64>, Option<f64>)]| rows.iter().map(|(n, a, _)| (n.clone(), *a)).collect::<Vec<_>>();
+    let e2e = |rows: &[(String, Option<f64>, Option<f64>)]| rows.iter().map(|(n, _, b)| (n.clone(), *b)).collect::<Vec<_>>();
+    ratio_row(
+        &mut out,
+        "upstream's scheduler_perf workloads in process ≥ 10× their thresholds",
+        &in_proc(&default),
+        10.0,
+        &default_run,
+    );
+    ratio_row(&mut out, "the same end to end ≥ 3×", &e2e(&default), 3.0, &default_run);
+    ratio_row(&mut out, "upstream's DRA workloads in process ≥ 10×", &in_proc(&dra), 10.0, &dra_run);
+    ratio_row(&mut out, "the DRA workloads end to end ≥ 3×", &e2e(&dra), 3.0, &dra_run);
+
+    let decision_run = conditions(r, "decision");
+    let decision = r["decision"]
+        .as_array()
+        .and_then(|d| d.iter().find(|x| num(x, "nodes") == Some(5000.0) && text(x, "variant") == "default"));
+    if let Some(d) = decision {
+        let pods = num(d, "pods_per_sec").unwrap_or(0.0);
+        let p99 = num(d, "p99_us").unwrap_or(f64::MAX);
+        let _ = writeln!(
+            out,
+            "| decision ≥ 10,000 pods/s at 5,000 nodes / 50,000 pods (thread CPU time) | {} pods/s | {decision_run} | {} |",
+            thousands(pods),
+            verdict(pods >= 10_000.0)
+        );
+        let _ = writeln!(out, "| decision p99 ≤ 1 ms at 5,000 nodes | {p99} µs | {decision_run} | {} |", verdict(p99 <= 1000.0));
+    }
+
+    let e2e_run = conditions(r, "e2e");
+    if let Some(e) = r["e2e"].as_array().and_then(|e| e.iter().find(|x| num(x, "nodes") == Some(5000.0))) {
+        let pods = num(e, "pods_per_sec").unwrap_or(0.0);
+        let _ = writeln!(
+            out,
+            "| end to end ≥ 3,000 pods/s at 5,000 nodes (shipped binary, test API server) | {} pods/s, {} µs of edgesched CPU per pod | {e2e_run} | {} |",
+            thousands(pods),
+            num(e, "cpu_us_per_pod").map_or("–".to_string(), thousands),
+            verdict(pods >= 3000.0)
+        );
+    }
+
+    let fp_run = conditions(r, "footprint");
+    let mib = |kib: f64| format!("{:.1} MiB", kib / 1024.0);
+    if let Some(c) = footprint_case(r, "small") {
+        let rss = num(c, "rss_kib").unwrap_or(f64::MAX);
+        let _ = writeln!(
+            out,
+            "| RSS ≤ 8 MiB at 100 nodes / 3,000 pods | {} (peak {}) | {fp_run} | {} |",
+            mib(rss),
+            mib(num(c, "peak_rss_kib").unwrap_or(0.0)),
+            verdict(rss <= 8.0 * 1024.0)
+        );
+    }
+    if let Some(c) = footprint_case(r, "large") {
+        let rss = num(c, "rss_kib").unwrap_or(f64::MAX);
+        let _ = writeln!(
+            out,
+            "| RSS ≤ 100 MiB at 5,000 nodes / 150,000 pods | {} (peak {}) | {fp_run} | {} |",
+            mib(rss),
+            mib(num(c, "peak_rss_kib").unwrap_or(0.0)),
+            verdict(rss <= 100.0 * 1024.0)
+        );
+    }
+    if let Some(c) = footprint_case(r, "ready") {
+        let ready = num(c, "ready_s").unwrap_or(f64::MAX);
+        let _ = writeln!(
+            out,
+            "| ready ≤ 1 s at 5,000 nodes / 50,000 pods | {ready} s ({} s of edgesched CPU) | {fp_run} | {} |",
+            num(c, "ready_cpu_s").unwrap_or(0.0),
+            verdict(ready <= 1.0)
+        );
+    }
+
+    if let Some(bins) = r["binaries"].as_object() {
+        let mut parts = Vec::new();
+        let mut all = true;
+        for (name, bytes) in bins {
+            let Some(b) = bytes.as_f64() else { continue };
+            all &= b <= 8.0 * 1024.0 * 1024.0;
+            parts.push(format!("{name} {} bytes ({:.2} MiB)", thousands(b), b / 1_048_576.0));
+        }
+        let _ = writeln!(
+            out,
+            "| static binaries ≤ 8 MiB each | {} | checked by `cross/build.sh` on every build | {} |",
+            parts.join(", "),
+            verdict(all)
+        );
+    }
+
+    let sim_run = conditions(r, "simulate");
+    if let Some(variants) = r["simulate"]["variants"].as_array() {
+        for v in variants {
+            let rate = num(v, "placements_marginal_pods_per_cpu_sec").unwrap_or(0.0);
+            let _ = writeln!(
+                out,
+                "| `simulate --output placements` ≥ 5,000 pods/s at 5,000 nodes / 50,000 running / 10,000 pending ({} pods) | {} pods/s (CPU, beyond loading) | {sim_run} | {} |",
+                text(v, "variant"),
+                thousands(rate),
+                verdict(rate >= 5000.0)
+            );
+        }
+    }
+    out
+}
+
+/// One row per replayed workload.
+fn workloads_table(r: &Value) -> String {
+    let mut out = String::from(
+        "| workload | nodes | init pods | measured pods | threshold | in process (pods/s) | ratio | end to end (pods/s) | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let cell = |v: Option<f64>| v.map_or("–".to_string(), thousands);
+    let ratio = |v: Option<f64>| v.map_or("–".to_string(), |x| format!("{x}×"));
+    for w in r["workloads"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            text(w, "workload"),
+            cell(num(w, "nodes")),
+            cell(num(w, "init_pods")),
+            cell(num(w, "measured_pods")),
+            cell(num(w, "upstream_threshold")),
+            cell(num(w, "decision_pods_per_sec")),
+            ratio(num(w, "decision_ratio")),
+            cell(num(w, "e2e_pods_per_sec")),
+            ratio(num(w, "e2e_ratio")),
+        );
+    }
+    out
+}
+
+/// Checks (or, with `EDGESCHED_BLESS=1`, rewrites) the text between `<!-- NAME:begin -->` and
+/// `<!-- NAME:end -->` in `file`.
+fn generated(file: &str, name: &str, expected: &str) {
+    let path = root().join(file);
+    let doc = read(file);
+    let begin = format!("<!-- {name}:begin -->\n");
+    let end = format!("<!-- {name}:end -->");
+    let start = doc.find(&begin).unwrap_or_else(|| panic!("{file} lacks {begin}")) + begin.len();
+    let stop = doc[start..].find(&end).unwrap_or_else(|| panic!("{file} lacks {end}")) + start;
+    if doc[start..stop] == *expected {
+        return;
+    }
+    if std::env::var_os("EDGESCHED_BLESS").is_some_and(|v| v == "1") {
+        let updated = format!("{}{}{}", &doc[..start], expected, &doc[stop..]);
+        std::fs::write(&path, updated).unwrap_or_else(|e| panic!("{file}: {e}"));
+        return;
+    }
+    panic!(
+        "{file}'s {name} section differs from benches/results.json; run `EDGESCHED_BLESS=1 cargo test --test docs` to regenerate it:\n{expected}"
+    );
+}
+
+#[test]
+fn benchmarks_current_figures_are_generated_from_the_results() {
+    let r = results();
+    generated("BENCHMARKS.md", "current-figures", &current_figures(&r));
+    generated("BENCHMARKS.md", "workloads", &workloads_table(&r));
+}
+
+/// GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens, repeats
+/// numbered.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == '-' || *c == ' ' || *c == '_')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+fn anchors(doc: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut in_code = false;
+    let mut seen = std::collections::BTreeMap::<String, usize>::new();
+    for line in doc.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        }
+        if in_code {
+            continue;
+        }
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        if (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
+            let s = slug(&line[hashes + 1..]);
+            let n = seen.entry(s.clone()).or_insert(0);
+            out.insert(if *n == 0 { s.clone() } else { format!("{s}-{n}") });
+            *n += 1;
+        }
+    }
+    out
+}
+
+/// Every `[text](target)` outside code blocks.
+fn links(doc: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_code = false;
+    for line in doc.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        }
+        if in_code {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(i) = rest.find("](") {
+            let after = &rest[i + 2..];
+            let Some(end) = after.find(')') else { break };
+            let target = &after[..end];
+            if !target.contains(char::is_whitespace) {
+                out.push(target.to_string());
+            }
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+fn documents() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> =
+        ["README.md", "ARCHITECTURE.md", "BENCHMARKS.md", "SECURITY.md", "RELIABILITY.md"].iter().map(PathBuf::from).collect();
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/")
+        .filter_map(|e| e.ok())
+        .map(|e| PathBuf::from("docs").join(e.file_name()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    files
+}
+
+#[test]
+fn every_link_between_the_documents_resolves() {
+    let mut broken = Vec::new();
+    for file in documents() {
+        let doc = read(file.to_str().expect("utf-8 path"));
+        let dir = file.parent().unwrap_or(Path::new(""));
+        for target in links(&doc) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (path, anchor) = target.split_once('#').map_or((target.as_str(), None), |(p, a)| (p, Some(a)));
+            let target_file = if path.is_empty() { file.clone() } else { dir.join(path) };
+            let full = root().join(&target_file);
+            if !full.exists() {
+                broken.push(format!("{}: {target} (no such file)", file.display()));
+                continue;
+            }
+            if let Some(anchor) = anchor {
+                let Ok(target_doc) = std::fs::read_to_string(&full) else { continue };
+                if full.extension().is_some_and(|x| x == "md") && !anchors(&target_doc).contains(anchor) {
+                    broken.push(format!("{}: {target} (no such heading)", file.display()));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn the_readme_is_a_short_front_door() {
+    let size = read("README.md").len();
+    assert!(size < 20 * 1024, "README.md is {size} bytes; the reference belongs in docs/");
+}
+
+#[test]
+fn slugs_follow_githubs_rules() {
+    assert_eq!(slug("Why did my pod go there?"), "why-did-my-pod-go-there");
+    assert_eq!(slug("Health, readiness and metrics"), "health-readiness-and-metrics");
+    assert_eq!(slug("`simulate` output"), "simulate-output");
+    assert_eq!(anchors("# A\n## A\n```\n# B\n```\n"), ["a", "a-1"].iter().map(|s| s.to_string()).collect());
+}
