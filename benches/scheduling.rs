@@ -1005,6 +1005,8 @@ fn main() {
     let mut out = String::new();
     let mut results = serde_json::Map::new();
     let run_started_at = edgesched::core::timefmt::format_rfc3339(std::time::SystemTime::now());
+    // The load average when each part ended (parts run one after another).
+    let mut part_ends = std::collections::BTreeMap::new();
     results.insert("machine".into(), machine());
     results.insert("smoke".into(), json!(opts.smoke));
     results.insert("repeats".into(), json!(opts.repeats));
@@ -1080,6 +1082,7 @@ fn main() {
     }
 
     let binary = pick_binary();
+    note_part_ends(&mut part_ends, &results);
     if opts.wants("e2e") || opts.wants("footprint") || opts.wants("workloads") {
         // process::command() honours this variable.
         std::env::set_var("EDGESCHED_TEST_BINARY", &binary);
@@ -1147,6 +1150,7 @@ fn main() {
         );
     }
 
+    note_part_ends(&mut part_ends, &results);
     if opts.wants("workloads") || opts.wants("workloads-decision") {
         let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
         let rows = replay::run(opts.smoke, runs, opts.wants("workloads"), opts.workload.as_deref());
@@ -1158,6 +1162,7 @@ fn main() {
         results.insert("workloads".into(), replay::to_json(&rows));
     }
 
+    note_part_ends(&mut part_ends, &results);
     if opts.wants("footprint") {
         let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
         let mut rows: Vec<(&'static str, FootprintResult)> = Vec::new();
@@ -1261,6 +1266,7 @@ fn main() {
         );
     }
 
+    note_part_ends(&mut part_ends, &results);
     if opts.wants("simulate") {
         eprintln!("simulate: synthetic cluster file");
         let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
@@ -1269,6 +1275,7 @@ fn main() {
         results.insert("simulate".into(), v);
     }
 
+    note_part_ends(&mut part_ends, &results);
     if opts.wants("cel") {
         eprintln!("cel: DRA device selectors");
         let (text, v) = cel_bench(opts.smoke, opts.repeats);
@@ -1278,6 +1285,7 @@ fn main() {
 
     let _ = writeln!(out, "\ntotal bench time {:.0}s", started.elapsed().as_secs_f64());
     print!("{out}");
+    note_part_ends(&mut part_ends, &results);
     let path = opts.out.clone().unwrap_or_else(|| {
         if opts.smoke {
             manifest_dir().join("target/bench-smoke-results.json")
@@ -1293,12 +1301,11 @@ fn main() {
     });
     // Each part measured in this invocation records when, on what and under which load it ran, so
     // a partial run that merges into older results keeps every part's own conditions.
-    let load_at_end = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    for part in ["decision", "e2e", "footprint", "workloads", "simulate", "cel"] {
+    for part in MEASURED_PARTS {
         if results.contains_key(part) && !opts.smoke {
             let mut run = results.get("machine").cloned().unwrap_or(Value::Null);
             if let Value::Object(fields) = &mut run {
-                fields.insert("loadavg_at_end".into(), json!(load_at_end.trim()));
+                fields.insert("loadavg_at_end".into(), json!(part_ends.get(part).cloned().unwrap_or_default()));
                 fields.insert("when".into(), json!(run_started_at.clone()));
                 fields.insert("repeats".into(), json!(opts.repeats));
                 if let Some(w) = &opts.workload {
@@ -1351,4 +1358,18 @@ fn merge_workload_rows(previous: Value, new: Value) -> Value {
         }
     }
     Value::Array(rows)
+}
+
+/// The parts whose results record their own run (`<part>_run`).
+const MEASURED_PARTS: [&str; 6] = ["decision", "e2e", "footprint", "workloads", "simulate", "cel"];
+
+/// Records the load average now for every part that has results and no end yet: called between
+/// parts, so each part's end is when the next one starts.
+fn note_part_ends(ends: &mut std::collections::BTreeMap<&'static str, String>, results: &serde_json::Map<String, Value>) {
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim().to_string();
+    for part in MEASURED_PARTS {
+        if results.contains_key(part) && !ends.contains_key(part) {
+            ends.insert(part, load.clone());
+        }
+    }
 }

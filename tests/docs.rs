@@ -222,7 +222,8 @@ fn current_figures(r: &Value) -> String {
     }
 
     let sim_run = conditions(r, "simulate");
-    if let Some(variants) = r["simulate"]["variants"].as_array() {
+    // The harness writes the variants as a list; older results kept them under `variants`.
+    if let Some(variants) = r["simulate"].as_array().or_else(|| r["simulate"]["variants"].as_array()) {
         for v in variants {
             let rate = num(v, "placements_marginal_pods_per_cpu_sec").unwrap_or(0.0);
             let _ = writeln!(
