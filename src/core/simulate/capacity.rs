@@ -24,6 +24,10 @@ pub struct CapacityReport {
     pub per_node: BTreeMap<String, usize>,
     /// Why the next copy does not fit (the FitError text), or that `max` was reached.
     pub stopped_by: String,
+    /// The nodes that rejected the next copy, grouped by reason (empty when `max` was reached);
+    /// the JSON answer has them in `stoppedBy` already.
+    #[serde(skip)]
+    pub stopped_reasons: Vec<super::report::ReasonGroup>,
 }
 
 /// The `n`th copy of `template`: a pending pod of `scheduler_name`, named `NAME-n`.
@@ -66,13 +70,22 @@ pub fn max_reached(max: usize) -> String {
     format!("the limit of {max} copies (--max) was reached")
 }
 
-/// Place copies of `template` until one does not fit or `max` fit. The cluster's pending pods
-/// are scheduled first.
-pub fn plan(sim: &mut Simulation, template: &api::Pod, scheduler_name: &str, max: usize) -> CapacityReport {
+/// What the planner keeps of each decision: the reasons, all nodes, no scores.
+const DETAIL: Detail = Detail { scores: false, reasons: true, top: 0 };
+
+/// First: schedule the cluster's own pending pods (they are ahead of the copies in the queue),
+/// evicting nothing.
+pub fn place_pending(sim: &mut Simulation) {
     sim.set_evictions(false);
-    let detail = Detail { scores: false, reasons: true, top: 0 };
-    let _ = sim.run::<std::convert::Infallible>(&detail, &mut |_| Ok(()));
-    let mut report = CapacityReport { count: 0, per_node: BTreeMap::new(), stopped_by: max_reached(max) };
+    let _ = sim.run::<std::convert::Infallible>(&DETAIL, &mut |_| Ok(()));
+}
+
+/// Then: place copies of `template` until one does not fit or `max` fit.
+pub fn place_copies(sim: &mut Simulation, template: &api::Pod, scheduler_name: &str, max: usize) -> CapacityReport {
+    sim.set_evictions(false);
+    let detail = DETAIL;
+    let mut report =
+        CapacityReport { count: 0, per_node: BTreeMap::new(), stopped_by: max_reached(max), stopped_reasons: Vec::new() };
     for n in 1..=max {
         let copy = copy_of(template, scheduler_name, n);
         let key = format!("{}/{}", copy.metadata.namespace, copy.metadata.name);
@@ -94,6 +107,7 @@ pub fn plan(sim: &mut Simulation, template: &api::Pod, scheduler_name: &str, max
                     Some(misses) => crate::core::texts::what_if_devices::capacity_devices(&d.message, &misses),
                     None => d.message,
                 };
+                report.stopped_reasons = d.filtered;
                 return report;
             }
             None => {

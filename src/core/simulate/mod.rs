@@ -12,6 +12,7 @@ pub mod capacity;
 pub mod claim_maker;
 pub mod decode;
 pub mod device_diagnosis;
+pub mod html;
 pub mod report;
 pub mod stream;
 pub mod synthetic;

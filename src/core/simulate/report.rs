@@ -413,7 +413,7 @@ impl NodeUse {
 }
 
 /// Percent of `part` in `whole` (0 when `whole` is 0), for display.
-fn percent(part: i64, whole: i64) -> i64 {
+pub fn percent(part: i64, whole: i64) -> i64 {
     if whole <= 0 {
         return 0;
     }

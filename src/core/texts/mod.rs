@@ -1045,3 +1045,125 @@ pub mod what_if_devices {
         format!("{stopped_by} Devices: {misses}")
     }
 }
+
+/// The fixed texts of the what-if commands' HTML page (`simulate --output html`, `capacity
+/// --output html`; edgesched's own: kube-scheduler has no such report). Names, reasons and
+/// messages shown on the page come from the cluster and the scheduler; these are the frame.
+pub mod what_if_html {
+    /// The page title of `simulate`.
+    pub const SIMULATE_TITLE: &str = "edgesched simulate";
+    /// The page title of `capacity`.
+    pub const CAPACITY_TITLE: &str = "edgesched capacity";
+    /// The pending pods' section.
+    pub const PODS_HEADING: &str = "Pending pods, in the order they were decided";
+    /// The section with pods placed and not placed.
+    pub const SUMMARY_HEADING: &str = "Summary";
+    /// The nodes' section.
+    pub const NODES_HEADING: &str = "Nodes by zone";
+    /// What the node bars show.
+    pub const NODES_LEGEND: &str =
+        "Requested of allocatable, before the simulation (upper, light bar) and after it (lower, dark bar). Open a zone for its nodes; hover a bar for the figures.";
+    /// What the zone bars show.
+    pub const ZONES_LEGEND: &str =
+        "Per zone, before (light) and after (dark): a bar to the median node's use, a whisker from the least to the most used node; the figure is the zone's total use after.";
+    /// The group of nodes without a `topology.kubernetes.io/zone` label.
+    pub const NO_ZONE: &str = "(no zone label)";
+    /// The decision of a pod that fits nowhere.
+    pub const UNSCHEDULABLE: &str = "unschedulable";
+    /// The decision of a pod no profile serves.
+    pub const SKIPPED: &str = "skipped";
+    /// The heading of a pod's scores table.
+    pub const SCORES_CAPTION: &str =
+        "Scores of the best nodes (each plugin's normalised score before its weight; total is the weighted sum)";
+    /// The scores table's columns before the plugins'.
+    pub const NODE_COLUMN: &str = "node";
+    pub const TOTAL_COLUMN: &str = "total";
+    /// The reasons section of the summary.
+    pub const NOT_PLACED_BY_REASON: &str = "Not placed, by reason";
+    /// The reasons the last copy gave (`capacity`).
+    pub const NEXT_COPY_REASONS: &str = "Why the next copy does not fit, by reason";
+    /// The copies per node (`capacity`).
+    pub const COPIES_HEADING: &str = "Copies per node";
+    pub const COPIES_COLUMN: &str = "copies";
+    /// The resources a node bar shows, in bar order.
+    pub const RESOURCES: [&str; 4] = ["cpu", "memory", "pods", "devices"];
+    /// `before` and `after`, in tooltips.
+    pub const BEFORE: &str = "before";
+    pub const AFTER: &str = "after";
+
+    /// Where the cluster was read from.
+    pub fn source(cluster: Option<&str>) -> String {
+        match cluster {
+            Some(file) => format!("cluster file {file}"),
+            None => "live cluster (read once)".to_string(),
+        }
+    }
+
+    /// `simulate`'s counts.
+    pub fn placed(placed: usize, not_placed: usize) -> String {
+        format!("placed: {placed}, not placed: {not_placed}")
+    }
+
+    /// A pod's cycle in numbers.
+    pub fn evaluated(evaluated: usize, feasible: usize) -> String {
+        format!("evaluated {evaluated}, feasible {feasible}")
+    }
+
+    /// Scored nodes left out of a pod's table (`--top`).
+    pub fn more_scored(n: usize) -> String {
+        format!("… {n} more scored node(s)")
+    }
+
+    /// Nodes a filter rejected for one reason: how many, the reason, the first names.
+    pub fn filtered(count: usize, reason: &str, nodes: &[String], more: usize) -> String {
+        let more = if more > 0 { format!(", … {more} more") } else { String::new() };
+        format!("{count} node(s): {reason}: {}{more}", nodes.join(", "))
+    }
+
+    /// Pods not placed for one reason.
+    pub fn pods_with_reason(n: usize) -> String {
+        format!("{n} pod(s)")
+    }
+
+    /// A zone's headline.
+    pub fn zone(name: &str, nodes: usize) -> String {
+        format!("{name}: {nodes} node(s)")
+    }
+
+    /// Pods placed on a node by the simulation (or copies, for `capacity`).
+    pub fn placed_here(n: usize) -> String {
+        format!("+{n}")
+    }
+
+    /// One resource of a node in a tooltip, as (used, allocatable, percent) before and after:
+    /// `cpu 2000m/4000m (50%) → 3000m/4000m (75%)`.
+    pub fn use_change(resource: &str, before: (&str, &str, i64), after: (&str, &str, i64)) -> String {
+        let (b, a) = (before, after);
+        format!("{resource} {}/{} ({}%) → {}/{} ({}%)", b.0, b.1, b.2, a.0, a.1, a.2)
+    }
+
+    /// One resource of a zone in a tooltip.
+    pub fn zone_use(resource: &str, phase: &str, min: i64, median: i64, max: i64) -> String {
+        format!("{resource} {phase}: min {min}%, median {median}%, max {max}%")
+    }
+
+    /// The node preemption nominated for a pod.
+    pub fn nominated(node: &str) -> String {
+        format!("nominated node: {node}")
+    }
+
+    /// A pod preemption would evict.
+    pub fn would_preempt(pod: &str) -> String {
+        format!("would preempt: {pod}")
+    }
+
+    /// `capacity`'s answer: how many more copies fit.
+    pub fn copies_fit(count: usize, pod: &str) -> String {
+        format!("{count} more cop{} of {pod} fit{}", if count == 1 { "y" } else { "ies" }, if count == 1 { "s" } else { "" })
+    }
+
+    /// What stopped `capacity`.
+    pub fn stopped_by(why: &str) -> String {
+        format!("Stopped by: {why}")
+    }
+}

@@ -96,7 +96,7 @@ pub(super) const FLAGS: &[Flag] = &[
     flag("config", Kind::Value("path"), RUN | CHECK | SIM | CAPACITY | EXPLAIN | STATUS, MISC, "The path to the KubeSchedulerConfiguration file."),
     flag("master", Kind::Value("url"), RUN | WHAT_IF | EXPLAIN | STATUS, MISC, "The address of the Kubernetes API server (overrides any value in kubeconfig)."),
     flag("cluster", Kind::Value("path"), SIM | CAPACITY, MISC, "Cluster file (nodes, pods, ...: a List or multi-document YAML, or JSON) to simulate on; without it the cluster is read (read-only) from the API server."),
-    flag("output", Kind::Value("table|json|placements"), SIM | CAPACITY | EXPLAIN | STATUS, MISC, "Output format; placements (simulate only) prints one NAMESPACE/NAME NODE line per pod. (default table)"),
+    flag("output", Kind::Value("table|json|placements|html"), SIM | CAPACITY | EXPLAIN | STATUS, MISC, "Output format; placements (simulate only) prints one NAMESPACE/NAME NODE line per pod; html (simulate and capacity) writes one self-contained page: nodes by zone before and after, placements, reasons, scores. (default table)"),
     flag("top", Kind::Value("n"), SIM, MISC, "Scored nodes (and node names per filter reason) shown per pod; 0 shows all. (default 5)"),
     flag("summary", B, SIM, MISC, "End with a summary: pods placed, not placed by reason, and the nodes' use after placement."),
     flag("summary-nodes", Kind::Value("n"), SIM, MISC, "Nodes the text summary lists, most utilised first, after a line on the use of all of them; 0 lists every node by name (the JSON summary always has every node). (default 10)"),
@@ -368,6 +368,20 @@ mod tests {
         assert!(usage(&["--address", "=", "127.0.0.1"]).contains("expected an IP address"));
         assert_eq!(usage(&["--config"]), "flag needs an argument: --config");
         assert_eq!(usage(&["stray"]), "unexpected argument \"stray\"");
+    }
+
+    /// `--output`'s help names the values of the one table of output formats, and every format
+    /// has its row there.
+    #[test]
+    fn output_help_names_every_output_format() {
+        use super::super::values::{output_values, OUTPUT_FORMATS};
+        use super::super::OutputFormat;
+        let output = find_flag("output").expect("--output");
+        assert!(matches!(output.kind, Kind::Value(v) if v == output_values()), "--output's values are not {}", output_values());
+        for format in [OutputFormat::Table, OutputFormat::Json, OutputFormat::Placements, OutputFormat::Html] {
+            assert_eq!(OUTPUT_FORMATS.iter().filter(|r| r.format == format).count(), 1, "{format:?}");
+            assert!(help(Cmd::Simulate).contains(format.name()), "{format:?}");
+        }
     }
 
     #[test]

@@ -191,9 +191,7 @@ impl Acc {
         if self.version {
             return Ok(Command::Version);
         }
-        if self.output == OutputFormat::Placements && cmd != Cmd::Simulate {
-            return Err(UsageError::new(format!("--output placements is for simulate, not {}", cmd.name())));
-        }
+        self.output.check_command(cmd.name())?;
         if self.cluster.is_some() && self.run.overrides.kubeconfig.is_some() {
             return Err(UsageError::new("give --cluster FILE or --kubeconfig, not both"));
         }
@@ -272,6 +270,11 @@ mod tests {
         assert_eq!(
             usage(&["explain", "--all-pending", "--output=placements"]),
             "--output placements is for simulate, not explain"
+        );
+        assert_eq!(usage(&["status", "--output=html"]), "--output html is for simulate and capacity, not status");
+        assert_eq!(
+            usage(&["explain", "--all-pending", "--output", "html"]),
+            "--output html is for simulate and capacity, not explain"
         );
         assert_eq!(usage(&["--v=2", "simulate"]), "the subcommand must come first: edgesched simulate [flags]");
     }

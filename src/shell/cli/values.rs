@@ -14,6 +14,48 @@ pub enum OutputFormat {
     Json,
     /// `simulate` only: one `NAMESPACE/NAME NODE` line per pod.
     Placements,
+    /// `simulate` and `capacity`: one self-contained HTML page.
+    Html,
+}
+
+/// One value of `--output`: its spellings (the first is the name) and the commands that print
+/// it (`None`: every command with `--output`).
+pub(super) struct OutputRow {
+    pub(super) format: OutputFormat,
+    pub(super) spellings: &'static [&'static str],
+    pub(super) commands: Option<&'static [&'static str]>,
+}
+
+/// Every output format: what `--output` accepts, and which commands refuse which format, come
+/// from here (the flag's help names the same values; a test checks it).
+pub(super) const OUTPUT_FORMATS: &[OutputRow] = &[
+    OutputRow { format: OutputFormat::Table, spellings: &["table", "text"], commands: None },
+    OutputRow { format: OutputFormat::Json, spellings: &["json"], commands: None },
+    OutputRow { format: OutputFormat::Placements, spellings: &["placements"], commands: Some(&["simulate"]) },
+    OutputRow { format: OutputFormat::Html, spellings: &["html"], commands: Some(&["simulate", "capacity"]) },
+];
+
+impl OutputFormat {
+    fn row(self) -> &'static OutputRow {
+        // Every variant has its row (a test checks it); Table's is first.
+        OUTPUT_FORMATS.iter().find(|r| r.format == self).unwrap_or(&OUTPUT_FORMATS[0])
+    }
+
+    /// The format's name, as `--output` takes it.
+    pub fn name(self) -> &'static str {
+        self.row().spellings[0]
+    }
+
+    /// Refuse the format for a command that does not print it:
+    /// `--output placements is for simulate, not explain`.
+    pub(super) fn check_command(self, command: &str) -> Result<(), UsageError> {
+        match self.row().commands {
+            Some(cmds) if !cmds.contains(&command) => {
+                Err(UsageError::new(format!("--output {} is for {}, not {command}", self.name(), cmds.join(" and "))))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 /// A command line that cannot be used; the caller exits with status 2.
@@ -80,12 +122,19 @@ pub(super) fn comma_list(v: &str) -> Vec<String> {
 }
 
 pub(super) fn parse_output(v: &str) -> Result<OutputFormat, UsageError> {
-    match v {
-        "table" | "text" => Ok(OutputFormat::Table),
-        "json" => Ok(OutputFormat::Json),
-        "placements" => Ok(OutputFormat::Placements),
-        _ => Err(UsageError::new(format!("invalid argument {v:?} for --output: expected table, json or placements"))),
+    if let Some(row) = OUTPUT_FORMATS.iter().find(|r| r.spellings.contains(&v)) {
+        return Ok(row.format);
     }
+    let names: Vec<&str> = OUTPUT_FORMATS.iter().map(|r| r.spellings[0]).collect();
+    let (last, rest) = names.split_last().map_or(("", &[][..]), |(l, r)| (*l, r));
+    Err(UsageError::new(format!("invalid argument {v:?} for --output: expected {} or {last}", rest.join(", "))))
+}
+
+/// The values of `--output`, as the flag's help shows them: `table|json|placements|html` (a
+/// test checks the help against it).
+#[cfg(test)]
+pub(super) fn output_values() -> String {
+    OUTPUT_FORMATS.iter().map(|r| r.spellings[0]).collect::<Vec<_>>().join("|")
 }
 
 /// A `resource.QuantityValue` of bytes (`512`, `1K`, `2Ki`).

@@ -116,9 +116,6 @@ impl Acc {
 
     /// `capacity`'s options, once every flag is read (`--pod` is required).
     pub(super) fn finish_capacity(mut self, kubeconfig: Option<PathBuf>) -> Result<Command, UsageError> {
-        if self.output == OutputFormat::Placements {
-            return Err(UsageError::new("capacity prints table or json"));
-        }
         Ok(Command::Capacity(CapacityOptions {
             pod: self.pod.clone().ok_or_else(|| UsageError::new("capacity needs --pod FILE"))?,
             source: self.source(kubeconfig),
@@ -178,7 +175,18 @@ mod tests {
             })
         );
         assert_eq!(usage(&["simulate", "--output=placements", "--top=3"]), "--top has no effect with --output placements");
-        assert!(usage(&["simulate", "--cluster=c", "--output=yaml"]).contains("expected table, json or placements"));
+        assert!(usage(&["simulate", "--cluster=c", "--output=yaml"]).contains("expected table, json, placements or html"));
+        assert_eq!(
+            usage(&["capacity", "--pod=p.yaml", "--output=placements"]),
+            "--output placements is for simulate, not capacity"
+        );
+        let output = |list: &[&str]| match parse(args(list)) {
+            Ok(Command::Simulate(o)) => o.output,
+            Ok(Command::Capacity(o)) => o.output,
+            other => panic!("{list:?}: {other:?}"),
+        };
+        assert_eq!(output(&["simulate", "--cluster=c.yaml", "--output=html"]), OutputFormat::Html);
+        assert_eq!(output(&["capacity", "--pod=p.yaml", "--cluster=c.yaml", "--output=html"]), OutputFormat::Html);
         assert_eq!(usage(&["capacity"]), "capacity needs --pod FILE");
         assert_eq!(
             parse(args(&["capacity", "--pod=p.yaml", "--cluster=c.yaml", "--max=3", "--output=json"])).unwrap(),

@@ -408,7 +408,7 @@ pub fn explain_cmd(args: &ExplainArgs) -> i32 {
                         println!("{}", serde_json::to_string(e).unwrap_or_default());
                     }
                 }
-                OutputFormat::Table | OutputFormat::Placements => print!("{}", render_explanations(&list)),
+                OutputFormat::Table | OutputFormat::Placements | OutputFormat::Html => print!("{}", render_explanations(&list)),
             }
             0
         }
@@ -574,7 +574,7 @@ pub fn status_cmd(args: &StatusArgs) -> i32 {
         Ok(r) => {
             match args.output {
                 OutputFormat::Json => println!("{}", serde_json::to_string(&r).unwrap_or_default()),
-                OutputFormat::Table | OutputFormat::Placements => {
+                OutputFormat::Table | OutputFormat::Placements | OutputFormat::Html => {
                     print!("{}", render_status(&r, cfg.leader_election.leader_elect))
                 }
             }

@@ -7,6 +7,7 @@
 
 use crate::core::config::SchedulerConfig;
 use crate::core::simulate::decode::{Origin, Sink};
+use crate::core::simulate::html::SimulatePage;
 use crate::core::simulate::report::{Detail, PodDecision, Summary};
 use crate::core::simulate::stream::{Edits, Simulation};
 use crate::core::simulate::SimError;
@@ -79,6 +80,12 @@ pub fn load(
     Ok(())
 }
 
+/// Where the cluster is read from, as the HTML page says it.
+pub fn source_text(source: &ClusterSource) -> String {
+    let file = source.cluster.as_ref().map(|p| p.display().to_string());
+    crate::core::texts::what_if_html::source(file.as_deref())
+}
+
 /// `edgesched simulate`.
 pub fn simulate_cmd(opts: &SimulateOptions) -> Result<(), WhatIfError> {
     let cfg = load_config(opts.source.config.as_deref())?;
@@ -88,26 +95,38 @@ pub fn simulate_cmd(opts: &SimulateOptions) -> Result<(), WhatIfError> {
     let mut w = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let mut summary = Summary::default();
     let format = opts.output;
-    let write_one = |d: PodDecision, w: &mut dyn Write, summary: &mut Summary| -> std::io::Result<()> {
+    let mut page = SimulatePage::new();
+    let write_one = |d: PodDecision, w: &mut dyn Write, summary: &mut Summary, page: &mut SimulatePage| -> std::io::Result<()> {
         summary.record(&d);
         match format {
             OutputFormat::Placements => w.write_all(d.placement_line().as_bytes()),
             OutputFormat::Json => w.write_all(d.json_line().as_bytes()),
             OutputFormat::Table => w.write_all(d.table_block().as_bytes()),
+            OutputFormat::Html => w.write_all(page.pod(&d).as_bytes()),
         }
     };
+    let runtime = |e: std::io::Error| WhatIfError::Runtime(format!("writing the output: {e}"));
+    if format == OutputFormat::Html {
+        w.write_all(page.begin(&source_text(&opts.source)).as_bytes()).map_err(runtime)?;
+    }
     let broken = |e: std::io::Error| SimError(format!("writing the output: {e}"));
     {
-        let mut out = |d: PodDecision| write_one(d, &mut w, &mut summary).map_err(broken);
+        let mut out = |d: PodDecision| write_one(d, &mut w, &mut summary, &mut page).map_err(broken);
         load(&mut sim, &cfg, &opts.source, &opts.what_if, &mut out)?;
     }
     let detail = match format {
         OutputFormat::Placements => Detail::placements(opts.summary),
         _ => Detail::explained(opts.top),
     };
-    let runtime = |e: std::io::Error| WhatIfError::Runtime(format!("writing the output: {e}"));
-    sim.run(&detail, &mut |d| write_one(d, &mut w, &mut summary)).map_err(runtime)?;
-    if opts.summary {
+    if format == OutputFormat::Html {
+        sim.finish_loading();
+        page.set_before(sim.scheduler().cache());
+    }
+    sim.run(&detail, &mut |d| write_one(d, &mut w, &mut summary, &mut page)).map_err(runtime)?;
+    if format == OutputFormat::Html {
+        // The summary and the nodes, written zone by zone and node by node.
+        write!(w, "{}", page.end(&summary, sim.scheduler().cache())).map_err(runtime)?;
+    } else if opts.summary {
         let nodes = sim.node_use();
         let text = match format {
             OutputFormat::Json => summary.render_json(&nodes),

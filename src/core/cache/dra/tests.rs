@@ -5,7 +5,8 @@
 //! every step the incrementally kept counts must equal a recount from a plain model of what
 //! each claim and each in-flight allocation holds. PostFilter's deallocation and Unreserve's
 //! reservation patch (written, assumed, then seen by the informer) and the claims becoming
-//! unreadable under RBAC are part of the churn.
+//! unreadable under RBAC are part of the churn. Last, the per-node device counts the what-if
+//! page shows.
 
 use super::*;
 use crate::core::rng::Rng;
@@ -286,4 +287,53 @@ fn assume_cache_follows_upstream_rules() {
     assert!(s.claims().by_uid("u").is_some());
     assert!(s.remove_claim("ns/a").is_some());
     assert!(s.claims().by_uid("u").is_none());
+}
+
+/// A slice of `pool` (generation `generation`) with devices `gpu-0..n`: for `node`, or for every
+/// node when `None`; with `per_device`, each device names `node` itself instead.
+fn slice(name: &str, pool: &str, generation: i64, node: Option<&str>, n: usize, per_device: bool) -> api::ResourceSlice {
+    let mut s = api::ResourceSlice::default();
+    s.metadata.name = name.into();
+    s.spec.driver = DRIVER.into();
+    s.spec.pool = api::ResourcePool { name: pool.into(), generation, resource_slice_count: 1 };
+    let device_node = if per_device { node.map(str::to_string) } else { None };
+    match (node, per_device) {
+        (_, true) => s.spec.per_device_node_selection = Some(true),
+        (Some(node), false) => s.spec.node_name = Some(node.into()),
+        (None, false) => s.spec.all_nodes = Some(true),
+    }
+    s.spec.devices =
+        (0..n).map(|i| api::Device { name: format!("gpu-{i}"), node_name: device_node.clone(), ..Default::default() }).collect();
+    s
+}
+
+/// `node_devices`: each node's own devices of the latest generation of their pool, and how many
+/// are in use; devices for all nodes belong to none.
+#[test]
+fn node_devices_counts_each_nodes_own_devices_of_the_latest_pool_generation() {
+    let mut state = DraState::default();
+    for s in [
+        slice("a-old", "node-a", 1, Some("node-a"), 2, false),
+        slice("a-new", "node-a", 2, Some("node-a"), 3, false),
+        slice("b", "node-b", 1, Some("node-b"), 2, false),
+        slice("c", "node-c", 1, Some("node-c"), 1, true),
+        slice("shared", "shared", 1, None, 4, false),
+    ] {
+        state.upsert_slice(&s).expect("prepares");
+    }
+    let used = api::DeviceRequestAllocationResult {
+        request: "r".into(),
+        driver: DRIVER.into(),
+        pool: "node-b".into(),
+        device: "gpu-1".into(),
+        ..Default::default()
+    };
+    let alloc = api::AllocationResult {
+        devices: api::DeviceAllocationResult { results: vec![used], config: Vec::new() },
+        ..Default::default()
+    };
+    state.upsert_claim(claim("c1", "uid-1", 1, Some(alloc)));
+    let want: BTreeMap<String, (u64, u64)> =
+        [("node-a", (3, 0)), ("node-b", (2, 1)), ("node-c", (1, 0))].into_iter().map(|(n, c)| (n.to_string(), c)).collect();
+    assert_eq!(state.node_devices(), want);
 }
