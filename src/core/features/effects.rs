@@ -49,7 +49,7 @@ pub const SCHEDULER_GATES: &[GateEffect] = &[
     row(
         "DynamicResourceAllocation",
         "`default_plugins.go` `applyFeatureGates` (DynamicResources before DefaultPreemption); `dynamicresources.New`; `scheduler.go` DRA manager",
-        Implemented("DynamicResources in the default profile (`src/core/config/v1.rs`) at every extension point (`src/core/framework/plugins/dynamic_resources/`), the structured-parameters allocator (`src/core/dra/allocator/`), CEL selectors (`src/core/dra/cel/`), the claim store (`src/core/cache/dra/`); see [Dynamic Resource Allocation](#dynamic-resource-allocation)"),
+        Implemented("DynamicResources in the default profile (`src/core/config/v1.rs`) at every extension point (`src/core/framework/plugins/dynamic_resources/`), the structured-parameters allocator (`src/core/dra/allocator/`), CEL selectors (`src/core/dra/cel/`), the claim store (`src/core/cache/dra/`); see [Dynamic Resource Allocation](dra.md)"),
         false,
     ),
     row(

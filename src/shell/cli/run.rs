@@ -474,7 +474,7 @@ mod tests {
             "--alsologtostderr=true",
             "--profiling=false",
             "--contention-profiling",
-            "--feature-gates=SchedulerPopFromBackoffQ=false,DRADeviceTaints=true",
+            "--feature-gates=SchedulerPopFromBackoffQ=false,VolumeLimitScaling=true",
             "--requestheader-client-ca-file=/ca",
             "--requestheader-allowed-names=front-proxy-client",
             "--requestheader-extra-headers-prefix=X-Remote-Extra-",
@@ -498,7 +498,7 @@ mod tests {
         assert_eq!(o.client_ca_file.as_deref(), Some(std::path::Path::new("/ca")));
         assert_eq!(o.requestheader.allowed_names, ["front-proxy-client"]);
         assert_eq!(o.requestheader.username_headers, ["X-Remote-User"]);
-        assert!(o.warnings.iter().any(|w| w == "feature gates without effect in edgesched: DRADeviceTaints"));
+        assert!(o.warnings.iter().any(|w| w == "feature gates without effect in edgesched: VolumeLimitScaling"));
         assert!(!o.feature_gates.enabled("SchedulerPopFromBackoffQ"));
         assert_eq!(usage(&["--feature-gates=Foo=true"]), "unrecognized feature gate: Foo");
         // Checked once all flags are read: a dependency given in a later occurrence counts.
