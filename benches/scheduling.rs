@@ -1312,6 +1312,18 @@ fn main() {
                     fields.insert("workload_filter".into(), json!(w));
                 }
             }
+            if part == "workloads" && opts.workload.is_some() {
+                // A filtered run measured some workloads only: its conditions go with those
+                // rows, and `workloads_run` keeps describing the run of every workload.
+                if let Some(Value::Array(rows)) = results.get_mut("workloads") {
+                    for row in rows.iter_mut() {
+                        if let Value::Object(fields) = row {
+                            fields.insert("run".into(), run.clone());
+                        }
+                    }
+                }
+                continue;
+            }
             results.insert(format!("{part}_run"), run);
         }
     }
