@@ -66,7 +66,10 @@
 //!   scheduler's API client), because binding is I/O (see
 //!   [`crate::core::framework::binding`]). The first Bind plugin that does not
 //!   [`BindStatus::Skip`] binds; Bind plugins run in configured order, with DefaultBinder where
-//!   the configuration puts it.
+//!   the configuration puts it. Before the binding cycle, [`Plugin::pre_bind_pre_flight`] says
+//!   whether a PreBind plugin has work for the pod ([`PreFlight`]): when one has (or the pod
+//!   waits at Permit), the pod's `.status.nominatedNodeName` is written first, as v1.35 does with
+//!   its `NominatedNodeNameForExpectation` gate on.
 //! - EnqueueExtensions ([`Plugin::events`] and [`Plugin::queueing_hint`]): the cluster events
 //!   that may make a pod this plugin rejected schedulable, and per event (with the old and new
 //!   object, [`ClusterEvent`]) whether it does — [`QueueingHint::QueueSkip`] leaves the pod in
@@ -120,8 +123,8 @@ pub use crate::core::framework::registry::{decode_args, Factory, Registry, Regis
 pub use crate::core::framework::waiting::{WaitingHandle, WaitingPod};
 pub use crate::core::framework::{
     state_as, ApiFailure, ApiHandle, BindStatus, ClusterEvent, Code, Diagnosis, EventMask, EventObject, FilterRunner,
-    PermitOutcome, Plugin, PluginState, Points, PostFilterResult, PreFilterOutcome, PreScoreOutcome, QueueingHint, Rejection,
-    MAX_NODE_SCORE, MIN_NODE_SCORE,
+    PermitOutcome, Plugin, PluginState, Points, PostFilterResult, PreBindAction, PreFilterOutcome, PreFlight, PreScoreOutcome,
+    QueueingHint, Rejection, MAX_NODE_SCORE, MIN_NODE_SCORE,
 };
 pub use crate::core::logging::{v, Line};
 pub use crate::core::model::{Labels, NodeSpecInfo, PodInfo, PodKey};

@@ -148,6 +148,19 @@ fn binding_sets_node_name_and_condition_and_conflicts_like_upstream() {
 }
 
 #[test]
+fn binding_clears_the_nominated_node_as_v1_35_does() {
+    // KEP-5278 / ClearingNominatedNodeNameAfterBinding (beta, on in v1.35's kube-apiserver).
+    let server = TestApiServer::start();
+    server.create(PODS, pod("default", "p").build());
+    server.patch_merge(&format!("{PODS}/p/status"), json!({"status": {"nominatedNodeName": "n1"}}));
+    assert_eq!(server.get(&format!("{PODS}/p")).unwrap()["status"]["nominatedNodeName"], "n1");
+    assert_eq!(server.bind("default", "p", "n2"), Ok(()));
+    let bound = server.get(&format!("{PODS}/p")).unwrap();
+    assert_eq!(bound["spec"]["nodeName"], "n2");
+    assert!(bound["status"].get("nominatedNodeName").is_none(), "{bound}");
+}
+
+#[test]
 fn status_subresource_merges_conditions_by_type_and_main_resource_ignores_status() {
     let server = TestApiServer::start();
     let mut c = admin(&server);

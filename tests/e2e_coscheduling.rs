@@ -4,8 +4,11 @@
 //! fit, two groups competing for the same room do not deadlock, a group is held before the queue
 //! until enough of its pods exist (PreEnqueue) and until its PodGroup exists, a group that lost
 //! pods is refused at PreFilter, and without the example's RBAC for PodGroups the scheduler says
-//! which rule is missing. Groups are scheduler-plugins' `PodGroup` objects, served by the test API
-//! server as the example's CRD (`examples/coscheduling/manifests/`) declares them.
+//! which rule is missing, and a member waiting for its group has `.status.nominatedNodeName` set
+//! while it waits (kube-scheduler v1.35's `NominatedNodeNameForExpectation`), cleared by the
+//! binding, and not written with that gate off. Groups are scheduler-plugins' `PodGroup` objects,
+//! served by the test API server as the example's CRD (`examples/coscheduling/manifests/`)
+//! declares them.
 
 mod support;
 
@@ -34,8 +37,13 @@ fn start(server: &TestApiServer) -> Edgesched {
 }
 
 fn launch(server: &TestApiServer) -> Edgesched {
+    launch_with(server, Vec::new())
+}
+
+fn launch_with(server: &TestApiServer, extra_args: Vec<String>) -> Edgesched {
     Launch {
         program: Some(support::process::example_binary("coscheduling")),
+        extra_args,
         profile_extra: "  plugins:\n    queueSort:\n      enabled:\n      - name: Coscheduling\n      disabled:\n      - name: '*'\n    multiPoint:\n      enabled:\n      - name: Coscheduling\n  pluginConfig:\n  - name: Coscheduling\n    args:\n      permitWaitingTimeSeconds: 3\n".into(),
         ..Default::default()
     }
@@ -235,4 +243,94 @@ fn the_shipped_crd_declares_what_the_example_reads_and_the_server_serves() {
     let source = std::fs::read_to_string(support::deploy::repo().join("examples/coscheduling/coscheduling.rs")).expect("source");
     assert!(source.contains(r#"CustomResource::namespaced("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup")"#));
     assert!(POD_GROUPS.starts_with("/apis/scheduling.x-k8s.io/v1alpha1/"));
+}
+
+/// The status writes of pod `name` that set or clear its nominated node, in order.
+fn nominated_node_writes(server: &TestApiServer, name: &str) -> Vec<String> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "PATCH" && r.path == format!("{PODS}/{name}/status") && r.body.contains("nominatedNodeName"))
+        .map(|r| r.body)
+        .collect()
+}
+
+/// The pod's `.status.nominatedNodeName` ("" when unset).
+fn nominated_node(server: &TestApiServer, name: &str) -> String {
+    server
+        .get(&format!("{PODS}/{name}"))
+        .and_then(|p| p["status"]["nominatedNodeName"].as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+/// A group of two whose second member is held by a scheduling gate: the first is assumed on n1
+/// and waits at Permit (up to the group's ten minutes) until the second is let in.
+fn group_with_a_gated_member(server: &TestApiServer) {
+    server.create(
+        POD_GROUPS,
+        json!({"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+            "metadata": {"name": "g", "namespace": "default"}, "spec": {"minMember": 2, "scheduleTimeoutSeconds": 600}}),
+    );
+    server.create(
+        PODS,
+        pod("default", "g-1").scheduler("edgesched").cpu("1").label(GROUP, "g").scheduling_gate("example.com/hold").build(),
+    );
+    server.create(PODS, pod("default", "g-0").scheduler("edgesched").cpu("1").label(GROUP, "g").build());
+}
+
+fn ungate(server: &TestApiServer, name: &str) {
+    server.patch_merge(&format!("{PODS}/{name}"), json!({"spec": {"schedulingGates": null}}));
+}
+
+#[test]
+fn a_waiting_member_is_nominated_to_its_node_and_the_binding_clears_it() {
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("4").build());
+    let es = start(&server);
+    group_with_a_gated_member(&server);
+    // schedule_one.go bindingCycle (v1.35): the node is recorded before WaitOnPermit.
+    wait_until(T, "g-0 nominated to n1 while it waits", || nominated_node(&server, "g-0") == "n1")
+        .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    assert!(!bound(&server, "g-0"), "still waiting for its sibling");
+    ungate(&server, "g-1");
+    wait_until(T, "the group bound", || bound_in(&server, "g", 2) == 2).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    // The v1.35 API server clears it when it binds the pod.
+    assert_eq!(nominated_node(&server, "g-0"), "");
+    assert_eq!(nominated_node_writes(&server, "g-0"), vec![r#"{"status":{"nominatedNodeName":"n1"}}"#.to_string()]);
+    // The member that completed the group did not wait, and had no PreBind work: bound at once.
+    assert!(nominated_node_writes(&server, "g-1").is_empty());
+    // The write was answered before the binding was sent.
+    let requests = server.requests();
+    let write = requests
+        .iter()
+        .position(|r| r.method == "PATCH" && r.path == format!("{PODS}/g-0/status") && r.body.contains("nominatedNodeName"));
+    let binding = requests.iter().position(|r| r.method == "POST" && r.path == format!("{PODS}/g-0/binding"));
+    assert!(write.is_some() && write < binding, "write {write:?}, binding {binding:?}\n{}", es.logs());
+}
+
+#[test]
+fn with_the_gate_off_a_waiting_member_is_not_nominated() {
+    let server = TestApiServer::start();
+    server.create(NODES, node("n1").cpu("4").build());
+    grant_pod_groups(&server);
+    let gates = "--feature-gates=NominatedNodeNameForExpectation=false,ClearingNominatedNodeNameAfterBinding=false";
+    // --v=4 shows the Permit wait (RunPermitPlugins' V(4) line).
+    let es = launch_with(&server, vec![gates.to_string(), "--v=4".to_string()]);
+    es.wait_for_log("Caches are synced", T).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    // kube-apiserver reads that one, not the scheduler: accepted and named as without effect.
+    assert!(
+        es.logs().contains("feature gates without effect in edgesched: ClearingNominatedNodeNameAfterBinding"),
+        "{}",
+        es.logs()
+    );
+    group_with_a_gated_member(&server);
+    es.wait_for_log(r#""One or more plugins asked to wait and no plugin rejected pod" pod="default/g-0""#, T)
+        .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    ungate(&server, "g-1");
+    wait_until(T, "the group bound", || bound_in(&server, "g", 2) == 2).unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
+    // With the gate on, g-0's write would have been answered before its binding started.
+    for name in ["g-0", "g-1"] {
+        assert!(nominated_node_writes(&server, name).is_empty(), "{name}: {:?}", nominated_node_writes(&server, name));
+        assert_eq!(nominated_node(&server, name), "", "{name}");
+    }
 }

@@ -1,7 +1,7 @@
 //! End-to-end: preemption and volumes through the real binary — a high-priority pod evicts the
 //! right victim (upstream's minimal set: lowest priority, latest start) and lands on its nominated
 //! node; WaitForFirstConsumer claims get `volume.kubernetes.io/selected-node` before the pod is
-//! bound; bound local PVs pin pods to their node; unbound Immediate claims are reported; in-tree
+//! bound, and the pod its `.status.nominatedNodeName` while that PreBind lasts; bound local PVs pin pods to their node; unbound Immediate claims are reported; in-tree
 //! AWS EBS volumes count against the node's CSINode attach limit of their CSI driver.
 
 mod support;
@@ -177,11 +177,18 @@ fn wait_for_first_consumer_claim_gets_the_selected_node_before_the_pod_is_bound(
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
     assert_eq!(selected, "big", "only big has 2 cpu");
+    // The pod's node is recorded while PreBind works (v1.35's NominatedNodeNameForExpectation:
+    // written before PreBind starts).
+    let nominated =
+        || server.get(&format!("{PODS}/db")).and_then(|p| p["status"]["nominatedNodeName"].as_str().map(str::to_string));
+    assert_eq!(nominated().as_deref(), Some("big"));
     // ...and binds the pod only once the volume exists: upstream's PreBind waits for the claim.
     std::thread::sleep(Duration::from_millis(700));
     assert!(node_of(&server, "db").is_none(), "not bound before the claim is");
     provision(&server, "data", "pv-data", &selected);
     assert_eq!(wait_bound(&server, &es, "db"), "big");
+    // The binding cleared it (the v1.35 API server's ClearingNominatedNodeNameAfterBinding).
+    assert_eq!(nominated(), None);
     // The provisioner is told first; the pod is bound after.
     let requests = server.requests();
     let annotate = requests.iter().position(|r| {

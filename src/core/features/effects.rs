@@ -8,7 +8,9 @@
 //! `pkg/scheduler/` (queue, cache, `schedule_one.go`, `apis/config/v1` defaults and
 //! `default_plugins.go`), `cmd/kube-scheduler/app`, and client-go's informer gates. Gates
 //! that only the API server, kubelet or controllers read are in [`super::GATES`] (they are
-//! accepted and reported) but not here.
+//! accepted and reported) but not here — except `ClearingNominatedNodeNameAfterBinding`, which
+//! kube-apiserver reads and which is listed because it completes what the scheduler's
+//! `NominatedNodeNameForExpectation` writes (its row says so).
 
 use super::gate;
 use std::fmt::Write as _;
@@ -150,20 +152,20 @@ pub const SCHEDULER_GATES: &[GateEffect] = &[
     ),
     row(
         "NominatedNodeNameForExpectation",
-        "`schedule_one.go` (nominated node set before Permit waits and long PreBinds)",
-        Missing("being built separately"),
-        false,
+        "`schedule_one.go` `bindingCycle` (`RunPreBindPreFlights`, `WillWaitOnPermit`, `updatePod` with the chosen node)",
+        Implemented("`.status.nominatedNodeName` set to the chosen node before a pod waits at Permit or runs a PreBind plugin with work (VolumeBinding writes, DynamicResources claims, out-of-tree `pre_bind_pre_flight`), through the status writer preemption uses, before the binding (`src/core/scheduler/expectation.rs`, `src/core/framework/cycle/pre_flight.rs`); off: never written there"),
+        true,
     ),
     row(
         "ClearingNominatedNodeNameAfterBinding",
-        "`schedule_one.go` binding cycle (`.status.nominatedNodeName` cleared after binding)",
-        Missing("being built separately"),
+        "not by kube-scheduler: kube-apiserver's `pods/binding` (`pkg/registry/core/pod/storage/storage.go`) clears `.status.nominatedNodeName` when it binds (KEP-5278)",
+        Implemented("nothing for a scheduler to do: edgesched sends the same binding, and the v1.35 API server clears the field; setting the gate on the scheduler changes nothing, as on kube-scheduler"),
         false,
     ),
     row(
         "OpportunisticBatching",
-        "`schedule_one.go` (reuses the previous pod's filtering for an identical pod)",
-        Missing("a speed-up with no change in placements; being evaluated separately"),
+        "`schedule_one.go` (`GetNodeHint` / `StoreScheduleResults`: the next pod with the same signature tries the previous pod's runner-up node first), `framework/runtime/batch.go`",
+        Partial("not adopted: every pod is filtered and scored in full, which can differ from upstream's hinted placement and `evaluatedNodes`/`feasibleNodes`; see [Differences from kube-scheduler](differences.md)"),
         false,
     ),
     row(

@@ -37,6 +37,8 @@ pub mod point {
     pub const PERMIT: &str = "Permit";
     /// Status label of a Permit plugin that asked the pod to wait (`fwk.Wait`).
     pub const WAIT: &str = "Wait";
+    /// `RunPreBindPreFlights` (v1.35, with `NominatedNodeNameForExpectation` on).
+    pub const PRE_BIND_PRE_FLIGHT: &str = "PreBindPreFlight";
     pub const PRE_BIND: &str = "PreBind";
     pub const BIND: &str = "Bind";
 }

@@ -93,7 +93,7 @@ pub struct Points {
 
 pub use api_writes::ApiWrite;
 pub use instrument::Ticker;
-pub use pre_bind::{ClaimReservation, PreBindAction};
+pub use pre_bind::{ClaimReservation, PreBindAction, PreFlight};
 
 /// What a PostFilter plugin (preemption) decided after the pod fit nowhere.
 #[derive(Debug, Clone, Default)]
@@ -293,6 +293,18 @@ pub trait Plugin: Send + Sync {
     /// nothing.
     fn unreserve_writes(&self, _cache: &Cache, _pod: &PodInfo, _node: &str) -> Vec<ApiWrite> {
         Vec::new()
+    }
+
+    /// PreBindPreFlight (upstream v1.35): whether this plugin's [`Plugin::pre_bind`] has work
+    /// for `pod` on `node`, asked of the profile's PreBind plugins once the pod passed Permit;
+    /// `planned` are the PreBind writes the Reserve plugins planned for it. Lightweight and
+    /// pure: no API call. Only [`PreFlight::Work`] and [`PreFlight::Skip`] exist (upstream may
+    /// also fail here; nothing a pure plugin decides can). A plugin answering Skip is not called
+    /// at PreBind for that pod. Asked only with the `NominatedNodeNameForExpectation` gate on (as
+    /// upstream). The default says there is work, as upstream's PreBind plugins without anything
+    /// to decide answer Success.
+    fn pre_bind_pre_flight(&self, _cache: &Cache, _pod: &PodInfo, _node: &str, _planned: &[PreBindAction]) -> PreFlight {
+        PreFlight::Work
     }
 
     /// PreBind (binding cycle, on a binder thread; see [`binding`]): prepare the API objects the

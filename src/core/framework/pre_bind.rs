@@ -46,3 +46,16 @@ impl PreBindAction {
         }
     }
 }
+
+/// What a PreBind plugin's PreBindPreFlight says about one pod on its chosen node (upstream
+/// v1.35 `PreBindPlugin.PreBindPreFlight`: Success or Skip). With the
+/// `NominatedNodeNameForExpectation` gate on, the binding cycle writes the pod's
+/// `.status.nominatedNodeName` first when some PreBind plugin has work for it: PreBind may take
+/// long (volumes, devices), and cluster autoscalers must see the node as taken meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PreFlight {
+    /// PreBind will do something for this pod (upstream Success).
+    Work,
+    /// PreBind has nothing to do for this pod (upstream Skip).
+    Skip,
+}

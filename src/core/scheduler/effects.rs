@@ -26,6 +26,10 @@ pub struct BindRequest {
     pub extender_binder: Option<crate::core::extender::BindTarget>,
     /// The profile's out-of-tree PreBind/Bind/PostBind plugins (`None`: in-tree only).
     pub binding: Option<Arc<crate::core::framework::binding::BindingPlugins>>,
+    /// PreBind plugins whose PreBindPreFlight said they have nothing to do for this pod: their
+    /// PreBind is not run (upstream `SkipPreBindPlugins`; empty with
+    /// `NominatedNodeNameForExpectation` off, where no PreBindPreFlight runs).
+    pub pre_bind_skipped: Vec<&'static str>,
 }
 
 /// The PodScheduled condition (and nominated node) to write to a pod's status.
@@ -37,6 +41,19 @@ pub struct StatusPatch {
     pub condition: Option<api::PodCondition>,
     /// `Some(node)` sets `status.nominatedNodeName` (empty string clears it).
     pub nominated_node_name: Option<String>,
+    /// Which upstream call writes it (it decides the log line of a failed write).
+    pub origin: PatchOrigin,
+}
+
+/// Where upstream writes a pod's status (its `updatePod` / `PatchPodStatus` callers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchOrigin {
+    /// A failed attempt (`handleSchedulingFailure`) or preemption clearing the nominations of
+    /// lower-priority pods.
+    Scheduling,
+    /// The start of the binding cycle: where the pod is going, before it waits at Permit or runs
+    /// PreBind (`NominatedNodeNameForExpectation`).
+    BindingCycle,
 }
 
 /// Work for the shell.

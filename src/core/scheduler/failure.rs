@@ -2,7 +2,7 @@
 //! queue (backoff or unschedulable, with the plugins that rejected it), a `FailedScheduling`
 //! event, and the `PodScheduled=False` condition when it changed.
 
-use super::effects::{Effect, StatusPatch};
+use super::effects::{Effect, PatchOrigin, StatusPatch};
 use super::state::Scheduler;
 use crate::core::conditions;
 use crate::core::events;
@@ -37,6 +37,7 @@ impl Scheduler {
                 uid: pod.uid.to_string(),
                 condition: condition_changed.then(|| conditions::pod_scheduled_false(reason, message)),
                 nominated_node_name: if nominated_changed { nominated } else { None },
+                origin: PatchOrigin::Scheduling,
             }));
         }
     }

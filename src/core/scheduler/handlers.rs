@@ -202,11 +202,17 @@ impl Scheduler {
             return;
         }
         self.foreign.remove(&key);
-        // The nominator follows the pod's status.nominatedNodeName (upstream AddNominatedPod).
-        if info.nominated_node_name.is_empty() {
-            self.cache.nominations_mut().clear(&key);
-        } else {
-            self.cache.nominations_mut().nominate(info.clone(), &info.nominated_node_name.clone());
+        // The nominator follows the pod's status.nominatedNodeName (upstream AddNominatedPod),
+        // except while we are binding the pod: upstream's `updatePodInSchedulingQueue` applies
+        // no update of an assumed pod, so the node the binding cycle wrote there
+        // (NominatedNodeNameForExpectation) is not counted a second time for other pods.
+        let assumed = self.cache.is_assumed(&key);
+        if !assumed {
+            if info.nominated_node_name.is_empty() {
+                self.cache.nominations_mut().clear(&key);
+            } else {
+                self.cache.nominations_mut().nominate(info.clone(), &info.nominated_node_name.clone());
+            }
         }
         let (changed, claims_only) = match self.pending.get(&key) {
             Some(old) => {
@@ -218,7 +224,7 @@ impl Scheduler {
         };
         self.pending.insert(key.clone(), Arc::from(pod));
         self.cache.set_pending_pod(&info);
-        if self.cache.is_assumed(&key) {
+        if assumed {
             // Being bound by us; the watch has not caught up (upstream skips assumed pods).
             self.queue.refresh(info);
             return;

@@ -9,10 +9,12 @@
 //! - [`input`]: what it reacts to ([`Input`], [`Change`](crate::core::watched::Change), the watched kinds' types);
 //! - [`effects`]: what it asks for ([`Effect`]) and what an attempt did ([`Attempt`]);
 //! - `state.rs`: what it owns; `handlers.rs`: watch changes; `schedule_one.rs`: the cycle and
-//!   bind results; `failure.rs`: failed attempts; `unserved.rs`: names nobody serves.
+//!   bind results; `expectation.rs`: the nominated node written as the binding cycle starts;
+//!   `failure.rs`: failed attempts; `unserved.rs`: names nobody serves.
 
 mod dra_handlers;
 pub mod effects;
+mod expectation;
 mod failure;
 mod handlers;
 pub mod input;
@@ -24,6 +26,8 @@ mod tests;
 #[cfg(test)]
 mod tests_dra;
 #[cfg(test)]
+mod tests_expectation;
+#[cfg(test)]
 mod tests_list_pages;
 #[cfg(test)]
 mod tests_plugin_api;
@@ -31,7 +35,7 @@ mod tests_plugin_api;
 mod tests_resize;
 mod unserved;
 
-pub use effects::{Attempt, BindRequest, Effect, StatusPatch};
+pub use effects::{Attempt, BindRequest, Effect, PatchOrigin, StatusPatch};
 pub use handlers::{enable_custom_resources, node_change_mask};
 pub use input::{BindFailure, BindOutcome, Input};
-pub use state::{PriorityClasses, Scheduler, Settings, UNSERVED_GRACE};
+pub use state::{PriorityClasses, Scheduler, Settings, NOMINATED_NODE_NAME_FOR_EXPECTATION, UNSERVED_GRACE};

@@ -11,12 +11,11 @@ use super::Effect;
 use crate::core::framework::status::fit_error_message;
 use crate::core::framework::waiting::WaitingAction;
 use crate::core::framework::{Diagnosis, EventMask, Rejection};
-use crate::core::logging::Line;
+use crate::core::logging::{self, Line};
 use crate::core::metrics::names as m;
 use crate::core::model::PodKey;
 use crate::core::queue::Requeue;
 use crate::core::texts::conditions::REASON_UNSCHEDULABLE;
-use log::info;
 use std::time::Instant;
 
 /// `scheduler_permit_wait_duration_seconds{result}` labels (`fwk.Code.String()`).
@@ -27,7 +26,8 @@ impl Scheduler {
     /// Hold a pod that passed the cycle until its waiting plugins allow it.
     pub(super) fn hold(&mut self, d: Deferred, waits: &[(&'static str, std::time::Duration)], now: Instant) {
         let key = d.bind.pod.key.clone();
-        info!("{}", Line::new("One or more plugins asked to wait and no plugin rejected pod").s("pod", &*key));
+        // RunPermitPlugins (framework.go, v1.35).
+        logging::v(4, || Line::new("One or more plugins asked to wait and no plugin rejected pod").o("pod", &key));
         self.waiting.add(d.bind.pod.clone(), d.bind.node.clone(), waits, now);
         self.deferred.insert(key, d);
     }
@@ -74,7 +74,8 @@ impl Scheduler {
             &[RESULT_UNSCHEDULABLE],
             now.saturating_duration_since(since).as_secs_f64(),
         );
-        info!("{}", Line::new("Pod rejected while waiting on permit").s("pod", &**key).s("status", message));
+        // WaitOnPermit (framework.go, v1.35).
+        logging::v(4, || Line::new("Pod rejected while waiting on permit").o("pod", key).s("status", message));
         let unreserved = self.profiles[d.fw_index].unreserve(&self.cache, &d.bind.pod, &d.bind.node, Some(&self.waiting));
         self.effects.extend(unreserved.writes.into_iter().map(Effect::ApiWrite));
         self.dra_release(key, now);

@@ -3,13 +3,13 @@
 //! to bind — or record why it fits nowhere and act on preemption's nomination. Binding results
 //! come back here too.
 
-use super::effects::{Attempt, BindRequest, Effect, Eviction, StatusPatch};
+use super::effects::{Attempt, BindRequest, Effect, Eviction, PatchOrigin, StatusPatch};
 use super::input::{BindFailure, BindOutcome};
 use super::state::{Deferred, Scheduler, GAUGE_PERIOD, PLUGIN_SAMPLE_EVERY, POD_SPEC};
 use crate::core::events;
 use crate::core::framework::cycle::{CycleExtenders, CycleParams};
 use crate::core::framework::instrument::CycleRecorder;
-use crate::core::framework::{EventMask, ScheduleOutcome};
+use crate::core::framework::{EventMask, PreFlight, ScheduleOutcome};
 use crate::core::logging::{self, Line};
 use crate::core::metrics::names as m;
 use crate::core::model::PodInfo;
@@ -111,6 +111,16 @@ impl Scheduler {
         let recorder = self.ticker.as_deref().map(|t| CycleRecorder::new(t, sample));
         let algorithm_start = recorder.as_ref().map(CycleRecorder::now);
         let outcome = fw.schedule_recorded(&self.cache, &pod, &mut params, recorder.as_ref());
+        // The binding cycle's first step with NominatedNodeNameForExpectation on (bindingCycle,
+        // schedule_one.go v1.35): does PreBind have work for the pod? Asked here, where the
+        // cycle's recorder still runs (see `framework::cycle::pre_flight`).
+        let (pre_bind_work, pre_bind_skipped) = match &outcome {
+            ScheduleOutcome::Scheduled { result, pre_bind, .. } if self.nominate_for_expectation => {
+                let (answer, skipped) = fw.run_pre_bind_pre_flights(&self.cache, &pod, &result.node, pre_bind, recorder.as_ref());
+                (answer == PreFlight::Work, skipped)
+            }
+            _ => (false, Vec::new()),
+        };
         if let (Some(rec), Some(start)) = (&recorder, algorithm_start) {
             // SchedulingAlgorithmLatency is observed only when a node was found, as upstream.
             if matches!(outcome, ScheduleOutcome::Scheduled { .. }) {
@@ -140,7 +150,13 @@ impl Scheduler {
                     flushed: qp.flushed,
                     extender_binder: bind_target.clone(),
                     binding: fw.binding_plugins(),
+                    pre_bind_skipped,
                 };
+                // Upstream writes it only when WaitOnPermit or PreBind will work: otherwise the
+                // pod is bound at once anyway.
+                if self.nominate_for_expectation && (pre_bind_work || !permit_wait.is_empty()) {
+                    self.nominate_for_binding(&pod, &result.node);
+                }
                 if permit_wait.is_empty() {
                     self.effects.push(Effect::Bind(bind));
                 } else {
@@ -205,6 +221,7 @@ impl Scheduler {
                                 uid: p.uid.to_string(),
                                 condition: None,
                                 nominated_node_name: Some(String::new()),
+                                origin: PatchOrigin::Scheduling,
                             }));
                         }
                     }

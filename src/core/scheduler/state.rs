@@ -118,6 +118,9 @@ pub struct Scheduler {
     pub(super) priority_classes: PriorityClasses,
     /// The feature gates that change how pods' requests are counted.
     pub(super) request_gates: crate::core::model::RequestGates,
+    /// Feature gate `NominatedNodeNameForExpectation`: the binding cycle first writes the node
+    /// to `.status.nominatedNodeName` when the pod waits at Permit or PreBind has work.
+    pub(super) nominate_for_expectation: bool,
     /// Unassigned pods of our profiles, as last seen (for re-conversion and change detection).
     pub(super) pending: HashMap<PodKey, Arc<api::Pod>>,
     pub(super) next_start_node_index: usize,
@@ -146,6 +149,10 @@ pub struct Scheduler {
     /// Cycles run, for sampling plugin durations (one cycle in [`PLUGIN_SAMPLE_EVERY`]).
     pub(super) cycles: u64,
 }
+
+/// The feature gate that makes the binding cycle write the nominated node (see
+/// [`Scheduler::set_nominated_node_name_for_expectation`]).
+pub const NOMINATED_NODE_NAME_FOR_EXPECTATION: &str = "NominatedNodeNameForExpectation";
 
 /// Plugin execution durations are recorded for one cycle in this many, as upstream records them
 /// for 10% of cycles (`pluginMetricsSamplePercent`).
@@ -178,6 +185,8 @@ impl Scheduler {
             out_of_tree,
             priority_classes: PriorityClasses::default(),
             request_gates: Default::default(),
+            nominate_for_expectation: crate::core::features::gate(NOMINATED_NODE_NAME_FOR_EXPECTATION)
+                .is_some_and(crate::core::features::Gate::default),
             pending: HashMap::new(),
             next_start_node_index: 0,
             percentage_of_nodes_to_score: settings.percentage_of_nodes_to_score,
@@ -211,6 +220,13 @@ impl Scheduler {
     /// Whether an empty activeQ pops the head of backoffQ (feature gate `SchedulerPopFromBackoffQ`).
     pub fn set_pop_from_backoff(&mut self, on: bool) {
         self.queue.set_pop_from_backoff(on);
+    }
+
+    /// Feature gate `NominatedNodeNameForExpectation` (on by default, as in v1.35): whether the
+    /// binding cycle records where the pod is going in `.status.nominatedNodeName` before it waits
+    /// at Permit or runs PreBind.
+    pub fn set_nominated_node_name_for_expectation(&mut self, on: bool) {
+        self.nominate_for_expectation = on;
     }
 
     /// The feature gates that change how pods' requests are counted

@@ -25,9 +25,21 @@ pub(super) fn harness(names: &[&str]) -> Harness {
     for n in names {
         yaml.push_str(&format!("- schedulerName: {n}\n"));
     }
-    let cfg = config::load_str(&yaml, "test").expect("config").config;
-    let ctx = crate::core::framework::plugins::PluginContext::default();
-    let profiles: Vec<Framework> = cfg.profiles.iter().map(|p| Framework::new(p, &ctx).expect("profile")).collect();
+    harness_from(&yaml, &crate::core::framework::plugins::PluginContext::default())
+}
+
+/// A scheduler with one `edgesched` profile, `profile_extra` (YAML under the profile, e.g. its
+/// `plugins:`), and the out-of-tree plugins of `registry`.
+pub(super) fn harness_with(registry: crate::core::framework::registry::Registry, profile_extra: &str) -> Harness {
+    let yaml = format!(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: edgesched\n{profile_extra}"
+    );
+    harness_from(&yaml, &crate::core::framework::plugins::PluginContext { registry, features: Default::default() })
+}
+
+fn harness_from(yaml: &str, ctx: &crate::core::framework::plugins::PluginContext) -> Harness {
+    let cfg = config::load_str(yaml, "test").expect("config").config;
+    let profiles: Vec<Framework> = cfg.profiles.iter().map(|p| Framework::new(p, ctx).expect("profile")).collect();
     let settings = Settings {
         percentage_of_nodes_to_score: 100,
         pod_initial_backoff: Duration::from_secs(1),

@@ -274,3 +274,17 @@ fn pods_without_claims_leave_no_dra_trace() {
     assert!(b.pre_bind.is_empty());
     assert_eq!(h.s.cache().dra().num_in_flight(), 0);
 }
+
+#[test]
+fn a_pod_with_claims_is_nominated_before_its_binding_cycle() {
+    // dynamicresources.go PreBindPreFlight (v1.35): PreBind has work whenever the pod has
+    // claims, so NominatedNodeNameForExpectation records the node first.
+    let mut h = dra_harness(&["n1"], 1, &[claim("a")]);
+    h.feed(Change::Added(with_claim(pod("a", "1"), "a").pod));
+    h.cycles();
+    assert_eq!(h.effects(), vec![r#"status default/a: nominatedNodeName="n1""#, "bind default/a -> n1"]);
+    // Without claims, PreBind has nothing to do: bound without the write.
+    h.feed(Change::Added(pod("plain", "100m").pod));
+    h.cycles();
+    assert_eq!(h.effects(), vec!["bind default/plain -> n1"]);
+}

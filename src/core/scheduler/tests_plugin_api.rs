@@ -3,15 +3,13 @@
 //! deciding which events move a rejected pod, PreEnqueue waiting for other pending pods, and
 //! the binding-cycle plugins handed to the binder with the bind request.
 
-use super::tests::{harness, node, pod, Harness};
+use super::tests::{harness, harness_with, node, pod, Harness};
 use super::*;
 use crate::core::cache::{Cache, NodeInfo};
-use crate::core::config;
-use crate::core::framework::plugins::PluginContext;
 use crate::core::framework::registry::{Factory, Registry};
 use crate::core::framework::waiting::WaitingHandle;
 use crate::core::framework::{
-    ClusterEvent, EventMask, EventObject, Framework, PermitOutcome, Plugin, PluginState, Points, QueueingHint, Rejection,
+    ClusterEvent, EventMask, EventObject, PermitOutcome, Plugin, PluginState, Points, QueueingHint, Rejection,
 };
 use crate::core::model::PodInfo;
 use crate::core::queue::{Location, QueuedPod};
@@ -198,23 +196,7 @@ fn custom(plugins: &str, log: &Arc<Mutex<Vec<String>>>) -> Harness {
     add("TeamOfTwo", Arc::new(|_| Ok(Arc::new(TeamOfTwo) as Arc<dyn Plugin>)));
     add("OwnBinder", Arc::new(|_| Ok(Arc::new(OwnBinder) as Arc<dyn Plugin>)));
     add("NeedsTicket", Arc::new(|_| Ok(Arc::new(NeedsTicket) as Arc<dyn Plugin>)));
-    let yaml = format!(
-        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: edgesched\n  plugins:\n{plugins}"
-    );
-    let cfg = config::load_str(&yaml, "test").expect("config").config;
-    let ctx = PluginContext { registry, features: Default::default() };
-    let fw = Framework::new(&cfg.profiles[0], &ctx).expect("profile");
-    // The default harness, with this profile in place of the default one.
-    let mut h = harness(&[]);
-    let settings = Settings {
-        percentage_of_nodes_to_score: 100,
-        pod_initial_backoff: Duration::from_secs(1),
-        pod_max_backoff: Duration::from_secs(10),
-        ..Default::default()
-    };
-    h.s = Scheduler::new(vec![fw], &settings, crate::core::metrics::Metrics::new(), crate::core::rng::Rng::seeded(7), h.now);
-    h.s.watch_kinds(&[crate::core::watched::KindId::Node, crate::core::watched::KindId::Pod]);
-    h
+    harness_with(registry, &format!("  plugins:\n{plugins}"))
 }
 
 fn binds(h: &mut Harness) -> Vec<String> {

@@ -403,6 +403,9 @@ impl Simulation {
                     if let Some(p) = self.sched.pending_pod(&b.pod.key) {
                         let mut p = p.clone();
                         p.spec.node_name = b.node.to_string();
+                        // v1.35's API server clears the nominated node on binding
+                        // (ClearingNominatedNodeNameAfterBinding, on by default there).
+                        p.status.nominated_node_name.clear();
                         self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(Box::new(p))), now);
                     }
                     self.sched.handle(Input::BindDone(BindOutcome::new(b.pod.key.clone(), b.node, Ok(()))), now);

@@ -21,10 +21,11 @@ use crate::core::framework::{instrument, Code};
 use crate::core::framework::{ApiFailure, ApiHandle, BindStatus, PreBindAction};
 use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Batch, Metrics};
-use crate::core::scheduler::{BindFailure, BindOutcome, BindRequest, Input, StatusPatch};
+use crate::core::scheduler::{BindFailure, BindOutcome, BindRequest, Input, PatchOrigin, StatusPatch};
 use crate::core::texts::framework as texts;
 use crate::core::timefmt;
 use crate::shell::daemon::permissions::{plain, Denials};
+use crate::shell::daemon::status_writes::PendingStatusWrites;
 use crate::shell::daemon::worker_pool::{Pool, PoolSize};
 use crate::shell::kube::api_error::ApiError;
 use crate::shell::kube::client::{Client, PatchType, Verb};
@@ -50,6 +51,8 @@ pub struct Workers {
     pool: Pool<Job>,
     /// Plain binds ([`is_plain`]), pipelined by a few threads.
     binds: Pool<Job>,
+    /// Status writes in flight, which a binding of the same pod waits for.
+    status_writes: Arc<PendingStatusWrites>,
 }
 
 impl Workers {
@@ -60,6 +63,11 @@ impl Workers {
 
     /// Queue several jobs at once (one lock per pool, one wake-up per idle worker needed).
     pub fn submit_all(&self, jobs: Vec<Job>) {
+        for job in &jobs {
+            if let Job::PatchStatus(p) = job {
+                self.status_writes.begin(format!("{}/{}", p.namespace, p.name));
+            }
+        }
         let (plain, others): (Vec<Job>, Vec<Job>) =
             jobs.into_iter().partition(|job| matches!(job, Job::Bind(req) if is_plain(req)));
         if !others.is_empty() {
@@ -141,6 +149,9 @@ pub struct WorkerContext {
     pub stop: Arc<AtomicBool>,
     /// The extenders' HTTP clients, for pods an extender binds.
     pub extenders: Option<Arc<dyn crate::core::extender::ExtenderTransport>>,
+    /// Status writes in flight ([`Workers::submit_all`] counts them): a binding waits for its
+    /// pod's.
+    pub status_writes: Arc<PendingStatusWrites>,
 }
 
 /// Start the API workers: one thread at first, more while jobs wait (up to `max`), idle ones
@@ -162,8 +173,9 @@ pub fn spawn_workers(max: usize, ctx: WorkerContext) -> std::io::Result<Workers>
         });
         run_plain_binds(&bind_ctx, reqs.collect(), &depth);
     })?;
+    let status_writes = ctx.status_writes.clone();
     let pool = Pool::new("api-worker", size, 256 * 1024, move |job| run_job(&ctx, job))?;
-    Ok(Workers { pool, binds })
+    Ok(Workers { pool, binds, status_writes })
 }
 
 /// Threads that send plain binds, each on its own pipelined connection: a burst queues behind
@@ -192,10 +204,20 @@ fn run_job(ctx: &WorkerContext, job: Job) {
     match job {
         Job::Bind(req) => ctx.done.push(run_bind(ctx, req)),
         Job::PatchStatus(p) => {
+            let pod = format!("{}/{}", p.namespace, p.name);
             let result = patch_status(&ctx.client, &p, ctx.clock.wall());
-            ctx.denials.outcome(|| plain("patch", "", "pods/status"), &format!("{}/{}", p.namespace, p.name), &result);
+            ctx.status_writes.end(&pod);
+            ctx.denials.outcome(|| plain("patch", "", "pods/status"), &pod, &result);
             if let Err(e) = result {
-                Line::new("Error updating pod").s("pod", format!("{}/{}", p.namespace, p.name)).s("err", e).warning();
+                match p.origin {
+                    PatchOrigin::Scheduling => Line::new("Error updating pod").s("pod", &pod).s("err", e).warning(),
+                    // schedule_one.go bindingCycle: logged, and the binding goes on.
+                    PatchOrigin::BindingCycle => Line::new("Failed to update the nominated node name in the binding cycle")
+                        .s("err", e)
+                        .o("pod", &pod)
+                        .s("nominatedNodeName", p.nominated_node_name.as_deref().unwrap_or_default())
+                        .error(),
+                }
             }
         }
         Job::Evict(ev) => {
@@ -488,6 +510,8 @@ fn run_pre_bind(ctx: &WorkerContext, req: &BindRequest) -> (Result<(), BindFailu
         for step in &plan.pre_bind {
             match step {
                 PreBindStep::InTree(plugin) => in_tree_pre_bind(ctx, req, plugin, &mut written)?,
+                // RunPreBindPlugins: a plugin whose PreBindPreFlight skipped does not run.
+                PreBindStep::Plugin(p) if req.pre_bind_skipped.contains(&p.name()) => {}
                 PreBindStep::Plugin(p) => p
                     .pre_bind(&api, &req.pod, &req.node)
                     .map_err(|e| BindFailure::Other(texts::prebind_plugin_error(p.name(), &e)))?,
@@ -499,6 +523,7 @@ fn run_pre_bind(ctx: &WorkerContext, req: &BindRequest) -> (Result<(), BindFailu
 }
 
 fn run_bind(ctx: &WorkerContext, req: BindRequest) -> BindOutcome {
+    ctx.status_writes.wait_for(&req.pod.key, &ctx.stop);
     // The binding cycle runs on its own goroutine upstream (scheduler_goroutines{operation="binding"}).
     ctx.metrics.inc(m::GOROUTINES, &["binding"], 1.0);
     // Three clock reads: the end of PreBind is the start of Bind.
@@ -605,6 +630,9 @@ fn run_plain_binds(ctx: &WorkerContext, reqs: Vec<BindRequest>, depth: &AtomicUs
         }
         adapt_depth(depth, ctx.clock.now().saturating_duration_since(start));
         return;
+    }
+    for req in &reqs {
+        ctx.status_writes.wait_for(&req.pod.key, &ctx.stop);
     }
     ctx.metrics.inc(m::GOROUTINES, &["binding"], reqs.len() as f64);
     let mut items = Vec::with_capacity(reqs.len());
@@ -772,6 +800,7 @@ mod tests {
                 last_transition_time: None,
             }),
             nominated_node_name: Some("n1".into()),
+            origin: crate::core::scheduler::PatchOrigin::Scheduling,
         };
         let wall = timefmt::parse_system_time("2025-09-11T20:50:21Z").expect("time");
         assert_eq!(

@@ -10,4 +10,5 @@ pub mod informers;
 pub mod leader_election;
 pub mod permissions;
 pub mod run;
+pub mod status_writes;
 pub mod worker_pool;

@@ -18,7 +18,7 @@ use crate::core::lease::{Elector, Timing};
 use crate::core::logging::Line;
 use crate::core::metrics::{names as m, Metrics};
 use crate::core::rng::Rng;
-use crate::core::scheduler::{Attempt, Effect, Input, Scheduler, Settings};
+use crate::core::scheduler::{Attempt, Effect, Input, Scheduler, Settings, NOMINATED_NODE_NAME_FOR_EXPECTATION};
 use crate::core::watched::{kinds_read_by, KindId, WatchedKind};
 use crate::shell::daemon::api_workers::{self, BindResults, Job, WorkerContext};
 use crate::shell::daemon::event_recorder;
@@ -499,6 +499,7 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
             clock: Arc::new(SystemClock),
             stop: stop.clone(),
             extenders,
+            status_writes: Default::default(),
         },
     )
     .map_err(|source| RunError::Thread { name: "API worker", source })?;
@@ -577,6 +578,7 @@ fn build_scheduler(
         sched.set_max_in_unschedulable(d);
     }
     sched.set_pop_from_backoff(s.feature_gates.enabled("SchedulerPopFromBackoffQ"));
+    sched.set_nominated_node_name_for_expectation(s.feature_gates.enabled(NOMINATED_NODE_NAME_FOR_EXPECTATION));
     sched.set_request_gates(crate::core::model::RequestGates::from_features(&s.feature_gates));
     Ok(sched)
 }

@@ -1,7 +1,7 @@
 //! `POST pods/{name}/binding`, the scheduler's one write that matters: the checks and messages
 //! of `BindingREST.Create` / `setPodNodeAndMetadata` in `pkg/registry/core/pod/storage/
 //! storage.go` (UID precondition, being deleted, already assigned), and on success `nodeName`
-//! plus a `PodScheduled=True` condition.
+//! plus a `PodScheduled=True` condition, with `status.nominatedNodeName` cleared.
 
 use super::resources::{self, RESOURCES};
 use super::status::{self, ApiError};
@@ -35,6 +35,11 @@ pub fn bind(store: &mut Store, ns: &str, name: &str, binding: &Value, transition
     }
     let mut next = pod;
     next["spec"]["nodeName"] = json!(node);
+    // ClearingNominatedNodeNameAfterBinding (beta, on in v1.35's kube-apiserver; KEP-5278): the
+    // binding clears `status.nominatedNodeName` (an empty string is omitted on the wire).
+    if let Some(status) = next["status"].as_object_mut() {
+        status.remove("nominatedNodeName");
+    }
     if let Some(annotations) = binding["metadata"]["annotations"].as_object() {
         if !next["metadata"]["annotations"].is_object() {
             next["metadata"]["annotations"] = json!({});

@@ -12,6 +12,7 @@
 mod filter;
 pub(super) mod filter_walk;
 mod post_filter;
+mod pre_flight;
 mod reserve;
 mod score;
 

@@ -15,7 +15,7 @@ use crate::core::cache::storage::{label_selector_matches, volume_claim, ClaimInf
 use crate::core::cache::{Cache, NodeInfo};
 use crate::core::config::VolumeBindingArgs;
 use crate::core::framework::{
-    state_as, EventMask, Plugin, PluginState, Points, PreBindAction, PreFilterOutcome, PreScoreOutcome, Rejection,
+    state_as, EventMask, Plugin, PluginState, Points, PreBindAction, PreFilterOutcome, PreFlight, PreScoreOutcome, Rejection,
 };
 use crate::core::model::{Labels, PodInfo};
 use std::borrow::Cow;
@@ -400,6 +400,16 @@ impl Plugin for VolumeBinding {
         }
         let plan = find_pod_volumes(cache.storage(), &claims, node)?;
         Ok(self.actions_for(&plan, node.name()))
+    }
+
+    /// `PreBindPreFlight` (volume_binding.go, v1.35): Skip when Reserve found every claim bound
+    /// (`allBound`, here: no write planned), work otherwise.
+    fn pre_bind_pre_flight(&self, _cache: &Cache, _pod: &PodInfo, _node: &str, planned: &[PreBindAction]) -> PreFlight {
+        if planned.iter().any(|a| a.plugin() == self.name()) {
+            PreFlight::Work
+        } else {
+            PreFlight::Skip
+        }
     }
 }
 

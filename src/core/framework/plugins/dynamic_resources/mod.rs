@@ -42,7 +42,7 @@ use crate::core::dra::cel::{CelFeatures, SelectorCache};
 use crate::core::features::FeatureGates;
 use crate::core::framework::{
     ApiWrite, ClusterEvent, Diagnosis, EventMask, FilterRunner, Plugin, PluginState, Points, PostFilterResult, PreBindAction,
-    PreFilterOutcome, PreScoreOutcome, QueueingHint, Rejection, Ticker,
+    PreFilterOutcome, PreFlight, PreScoreOutcome, QueueingHint, Rejection, Ticker,
 };
 use crate::core::model::PodInfo;
 use crate::core::texts::dra_allocator::unsupported_features;
@@ -224,5 +224,15 @@ impl Plugin for DynamicResources {
 
     fn unreserve_writes(&self, cache: &Cache, pod: &PodInfo, _node: &str) -> Vec<ApiWrite> {
         reserve::unreserve_writes(cache, pod)
+    }
+
+    /// `PreBindPreFlight` (dynamicresources.go, v1.35): work whenever the pod has claims
+    /// (`state.claims` not empty), even when they are allocated and reserved for it already.
+    fn pre_bind_pre_flight(&self, _cache: &Cache, pod: &PodInfo, _node: &str, _planned: &[PreBindAction]) -> PreFlight {
+        if pod.has_resource_claims() {
+            PreFlight::Work
+        } else {
+            PreFlight::Skip
+        }
     }
 }
