@@ -449,23 +449,12 @@ fn capacity_counts_copies_per_node_and_says_what_stops_the_next() {
 fn simulate_gives_each_device_once() {
     // One GPU node and two pods with claims: the first gets the device (its claim written as
     // PreBind writes it), the second finds none left, as kube-scheduler v1.35 would say.
+    // The node, class and slice of ONE_GPU_NODE (its claim template is not used here).
     let cluster = temp_file(
         "gpus.yaml",
-        r#"kind: Node
-metadata: {name: gpu-1, labels: {kubernetes.io/hostname: gpu-1}}
-status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
----
-kind: DeviceClass
-apiVersion: resource.k8s.io/v1
-metadata: {name: gpu.example.com}
-spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
----
-kind: ResourceSlice
-apiVersion: resource.k8s.io/v1
-metadata: {name: gpu-1-gpu}
-spec: {driver: gpu.example.com, nodeName: gpu-1, pool: {name: gpu-1, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}
----
-kind: ResourceClaim
+        &format!(
+            "{ONE_GPU_NODE}---\n{}",
+            r#"kind: ResourceClaim
 apiVersion: resource.k8s.io/v1
 metadata: {name: a, namespace: d, uid: uid-a, resourceVersion: "1"}
 spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}}]}}
@@ -482,7 +471,8 @@ spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: 
 kind: Pod
 metadata: {name: second, namespace: d, uid: uid-second, creationTimestamp: "2026-01-01T00:00:01Z"}
 spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: b}]}
-"#,
+"#
+        ),
     );
     let o = edgesched(&["simulate", "--cluster", cluster.to_str().expect("path"), "--output=placements", "--seed=1"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -202,24 +202,15 @@ fn current_figures(r: &Value) -> String {
 
     let fp_run = conditions(r, "footprint");
     let mib = |kib: f64| format!("{:.1} MiB", kib / 1024.0);
-    if let Some(c) = footprint_case(r, "small") {
+    for (case, size, budget_mib) in [("small", "100 nodes / 3,000 pods", 8.0), ("large", "5,000 nodes / 150,000 pods", 100.0)] {
+        let Some(c) = footprint_case(r, case) else { continue };
         let rss = num(c, "rss_kib").unwrap_or(f64::MAX);
         let _ = writeln!(
             out,
-            "| RSS ≤ 8 MiB at 100 nodes / 3,000 pods | {} (peak {}) | {fp_run} | {} |",
+            "| RSS ≤ {budget_mib} MiB at {size} | {} (peak {}) | {fp_run} | {} |",
             mib(rss),
             mib(num(c, "peak_rss_kib").unwrap_or(0.0)),
-            verdict(rss <= 8.0 * 1024.0)
-        );
-    }
-    if let Some(c) = footprint_case(r, "large") {
-        let rss = num(c, "rss_kib").unwrap_or(f64::MAX);
-        let _ = writeln!(
-            out,
-            "| RSS ≤ 100 MiB at 5,000 nodes / 150,000 pods | {} (peak {}) | {fp_run} | {} |",
-            mib(rss),
-            mib(num(c, "peak_rss_kib").unwrap_or(0.0)),
-            verdict(rss <= 100.0 * 1024.0)
+            verdict(rss <= budget_mib * 1024.0)
         );
     }
     if let Some(c) = footprint_case(r, "ready") {
