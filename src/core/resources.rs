@@ -64,42 +64,33 @@ impl Resources {
         self.scalars.binary_search_by(|(k, _)| k.cmp(&name)).is_ok()
     }
 
-    /// Add `other` to `self` (saturating).
-    pub fn add(&mut self, other: &Resources) {
-        self.milli_cpu = self.milli_cpu.saturating_add(other.milli_cpu);
-        self.memory = self.memory.saturating_add(other.memory);
-        self.ephemeral_storage = self.ephemeral_storage.saturating_add(other.ephemeral_storage);
-        self.allowed_pod_number = self.allowed_pod_number.saturating_add(other.allowed_pod_number);
+    /// Combine every amount of `other` into `self` with `f` (a scalar `self` lacks counts as 0).
+    fn combine(&mut self, other: &Resources, f: impl Fn(i64, i64) -> i64) {
+        self.milli_cpu = f(self.milli_cpu, other.milli_cpu);
+        self.memory = f(self.memory, other.memory);
+        self.ephemeral_storage = f(self.ephemeral_storage, other.ephemeral_storage);
+        self.allowed_pod_number = f(self.allowed_pod_number, other.allowed_pod_number);
         for (n, v) in &other.scalars {
             let s = self.scalar_mut(*n);
-            *s = s.saturating_add(*v);
+            *s = f(*s, *v);
         }
+    }
+
+    /// Add `other` to `self` (saturating).
+    pub fn add(&mut self, other: &Resources) {
+        self.combine(other, i64::saturating_add);
     }
 
     /// Subtract `other` from `self`; scalars that reach zero are removed so that a node's totals
     /// after add+remove equal a fresh recomputation exactly.
     pub fn sub(&mut self, other: &Resources) {
-        self.milli_cpu = self.milli_cpu.saturating_sub(other.milli_cpu);
-        self.memory = self.memory.saturating_sub(other.memory);
-        self.ephemeral_storage = self.ephemeral_storage.saturating_sub(other.ephemeral_storage);
-        self.allowed_pod_number = self.allowed_pod_number.saturating_sub(other.allowed_pod_number);
-        for (n, v) in &other.scalars {
-            let s = self.scalar_mut(*n);
-            *s = s.saturating_sub(*v);
-        }
+        self.combine(other, i64::saturating_sub);
         self.scalars.retain(|(_, v)| *v != 0);
     }
 
     /// Per-resource maximum, for the init-container rule.
     pub fn max_with(&mut self, other: &Resources) {
-        self.milli_cpu = self.milli_cpu.max(other.milli_cpu);
-        self.memory = self.memory.max(other.memory);
-        self.ephemeral_storage = self.ephemeral_storage.max(other.ephemeral_storage);
-        self.allowed_pod_number = self.allowed_pod_number.max(other.allowed_pod_number);
-        for (n, v) in &other.scalars {
-            let s = self.scalar_mut(*n);
-            *s = (*s).max(*v);
-        }
+        self.combine(other, i64::max);
     }
 
     /// True when every amount is zero.
