@@ -178,12 +178,22 @@ fn a_group_that_lost_pods_is_refused_at_pre_filter() {
     server.create(NODES, node("n2").cpu("2").build());
     // The pods' PodScheduled condition carries the latest reason; their FailedScheduling events
     // may not (a later failure of the same pod is a series of its first event, whose note stays).
-    // Each sibling pending when the group was denied fails fast once ("failed recently") and may
-    // wait for the next event after that; one of them meets the sibling check.
+    // Each sibling pending when the group was denied fails fast once ("failed recently") and then
+    // waits for the next event. Which pods were pending at the denial depends on the order of the
+    // attempts: when both remaining pods have failed fast, neither meets the sibling check until
+    // another event comes, so the test gives one (a third node: the group still cannot reach
+    // minMember with two pods).
+    let mut nudged = false;
     wait_until(T, "the others refused for lack of siblings", || {
-        unscheduled_messages(&server, &["short-0", "short-1"])
-            .iter()
-            .any(|n| n.contains("cannot find enough sibling pods, current pods number: 2, minMember of group: 3"))
+        let messages = unscheduled_messages(&server, &["short-0", "short-1"]);
+        if messages.iter().any(|n| n.contains("cannot find enough sibling pods, current pods number: 2, minMember of group: 3")) {
+            return true;
+        }
+        if !nudged && messages.iter().all(|n| n.contains("failed recently")) {
+            server.create(NODES, node("n3").cpu("2").build());
+            nudged = true;
+        }
+        false
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", es.logs()));
     assert_eq!(bound_in(&server, "short", 2), 0);
