@@ -110,6 +110,18 @@ pub struct PostFilterResult {
     pub writes: Vec<ApiWrite>,
 }
 
+impl PostFilterResult {
+    /// The nominating info of a cycle that failed after the pod had fit somewhere, or because no
+    /// node exists at all: the pod's nomination is cleared (upstream `clearNominatedNode`,
+    /// schedule_one.go v1.35: `NominatingInfo{NominatingMode: ModeOverride, NominatedNodeName: ""}`,
+    /// returned for ErrNoNodesAvailable, Reserve and Permit rejections and scheduling errors, and
+    /// passed by `handleBindingCycleError`). The status patch clears the field only when the pod
+    /// entered the cycle with one, as `updatePod` compares against that pod.
+    pub fn clear_nominated_node() -> PostFilterResult {
+        PostFilterResult { nominated_node: Some("".into()), ..PostFilterResult::default() }
+    }
+}
+
 /// What PostFilter plugins need from the framework to simulate evictions: the cycle's PreFilter
 /// state (cloneable per candidate node), the pod add/remove extensions, and the filters.
 pub trait FilterRunner {

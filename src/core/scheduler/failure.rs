@@ -9,8 +9,16 @@ use crate::core::events;
 use crate::core::queue::{QueuedPod, Requeue};
 use std::time::Instant;
 
+/// The nomination a failure after the pod fit somewhere leaves (upstream `clearNominatedNode`,
+/// schedule_one.go v1.35): none. Written only when the pod entered its cycle with one, because
+/// `updatePod` compares with that pod (see [`Scheduler::fail`]).
+pub(super) const CLEAR_NOMINATED_NODE: Option<String> = Some(String::new());
+
 impl Scheduler {
-    /// handleSchedulingFailure: event, PodScheduled=False condition (only if it changed), requeue.
+    /// handleSchedulingFailure: event, PodScheduled=False condition (only if it changed), requeue,
+    /// and the nominating info applied: `Some(node)` patches `.status.nominatedNodeName` when it
+    /// differs from the pod's at the start of the cycle, and `Some("")` also drops the pod from
+    /// the in-memory nominator (`AddNominatedPod` with `ModeOverride` and no node).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fail(
         &mut self,
@@ -30,6 +38,9 @@ impl Scheduler {
             crate::core::model::ScheduledCondition { status: "False".into(), reason: reason.into(), message: message.into() };
         let condition_changed = pod.scheduled_condition.as_ref() != Some(&wanted);
         let nominated_changed = nominated.as_deref().is_some_and(|n| *n != *pod.nominated_node_name);
+        if nominated.as_deref() == Some("") {
+            self.cache.nominations_mut().clear(&pod.key);
+        }
         if condition_changed || nominated_changed {
             self.effects.push(Effect::PatchStatus(StatusPatch {
                 namespace: pod.namespace.to_string(),

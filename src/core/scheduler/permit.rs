@@ -6,6 +6,7 @@
 //! rejects it or a wait runs out (then it is forgotten on the node, other pods get the room back,
 //! and it is requeued as unschedulable by that plugin).
 
+use super::failure::CLEAR_NOMINATED_NODE;
 use super::state::{Deferred, Scheduler};
 use super::Effect;
 use crate::core::framework::status::fit_error_message;
@@ -26,8 +27,8 @@ impl Scheduler {
     /// Hold a pod that passed the cycle until its waiting plugins allow it.
     pub(super) fn hold(&mut self, d: Deferred, waits: &[(&'static str, std::time::Duration)], now: Instant) {
         let key = d.bind.pod.key.clone();
-        // RunPermitPlugins (framework.go, v1.35).
-        logging::v(4, || Line::new("One or more plugins asked to wait and no plugin rejected pod").o("pod", &key));
+        // WaitOnPermit (framework.go, v1.35), as the binding cycle starts waiting.
+        logging::v(4, || Line::new("Pod waiting on permit").o("pod", &key));
         self.waiting.add(d.bind.pod.clone(), d.bind.node.clone(), waits, now);
         self.deferred.insert(key, d);
     }
@@ -87,7 +88,16 @@ impl Scheduler {
         diagnosis.add_plugin(plugin);
         diagnosis.node_to_status.insert((*d.bind.node).into(), Rejection::unschedulable(message.to_string()).with_plugin(plugin));
         let fit = fit_error_message(1, &diagnosis);
-        self.fail(d.fw_index, &d.qp, Requeue::Rejected { plugins: vec![plugin] }, REASON_UNSCHEDULABLE, &fit, None, now);
+        // handleBindingCycleError passes clearNominatedNode.
+        self.fail(
+            d.fw_index,
+            &d.qp,
+            Requeue::Rejected { plugins: vec![plugin] },
+            REASON_UNSCHEDULABLE,
+            &fit,
+            CLEAR_NOMINATED_NODE,
+            now,
+        );
         self.apply_waiting_actions(unreserved.waiting, now);
     }
 

@@ -4,6 +4,7 @@
 //! come back here too.
 
 use super::effects::{Attempt, BindRequest, Effect, Eviction, PatchOrigin, StatusPatch};
+use super::failure::CLEAR_NOMINATED_NODE;
 use super::input::{BindFailure, BindOutcome};
 use super::state::{Deferred, Scheduler, GAUGE_PERIOD, PLUGIN_SAMPLE_EVERY, POD_SPEC};
 use crate::core::events;
@@ -152,6 +153,10 @@ impl Scheduler {
                     binding: fw.binding_plugins(),
                     pre_bind_skipped,
                 };
+                if !permit_wait.is_empty() {
+                    // RunPermitPlugins (framework.go, v1.35), the scheduling cycle's last line.
+                    logging::v(4, || Line::new("One or more plugins asked to wait and no plugin rejected pod").o("pod", &key));
+                }
                 // Upstream writes it only when WaitOnPermit or PreBind will work: otherwise the
                 // pod is bound at once anyway.
                 if self.nominate_for_expectation && (pre_bind_work || !permit_wait.is_empty()) {
@@ -183,7 +188,8 @@ impl Scheduler {
                 let message = message.clone();
                 self.fail(fw_index, &qp, Requeue::Rejected { plugins }, REASON_UNSCHEDULABLE, &message, nominated.clone(), now);
                 match nominated.as_deref() {
-                    Some("") => self.cache.nominations_mut().clear(&key),
+                    // `fail` dropped the pod from the nominator.
+                    Some("") => {}
                     Some(node) => {
                         logging::v(3, || {
                             Line::new("Preempting to make room for pod")
@@ -231,7 +237,7 @@ impl Scheduler {
             }
             ScheduleOutcome::Error { message, .. } => {
                 Line::new("Error scheduling pod; retrying").s("err", message).o("pod", &key).error();
-                self.fail(fw_index, &qp, Requeue::Error, REASON_SCHEDULER_ERROR, message, None, now);
+                self.fail(fw_index, &qp, Requeue::Error, REASON_SCHEDULER_ERROR, message, CLEAR_NOMINATED_NODE, now);
                 Attempt::Error { pod: key, message: message.clone() }
             }
         };
@@ -276,7 +282,8 @@ impl Scheduler {
                 if let Some(qp) = self.queue.get(&o.key).cloned() {
                     if self.queue.location(&o.key) == Some(Location::InFlight) {
                         if let Some(i) = self.profiles.iter().position(|p| *p.scheduler_name == *qp.pod.scheduler_name) {
-                            self.fail(i, &qp, Requeue::Error, REASON_SCHEDULER_ERROR, &msg, None, now);
+                            // handleBindingCycleError passes clearNominatedNode.
+                            self.fail(i, &qp, Requeue::Error, REASON_SCHEDULER_ERROR, &msg, CLEAR_NOMINATED_NODE, now);
                             return;
                         }
                     }

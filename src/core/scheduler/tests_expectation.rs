@@ -47,27 +47,30 @@ impl Plugin for IdlePreBind {
     }
 }
 
-/// `FakePermitPlugin`: Wait for 10 minutes, or Success.
-struct FakePermit {
-    wait: bool,
+/// `FakePermitPlugin`: Wait for 10 minutes, or Success; or (not upstream's) a rejection.
+#[derive(Clone, Copy)]
+enum FakePermit {
+    Wait,
+    Allow,
+    Deny,
 }
 
 impl Plugin for FakePermit {
     fn name(&self) -> &'static str {
-        if self.wait {
-            "PermitWait"
-        } else {
-            "PermitAllow"
+        match self {
+            FakePermit::Wait => "PermitWait",
+            FakePermit::Allow => "PermitAllow",
+            FakePermit::Deny => "PermitDeny",
         }
     }
     fn points(&self) -> Points {
         Points { permit: true, ..Default::default() }
     }
     fn permit(&self, _: &Cache, _: &PodInfo, _: &NodeInfo, _: &PluginState, _: &mut WaitingHandle<'_>) -> PermitOutcome {
-        if self.wait {
-            PermitOutcome::Wait(Duration::from_secs(600))
-        } else {
-            PermitOutcome::Allow
+        match self {
+            FakePermit::Wait => PermitOutcome::Wait(Duration::from_secs(600)),
+            FakePermit::Allow => PermitOutcome::Allow,
+            FakePermit::Deny => PermitOutcome::Reject(crate::core::framework::Rejection::unschedulable("denied")),
         }
     }
 }
@@ -79,8 +82,9 @@ fn with_plugin(plugin: Option<&str>, gate: bool) -> Harness {
     let mut add = |name: &str, f: Factory| registry.register(name, f).expect("register");
     add("LongPreBind", Arc::new(|_| Ok(Arc::new(LongPreBind) as Arc<dyn Plugin>)));
     add("IdlePreBind", Arc::new(|_| Ok(Arc::new(IdlePreBind) as Arc<dyn Plugin>)));
-    add("PermitWait", Arc::new(|_| Ok(Arc::new(FakePermit { wait: true }) as Arc<dyn Plugin>)));
-    add("PermitAllow", Arc::new(|_| Ok(Arc::new(FakePermit { wait: false }) as Arc<dyn Plugin>)));
+    for permit in [FakePermit::Wait, FakePermit::Allow, FakePermit::Deny] {
+        add(permit.name(), Arc::new(move |_| Ok(Arc::new(permit) as Arc<dyn Plugin>)));
+    }
     let plugins = match plugin {
         Some(name) => format!("  plugins:\n    multiPoint:\n      enabled:\n      - name: {name}\n"),
         None => String::new(),
@@ -217,4 +221,78 @@ fn a_pod_nominated_before_a_restart_gets_its_node_back() {
     let binds: Vec<String> = h.effects().into_iter().filter(|e| e.starts_with("bind")).collect();
     // pod2 first: n1, which it prefers, is held for pod1 (equal priority, nominated there).
     assert_eq!(binds, vec!["bind default/test-pod2 -> n2", "bind default/test-pod1 -> n1"]);
+}
+
+/// A pod that comes with a nomination to `n2`, where it does not fit, so that it goes to `n1`.
+fn nominated_elsewhere(h: &mut Harness) {
+    let mut p = pod("p", "1");
+    p.pod.status.nominated_node_name = "n2".into();
+    h.start(&[node("n1", "4"), node("n2", "500m")], &[p]);
+}
+
+#[test]
+fn a_failed_binding_cycle_clears_the_nomination_the_pod_came_with() {
+    // handleBindingCycleError passes clearNominatedNode; updatePod compares with the pod as it
+    // entered the cycle (nominated to n2), so the failure writes "".
+    let mut h = with_plugin(Some("PermitWait"), true);
+    nominated_elsewhere(&mut h);
+    h.cycles();
+    assert_eq!(nominations(&h.effects()), vec![r#"status default/p: nominatedNodeName="n1""#]);
+    h.advance(Duration::from_secs(601));
+    assert_eq!(
+        nominations(&h.effects()),
+        vec![r#"status default/p: PodScheduled=False Unschedulable, nominatedNodeName="""#],
+        "the wait ran out"
+    );
+    assert_eq!(h.s.cache.nominations().node_of("default/p"), None);
+}
+
+#[test]
+fn a_failed_binding_cycle_leaves_the_nomination_it_wrote_itself() {
+    // The pod entered the cycle without a nomination: clearNominatedNode is no change for
+    // updatePod, and the field keeps the node the binding cycle wrote (as upstream).
+    let mut h = with_plugin(Some("PermitWait"), true);
+    h.start(&[node("n1", "4")], &[pod("p", "1")]);
+    h.cycles();
+    assert_eq!(nominations(&h.effects()).len(), 1);
+    h.advance(Duration::from_secs(601));
+    let effects = h.effects();
+    assert!(effects.iter().any(|e| e == "status default/p: PodScheduled=False Unschedulable"), "{effects:#?}");
+    assert!(nominations(&effects).is_empty(), "{effects:#?}");
+}
+
+#[test]
+fn a_failed_binding_clears_the_nomination_the_pod_came_with() {
+    let mut h = with_plugin(Some("LongPreBind"), true);
+    nominated_elsewhere(&mut h);
+    h.cycles();
+    assert_eq!(nominations(&h.effects()), vec![r#"status default/p: nominatedNodeName="n1""#]);
+    let failure = super::input::BindFailure::Other("boom".into());
+    h.s.handle(Input::BindDone(super::input::BindOutcome::new("default/p".into(), "n1".into(), Err(failure))), h.now);
+    assert_eq!(nominations(&h.effects()), vec![r#"status default/p: PodScheduled=False SchedulerError, nominatedNodeName="""#]);
+}
+
+#[test]
+fn a_permit_rejection_clears_the_nomination_the_pod_came_with() {
+    // schedulingCycle returns clearNominatedNode for a Permit (or Reserve) rejection; the pod
+    // also leaves the in-memory nominator.
+    let mut h = with_plugin(Some("PermitDeny"), true);
+    nominated_elsewhere(&mut h);
+    assert_eq!(h.s.cache.nominations().node_of("default/p"), Some("n2"));
+    h.cycles();
+    assert_eq!(nominations(&h.effects()), vec![r#"status default/p: PodScheduled=False Unschedulable, nominatedNodeName="""#]);
+    assert_eq!(h.s.cache.nominations().node_of("default/p"), None);
+}
+
+#[test]
+fn waiting_on_permit_is_logged_after_the_nomination() {
+    let mut h = with_plugin(Some("PermitWait"), true);
+    h.start(&[node("n1", "4")], &[pod("p", "1")]);
+    let lines = crate::core::logging::capture::lines(|| {
+        h.cycles();
+    });
+    let at = |text: &str| lines.iter().position(|l| l.starts_with(text)).unwrap_or_else(|| panic!("{text}: {lines:#?}"));
+    // RunPermitPlugins, then the binding cycle: updatePod's line, then WaitOnPermit's.
+    assert!(at(r#""One or more plugins asked to wait"#) < at(r#""Updating pod condition and nominated node name""#));
+    assert!(at(r#""Updating pod condition and nominated node name""#) < at(r#""Pod waiting on permit" pod="default/p""#));
 }

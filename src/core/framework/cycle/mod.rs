@@ -205,7 +205,7 @@ impl Framework {
             return ScheduleOutcome::Unschedulable {
                 num_all_nodes: 0,
                 diagnosis,
-                post_filter: PostFilterResult::default(),
+                post_filter: PostFilterResult::clear_nominated_node(),
                 message: NO_NODES_AVAILABLE.to_string(),
             };
         }

@@ -113,7 +113,7 @@ impl Framework {
                     return ScheduleOutcome::Unschedulable {
                         num_all_nodes: 1,
                         diagnosis: d,
-                        post_filter: PostFilterResult::default(),
+                        post_filter: PostFilterResult::clear_nominated_node(),
                         message,
                     };
                 }
@@ -161,7 +161,7 @@ impl Framework {
                         return ScheduleOutcome::Unschedulable {
                             num_all_nodes: 1,
                             diagnosis,
-                            post_filter: PostFilterResult::default(),
+                            post_filter: PostFilterResult::clear_nominated_node(),
                             message,
                         };
                     }
