@@ -8,7 +8,6 @@ use super::{Counts, Lookup, Policy};
 use crate::core::api::{Workload, WorkloadReference};
 use crate::core::cache::Cache;
 use crate::core::model::PodInfo;
-use std::collections::HashSet;
 
 /// The reference of a pod (`None`: the pod belongs to no group).
 pub fn reference(pod: &PodInfo) -> Option<&WorkloadReference> {
@@ -45,20 +44,25 @@ pub fn lookup(cache: &Cache, pod: &PodInfo) -> Lookup {
 /// The counts of `pod`'s group: its pods assumed or bound on nodes, and every pod of it the
 /// scheduler knows (pending ones too; a pod being bound is both, counted once).
 pub fn counts(cache: &Cache, pod: &PodInfo) -> Counts {
-    let mine = reference(pod);
-    let mut placed: HashSet<&str> = HashSet::new();
-    for node in cache.nodes() {
-        for p in node.pods.iter() {
-            if same_group(&pod.namespace, mine, &p.namespace, p.workload_ref.as_deref()) {
-                placed.insert(&p.key);
-            }
+    let placed = cache.nodes().flat_map(|n| n.pods.iter()).map(|p| (&*p.namespace, p.workload_ref.as_deref(), &*p.key, true));
+    let pending = cache.pending_pods().map(|p| (&*p.namespace, reference(p), &*p.key, false));
+    count_among(&pod.namespace, reference(pod), placed.chain(pending))
+}
+
+/// The counts of the group (`namespace`, `mine`) among `pods` — `(namespace, reference, key,
+/// placed)`, a pod listed twice (pending and placed) counted once, as placed.
+pub fn count_among<'a>(
+    namespace: &str,
+    mine: Option<&WorkloadReference>,
+    pods: impl Iterator<Item = (&'a str, Option<&'a WorkloadReference>, &'a str, bool)>,
+) -> Counts {
+    let mut seen: std::collections::HashMap<&str, bool> = std::collections::HashMap::new();
+    for (ns, r, key, placed) in pods {
+        if same_group(namespace, mine, ns, r) {
+            *seen.entry(key).or_insert(false) |= placed;
         }
     }
-    let pending = cache
-        .pending_pods()
-        .filter(|p| same_group(&pod.namespace, mine, &p.namespace, reference(p)) && !placed.contains(&*p.key))
-        .count();
-    Counts { all: placed.len() + pending, placed: placed.len() }
+    Counts { all: seen.len(), placed: seen.values().filter(|p| **p).count() }
 }
 
 /// Whether the Workload `added` is the one `pod` references (`isSchedulableAfterWorkloadAdded`:

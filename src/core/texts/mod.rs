@@ -1039,6 +1039,20 @@ pub mod dra_cel {
     }
 }
 
+/// What `explain` says about a gang pod's group (edgesched's own: kube-scheduler says only
+/// [`gang_scheduling::WAITING_FOR_MIN_COUNT`] or nothing while a gang pod waits at Permit).
+pub mod what_if_gang {
+    /// `namespace/workload/group: N of minCount M pods exist, P assumed or bound`, and whether the
+    /// explained pod would wait at Permit for the rest.
+    pub fn state(group: &str, all: usize, min_count: usize, placed: usize, waits: bool) -> String {
+        let mut s = format!("{group}: {all} of minCount {min_count} pods exist, {placed} assumed or bound");
+        if waits {
+            s += &format!("; this pod would wait at Permit for {} more", min_count.saturating_sub(placed + 1));
+        }
+        s
+    }
+}
+
 /// What the what-if commands say about devices (edgesched's own: kube-scheduler only says
 /// [`dynamic_resources::CANNOT_ALLOCATE_ALL_CLAIMS`] for a node, and `explain` and `capacity`
 /// name the request behind it).
