@@ -153,3 +153,21 @@ fn without_the_gang_rule_the_scheduler_names_it_and_schedules_every_other_pod() 
     assert_eq!(started.es.wait_bound(&server, NS, "after", T), "n1");
     assert_eq!(server.pod_node(NS, "w0"), None);
 }
+
+#[test]
+fn a_gang_created_before_its_workload_waits_for_it_then_binds() {
+    // PreEnqueue holds the pods until their Workload appears; its Add event requeues them.
+    let server = server(true);
+    server.create(NODES, node("n1").cpu("4").label("kubernetes.io/hostname", "n1").build());
+    let started = start(&server, Vec::new(), &[GATES]);
+    for p in ["w0", "w1"] {
+        server.create(PODS, gang_pod(p, "late", "workers"));
+    }
+    server.create(PODS, pod(NS, "probe").scheduler(SCHEDULER).cpu("100m").build());
+    assert_eq!(started.es.wait_bound(&server, NS, "probe", T), "n1");
+    assert_eq!(bindings(&server), 1, "the gang waits for its Workload");
+    server.create(WORKLOADS, workload("late", "workers", 2));
+    for p in ["w0", "w1"] {
+        assert_eq!(started.es.wait_bound(&server, NS, p, T), "n1");
+    }
+}

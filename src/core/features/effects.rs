@@ -180,7 +180,7 @@ pub const SCHEDULER_GATES: &[GateEffect] = &[
     row(
         "GenericWorkload",
         "`scheduler.go` Workload informer; `pod.spec.workloadRef`",
-        Implemented("with `GangScheduling` on, Workloads (`scheduling.k8s.io/v1alpha1`) are watched (an optional row of `src/core/watched.rs`) and `pod.spec.workloadRef` is read (`src/core/gang/`); on its own it changes nothing, as upstream; see [Gang scheduling](gang-scheduling.md)"),
+        Implemented("with `GangScheduling` on, Workloads (`scheduling.k8s.io/v1alpha1`) are watched (an optional row of `src/core/watched.rs`) and `pod.spec.workloadRef` is read (`src/core/gang/`); on its own, upstream starts a Workload informer that nothing reads, edgesched watches nothing; see [Gang scheduling](gang-scheduling.md)"),
         true,
     ),
     row(

@@ -883,9 +883,15 @@ pub fn enable_custom_resources() {
 /// Workload's groups are immutable, so an update moves nothing (upstream registers Add only).
 impl Keep for api::Workload {
     fn upsert(s: &mut Scheduler, w: Box<Self>, listing: bool, now: Instant) {
-        let added = s.cache.workloads.upsert((*w).clone());
+        let (ns, name) = (w.metadata.namespace.clone(), w.metadata.name.clone());
+        let added = s.cache.workloads.upsert(*w);
         if added && !listing {
-            s.move_pods_on(&ClusterEvent { mask: EventMask::WORKLOAD_ADD, old: None, new: Some(EventObject::Workload(&w)) }, now);
+            if let Some(w) = s.cache.workloads.get(&ns, &name).cloned() {
+                s.move_pods_on(
+                    &ClusterEvent { mask: EventMask::WORKLOAD_ADD, old: None, new: Some(EventObject::Workload(&w)) },
+                    now,
+                );
+            }
         }
     }
     fn remove(s: &mut Scheduler, key: &str, _listing: bool, _now: Instant) {
