@@ -76,6 +76,7 @@ fn schedule_in(fw: &Framework, cache: &Cache, pod: &PodInfo) -> ScheduleOutcome 
         extenders: None,
         waiting: None,
         clock: None,
+        now: None,
     };
     fw.schedule(cache, pod, &mut params)
 }

@@ -7,17 +7,18 @@
 //!   gang, `minCount` pods of the group exist (pending, assumed or bound). A basic group is not
 //!   held.
 //! - Permit: a gang pod waits, assumed on its node, until `minCount` pods of its group are
-//!   assumed or bound; the pod that completes the quorum allows its waiting siblings. The wait
-//!   lasts at most [`SCHEDULING_TIMEOUT`] (upstream's `DefaultSchedulingTimeoutDuration`), after
-//!   which the framework rejects the pod and its node room goes back.
+//!   assumed or bound; the pod that completes the quorum allows its waiting siblings. The group
+//!   waits at most [`SCHEDULING_TIMEOUT`] (upstream's `DefaultSchedulingTimeoutDuration`) from
+//!   when its first pod started waiting; then the framework rejects its pods and their room goes
+//!   back.
 //! - Events: a pod added (of the same group: namespace and whole reference equal) and a
 //!   Workload added (the one the pod names) requeue a pod this plugin held or rejected.
 //!
 //! Upstream's Reserve/Unreserve mark the pod assumed in the workload manager; here the cache's
-//! assumed pods are those counts (see [`crate::core::gang`]). Differences: the timeout runs per
-//! pod from when it starts waiting (upstream: one deadline per group, set by the first pod to
-//! wait), and Permit does not `Activate` the group's other unscheduled pods (they are requeued by
-//! the events above or the periodic flush).
+//! assumed pods are those counts (see [`crate::core::gang`]), and the group's deadline is read
+//! from its waiting pods (a group none of whose pods waits any more starts a new one; upstream
+//! keeps an unexpired deadline even then). Difference: Permit does not `Activate` the group's
+//! other unscheduled pods (they are requeued by the events above or the periodic flush).
 
 use crate::core::cache::{Cache, NodeInfo};
 use crate::core::framework::cluster_events::{ClusterEvent, EventMask, EventObject, QueueingHint};
@@ -43,6 +44,21 @@ pub fn set_scheduling_timeout(d: Duration) {
 
 fn scheduling_timeout() -> Duration {
     TIMEOUT_OVERRIDE.get().copied().unwrap_or(SCHEDULING_TIMEOUT)
+}
+
+/// How long `pod` waits: until its group's deadline (`SchedulingTimeout`: set when the first pod
+/// of the group starts waiting, a new one once it passed), read from the siblings still waiting;
+/// the whole timeout when none waits or the cycle's time is not known.
+fn group_wait(waiting: &WaitingHandle<'_>, pod: &PodInfo, mine: Option<&crate::core::api::WorkloadReference>) -> Duration {
+    let timeout = scheduling_timeout();
+    let Some(now) = waiting.now() else { return timeout };
+    waiting
+        .iter()
+        .filter(|w| v1alpha1::same_group(&pod.namespace, mine, &w.pod.namespace, v1alpha1::reference(&w.pod)))
+        .filter_map(|w| w.deadline_for(super::names::GANG_SCHEDULING))
+        .filter(|d| *d > now)
+        .min()
+        .map_or(timeout, |d| d.saturating_duration_since(now))
 }
 
 /// The plugin (no arguments, as upstream's).
@@ -123,10 +139,10 @@ impl Plugin for GangScheduling {
         // Upstream's Reserve assumed the pod before Permit; the cache assumes it after, so it
         // is counted here.
         let counts = v1alpha1::counts(cache, pod);
-        if counts.placed + 1 < min_count {
-            return PermitOutcome::Wait(scheduling_timeout());
-        }
         let mine = v1alpha1::reference(pod);
+        if counts.placed + 1 < min_count {
+            return PermitOutcome::Wait(group_wait(waiting, pod, mine));
+        }
         let siblings: Vec<_> = waiting
             .iter()
             .filter(|w| v1alpha1::same_group(&pod.namespace, mine, &w.pod.namespace, v1alpha1::reference(&w.pod)))

@@ -11,7 +11,7 @@ use crate::core::cache::Cache;
 use crate::core::framework::waiting::{WaitingAction, WaitingPods};
 use crate::core::model::{NoPriorityClasses, NodeSpecInfo};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 fn pod(ns: &str, name: &str, group: Option<(&str, &str)>) -> PodInfo {
     let mut p = api::Pod::default();
@@ -265,4 +265,33 @@ fn replicas_of_a_group_are_separate_gangs() {
     let cache = cache_with(std::slice::from_ref(&w), &[&a0, &b0, &a1], &[]);
     assert!(GangScheduling.pre_enqueue(&cache, &a0).is_ok());
     assert!(GangScheduling.pre_enqueue(&cache, &a1).is_err());
+}
+
+#[test]
+fn a_gang_shares_one_deadline_set_by_its_first_waiting_pod() {
+    // podgroupinfo.go SchedulingTimeout: the remaining time to the group's deadline, which the
+    // first pod to wait set; a new deadline once the old one passed.
+    let f = flow();
+    let pending: Vec<&PodInfo> = f.p.iter().collect();
+    let cache = cache_with(std::slice::from_ref(&f.workload), &pending, &[&f.p[1]]);
+    let node = cache.node_by_name("some-node").expect("node");
+    let t0 = Instant::now();
+    let mut waiting = WaitingPods::default();
+    waiting.add(Arc::new(f.p[1].clone()), "some-node".into(), &[(names_gang(), SCHEDULING_TIMEOUT)], t0);
+    // A pod of another group waiting does not count.
+    waiting.add(Arc::new(f.p[3].clone()), "some-node".into(), &[(names_gang(), Duration::from_secs(10))], t0);
+    let wait_at = |now: Instant| {
+        let mut h = WaitingHandle::new(Some(&waiting)).at(Some(now));
+        match GangScheduling.permit(&cache, &f.p[0], node, &None, &mut h) {
+            PermitOutcome::Wait(d) => d,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(wait_at(t0 + Duration::from_secs(60)), SCHEDULING_TIMEOUT - Duration::from_secs(60));
+    assert_eq!(wait_at(t0 + SCHEDULING_TIMEOUT + Duration::from_secs(1)), SCHEDULING_TIMEOUT, "a new deadline");
+    // Without the cycle's time: the whole timeout.
+    let mut h = WaitingHandle::new(Some(&waiting));
+    assert!(
+        matches!(GangScheduling.permit(&cache, &f.p[0], node, &None, &mut h), PermitOutcome::Wait(d) if d == SCHEDULING_TIMEOUT)
+    );
 }
