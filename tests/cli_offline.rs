@@ -983,3 +983,54 @@ fn simulate_html_renders_in_chromium() {
         assert!(dom.contains(&format!(r#"data-node="{node}""#)), "{node}");
     }
 }
+
+/// A profile with GangScheduling (the what-if commands take it from the configuration: they
+/// have no `--feature-gates`), one node with `cpu` CPUs, a gang of three one-CPU pods
+/// (minCount 3) and, created after them, a single-pod group.
+fn gang_files(cpu: &str) -> (TempFile, TempFile) {
+    let config = temp_file(
+        &format!("gang-config-{cpu}.yaml"),
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: edgesched\n  plugins:\n    multiPoint:\n      enabled: [{name: GangScheduling}]\n",
+    );
+    let mut cluster = format!(
+        "kind: Node\nmetadata: {{name: n1, labels: {{kubernetes.io/hostname: n1}}}}\nstatus: {{allocatable: {{cpu: \"{cpu}\", memory: 4Gi, pods: \"10\"}}}}\n"
+    );
+    for (name, min) in [("train", 3), ("small", 1)] {
+        cluster += &format!("---\napiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {{name: {name}, namespace: d}}\nspec: {{podGroups: [{{name: workers, policy: {{gang: {{minCount: {min}}}}}}}]}}\n");
+    }
+    for (i, (pod, workload)) in [("w0", "train"), ("w1", "train"), ("w2", "train"), ("solo", "small")].iter().enumerate() {
+        cluster += &format!(
+            "---\nkind: Pod\nmetadata: {{name: {pod}, namespace: d, creationTimestamp: \"2026-01-01T00:00:0{i}Z\"}}\nspec: {{schedulerName: edgesched, workloadRef: {{name: {workload}, podGroup: workers}}, containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]}}\n"
+        );
+    }
+    (config, temp_file(&format!("gang-cluster-{cpu}.yaml"), &cluster))
+}
+
+#[test]
+fn simulate_places_a_gang_all_or_nothing() {
+    let run = |cpu: &str, output: &str| {
+        let (config, cluster) = gang_files(cpu);
+        let o = edgesched(&[
+            "simulate",
+            "--config",
+            config.to_str().expect("path"),
+            "--cluster",
+            cluster.to_str().expect("path"),
+            output,
+            "--seed=1",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    // Room for four: the gang and the single pod.
+    let mut lines: Vec<String> = run("4", "--output=placements").lines().map(str::to_string).collect();
+    lines.sort();
+    assert_eq!(lines, ["d/solo n1", "d/w0 n1", "d/w1 n1", "d/w2 n1"]);
+    // Room for two: two gang pods wait at Permit for the third, which fits nowhere; when their
+    // wait runs out none of the gang is placed and its room goes to the single pod.
+    let mut lines: Vec<String> = run("2", "--output=placements").lines().map(str::to_string).collect();
+    lines.sort();
+    assert_eq!(lines, ["d/solo n1", "d/w0 -", "d/w1 -", "d/w2 -"]);
+    let table = run("2", "--output=table");
+    assert!(table.contains("rejected due to timeout after waiting 5m0s at plugin GangScheduling"), "{table}");
+}

@@ -12,8 +12,10 @@
 pub mod pod_wire;
 pub mod resource;
 pub mod scan;
+pub mod workload_v1alpha1;
 
 pub use resource::*;
+pub use workload_v1alpha1::{Workload, WorkloadReference};
 
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
@@ -200,6 +202,9 @@ pub struct PodSpec {
     /// The pod's dynamic resource allocation claims, by name or through a template.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resource_claims: Vec<PodResourceClaim>,
+    /// `spec.workloadRef` (v1.35, `GenericWorkload`): the pod group the pod belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload_ref: Option<WorkloadReference>,
 }
 
 /// `v1.PodResourceClaim`: a claim the pod uses, named directly (`resourceClaimName`) or made for

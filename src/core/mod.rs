@@ -16,6 +16,7 @@ pub mod extender;
 pub mod features;
 pub mod framework;
 pub mod fxhash;
+pub mod gang;
 pub mod gojson;
 pub mod intern;
 pub mod labels;

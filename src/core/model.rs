@@ -350,6 +350,8 @@ pub struct PodInfo {
     pub preempted_by_scheduler: bool,
     /// The pod's DRA resource claims (`None` for a pod without any).
     pub resource_claims: Option<Box<PodClaims>>,
+    /// `spec.workloadRef`: the pod group of a Workload the pod belongs to (gang scheduling).
+    pub workload_ref: Option<Arc<api::WorkloadReference>>,
 }
 
 /// How `priorityClassName` is resolved when `spec.priority` is missing (the Priority admission
@@ -541,6 +543,7 @@ impl PodInfo {
             spec_error,
             preempted_by_scheduler,
             resource_claims: PodClaims::from_api(spec, &pod.status),
+            workload_ref: spec.workload_ref.clone().map(Arc::new),
         };
         if whole {
             info.read_scheduling_fields(pod);

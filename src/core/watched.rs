@@ -278,6 +278,7 @@ watched_kinds!(
     ResourceSlice => api::ResourceSlice,
     ResourceClaim => api::ResourceClaim,
     ResourceClaimTemplate => api::ResourceClaimTemplate,
+    Workload => api::Workload,
 );
 
 impl Watched for CustomObject {
@@ -456,6 +457,10 @@ const VOLUME_PLUGINS: &[&str] = &["VolumeBinding", "VolumeRestrictions", "Volume
 /// What stops working when the `resource.k8s.io` kinds cannot be read: pods with claims then
 /// stay pending, saying so; every other pod schedules as before.
 const DRA_FEATURE: &str = "device allocation for pods with resource claims (dynamic resource allocation)";
+
+/// What stops working when Workloads cannot be read: pods with `spec.workloadRef` then wait
+/// at PreEnqueue for their Workload; pods without one schedule as before.
+const GANG_FEATURE: &str = "gang scheduling of pods with spec.workloadRef (GangScheduling)";
 
 /// Every watched kind, in the order the watchers start (nodes and pods first: they are the
 /// bulk of a cluster and everything else is small).
@@ -673,6 +678,22 @@ pub const KINDS: &[WatchedKind] = &[
         field_selector: None,
         need: Need::Optional { feature: "instantiating resource claim templates in what-if simulations" },
         read_by: ReadBy::WhatIf,
+    },
+    // Gang scheduling (v1.35, alpha): the pod groups of `pod.spec.workloadRef`, read by the
+    // GangScheduling plugin, which profiles have only with the `GenericWorkload` and
+    // `GangScheduling` gates on (so nothing watches this row otherwise). The API is alpha and
+    // served only by API servers that enable it; kube-scheduler's default role as built with
+    // v1.35's default gates does not grant it.
+    WatchedKind {
+        id: KindId::Workload,
+        kind: "Workload",
+        group: "scheduling.k8s.io",
+        version: "v1alpha1",
+        resource: "workloads",
+        scope: Scope::AllNamespaces,
+        field_selector: None,
+        need: Need::Optional { feature: GANG_FEATURE },
+        read_by: ReadBy::Plugins(&["GangScheduling"]),
     },
 ];
 

@@ -164,6 +164,16 @@ pub fn static_pod(server: &TestApiServer, env: Vec<(String, String)>) -> Started
 /// [`static_pod`] with its configuration file edited by `edit` first (e.g. a second scheduler
 /// with its own `schedulerName` and Lease beside the first).
 pub fn static_pod_with(server: &TestApiServer, env: Vec<(String, String)>, edit: impl FnOnce(String) -> String) -> Started {
+    static_pod_flags(server, env, edit, &[])
+}
+
+/// [`static_pod_with`] with `flags` added to the static pod's command line (e.g. feature gates).
+pub fn static_pod_flags(
+    server: &TestApiServer,
+    env: Vec<(String, String)>,
+    edit: impl FnOnce(String) -> String,
+    flags: &[&str],
+) -> Started {
     let dir = scratch("static-pod");
     let (kubeconfig, _) =
         credentials(server, &dir, &Identity::Kubeconfig(KubeAuth::ClientCert { user: "system:kube-scheduler".into() }));
@@ -175,7 +185,8 @@ pub fn static_pod_with(server: &TestApiServer, env: Vec<(String, String)>, edit:
     let text = std::fs::read_to_string(repo().join("manifests/static-pod/edgesched-config.yaml")).expect("config");
     std::fs::write(&config, edit(rewrites.apply_text(&text))).expect("write config");
     let pod = doc_of_kind(&repo().join("manifests/static-pod/edgesched.yaml"), "Pod");
-    let args = rewrites.apply(&container_args(first_container(&pod)));
+    let mut args = rewrites.apply(&container_args(first_container(&pod)));
+    args.extend(flags.iter().map(|f| f.to_string()));
     start(args, env, dir)
 }
 

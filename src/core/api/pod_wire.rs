@@ -380,6 +380,7 @@ fn spec<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, s: &mut PodSp
         "topologySpreadConstraints",
         "volumes",
         "hostNetwork",
+        "workloadRef",
         "resourceClaims",
     ];
     fields(c, FIELDS, &mut |c, i| {
@@ -408,6 +409,7 @@ fn spec<'a>(c: &mut Cursor<'a>, mut later: Option<&mut Later<'a>>, s: &mut PodSp
             }
             14 => s.volumes = general(c, "{\"volumes\":", "}")?.volumes,
             15 => boolean(c, &mut s.host_network)?,
+            16 => s.workload_ref = general(c, "{\"workloadRef\":", "}")?.workload_ref,
             _ => s.resource_claims = list(c, pod_claim)?,
         }
         Ok(())

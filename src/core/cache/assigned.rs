@@ -22,6 +22,8 @@ pub struct AssignedPod {
     pub terminating: bool,
     /// Being deleted by a scheduler preemption (victims in their graceful termination).
     pub preempted_by_scheduler: bool,
+    /// `spec.workloadRef` (GangScheduling counts a group's assumed and bound pods).
+    pub workload_ref: Option<Arc<api::WorkloadReference>>,
 }
 
 impl AssignedPod {
@@ -40,6 +42,7 @@ impl AssignedPod {
             affinity: pod.affinity.clone(),
             terminating: pod.terminating,
             preempted_by_scheduler: pod.preempted_by_scheduler,
+            workload_ref: pod.workload_ref.clone(),
         }
     }
 
@@ -59,6 +62,7 @@ impl AssignedPod {
             affinity: pod.affinity,
             terminating: pod.terminating,
             preempted_by_scheduler: pod.preempted_by_scheduler,
+            workload_ref: pod.workload_ref,
         }
     }
 

@@ -20,6 +20,7 @@ pub mod podindex;
 pub mod storage;
 pub mod tally;
 pub mod term_groups;
+pub mod workloads;
 
 use crate::core::intern::Name;
 use crate::core::model::{HostPort, Labels, NodeSpecInfo, PodInfo, PodKey, TaintEffect};
@@ -193,6 +194,8 @@ pub struct Cache {
     pending: Option<HashMap<PodKey, Arc<crate::core::model::PodInfo>>>,
     /// Objects of the custom resources out-of-tree plugins declared ([`Cache::custom_object`]).
     pub custom: crate::core::custom_resources::CustomStore,
+    /// Workloads (`scheduling.k8s.io/v1alpha1`), read by GangScheduling.
+    pub workloads: workloads::Workloads,
 }
 
 /// Account a pod placed on (`delta` 1) or leaving (−1) node `id` with label `values` in the

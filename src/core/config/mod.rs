@@ -17,7 +17,7 @@ mod plugins;
 mod raw;
 pub(crate) mod suggest;
 pub mod types;
-mod v1;
+pub mod v1;
 mod v1beta1;
 mod v1beta2;
 mod validate;

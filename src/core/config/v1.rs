@@ -39,6 +39,33 @@ pub fn default_plugins() -> Plugins {
     Plugins { multi_point: PluginSet { enabled, disabled: Vec::new() }, ..Plugins::default() }
 }
 
+/// The gates of v1.35's `applyFeatureGates` that add a plugin to the defaults beyond
+/// DynamicResources (GA, always in [`DEFAULT_MULTI_POINT`]): GangScheduling, appended to the
+/// `multiPoint` defaults when `GangScheduling` is on (which needs `GenericWorkload`).
+pub const GATED_DEFAULT_PLUGINS: &[(&str, &str)] = &[("GangScheduling", "GangScheduling")];
+
+/// Add the gated default plugins to merged profiles, where merging them into the defaults would
+/// have put them: right after the last default `multiPoint` plugin the profile kept (custom
+/// plugins follow the defaults), unless the profile disables it (or every default, `*`) or
+/// names it itself. The flag's gates are only known after the configuration is loaded.
+pub fn apply_feature_gates(profiles: &mut [super::types::Profile], gates: &crate::core::features::FeatureGates) {
+    for (plugin, gate) in GATED_DEFAULT_PLUGINS {
+        if !gates.enabled(gate) {
+            continue;
+        }
+        for p in profiles.iter_mut() {
+            let set = &mut p.plugins.multi_point;
+            let named = |refs: &[PluginRef]| refs.iter().any(|r| r.name == *plugin || r.name == "*");
+            if named(&set.disabled) || set.enabled.iter().any(|r| r.name == *plugin) {
+                continue;
+            }
+            let last_default = set.enabled.iter().rposition(|r| DEFAULT_MULTI_POINT.iter().any(|(n, _)| *n == r.name));
+            let at = last_default.map_or(set.enabled.len(), |i| i + 1);
+            set.enabled.insert(at, PluginRef::new(plugin, 0));
+        }
+    }
+}
+
 /// A v1 profile's plugins: its own sets merged into the defaults (`mergePlugins`).
 pub fn merge(custom: &Plugins) -> Plugins {
     merge_plugins(MergeRule::KeepDisabled, &default_plugins(), custom)
@@ -66,6 +93,44 @@ mod tests {
         let start = doc.find(begin).expect("docs/configuration.md has the default-plugins markers") + begin.len();
         let stop = doc[start..].find("<!-- default-plugins:end -->").expect("end marker") + start;
         assert_eq!(&doc[start..stop], docs_table(), "docs/configuration.md's default plugin table");
+    }
+
+    #[test]
+    fn gang_scheduling_joins_the_defaults_only_with_its_gate() {
+        use crate::core::config::types::Profile;
+        let profile = |custom: &Plugins| Profile {
+            scheduler_name: "s".into(),
+            percentage_of_nodes_to_score: None,
+            plugins: merge(custom),
+            plugin_config: Vec::new(),
+        };
+        let names = |p: &Profile| p.plugins.multi_point.enabled.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+        let mut flag = crate::core::features::FeatureGatesFlag::default();
+        flag.push("GenericWorkload=true,GangScheduling=true");
+        let on = flag.resolve().expect("gates").gates;
+        let mut off = vec![profile(&Plugins::default())];
+        apply_feature_gates(&mut off, &Default::default());
+        assert!(!names(&off[0]).contains(&"GangScheduling".to_string()));
+        let custom = Plugins {
+            multi_point: PluginSet { enabled: vec![PluginRef::new("Custom", 0)], disabled: Vec::new() },
+            ..Plugins::default()
+        };
+        let mut ps = vec![profile(&Plugins::default()), profile(&custom)];
+        apply_feature_gates(&mut ps, &on);
+        assert_eq!(names(&ps[0]).last().map(String::as_str), Some("GangScheduling"));
+        let n = names(&ps[1]);
+        assert_eq!(&n[n.len() - 2..], ["GangScheduling", "Custom"], "after the defaults, before custom plugins");
+        let disabled = Plugins {
+            multi_point: PluginSet { enabled: Vec::new(), disabled: names_of(&["GangScheduling"]) },
+            ..Plugins::default()
+        };
+        let mut ps = vec![profile(&disabled)];
+        apply_feature_gates(&mut ps, &on);
+        assert!(!names(&ps[0]).contains(&"GangScheduling".to_string()));
+    }
+
+    fn names_of(n: &[&str]) -> Vec<PluginRef> {
+        names(n)
     }
 
     #[test]

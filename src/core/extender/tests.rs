@@ -112,6 +112,7 @@ fn run(fw: &Framework, set: &ExtenderSet, nodes: &[NodeBuilder], pod: PodBuilder
         extenders: Some(CycleExtenders::new(set, &api_pod)),
         waiting: None,
         clock: None,
+        now: None,
     };
     fw.schedule(&cache, &pod.info(), &mut params)
 }

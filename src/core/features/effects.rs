@@ -177,8 +177,18 @@ pub const SCHEDULER_GATES: &[GateEffect] = &[
     // Off by default in v1.35.
     row("LoggingAlphaOptions", "component-base `logs/api/v1` options validation", Implemented("`--log-*-split-stream` and `--log-*-info-buffer-size` are refused without it, as upstream (`src/shell/cli/run.rs`)"), true),
     row("SchedulerAsyncAPICalls", "`scheduler.go` API dispatcher", NotImplemented, false),
-    row("GenericWorkload", "`scheduler.go` Workload informer; `pod.spec.workloadRef`", NotImplemented, false),
-    row("GangScheduling", "`default_plugins.go` (GangScheduling plugin); `eventhandlers.go`", NotImplemented, false),
+    row(
+        "GenericWorkload",
+        "`scheduler.go` Workload informer; `pod.spec.workloadRef`",
+        Implemented("with `GangScheduling` on, Workloads (`scheduling.k8s.io/v1alpha1`) are watched (an optional row of `src/core/watched.rs`) and `pod.spec.workloadRef` is read (`src/core/gang/`); on its own, upstream starts a Workload informer that nothing reads, edgesched watches nothing; see [Gang scheduling](gang-scheduling.md)"),
+        true,
+    ),
+    row(
+        "GangScheduling",
+        "`default_plugins.go` (GangScheduling plugin); `eventhandlers.go`",
+        Implemented("GangScheduling in the default profile (`src/core/config/v1.rs`): PreEnqueue holds a gang until its Workload and `minCount` pods exist, Permit holds its pods until `minCount` are assumed (5 minutes at most), pod and Workload additions requeue (`src/core/framework/plugins/gang_scheduling.rs`); see [Gang scheduling](gang-scheduling.md)"),
+        true,
+    ),
     row("NodeDeclaredFeatures", "`default_plugins.go`; `nodedeclaredfeatures` plugin", NotImplemented, false),
     row("TaintTolerationComparisonOperators", "`tainttoleration`, `podtopologyspread` (Lt/Gt tolerations)", NotImplemented, false),
     row(

@@ -204,7 +204,8 @@ fn only_modelled_gates_escape_the_warning() {
     assert_eq!(r.gates.without_effect(), ["VolumeLimitScaling"]);
     let r = resolve(&["AllAlpha=true"]).expect("valid");
     let idle = r.gates.without_effect();
-    assert!(idle.contains(&"GangScheduling") && !idle.contains(&"LoggingAlphaOptions") && !idle.contains(&"AllAlpha"));
+    assert!(idle.contains(&"VolumeLimitScaling") && !idle.contains(&"LoggingAlphaOptions") && !idle.contains(&"AllAlpha"));
+    assert!(!idle.contains(&"GangScheduling") && !idle.contains(&"GenericWorkload"));
 }
 
 #[test]

@@ -59,6 +59,9 @@ impl EventMask {
     /// An assigned pod's counted requests went down (an in-place resize down actuated, or a
     /// pending one given up): upstream's `UpdatePodScaleDown`.
     pub const ASSIGNED_POD_SCALE_DOWN: EventMask = EventMask(1 << 28);
+    /// A Workload (`scheduling.k8s.io/v1alpha1`) was added (the event carries it:
+    /// [`EventObject::Workload`]); upstream's `fwk.Workload` Add.
+    pub const WORKLOAD_ADD: EventMask = EventMask(1 << 29);
     pub const ALL: EventMask = EventMask(u32::MAX);
 
     pub fn intersects(self, other: EventMask) -> bool {
@@ -99,6 +102,7 @@ impl EventMask {
             (EventMask::RESOURCE_SLICE_UPDATE, "ResourceSliceUpdate"),
             (EventMask::RESOURCE_SLICE_DELETE, "ResourceSliceDelete"),
             (EventMask::POD_GENERATED_RESOURCE_CLAIM, "UnschedulablePodUpdatePodGeneratedResourceClaim"),
+            (EventMask::WORKLOAD_ADD, "WorkloadAdd"),
         ];
         ORDER.iter().find(|(m, _)| self.intersects(*m)).map_or("WildCardAll", |(_, l)| l)
     }
@@ -131,6 +135,8 @@ pub enum EventObject<'a> {
     /// A ResourceClaim (its latest known version: what the informer delivered, or what the
     /// scheduler's own write returned).
     ResourceClaim(&'a crate::core::api::ResourceClaim),
+    /// A Workload (gang scheduling's pod groups).
+    Workload(&'a crate::core::api::Workload),
 }
 
 /// A cluster event with the objects before and after (upstream `QueueingHintFn`'s `oldObj`,

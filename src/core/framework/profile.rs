@@ -274,6 +274,13 @@ impl Framework {
     }
 
     /// Whether a plugin of that name is instantiated in this profile.
+    /// Whether a plugin of this profile reads the pending pods and the objects of cluster
+    /// events: out-of-tree plugins may, GangScheduling does (it counts a group's pods the way
+    /// upstream's workload manager does from the pod informer).
+    pub fn reads_pending_pods(&self) -> bool {
+        self.has_out_of_tree() || self.has_plugin(plugins::names::GANG_SCHEDULING)
+    }
+
     pub fn has_plugin(&self, name: &str) -> bool {
         self.plugins.iter().any(|p| p.name() == name)
     }

@@ -30,6 +30,11 @@ impl WaitingPod {
     pub fn pending_plugins(&self) -> Vec<&'static str> {
         self.pending.iter().map(|p| p.0).collect()
     }
+
+    /// Until when `plugin` holds the pod (`None` once it allowed it).
+    pub fn deadline_for(&self, plugin: &str) -> Option<Instant> {
+        self.pending.iter().find(|p| p.0 == plugin).map(|p| p.2)
+    }
 }
 
 /// A decision a plugin takes about a waiting pod (`WaitingPod.Allow` / `Reject`), applied by the
@@ -120,11 +125,24 @@ impl WaitingPods {
 pub struct WaitingHandle<'a> {
     pods: Option<&'a WaitingPods>,
     actions: Vec<WaitingAction>,
+    now: Option<Instant>,
 }
 
 impl<'a> WaitingHandle<'a> {
     pub fn new(pods: Option<&'a WaitingPods>) -> WaitingHandle<'a> {
-        WaitingHandle { pods, actions: Vec::new() }
+        WaitingHandle { pods, actions: Vec::new(), now: None }
+    }
+
+    /// The same handle telling plugins the cycle's time (a plugin whose pods share one deadline
+    /// turns it into the wait it asks for).
+    pub fn at(mut self, now: Option<Instant>) -> WaitingHandle<'a> {
+        self.now = now;
+        self
+    }
+
+    /// The cycle's time, when the caller gave it.
+    pub fn now(&self) -> Option<Instant> {
+        self.now
     }
 
     /// Every waiting pod.

@@ -71,6 +71,7 @@ impl Scheduler {
             KindChange::ResourceSlice(c) => apply(self, c, now),
             KindChange::ResourceClaim(c) => apply(self, c, now),
             KindChange::ResourceClaimTemplate(c) => apply(self, c, now),
+            KindChange::Workload(c) => apply(self, c, now),
             KindChange::Custom(i, c) => {
                 if let Some(apply) = CUSTOM_APPLY.get() {
                     apply(self, KindId::Custom(i), c, now);
@@ -878,6 +879,38 @@ pub fn enable_custom_resources() {
 /// Custom resources of out-of-tree plugins: kept as JSON in the cache, each change an
 /// [`EventMask::CUSTOM_RESOURCE`] event with the objects before and after, so the queueing hints
 /// and gated pods' PreEnqueue see, e.g., a pod's PodGroup appear.
+/// Workloads (gang scheduling's pod groups): an added one requeues the pods that name it; a
+/// Workload's groups are immutable, so an update moves nothing (upstream registers Add only).
+impl Keep for api::Workload {
+    fn upsert(s: &mut Scheduler, w: Box<Self>, listing: bool, now: Instant) {
+        let (ns, name) = (w.metadata.namespace.clone(), w.metadata.name.clone());
+        let added = s.cache.workloads.upsert(*w);
+        if added && !listing {
+            if let Some(w) = s.cache.workloads.get(&ns, &name).cloned() {
+                s.move_pods_on(
+                    &ClusterEvent { mask: EventMask::WORKLOAD_ADD, old: None, new: Some(EventObject::Workload(&w)) },
+                    now,
+                );
+            }
+        }
+    }
+    fn remove(s: &mut Scheduler, key: &str, _listing: bool, _now: Instant) {
+        s.cache.workloads.remove(key);
+    }
+    fn keys(s: &Scheduler) -> Vec<String> {
+        s.cache.workloads.keys()
+    }
+    fn listed(s: &mut Scheduler, now: Instant) {
+        s.move_pods(EventMask::WORKLOAD_ADD, now);
+    }
+    fn unavailable(s: &mut Scheduler, _now: Instant) {
+        s.cache.workloads.clear();
+    }
+    fn event_label(_s: &Scheduler, _o: Option<&Self>, _key: &str, action: usize) -> Option<&'static str> {
+        ["WorkloadAdd", "WorkloadUpdate", "WorkloadDelete"].get(action).copied()
+    }
+}
+
 impl Keep for CustomObject {
     fn upsert(s: &mut Scheduler, obj: Box<Self>, _listing: bool, now: Instant) {
         let resource = obj.resource();

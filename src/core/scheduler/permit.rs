@@ -51,8 +51,9 @@ impl Scheduler {
         }
     }
 
-    /// Reject the pods whose wait ran out (`rejected due to timeout after waiting 10s at plugin X`).
-    pub(super) fn expire_waiting(&mut self, now: Instant) {
+    /// Reject the pods whose wait ran out (`rejected due to timeout after waiting 10s at plugin X`);
+    /// `simulate` calls it when only waiting pods are left.
+    pub fn expire_waiting(&mut self, now: Instant) {
         for (wp, plugin, wait) in self.waiting.expired(now) {
             let message =
                 crate::core::texts::framework::permit_timeout(&crate::core::config::GoDuration(wait).to_string(), plugin);

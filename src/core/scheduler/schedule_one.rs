@@ -104,6 +104,7 @@ impl Scheduler {
             extenders,
             waiting: Some(&self.waiting),
             clock: self.ticker.as_deref().map(|t| t as &dyn crate::core::framework::Ticker),
+            now: Some(now),
         };
         let fw = &self.profiles[fw_index];
         self.cache.ensure_tallies(fw.tallies(&self.cache, &pod));

@@ -112,8 +112,9 @@ pub struct Scheduler {
     pub(super) extenders: Option<crate::core::extender::ExtenderSet>,
     pub(super) cache: Cache,
     pub(super) queue: SchedulingQueue,
-    /// Some profile runs an out-of-tree plugin: pending pods are kept in the cache for plugins
-    /// to read, and unscheduled-pod additions are cluster events.
+    /// Some profile runs a plugin that reads pending pods and event objects (an out-of-tree
+    /// plugin, or GangScheduling counting its groups): pending pods are kept in the cache for
+    /// plugins to read, and unscheduled-pod additions are cluster events.
     pub(super) out_of_tree: bool,
     pub(super) priority_classes: PriorityClasses,
     /// The feature gates that change how pods' requests are counted.
@@ -165,7 +166,7 @@ impl Scheduler {
                 metrics.inc(m::PLUGIN_EVALUATIONS, &[plugin, point, &fw.scheduler_name], 0.0);
             }
         }
-        let out_of_tree = profiles.iter().any(Framework::has_out_of_tree);
+        let out_of_tree = profiles.iter().any(Framework::reads_pending_pods);
         let mut cache = Cache::new();
         if out_of_tree {
             cache.track_pending_pods();

@@ -166,6 +166,9 @@ pub struct Decision {
     /// `cannot allocate all claims`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub devices_missing: BTreeMap<String, Vec<String>>,
+    /// For a pod of a gang (GangScheduling in its profile): how far its group is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gang: Option<String>,
 }
 
 /// Build the frameworks of a configuration (NodeResourcesFit ignoring the resources extenders
@@ -204,7 +207,45 @@ pub fn decision_from(pod: &str, scheduler_name: &str, outcome: &ScheduleOutcome)
         skipped: None,
         extenders: v.diagnosis.extender_notes.clone(),
         devices_missing: BTreeMap::new(),
+        gang: None,
     }
+}
+
+/// Where a gang pod's group stands in a cluster file or snapshot.
+struct GangState {
+    group: String,
+    min_count: usize,
+    counts: crate::core::gang::Counts,
+}
+
+impl GangState {
+    /// The `gang:` line of `explain`; `fits`: the pod found a node (it would then wait at
+    /// Permit unless it completes the quorum).
+    fn describe(&self, fits: bool) -> String {
+        let waits = fits && self.counts.placed + 1 < self.min_count;
+        crate::core::texts::what_if_gang::state(&self.group, self.counts.all, self.min_count, self.counts.placed, waits)
+    }
+}
+
+/// The gang `pod` belongs to (a Workload's group with a `gang` policy), counted among the
+/// cluster's pods (pending and bound); `None` for any other pod.
+fn gang_state(cluster: &Cluster, pod: &api::Pod) -> Option<GangState> {
+    use crate::core::gang::{v1alpha1, Policy};
+    let r = pod.spec.workload_ref.as_ref()?;
+    let ns = &pod.metadata.namespace;
+    let workload = cluster.of::<api::Workload>().find(|w| w.metadata.namespace == *ns && w.metadata.name == r.name)?;
+    let Some(Policy::Gang { min_count }) = v1alpha1::policy_of(workload, &r.pod_group) else { return None };
+    let pods = cluster.pods().filter(|p| !matches!(p.status.phase.as_str(), "Succeeded" | "Failed"));
+    let key = |p: &api::Pod| format!("{}/{}", p.metadata.namespace, p.metadata.name);
+    let keys: Vec<(String, &api::Pod)> = pods.map(|p| (key(p), p)).collect();
+    let counts = v1alpha1::count_among(
+        ns,
+        Some(r),
+        keys.iter().map(|(k, p)| {
+            (p.metadata.namespace.as_str(), p.spec.workload_ref.as_ref(), k.as_str(), !p.spec.node_name.is_empty())
+        }),
+    );
+    Some(GangState { group: format!("{ns}/{}/{}", r.name, r.pod_group), min_count, counts })
 }
 
 /// A readable report with the same facts.
@@ -253,6 +294,9 @@ pub fn render_table(decisions: &[Decision]) -> String {
         for e in &d.extenders {
             let _ = writeln!(out, "{}", report::extender_line(e));
         }
+        if let Some(g) = &d.gang {
+            let _ = writeln!(out, "  gang: {g}");
+        }
         if let Some(n) = &d.nominated_node {
             let _ = writeln!(out, "  nominated node: {n}");
         }
@@ -278,6 +322,11 @@ pub fn explain_pods(
     extenders: Option<Arc<dyn ExtenderTransport>>,
 ) -> Result<Vec<Decision>, SimError> {
     let profiles = frameworks(cfg)?;
+    let gang_profiles: Vec<String> = profiles
+        .iter()
+        .filter(|f| f.has_plugin(crate::core::framework::plugins::names::GANG_SCHEDULING))
+        .map(|f| f.scheduler_name.to_string())
+        .collect();
     let settings = Settings {
         percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
         pod_initial_backoff: Duration::from_secs(1),
@@ -329,10 +378,39 @@ pub fn explain_pods(
             out.push(d);
             continue;
         }
+        let gang = gang_profiles.contains(&scheduler_name).then(|| gang_state(cluster, &pod)).flatten();
+        if let Some(g) = gang.as_ref().filter(|g| g.counts.all < g.min_count) {
+            // Held at PreEnqueue: it never reaches a cycle.
+            let mut d = decision_from(
+                key,
+                &scheduler_name,
+                &ScheduleOutcome::Error { message: String::new(), diagnosis: Default::default() },
+            );
+            d.message = crate::core::texts::gang_scheduling::WAITING_FOR_MIN_COUNT.to_string();
+            d.gang = Some(g.describe(false));
+            out.push(d);
+            continue;
+        }
         for claim in &made {
             sched.handle(Input::watch_boxed::<api::ResourceClaim>(Change::Added(Box::new(claim.clone()))), now);
         }
         sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(Box::new(pod.clone()))), now);
+        // A gang pod is counted with its pending siblings, which arrive after it (so it stays
+        // first in the queue once they complete its quorum) and leave with it.
+        let siblings: Vec<api::Pod> = if gang.is_some() {
+            cluster
+                .pods()
+                .filter(|p| p.spec.node_name.is_empty() && !matches!(p.status.phase.as_str(), "Succeeded" | "Failed"))
+                .filter(|p| p.metadata.namespace == pod.metadata.namespace && p.metadata.name != pod.metadata.name)
+                .filter(|p| p.spec.workload_ref.is_some() && p.spec.workload_ref == pod.spec.workload_ref)
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for s in &siblings {
+            sched.handle(Input::watch_boxed::<api::Pod>(Change::Added(Box::new(s.clone()))), now);
+        }
         let result = sched.schedule_one(now, crate::core::framework::cycle::Explain::All);
         // Undo: forget any assumption and drop the pod from the queue.
         let _ = sched.take_effects();
@@ -346,6 +424,9 @@ pub fn explain_pods(
             now,
         );
         sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(pod.clone()))), now);
+        for s in siblings {
+            sched.handle(Input::watch_boxed::<api::Pod>(Change::Deleted(Box::new(s))), now);
+        }
         let _ = sched.take_effects();
         let devices_missing = |d: &Decision| -> BTreeMap<String, Vec<String>> {
             d.filtered
@@ -359,6 +440,7 @@ pub fn explain_pods(
             Some((_, Some(outcome))) => {
                 let mut d = decision_from(key, &scheduler_name, outcome);
                 d.devices_missing = devices_missing(&d);
+                d.gang = gang.as_ref().map(|g| g.describe(d.node.is_some()));
                 Some(d)
             }
             _ => None,

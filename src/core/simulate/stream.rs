@@ -106,6 +106,13 @@ pub struct Simulation {
     claims: ClaimMaker,
     /// The devices PreBind wrote into each placed pod's claims, until its decision is handed out.
     devices: HashMap<String, Vec<AllocatedDevice>>,
+    /// Decisions of pods assumed on a node but held at Permit (a gang short of its quorum): not
+    /// placements until their binding, which may never come (all or nothing).
+    waiting: HashMap<String, PodDecision>,
+    /// Pods whose binding the scheduler asked for (a waiting pod allowed at last).
+    bound: HashSet<String>,
+    /// The last FailedScheduling note of each pod (why a waiting pod was let go).
+    failures: HashMap<String, String>,
 }
 
 /// Begins (or ends) the initial list of a kind.
@@ -169,6 +176,9 @@ impl Simulation {
             evict: true,
             claims: ClaimMaker::new(seed),
             devices: HashMap::new(),
+            waiting: HashMap::new(),
+            bound: HashSet::new(),
+            failures: HashMap::new(),
         })
     }
 
@@ -335,7 +345,19 @@ impl Simulation {
         let budget = self.scheduler_names.len().saturating_mul(4).saturating_add(16);
         for _ in 0..budget {
             self.now += Duration::from_millis(1);
-            let Some((attempt, outcome)) = self.sched.schedule_one(self.now, detail.explain()) else { break };
+            let Some((attempt, outcome)) = self.sched.schedule_one(self.now, detail.explain()) else {
+                // Nothing left to try while pods wait at Permit: let the clock reach their
+                // deadline, as it would live (a gang that cannot complete gives its room back).
+                if self.waiting.is_empty() {
+                    break;
+                }
+                let Some(at) = self.sched.next_wakeup(self.now) else { break };
+                self.now = self.now.max(at);
+                self.sched.expire_waiting(self.now);
+                self.apply_effects();
+                self.settle_waiting(emit)?;
+                continue;
+            };
             let key = match &attempt {
                 Attempt::Scheduled { pod, .. }
                 | Attempt::Unschedulable { pod, .. }
@@ -353,7 +375,15 @@ impl Simulation {
                 _ => None,
             };
             self.apply_effects();
-            let Some(mut decision) = decision else { continue };
+            let Some(mut decision) = decision else {
+                self.settle_waiting(emit)?;
+                continue;
+            };
+            if decision.node.is_some() && self.sched.waiting_pods().get(&key).is_some() {
+                self.held.remove(&key);
+                self.waiting.insert(key, decision);
+                continue;
+            }
             // Keep preemption victims recorded by an earlier attempt of the same pod.
             let was_held = match self.held.remove(&key) {
                 Some(prev) => {
@@ -375,6 +405,17 @@ impl Simulation {
                 }
                 self.held.insert(key, decision);
             }
+            self.settle_waiting(emit)?;
+        }
+        // Pods still waiting when the budget ran out are not placed.
+        let mut left: Vec<String> = self.waiting.keys().cloned().collect();
+        left.sort();
+        for key in left {
+            if let Some(mut d) = self.waiting.remove(&key) {
+                d.node = None;
+                d.message = self.failures.remove(&key).unwrap_or_default();
+                self.hold(key, d);
+            }
         }
         for key in std::mem::take(&mut self.held_order) {
             if let Some(d) = self.held.remove(&key) {
@@ -385,12 +426,42 @@ impl Simulation {
         Ok(())
     }
 
+    /// Hand out the decisions of waiting pods whose wait ended: placed when they were bound,
+    /// unplaced (with the rejection's note) when they were let go.
+    fn settle_waiting<E>(&mut self, emit: &mut dyn FnMut(PodDecision) -> Result<(), E>) -> Result<(), E> {
+        let mut done: Vec<String> =
+            self.waiting.keys().filter(|k| self.sched.waiting_pods().get(k.as_str()).is_none()).cloned().collect();
+        done.sort();
+        for key in done {
+            let Some(mut d) = self.waiting.remove(&key) else { continue };
+            if self.bound.remove(&key) {
+                d.devices = self.devices.remove(&key).unwrap_or_default();
+                self.scheduler_names.remove(&key);
+                emit(d)?;
+            } else {
+                d.node = None;
+                d.message = self.failures.remove(&key).unwrap_or_default();
+                self.hold(key, d);
+            }
+        }
+        Ok(())
+    }
+
+    /// Keep an unplaced decision until the end (a later attempt may still place the pod).
+    fn hold(&mut self, key: String, d: PodDecision) {
+        if !self.held.contains_key(&key) && !self.held_order.contains(&key) {
+            self.held_order.push(key.clone());
+        }
+        self.held.insert(key, d);
+    }
+
     /// What the API server and the kubelet would do with the scheduler's effects.
     fn apply_effects(&mut self) {
         let now = self.now;
         for effect in self.sched.take_effects() {
             match effect {
                 Effect::Bind(b) => {
+                    self.bound.insert(b.pod.key.to_string());
                     // PreBind's claim writes land first, as the API server would record them.
                     for a in &b.pre_bind {
                         if let crate::core::framework::PreBindAction::ReserveClaim(r) = a {
@@ -425,7 +496,11 @@ impl Simulation {
                         self.sched.handle(Input::watch_boxed::<api::Pod>(Change::Modified(Box::new(p))), now);
                     }
                 }
-                Effect::Event(_) => {}
+                Effect::Event(e) => {
+                    if e.reason == crate::core::texts::events::REASON_FAILED_SCHEDULING {
+                        self.failures.insert(format!("{}/{}", e.regarding.namespace, e.regarding.name), e.note);
+                    }
+                }
                 Effect::ApiWrite(crate::core::framework::ApiWrite::DeallocateClaim(c)) => self.write_claim((*c).clone(), now),
                 Effect::ApiWrite(crate::core::framework::ApiWrite::UnreserveClaim { namespace, name, pod_uid, .. }) => {
                     if let Some(c) = self.sched.cache().dra().resource_claim(&namespace, &name) {

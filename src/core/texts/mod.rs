@@ -606,6 +606,30 @@ pub mod dra_allocator {
     }
 }
 
+/// pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go (v1.35: the Workload and
+/// `pod.spec.workloadRef` version).
+pub mod gang_scheduling {
+    use super::q;
+
+    /// PreEnqueue: the pod's Workload does not exist (upstream's "pods's", as written).
+    pub fn waiting_for_workload(workload: &str) -> String {
+        format!("waiting for pods's workload {} to appear in scheduling queue", q(workload))
+    }
+
+    /// PreEnqueue and Permit: the Workload declares no such pod group.
+    pub fn no_pod_group(pod_group: &str, workload: &str) -> String {
+        format!("pod group {} doesn't exist for a workload {}", q(pod_group), q(workload))
+    }
+
+    /// PreEnqueue: fewer than `minCount` pods of the gang exist.
+    pub const WAITING_FOR_MIN_COUNT: &str = "waiting for minCount pods from a gang to appear in scheduling queue";
+
+    /// Permit: the Workload went away after the pod was queued (the lister's NotFound, wrapped).
+    pub fn workload_gone(namespace: &str, name: &str) -> String {
+        format!("failed to get workload {namespace}/{name}: workload.scheduling.k8s.io {} not found", q(name))
+    }
+}
+
 /// pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.go.
 pub mod scheduling_gates {
     /// PreEnqueue: the gates still on the pod (`%v` of a string slice).
@@ -779,6 +803,7 @@ pub mod logs {
 const TYPES_GO: &str = "pkg/scheduler/framework/types.go";
 const FRAMEWORK_GO: &str = "pkg/scheduler/framework/runtime/framework.go";
 const SCHEDULE_ONE_GO: &str = "pkg/scheduler/schedule_one.go";
+const GANG_GO: &str = "pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go";
 const FIT_GO: &str = "pkg/scheduler/framework/plugins/noderesources/fit.go";
 const BINDER_GO: &str = "pkg/scheduler/framework/plugins/volumebinding/binder.go";
 const VOLUME_BINDING_GO: &str = "pkg/scheduler/framework/plugins/volumebinding/volume_binding.go";
@@ -931,6 +956,10 @@ pub const ROWS: &[Row] = &[
     up("dra_unsupported_attribute_value", Framework, "attribute {name}: unsupported attribute value", "staging/src/k8s.io/dynamic-resource-allocation/cel/compile.go", "DeviceMatches"),
     up("dra_device_node_selector", Framework, "failed to parse node selector: {error}", DRA_POOLS_GO, "NodeMatches (from isSelectable)"),
     own("dra_unsupported_features", Framework, "the structured allocator of edgesched does not implement the alpha features {gates} (enabled by feature gates); disable them to schedule pods with resource claims", "upstream has an implementation for every feature set; edgesched implements the stable one"),
+    up("gang_waiting_for_workload", Queue, "waiting for pods's workload {workload:?} to appear in scheduling queue", GANG_GO, "PreEnqueue"),
+    up("gang_no_pod_group", Queue, "pod group {pod_group:?} doesn't exist for a workload {workload:?}", GANG_GO, "PreEnqueue, Permit"),
+    up("gang_waiting_for_min_count", Queue, gang_scheduling::WAITING_FOR_MIN_COUNT, GANG_GO, "PreEnqueue"),
+    up("gang_workload_gone", Framework, "failed to get workload {namespace}/{name}: workload.scheduling.k8s.io {name:?} not found", GANG_GO, "Permit"),
     up("waiting_for_scheduling_gates", Queue, "waiting for scheduling gates: [{gates}]", "pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.go", "PreEnqueue"),
     // Preemption.
     up("preemption_prefix", PostFilter, "preemption: {message}", DEFAULT_PREEMPTION_GO, "PostFilter"),
@@ -1007,6 +1036,20 @@ pub mod dra_cel {
     /// DeviceMatches: the result is not a bool.
     pub fn not_bool(type_name: &str, detail: &str) -> String {
         format!("CEL result of type {type_name} could not be converted to bool: {detail}")
+    }
+}
+
+/// What `explain` says about a gang pod's group (edgesched's own: kube-scheduler says only
+/// [`gang_scheduling::WAITING_FOR_MIN_COUNT`] or nothing while a gang pod waits at Permit).
+pub mod what_if_gang {
+    /// `namespace/workload/group: N of minCount M pods exist, P assumed or bound`, and whether the
+    /// explained pod would wait at Permit for the rest.
+    pub fn state(group: &str, all: usize, min_count: usize, placed: usize, waits: bool) -> String {
+        let mut s = format!("{group}: {all} of minCount {min_count} pods exist, {placed} assumed or bound");
+        if waits {
+            s += &format!("; this pod would wait at Permit for {} more", min_count.saturating_sub(placed + 1));
+        }
+        s
     }
 }
 

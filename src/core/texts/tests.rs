@@ -19,6 +19,7 @@ use crate::core::config::{DefaultPreemptionArgs, NodeAffinityArgs, NodeResources
 use crate::core::events::{self, EventRecord, EventType};
 use crate::core::framework::cycle::CycleParams;
 use crate::core::framework::plugins::default_preemption::{select_victims_on_node, DefaultPreemption};
+use crate::core::framework::plugins::gang_scheduling::GangScheduling;
 use crate::core::framework::plugins::names;
 use crate::core::framework::plugins::node_affinity::NodeAffinity;
 use crate::core::framework::plugins::node_resources_fit::NodeResourcesFit;
@@ -75,6 +76,7 @@ fn schedule_in(fw: &Framework, cache: &Cache, pod: &PodInfo) -> ScheduleOutcome 
         extenders: None,
         waiting: None,
         clock: None,
+        now: None,
     };
     fw.schedule(cache, pod, &mut params)
 }
@@ -1758,6 +1760,70 @@ fn dra_fewer_allocations_than_claims() {
             "running Score plugins: plugin \"DynamicResources\" failed with: number of allocations 1 is smaller than number of claims"
         ),
         other => panic!("{other:?}"),
+    }
+}
+
+fn gang_pod(workload: &str, group: &str) -> PodInfo {
+    let mut p = PodBuilder::new("p");
+    p.pod.spec.workload_ref =
+        Some(api::WorkloadReference { name: workload.into(), pod_group: group.into(), ..Default::default() });
+    p.info()
+}
+
+fn gang_cache(min_count: i32) -> Cache {
+    let mut w = api::Workload::default();
+    w.metadata.namespace = gang_pod("w", "g").namespace.to_string();
+    w.metadata.name = "w".into();
+    w.spec.pod_groups = vec![api::workload_v1alpha1::PodGroup {
+        name: "g".into(),
+        policy: api::workload_v1alpha1::PodGroupPolicy {
+            gang: Some(api::workload_v1alpha1::GangSchedulingPolicy { min_count }),
+            ..Default::default()
+        },
+    }];
+    let mut cache = cache_with(&[NodeBuilder::new("n1")], &[]);
+    cache.track_pending_pods();
+    cache.workloads.upsert(w);
+    cache
+}
+
+#[test]
+fn gang_waiting_for_workload() {
+    // gangscheduling_test.go "gang pod fails PreEnqueue when workload is not yet created".
+    let msg = GangScheduling.pre_enqueue(&Cache::new(), &gang_pod("w", "g")).unwrap_err().message();
+    assert_eq!(msg, "waiting for pods's workload \"w\" to appear in scheduling queue");
+}
+
+#[test]
+fn gang_no_pod_group() {
+    let msg = GangScheduling.pre_enqueue(&gang_cache(2), &gang_pod("w", "other")).unwrap_err().message();
+    assert_eq!(msg, "pod group \"other\" doesn't exist for a workload \"w\"");
+}
+
+#[test]
+fn gang_waiting_for_min_count() {
+    // gangscheduling_test.go "gang pod fails PreEnqueue when quorum is not met".
+    let mut cache = gang_cache(2);
+    let p = gang_pod("w", "g");
+    cache.set_pending_pod(&std::sync::Arc::new(p.clone()));
+    assert_eq!(
+        GangScheduling.pre_enqueue(&cache, &p).unwrap_err().message(),
+        "waiting for minCount pods from a gang to appear in scheduling queue"
+    );
+}
+
+#[test]
+fn gang_workload_gone() {
+    let cache = cache_with(&[NodeBuilder::new("n1")], &[]);
+    let p = gang_pod("w", "g");
+    let node = cache.node_by_name("n1").expect("node");
+    let mut h = crate::core::framework::waiting::WaitingHandle::new(None);
+    match GangScheduling.permit(&cache, &p, node, &None, &mut h) {
+        crate::core::framework::PermitOutcome::Reject(r) => assert_eq!(
+            r.message(),
+            format!("failed to get workload {}/w: workload.scheduling.k8s.io \"w\" not found", p.namespace)
+        ),
+        _ => panic!("not rejected"),
     }
 }
 

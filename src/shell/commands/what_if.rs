@@ -341,4 +341,42 @@ mod tests {
         let table = crate::core::simulate::render_table(&e);
         assert!(table.contains(&format!("  x edge-a: cannot allocate all claims\n      {no_a2}\n")), "{table}");
     }
+
+    #[test]
+    fn explain_says_where_a_gang_stands() {
+        // A profile with GangScheduling, one node with room for two one-CPU pods, a gang of
+        // minCount 3 with one pod bound and two pending.
+        let cfg = crate::core::config::load_str(
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: edgesched\n  plugins:\n    multiPoint:\n      enabled: [{name: GangScheduling}]\n",
+            "gang.yaml",
+        )
+        .expect("config")
+        .config;
+        let pod = |name: &str, node: &str, workload: &str| {
+            format!("---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: d, uid: uid-{name}}}\nspec: {{schedulerName: edgesched, nodeName: \"{node}\", workloadRef: {{name: {workload}, podGroup: g}}, containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]}}\n")
+        };
+        let workload = |name: &str, min: i32| {
+            format!("---\napiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {{name: {name}, namespace: d}}\nspec: {{podGroups: [{{name: g, policy: {{gang: {{minCount: {min}}}}}}}]}}\n")
+        };
+        let text = "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {kubernetes.io/hostname: n1}}\nstatus: {allocatable: {cpu: \"3\", memory: 4Gi, pods: \"10\"}}\n".to_string()
+            + &workload("train", 3)
+            + &workload("big", 5)
+            + &pod("w0", "n1", "train")
+            + &pod("w1", "", "train")
+            + &pod("w2", "", "train")
+            + &pod("b0", "", "big");
+        let cluster = read_whole(&text);
+        let targets = ["d/w1".to_string(), "d/b0".to_string()];
+        let e = crate::core::simulate::explain_pods(&cfg, &cluster, &targets, 1, None).expect("explain");
+        assert_eq!(e[0].node.as_deref(), Some("n1"));
+        assert_eq!(
+            e[0].gang.as_deref(),
+            Some("d/train/g: 3 of minCount 3 pods exist, 1 assumed or bound; this pod would wait at Permit for 1 more")
+        );
+        assert_eq!(e[1].node, None);
+        assert_eq!(e[1].message, "waiting for minCount pods from a gang to appear in scheduling queue");
+        assert_eq!(e[1].gang.as_deref(), Some("d/big/g: 1 of minCount 5 pods exist, 0 assumed or bound"));
+        let table = crate::core::simulate::render_table(&e);
+        assert!(table.contains("  gang: d/train/g: 3 of minCount 3"), "{table}");
+    }
 }

@@ -463,6 +463,12 @@ pub fn run(s: RunSettings) -> Result<(), RunError> {
     )
     .map_err(RunError::Environment)?
     .unwrap_or(informers::OPTIONAL_FORBIDDEN_RETRY);
+    if let Some(t) = informers::parse_seconds_env(GANG_TIMEOUT_ENV, std::env::var(GANG_TIMEOUT_ENV).ok().as_deref())
+        .map_err(RunError::Environment)?
+    {
+        crate::core::framework::plugins::gang_scheduling::set_scheduling_timeout(t);
+        Line::new("Gang scheduling timeout overridden").s("timeout", format!("{t:?}")).info();
+    }
     Line::new("Connecting to the API server").s("server", client.server()).s("origin", &s.rest.origin).info();
 
     let extenders = extender_transport(cfg)?;
@@ -549,6 +555,11 @@ fn extender_transport(cfg: &SchedulerConfig) -> Result<Option<Arc<dyn ExtenderTr
     crate::shell::extender_client::transport_for(cfg).map_err(RunError::Extender)
 }
 
+/// Environment variable replacing how long gang pods wait at Permit for their quorum (upstream's
+/// `DefaultSchedulingTimeoutDuration`, 5 minutes, a variable upstream exports for tests), in
+/// seconds. Meant for tests.
+pub const GANG_TIMEOUT_ENV: &str = "EDGESCHED_GANG_SCHEDULING_TIMEOUT";
+
 /// The profiles and the scheduler core.
 fn build_scheduler(
     cfg: &SchedulerConfig,
@@ -558,6 +569,7 @@ fn build_scheduler(
 ) -> Result<Scheduler, RunError> {
     let ctx = PluginContext { features: s.feature_gates.clone(), ..PluginContext::default() };
     let mut profile_configs = cfg.profiles.clone();
+    crate::core::config::v1::apply_feature_gates(&mut profile_configs, &s.feature_gates);
     crate::core::extender::apply_ignored_resources(&cfg.extenders, &mut profile_configs);
     let profiles: Vec<Framework> =
         profile_configs.iter().map(|p| Framework::new(p, &ctx)).collect::<Result<_, _>>().map_err(RunError::Profile)?;

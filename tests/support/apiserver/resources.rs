@@ -130,6 +130,18 @@ pub const RESOURCES: &[ResourceType] = &[
     dra("resourceslices", "ResourceSlice", false, false, FieldLabels::Only(&["metadata.name", "spec.nodeName", "spec.driver"])),
     dra("resourceclaims", "ResourceClaim", true, true, FieldLabels::ObjectMeta),
     dra("resourceclaimtemplates", "ResourceClaimTemplate", true, false, FieldLabels::ObjectMeta),
+    // Gang scheduling's Workloads, as a v1.35 server with `GenericWorkload` on serves
+    // scheduling.k8s.io/v1alpha1 (no status subresource, no field labels of their own).
+    ResourceType {
+        group: "scheduling.k8s.io",
+        version: "v1alpha1",
+        plural: "workloads",
+        kind: "Workload",
+        namespaced: true,
+        status_subresource: false,
+        short_names: &[],
+        field_labels: FieldLabels::ObjectMeta,
+    },
     // A custom resource, served as an installed CRD is (stored as given, every verb, RBAC by
     // group and plural): scheduler-plugins' PodGroup, whose CRD ships with the coscheduling
     // example (examples/coscheduling/manifests/podgroup-crd.yaml). A CRD with a status

@@ -51,6 +51,9 @@ pub struct CycleParams<'a> {
     /// The time source of per-node Filter time limits (DynamicResources' `filterTimeout`);
     /// `None`: no limit applies (the what-if commands, whose virtual time stands still).
     pub clock: Option<&'a dyn crate::core::framework::Ticker>,
+    /// The cycle's time, shown to Permit plugins whose pods share one deadline (GangScheduling);
+    /// `None` where no time is kept (plugin tests).
+    pub now: Option<std::time::Instant>,
 }
 
 /// Which feasible nodes' per-plugin scores a cycle keeps. The scores of every plugin are kept
@@ -244,7 +247,7 @@ impl Framework {
                     };
                     if passed {
                         let result = ScheduleResult { node: (*node.node.name).into(), evaluated_nodes: 1, feasible_nodes: 1 };
-                        return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), params.waiting, rec);
+                        return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), params.waiting, params.now, rec);
                     }
                 }
             }
@@ -325,7 +328,7 @@ impl Framework {
         }
         if feasible.len() == 1 {
             let result = ScheduleResult { node: (*feasible[0].node.name).into(), evaluated_nodes: evaluated, feasible_nodes: 1 };
-            return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), params.waiting, rec);
+            return self.reserve_on(cache, pod, &cs, result, diagnosis, Vec::new(), params.waiting, params.now, rec);
         }
 
         let explain = params.explain != Explain::Off;
@@ -347,7 +350,7 @@ impl Framework {
             evaluated_nodes: evaluated,
             feasible_nodes: feasible.len(),
         };
-        self.reserve_on(cache, pod, &cs, result, diagnosis, explained, params.waiting, rec)
+        self.reserve_on(cache, pod, &cs, result, diagnosis, explained, params.waiting, params.now, rec)
     }
 }
 

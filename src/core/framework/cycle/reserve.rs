@@ -25,6 +25,7 @@ impl Framework {
         diagnosis: Diagnosis,
         scores: Vec<NodeScores>,
         waiting: Option<&WaitingPods>,
+        now: Option<std::time::Instant>,
         rec: Rec<'_>,
     ) -> ScheduleOutcome {
         let node = result.node.clone();
@@ -40,7 +41,7 @@ impl Framework {
             match outcome {
                 ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, .. } if !self.permit.is_empty() => {
                     let start = rec.start();
-                    let outcome = self.permit(cache, pod, cs, result, pre_bind, diagnosis, scores, waiting, rec);
+                    let outcome = self.permit(cache, pod, cs, result, pre_bind, diagnosis, scores, waiting, now, rec);
                     let status = match &outcome {
                         ScheduleOutcome::Scheduled { permit_wait, .. } if !permit_wait.is_empty() => point::WAIT,
                         ScheduleOutcome::Scheduled { .. } => status_label(None),
@@ -77,13 +78,14 @@ impl Framework {
         mut diagnosis: Diagnosis,
         scores: Vec<NodeScores>,
         waiting: Option<&WaitingPods>,
+        now: Option<std::time::Instant>,
         rec: Rec<'_>,
     ) -> ScheduleOutcome {
         let mut permit_wait = Vec::new();
         let Some(node) = cache.node_by_name(&result.node) else {
             return ScheduleOutcome::Scheduled { result, pre_bind, diagnosis, scores, permit_wait };
         };
-        let mut handle = WaitingHandle::new(waiting);
+        let mut handle = WaitingHandle::new(waiting).at(now);
         for &i in &self.permit {
             let pl = &self.plugins[i];
             let outcome = rec.plugin(

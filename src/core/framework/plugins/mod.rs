@@ -8,6 +8,7 @@ pub mod default_preemption;
 pub mod dynamic_resources;
 #[cfg(test)]
 mod filter_all_tests;
+pub mod gang_scheduling;
 pub mod helper;
 pub mod image_locality;
 pub mod inter_pod_affinity;
@@ -129,6 +130,7 @@ pub mod names {
     pub const DEFAULT_BINDER: &str = "DefaultBinder";
     pub const DEFAULT_PREEMPTION: &str = "DefaultPreemption";
     pub const DYNAMIC_RESOURCES: &str = "DynamicResources";
+    pub const GANG_SCHEDULING: &str = "GangScheduling";
     pub const IMAGE_LOCALITY: &str = "ImageLocality";
     pub const INTER_POD_AFFINITY: &str = "InterPodAffinity";
     pub const NODE_AFFINITY: &str = "NodeAffinity";
@@ -222,6 +224,7 @@ fn new_in_tree(
         names::VOLUME_ZONE => Arc::new(volume_zone::VolumeZone),
         names::NODE_VOLUME_LIMITS => Arc::new(node_volume_limits::NodeVolumeLimits),
         names::NODE_DECLARED_FEATURES => Arc::new(node_declared_features::NodeDeclaredFeatures),
+        names::GANG_SCHEDULING => Arc::new(gang_scheduling::GangScheduling),
         names::NODE_UNSCHEDULABLE => return Ok(Some(filtering(node_unschedulable::NodeUnschedulable))),
         names::NODE_NAME => return Ok(Some(filtering(node_name::NodeName))),
         names::NODE_PORTS => return Ok(Some(filtering(node_ports::NodePorts))),

@@ -372,6 +372,7 @@ pub fn explained_params<'a>(
         extenders: None,
         waiting: None,
         clock: None,
+        now: None,
     }
 }
 

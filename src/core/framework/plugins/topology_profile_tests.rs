@@ -135,6 +135,7 @@ fn throughput_5000_nodes() {
                 extenders: None,
                 waiting: None,
                 clock: None,
+                now: None,
             };
             if let ScheduleOutcome::Scheduled { result, .. } = fw.schedule(&cache, &p, &mut params) {
                 cache.assume_pod(&p, &result.node);

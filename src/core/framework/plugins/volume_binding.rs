@@ -713,6 +713,7 @@ mod tests {
             extenders: None,
             waiting: None,
             clock: None,
+            now: None,
         };
         fw.schedule(cache, pod, &mut params)
     }
