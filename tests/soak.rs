@@ -41,6 +41,9 @@ struct Tally {
     binds: HashMap<PodKey, usize>,
     total_binds: usize,
     failed_requests: usize,
+    /// Each failed request's method, path and status (printed at the end, so a run explains
+    /// its failures).
+    failures: Vec<String>,
     conflicts: usize,
     requests: usize,
 }
@@ -51,6 +54,7 @@ impl Tally {
             self.requests += 1;
             if r.code >= 400 {
                 self.failed_requests += 1;
+                self.failures.push(format!("{} {} -> {}", r.method, r.path, r.code));
             }
             if let Some(k) = binding_target(&r) {
                 if (200..300).contains(&r.code) {
@@ -184,6 +188,12 @@ fn soak_pod_churn_over_500_nodes() {
         tally.requests,
         tally.failed_requests,
     );
+    for f in &tally.failures {
+        eprintln!("SOAK failed request: {f}");
+    }
+    for l in logs.lines().filter(|l| l.starts_with('W') || l.starts_with('E')) {
+        eprintln!("SOAK log line: {l}");
+    }
     let bound = rss_quarter * 1.5 + 8.0;
     assert!(
         rss_end <= bound,
