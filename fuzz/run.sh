@@ -2,6 +2,8 @@
 # Run every fuzz target for SECONDS each (default 60), one after another, one process at a time.
 #   fuzz/run.sh 20            # CI smoke
 #   fuzz/run.sh 900 quantity  # one target for 15 minutes
+#   fuzz/run.sh --list        # the targets, one a line (the `[[bin]]`s of fuzz/Cargo.toml)
+# fuzz/record.sh runs them the same way and writes the figures into SECURITY.md.
 # Needs cargo-fuzz (cargo install cargo-fuzz --locked) and a nightly toolchain; with only stable
 # installed, RUSTC_BOOTSTRAP=1 lets stable rustc accept the nightly-only sanitizer flags.
 # New corpus entries land in fuzz/corpus/<target>/ (keep the small seeds committed, not the growth);
@@ -9,11 +11,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Every target is a `[[bin]]` of fuzz/Cargo.toml: the one list.
+all_targets() {
+    awk '/^\[\[bin\]\]/ { bin = 1; next } bin && /^name = / { gsub(/"/, "", $3); print $3; bin = 0 }' fuzz/Cargo.toml
+}
+if [ "${1:-}" = "--list" ]; then
+    all_targets
+    exit 0
+fi
+
 seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(quantity config kubeconfig watch_line list_page health_request log_text http_response chunked_body cel_selector base64 rfc3339 x509_identity)
+    mapfile -t targets < <(all_targets)
 fi
 
 toolchain=()

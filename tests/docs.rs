@@ -424,3 +424,34 @@ fn slugs_follow_githubs_rules() {
     assert_eq!(slug("`simulate` output"), "simulate-output");
     assert_eq!(anchors("# A\n## A\n```\n# B\n```\n"), ["a", "a-1"].iter().map(|s| s.to_string()).collect());
 }
+
+/// Every fuzz target (a `[[bin]]` of `fuzz/Cargo.toml`, the list `fuzz/run.sh` runs) is described
+/// in SECURITY.md's target table, has a row in the executions table `fuzz/record.sh` writes
+/// (between its markers), a source file and committed seeds; and no row names a target that
+/// is gone.
+#[test]
+fn every_fuzz_target_is_described_recorded_and_seeded() {
+    let manifest = read("fuzz/Cargo.toml");
+    let targets: Vec<&str> = manifest
+        .split("[[bin]]")
+        .skip(1)
+        .filter_map(|bin| bin.lines().find_map(|l| l.strip_prefix("name = ")))
+        .map(|name| name.trim_matches('"'))
+        .collect();
+    assert!(targets.len() >= 17, "{targets:?}");
+    let security = read("SECURITY.md");
+    let begin = "<!-- fuzz-executions:begin (written by fuzz/record.sh) -->";
+    let (described, rest) = security.split_once(begin).expect("the executions table's start marker");
+    let (recorded, _) = rest.split_once("<!-- fuzz-executions:end -->").expect("its end marker");
+    let row_names = |text: &str| -> Vec<String> {
+        text.lines().filter_map(|l| l.strip_prefix("| `")).filter_map(|l| l.split_once('`')).map(|(n, _)| n.to_string()).collect()
+    };
+    let described = described.split_once("## Fuzzing").expect("a Fuzzing section").1;
+    assert_eq!(row_names(recorded), targets, "the executions table has one row per target, in fuzz/Cargo.toml's order");
+    for t in &targets {
+        assert!(row_names(described).iter().any(|n| n == t), "SECURITY.md does not describe the fuzz target {t}");
+        assert!(root().join(format!("fuzz/fuzz_targets/{t}.rs")).is_file(), "{t} has no source");
+        let seeds = std::fs::read_dir(root().join(format!("fuzz/corpus/{t}"))).map_or(0, |d| d.count());
+        assert!(seeds > 0, "{t} has no seeds in fuzz/corpus/{t}/");
+    }
+}

@@ -512,6 +512,59 @@ mod tests {
         assert!(s.record(&failed("d"), t0 + Duration::from_secs(900), wall).is_some_and(|w| !w.is_series()));
     }
 
+    /// The cache's bound (RELIABILITY.md, "The event-series cache"): with `tick` run every
+    /// `period`, an entry is dropped between [`SERIES_FINISH_AFTER`] and that plus `period` after
+    /// its last occurrence, so at a steady rate of new keys the cache holds between
+    /// `rate × SERIES_FINISH_AFTER` and `rate × (SERIES_FINISH_AFTER + period)` entries whatever
+    /// the run's length; a series that never stops stays one entry; and a quiet cache empties.
+    /// Periods: the recorder's 30 s and client-go's 6 minutes (`finishSeries` every `finishTime`).
+    #[test]
+    fn the_cache_holds_one_finish_window_of_keys_and_empties_when_quiet() {
+        const RATE: u64 = 10;
+        for period in [Duration::from_secs(30), SERIES_FINISH_AFTER] {
+            let mut s = EventSeries::new();
+            let (t0, wall) = (Instant::now(), SystemTime::now());
+            let mut next_tick = t0 + period;
+            let (mut most, mut least_after_first_window) = (0, usize::MAX);
+            let minutes = 20;
+            for second in 0..minutes * 60 {
+                let now = t0 + Duration::from_secs(second);
+                for i in 0..RATE {
+                    // A new pod every time, and each one's failure repeated a second later:
+                    // keys arrive at RATE per second, half of them become series.
+                    let mut ev = failed("0/3 nodes are available");
+                    ev.regarding.name = format!("p-{}", second * RATE + i);
+                    s.record(&ev, now, wall);
+                    if second > 0 && i % 2 == 0 {
+                        ev.regarding.name = format!("p-{}", (second - 1) * RATE + i);
+                        s.record(&ev, now, wall);
+                    }
+                }
+                // One series that never stops.
+                s.record(&failed("forever"), now, wall);
+                if now >= next_tick {
+                    next_tick = now + period;
+                    s.tick(now);
+                }
+                most = most.max(s.len());
+                if Duration::from_secs(second) > SERIES_FINISH_AFTER + period {
+                    least_after_first_window = least_after_first_window.min(s.len());
+                }
+            }
+            let window = |d: Duration| usize::try_from(RATE * d.as_secs()).expect("small");
+            // + 1: the series that never stops; + RATE: keys of the second being recorded.
+            assert!(most <= window(SERIES_FINISH_AFTER + period) + RATE as usize + 1, "{period:?}: {most}");
+            assert!(least_after_first_window >= window(SERIES_FINISH_AFTER), "{period:?}: {least_after_first_window}");
+            let end = t0 + Duration::from_secs(minutes * 60);
+            let mut quiet = end;
+            while quiet <= end + SERIES_FINISH_AFTER + period {
+                quiet += period;
+                s.tick(quiet);
+            }
+            assert!(s.is_empty(), "{period:?}: {} left", s.len());
+        }
+    }
+
     #[test]
     fn isomorphic_means_the_whole_regarding_reference_and_type() {
         // event_broadcaster.go getKey: regarding (resourceVersion included) and type are keys.
