@@ -13,6 +13,8 @@
 //! cargo bench --bench scheduling -- --only workloads          # upstream's scheduler_perf workloads
 //! cargo bench --bench scheduling -- --only workloads-decision --workload Topology   # in process only, a subset
 //! cargo bench --bench scheduling -- --only workloads --workload Daemonset,Gated     # names containing any of these
+//! cargo bench --bench scheduling -- --only real-nodes         # the topology workloads on nodes labelled as real ones
+//! cargo bench --bench scheduling -- --only real-nodes-decision --workload Mix      # in process only, a subset
 //! ```
 //!
 //! `simulate` runs the binary Cargo built for this bench on a synthetic cluster file
@@ -1083,7 +1085,7 @@ fn main() {
 
     let binary = pick_binary();
     note_part_ends(&mut part_ends, &results);
-    if opts.wants("e2e") || opts.wants("footprint") || opts.wants("workloads") {
+    if opts.wants("e2e") || opts.wants("footprint") || opts.wants("workloads") || opts.wants("real-nodes") {
         // process::command() honours this variable.
         std::env::set_var("EDGESCHED_TEST_BINARY", &binary);
         results.insert("binary".into(), json!(binary.strip_prefix(manifest_dir()).unwrap_or(&binary).display().to_string()));
@@ -1153,13 +1155,38 @@ fn main() {
     note_part_ends(&mut part_ends, &results);
     if opts.wants("workloads") || opts.wants("workloads-decision") {
         let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
-        let rows = replay::run(opts.smoke, runs, opts.wants("workloads"), opts.workload.as_deref());
+        let rows = replay::run(replay::Set::Upstream, opts.smoke, runs, opts.wants("workloads"), opts.workload.as_deref());
         let _ = writeln!(
             out,
             "\nUpstream scheduler_perf workloads (SchedulingThroughput, measured pods/s; ratio to upstream's threshold; median of {runs} runs)"
         );
         out += &replay::table(&rows);
         results.insert("workloads".into(), replay::to_json(&rows));
+    }
+
+    if opts.wants("real-nodes") || opts.wants("real-nodes-decision") {
+        // The workloads with topology on nodes labelled as real nodes are (and this project's own
+        // workloads shaped like real clusters); end to end beside the binding limit of the same run.
+        let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
+        let e2e_too = opts.wants("real-nodes");
+        let rows = replay::run(replay::Set::RealNodes, opts.smoke, runs, e2e_too, opts.workload.as_deref());
+        let _ = writeln!(
+            out,
+            "\nscheduler_perf workloads on nodes labelled as real nodes are (measured pods/s; ratio to upstream's threshold; median of {runs} runs)"
+        );
+        out += &replay::table(&rows);
+        let mut v = json!({"rows": replay::to_json(&rows)});
+        if e2e_too {
+            let (nodes, pods) = if opts.smoke { (100, 200) } else { (5000, 5000) };
+            eprintln!("binding limit: {nodes} nodes, {pods} pods");
+            let limit = binding_limit(nodes, pods, runs);
+            let _ = writeln!(
+                out,
+                "binding limit of the test API server in this run: {limit:.0} bindings/s ({nodes} nodes, {pods} pods)"
+            );
+            v["binding_limit"] = json!({"nodes": nodes, "pods": pods, "bindings_per_sec": limit.round()});
+        }
+        results.insert("real_node_workloads".into(), v);
     }
 
     note_part_ends(&mut part_ends, &results);
