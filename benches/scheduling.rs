@@ -13,6 +13,9 @@
 //! cargo bench --bench scheduling -- --only workloads          # upstream's scheduler_perf workloads
 //! cargo bench --bench scheduling -- --only workloads-decision --workload Topology   # in process only, a subset
 //! cargo bench --bench scheduling -- --only workloads --workload Daemonset,Gated     # names containing any of these
+//! cargo bench --bench scheduling -- --only real-nodes         # the topology workloads on nodes labelled as real ones
+//! cargo bench --bench scheduling -- --only real-nodes-decision --workload Mix      # in process only, a subset
+//! cargo bench --bench scheduling -- --only topology-scaling   # cycle cost from 1,000 to 15,000 nodes
 //! ```
 //!
 //! `simulate` runs the binary Cargo built for this bench on a synthetic cluster file
@@ -136,8 +139,16 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 // Cluster shapes shared by every part.
 
 fn bench_node(i: usize) -> Value {
-    node(&format!("node-{i:05}"))
-        .cpu("32")
+    bench_node_labelled(i, false)
+}
+
+/// A bench node; with `hostname`, labelled `kubernetes.io/hostname` as the kubelet labels every
+/// real node (one topology domain per node).
+fn bench_node_labelled(i: usize, hostname: bool) -> Value {
+    let name = format!("node-{i:05}");
+    let b = node(&name);
+    let b = if hostname { b.label("kubernetes.io/hostname", &name) } else { b };
+    b.cpu("32")
         .memory("128Gi")
         .pods(110)
         .label("topology.kubernetes.io/region", "region-1")
@@ -251,21 +262,53 @@ impl edgesched::core::framework::instrument::Ticker for SystemTicker {
     }
 }
 
+/// What the decision bench's pods and nodes look like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DecisionKind {
+    /// Plain pods (requests only) on nodes with a zone.
+    Default,
+    /// Pods spreading by zone and hostname with (anti-)affinity preferences, one in ten existing
+    /// pods with a required hostname anti-affinity term; nodes without a hostname label, as
+    /// upstream's scheduler_perf nodes.
+    Topology,
+    /// The same on nodes labelled with their hostname, as real nodes are: one domain per node.
+    HostnameTopology,
+}
+
+impl DecisionKind {
+    fn topology(self) -> bool {
+        self != DecisionKind::Default
+    }
+
+    fn name(self, metrics: bool) -> &'static str {
+        match (self, metrics) {
+            (DecisionKind::Default, false) => "default",
+            (DecisionKind::Topology, false) => "topology",
+            (DecisionKind::HostnameTopology, false) => "topology+hostname",
+            (DecisionKind::Default, true) => "default+metrics",
+            (DecisionKind::Topology, true) => "topology+metrics",
+            (DecisionKind::HostnameTopology, true) => "topology+hostname+metrics",
+        }
+    }
+}
+
 fn decision(
     nodes: usize,
     per_node: usize,
-    topology: bool,
+    kind: DecisionKind,
     pods_per_round: usize,
     rounds: usize,
     metrics: bool,
 ) -> DecisionResult {
+    let topology = kind.topology();
     let setup = Instant::now();
     let mut now = Instant::now();
     let mut sched = bench_scheduler(now);
     if metrics {
         sched.set_ticker(Box::new(SystemTicker));
     }
-    let node_objs: Vec<Box<api::Node>> = (0..nodes).map(|i| Box::new(decode(bench_node(i)))).collect();
+    let hostname = kind == DecisionKind::HostnameTopology;
+    let node_objs: Vec<Box<api::Node>> = (0..nodes).map(|i| Box::new(decode(bench_node_labelled(i, hostname)))).collect();
     sched.handle(Input::watch_boxed::<api::Node>(Change::ListBegin), now);
     sched.handle(Input::watch_boxed::<api::Node>(Change::ListPage(node_objs)), now);
     sched.handle(Input::watch_boxed::<api::Node>(Change::ListDone), now);
@@ -341,12 +384,7 @@ fn decision(
         }
     }
     DecisionResult {
-        variant: match (topology, metrics) {
-            (false, false) => "default",
-            (true, false) => "topology",
-            (false, true) => "default+metrics",
-            (true, true) => "topology+metrics",
-        },
+        variant: kind.name(metrics),
         nodes,
         existing_pods: total,
         pods_per_round,
@@ -361,6 +399,49 @@ fn decision(
         nodes_scored: scored as f64 / binds.max(1) as f64,
         setup_s,
     }
+}
+
+/// The decision rows as a text table.
+fn decision_table(rows: &[DecisionResult]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<18} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8} {:>10}",
+        "variant", "nodes", "existing", "pods/s", "[wall]", "p50 µs", "p99 µs", "[p99]", "evaluated", "scored", "ns/scored"
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:<18} {:>6} {:>8} {:>8.0} {:>8.0} {:>8.1} {:>8.1} {:>9.1} {:>10.0} {:>8.0} {:>10.0}",
+            r.variant,
+            r.nodes,
+            r.existing_pods,
+            r.pods_per_sec,
+            r.pods_per_sec_wall,
+            r.p50_us,
+            r.p99_us,
+            r.p99_wall_us,
+            r.nodes_evaluated,
+            r.nodes_scored,
+            1e9 / r.pods_per_sec / r.nodes_scored.max(1.0)
+        );
+    }
+    out
+}
+
+/// One decision row as `benches/results.json` records it.
+fn decision_json(r: &DecisionResult) -> Value {
+    json!({
+        "variant": r.variant, "nodes": r.nodes, "existing_pods": r.existing_pods,
+        "pods_per_round": r.pods_per_round, "rounds": r.rounds,
+        "pods_per_sec": r.pods_per_sec.round(), "p50_us": (r.p50_us * 10.0).round() / 10.0,
+        "p99_us": (r.p99_us * 10.0).round() / 10.0,
+        "pods_per_sec_wall": r.pods_per_sec_wall.round(),
+        "p50_wall_us": (r.p50_wall_us * 10.0).round() / 10.0,
+        "p99_wall_us": (r.p99_wall_us * 10.0).round() / 10.0,
+        "nodes_evaluated": r.nodes_evaluated.round(), "nodes_scored": r.nodes_scored.round(),
+        "ns_per_scored_node": (1e9 / r.pods_per_sec / r.nodes_scored.max(1.0)).round(),
+    })
 }
 
 /// CPU time of the calling thread (excludes time the thread waited for a core: the machine is
@@ -1018,13 +1099,14 @@ fn main() {
             sizes = &opts.sizes;
         }
         let mut rows = Vec::new();
-        for topology in [false, true] {
+        for kind in [DecisionKind::Default, DecisionKind::Topology] {
+            let topology = kind.topology();
             for &n in sizes {
                 eprintln!("decision: {n} nodes, {} pods existing, topology={topology}", n * 10);
                 // About one new pod per node per round (the topology variant's cycles are ~50x
                 // slower, so fewer pods keep the run short); rounds start from the same cluster.
                 let cap = if topology { per_round / 4 } else { per_round };
-                let r = decision(n, 10, topology, cap.min(n.max(200)), opts.repeats, opts.metrics);
+                let r = decision(n, 10, kind, cap.min(n.max(200)), opts.repeats, opts.metrics);
                 eprintln!(
                     "  {:.0} pods/s (wall {:.0}), p50 {:.1} µs, p99 {:.1} µs (wall {:.1}/{:.1}; setup {:.1}s)",
                     r.pods_per_sec, r.pods_per_sec_wall, r.p50_us, r.p99_us, r.p50_wall_us, r.p99_wall_us, r.setup_s
@@ -1037,53 +1119,39 @@ fn main() {
             "\nDecision (scheduling cycle only, thread CPU time; wall-clock in brackets; median of {} rounds)",
             opts.repeats
         );
-        let _ = writeln!(
-            out,
-            "{:<16} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8} {:>10}",
-            "variant", "nodes", "existing", "pods/s", "[wall]", "p50 µs", "p99 µs", "[p99]", "evaluated", "scored", "ns/scored"
-        );
-        for r in &rows {
-            let _ = writeln!(
-                out,
-                "{:<16} {:>6} {:>8} {:>8.0} {:>8.0} {:>8.1} {:>8.1} {:>9.1} {:>10.0} {:>8.0} {:>10.0}",
-                r.variant,
-                r.nodes,
-                r.existing_pods,
-                r.pods_per_sec,
-                r.pods_per_sec_wall,
-                r.p50_us,
-                r.p99_us,
-                r.p99_wall_us,
-                r.nodes_evaluated,
-                r.nodes_scored,
-                1e9 / r.pods_per_sec / r.nodes_scored.max(1.0)
-            );
+        out += &decision_table(&rows);
+        results.insert("decision".into(), Value::Array(rows.iter().map(decision_json).collect()));
+    }
+
+    note_part_ends(&mut part_ends, &results);
+    if opts.wants("topology-scaling") {
+        // How a cycle's cost grows with the cluster: plain pods, and pods spreading and
+        // (anti-)affine by hostname on nodes labelled with their hostname (one domain per node).
+        let sizes: &[usize] = if opts.smoke { &[100, 200] } else { &[1_000, 2_000, 5_000, 10_000, 15_000] };
+        let per_round = if opts.smoke { 100 } else { 1_000 };
+        let mut rows = Vec::new();
+        for kind in [DecisionKind::Default, DecisionKind::HostnameTopology] {
+            for &n in sizes {
+                eprintln!("topology-scaling: {} at {n} nodes, {} pods existing", kind.name(false), n * 10);
+                let r = decision(n, 10, kind, per_round.min(n), opts.repeats.max(1), false);
+                eprintln!("  {:.0} pods/s, p50 {:.1} µs, p99 {:.1} µs", r.pods_per_sec, r.p50_us, r.p99_us);
+                rows.push(r);
+            }
         }
-        results.insert(
-            "decision".into(),
-            Value::Array(
-                rows.iter()
-                    .map(|r| {
-                        json!({
-                            "variant": r.variant, "nodes": r.nodes, "existing_pods": r.existing_pods,
-                            "pods_per_round": r.pods_per_round, "rounds": r.rounds,
-                            "pods_per_sec": r.pods_per_sec.round(), "p50_us": (r.p50_us * 10.0).round() / 10.0,
-                            "p99_us": (r.p99_us * 10.0).round() / 10.0,
-                            "pods_per_sec_wall": r.pods_per_sec_wall.round(),
-                            "p50_wall_us": (r.p50_wall_us * 10.0).round() / 10.0,
-                            "p99_wall_us": (r.p99_wall_us * 10.0).round() / 10.0,
-                            "nodes_evaluated": r.nodes_evaluated.round(), "nodes_scored": r.nodes_scored.round(),
-                            "ns_per_scored_node": (1e9 / r.pods_per_sec / r.nodes_scored.max(1.0)).round(),
-                        })
-                    })
-                    .collect(),
-            ),
-        );
+        let rounds = opts.repeats.max(1);
+        let _ = writeln!(out, "\nCycle cost by cluster size (thread CPU time; median of {rounds} rounds)");
+        out += &decision_table(&rows);
+        let rows = rows.iter().map(|r| {
+            let mut v = decision_json(r);
+            v["us_per_pod"] = json!((1e7 / r.pods_per_sec.max(1e-9)).round() / 10.0);
+            v
+        });
+        results.insert("topology_scaling".into(), Value::Array(rows.collect()));
     }
 
     let binary = pick_binary();
     note_part_ends(&mut part_ends, &results);
-    if opts.wants("e2e") || opts.wants("footprint") || opts.wants("workloads") {
+    if opts.wants("e2e") || opts.wants("footprint") || opts.wants("workloads") || opts.wants("real-nodes") {
         // process::command() honours this variable.
         std::env::set_var("EDGESCHED_TEST_BINARY", &binary);
         results.insert("binary".into(), json!(binary.strip_prefix(manifest_dir()).unwrap_or(&binary).display().to_string()));
@@ -1153,13 +1221,38 @@ fn main() {
     note_part_ends(&mut part_ends, &results);
     if opts.wants("workloads") || opts.wants("workloads-decision") {
         let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
-        let rows = replay::run(opts.smoke, runs, opts.wants("workloads"), opts.workload.as_deref());
+        let rows = replay::run(replay::Set::Upstream, opts.smoke, runs, opts.wants("workloads"), opts.workload.as_deref());
         let _ = writeln!(
             out,
             "\nUpstream scheduler_perf workloads (SchedulingThroughput, measured pods/s; ratio to upstream's threshold; median of {runs} runs)"
         );
         out += &replay::table(&rows);
         results.insert("workloads".into(), replay::to_json(&rows));
+    }
+
+    if opts.wants("real-nodes") || opts.wants("real-nodes-decision") {
+        // The workloads with topology on nodes labelled as real nodes are (and this project's own
+        // workloads shaped like real clusters); end to end beside the binding limit of the same run.
+        let runs = if opts.smoke { 1 } else { opts.repeats.min(3) };
+        let e2e_too = opts.wants("real-nodes");
+        let rows = replay::run(replay::Set::RealNodes, opts.smoke, runs, e2e_too, opts.workload.as_deref());
+        let _ = writeln!(
+            out,
+            "\nscheduler_perf workloads on nodes labelled as real nodes are (measured pods/s; ratio to upstream's threshold; median of {runs} runs)"
+        );
+        out += &replay::table(&rows);
+        let mut v = json!({"rows": replay::to_json(&rows)});
+        if e2e_too {
+            let (nodes, pods) = if opts.smoke { (100, 200) } else { (5000, 5000) };
+            eprintln!("binding limit: {nodes} nodes, {pods} pods");
+            let limit = binding_limit(nodes, pods, runs);
+            let _ = writeln!(
+                out,
+                "binding limit of the test API server in this run: {limit:.0} bindings/s ({nodes} nodes, {pods} pods)"
+            );
+            v["binding_limit"] = json!({"nodes": nodes, "pods": pods, "bindings_per_sec": limit.round()});
+        }
+        results.insert("real_node_workloads".into(), v);
     }
 
     note_part_ends(&mut part_ends, &results);
@@ -1312,10 +1405,14 @@ fn main() {
                     fields.insert("workload_filter".into(), json!(w));
                 }
             }
-            if part == "workloads" && opts.workload.is_some() {
+            if (part == "workloads" || part == "real_node_workloads") && opts.workload.is_some() {
                 // A filtered run measured some workloads only: its conditions go with those
                 // rows, and `workloads_run` keeps describing the run of every workload.
-                if let Some(Value::Array(rows)) = results.get_mut("workloads") {
+                let rows = match results.get_mut(part) {
+                    Some(Value::Object(o)) => o.get_mut("rows"),
+                    other => other,
+                };
+                if let Some(Value::Array(rows)) = rows {
                     for row in rows.iter_mut() {
                         if let Value::Object(fields) = row {
                             fields.insert("run".into(), run.clone());
@@ -1334,6 +1431,19 @@ fn main() {
     for (k, v) in results {
         let v = match (k.as_str(), merged.remove(&k)) {
             ("workloads", Some(previous)) => merge_workload_rows(previous, v),
+            ("real_node_workloads", Some(mut previous)) => {
+                // Rows merged by name as the upstream workloads'; the binding limit of the last
+                // run that measured one.
+                let mut v = v;
+                let rows = merge_workload_rows(previous["rows"].take(), v["rows"].take());
+                v["rows"] = rows;
+                if v.get("binding_limit").is_none() {
+                    if let Some(limit) = previous.get("binding_limit") {
+                        v["binding_limit"] = limit.clone();
+                    }
+                }
+                v
+            }
             (_, _) => v,
         };
         merged.insert(k, v);
@@ -1373,7 +1483,8 @@ fn merge_workload_rows(previous: Value, new: Value) -> Value {
 }
 
 /// The parts whose results record their own run (`<part>_run`).
-const MEASURED_PARTS: [&str; 6] = ["decision", "e2e", "footprint", "workloads", "simulate", "cel"];
+const MEASURED_PARTS: [&str; 8] =
+    ["decision", "topology_scaling", "e2e", "footprint", "workloads", "real_node_workloads", "simulate", "cel"];
 
 /// Records the load average now for every part that has results and no end yet: called between
 /// parts, so each part's end is when the next one starts.

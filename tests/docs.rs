@@ -239,6 +239,8 @@ fn current_figures(r: &Value) -> String {
         );
     }
 
+    real_node_figures(&mut out, r);
+
     let sim_run = conditions(r, "simulate");
     // The harness writes the variants as a list; older results kept them under `variants`.
     if let Some(variants) = r["simulate"].as_array().or_else(|| r["simulate"]["variants"].as_array()) {
@@ -281,6 +283,126 @@ fn workloads_table(r: &Value) -> String {
     out
 }
 
+/// The rows of the workloads replayed on nodes labelled as real nodes are (the `/RealNodeLabels`
+/// variants and this project's own workloads shaped like real clusters).
+fn real_node_rows(r: &Value) -> &[Value] {
+    r["real_node_workloads"]["rows"].as_array().map_or(&[], Vec::as_slice)
+}
+
+/// The targets of the real-node workloads: ≥ 5,000 pods/s in process at 5,000 nodes on every
+/// one, and ≥ 10× upstream's threshold where the workload has one.
+fn real_node_figures(out: &mut String, r: &Value) {
+    let run = conditions(r, "real_node_workloads");
+    let target = "hostname-keyed topology: every real-node workload ≥ 5,000 pods/s in process at 5,000 nodes";
+    let rows: Vec<(String, Option<f64>)> = real_node_rows(r)
+        .iter()
+        .filter(|w| num(w, "nodes").is_some_and(|n| n >= 5000.0))
+        .map(|w| (text(w, "workload").to_string(), num(w, "decision_pods_per_sec")))
+        .collect();
+    match lowest(&rows) {
+        Some((name, low)) if !rows.is_empty() => {
+            let meeting = rows.iter().filter(|(_, v)| v.is_some_and(|v| v >= 5000.0)).count();
+            let _ = writeln!(
+                out,
+                "| {target} | {meeting} of {} at ≥ 5,000 pods/s; lowest {} pods/s ({name}) | {run} | {} |",
+                rows.len(),
+                thousands(low),
+                verdict(meeting == rows.len())
+            );
+        }
+        _ => {
+            let _ = writeln!(out, "| {target} | not measured yet (`--only real-nodes`) | {run} | **not measured** |");
+        }
+    }
+    let ratios: Vec<(String, Option<f64>)> = real_node_rows(r)
+        .iter()
+        .filter_map(|w| {
+            let threshold = num(w, "upstream_threshold")?;
+            Some((text(w, "workload").to_string(), num(w, "decision_pods_per_sec").map(|v| v / threshold)))
+        })
+        .collect();
+    if ratios.is_empty() {
+        let _ = writeln!(
+            out,
+            "| the real-node variants in process ≥ 10× upstream's thresholds | not measured yet (`--only real-nodes`) | {run} | **not measured** |"
+        );
+    } else {
+        ratio_row(out, "the real-node variants in process ≥ 10× upstream's thresholds", &ratios, 10.0, &run);
+    }
+}
+
+/// One row per workload replayed on nodes labelled as real nodes are, beside the same workload on
+/// upstream's nodes (the last run of `--only workloads`) and the binding limit of its run.
+fn real_nodes_table(r: &Value) -> String {
+    let mut out = String::from(
+        "| workload | nodes | init pods | measured pods | threshold | in process, upstream's nodes | in process, real nodes | ratio | end to end, upstream's nodes | end to end, real nodes | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let cell = |v: Option<f64>| v.map_or("–".to_string(), thousands);
+    let ratio = |v: Option<f64>| v.map_or("–".to_string(), |x| format!("{x}×"));
+    let upstream = |name: &str| {
+        let base = name.strip_suffix("/RealNodeLabels").unwrap_or("");
+        r["workloads"].as_array().into_iter().flatten().find(|w| !base.is_empty() && text(w, "workload") == base)
+    };
+    for w in real_node_rows(r) {
+        let name = text(w, "workload");
+        let up = upstream(name);
+        let mut cells = vec![name.to_string()];
+        cells.extend(["nodes", "init_pods", "measured_pods", "upstream_threshold"].map(|k| cell(num(w, k))));
+        cells.extend([
+            cell(up.and_then(|u| num(u, "decision_pods_per_sec"))),
+            cell(num(w, "decision_pods_per_sec")),
+            ratio(num(w, "decision_ratio")),
+            cell(up.and_then(|u| num(u, "e2e_pods_per_sec"))),
+            cell(num(w, "e2e_pods_per_sec")),
+            ratio(num(w, "e2e_ratio")),
+        ]);
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    if real_node_rows(r).is_empty() {
+        out += "| not measured yet: `cargo bench --bench scheduling -- --only real-nodes` | | | | | | | | | | |\n";
+    }
+    let limit = &r["real_node_workloads"]["binding_limit"];
+    if let Some(b) = num(limit, "bindings_per_sec") {
+        let _ = writeln!(
+            out,
+            "\nBinding limit of the test API server in the same run: {} bindings/s ({} nodes, {} pods). Run: {}.",
+            thousands(b),
+            cell(num(limit, "nodes")),
+            cell(num(limit, "pods")),
+            conditions(r, "real_node_workloads")
+        );
+    }
+    out
+}
+
+/// The cycle's cost by cluster size: per variant and node count, pods per CPU-second and
+/// microseconds per pod, and the cost per pod relative to the smallest cluster.
+fn topology_scaling_table(r: &Value) -> String {
+    let rows = r["topology_scaling"].as_array().map_or(&[][..], Vec::as_slice);
+    if rows.is_empty() {
+        return "Not measured yet: `cargo bench --bench scheduling -- --only topology-scaling --repeats 3`.\n".to_string();
+    }
+    let mut out = String::from(
+        "| variant | nodes | existing pods | nodes evaluated | nodes scored | pods/s (CPU) | µs per pod | p99 µs | cost per pod vs the smallest cluster |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let cell = |v: Option<f64>| v.map_or("–".to_string(), thousands);
+    for w in rows {
+        let variant = text(w, "variant");
+        let first = rows.iter().find(|x| text(x, "variant") == variant).and_then(|x| num(x, "us_per_pod"));
+        let relative = match (num(w, "us_per_pod"), first) {
+            (Some(us), Some(base)) if base > 0.0 => format!("{:.2}×", us / base),
+            _ => "–".to_string(),
+        };
+        let mut cells = vec![variant.to_string()];
+        cells.extend(["nodes", "existing_pods", "nodes_evaluated", "nodes_scored", "pods_per_sec"].map(|k| cell(num(w, k))));
+        cells.extend(["us_per_pod", "p99_us"].map(|k| num(w, k).map_or("–".to_string(), |v| format!("{v:.1}"))));
+        cells.push(relative);
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    let _ = writeln!(out, "\nRun: {}.", conditions(r, "topology_scaling"));
+    out
+}
+
 /// Checks (or, with `EDGESCHED_BLESS=1`, rewrites) the text between `<!-- NAME:begin -->` and
 /// `<!-- NAME:end -->` in `file`.
 fn generated(file: &str, name: &str, expected: &str) {
@@ -308,6 +430,8 @@ fn benchmarks_current_figures_are_generated_from_the_results() {
     let r = results();
     generated("BENCHMARKS.md", "current-figures", &current_figures(&r));
     generated("BENCHMARKS.md", "workloads", &workloads_table(&r));
+    generated("BENCHMARKS.md", "real-nodes", &real_nodes_table(&r));
+    generated("BENCHMARKS.md", "topology-scaling", &topology_scaling_table(&r));
 }
 
 /// GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens, repeats

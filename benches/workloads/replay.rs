@@ -25,8 +25,15 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone)]
 pub enum Op {
     /// `createNodes`; `label` is upstream's `labelNodePrepareStrategy` (key, values),
-    /// `allocatable` its `nodeAllocatableStrategy`.
-    Nodes { count: usize, template: Template, label: Option<(String, Vec<String>)>, allocatable: Option<Value> },
+    /// `allocatable` its `nodeAllocatableStrategy`; `real_labels`: the nodes also get the labels
+    /// the kubelet gives real nodes ([`real_node_labels`]).
+    Nodes {
+        count: usize,
+        template: Template,
+        label: Option<(String, Vec<String>)>,
+        allocatable: Option<Value>,
+        real_labels: bool,
+    },
     /// `createNamespaces`: `{prefix}-0` … `{prefix}-{count-1}`, from `namespaceTemplatePath`
     /// when given.
     Namespaces { prefix: String, count: usize, template: Option<Value> },
@@ -81,7 +88,7 @@ impl Template {
     fn load(path: &Path) -> Template {
         let value = read_yaml(path);
         let text = value.to_string();
-        let indexed = INDEX.iter().any(|i| text.contains(i));
+        let indexed = INDEX.iter().any(|i| text.contains(i)) || text.contains(MOD_INDEX);
         Template { value, indexed }
     }
 
@@ -90,7 +97,7 @@ impl Template {
         if !self.indexed {
             return self.value.clone();
         }
-        let mut text = self.value.to_string();
+        let mut text = substitute_mod(&self.value.to_string(), i);
         for placeholder in INDEX {
             text = text.replace(placeholder, &i.to_string());
         }
@@ -101,6 +108,27 @@ impl Template {
 /// Upstream's text/template placeholder for the object's index within its op (both spellings
 /// its templates use).
 const INDEX: [&str; 2] = ["{{.Index}}", "{{ .Index }}"];
+
+/// The start of upstream's `{{Mod .Index N}}` (the `Mod` template function of scheduler_perf's
+/// `getTemplateFuncs`, test/integration/scheduler_perf/create.go, commit
+/// 0606542c9a6bb4f95466abbfba96dce0642b59a5): the index modulo `N`.
+const MOD_INDEX: &str = "{{Mod .Index ";
+
+/// `text` with every `{{Mod .Index N}}` replaced by `i % N`.
+fn substitute_mod(text: &str, i: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(MOD_INDEX) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + MOD_INDEX.len()..];
+        let end = after.find("}}").expect("`{{Mod .Index N}}` is closed");
+        let n: usize = after[..end].trim().parse().expect("`{{Mod .Index N}}` has a positive integer N");
+        out.push_str(&(i % n.max(1)).to_string());
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
 
 /// A test case's workload with its parameters applied.
 #[derive(Debug, Clone)]
@@ -150,10 +178,122 @@ fn read_yaml(path: &Path) -> Value {
     serde_saphyr::from_str::<Value>(&text).unwrap_or_else(|e| panic!("parse {}: {e}", path.display()))
 }
 
-/// Every workload of the config; `smoke` divides each `countParam` by 500 (at least 2, and 0
-/// stays 0) and each `durationParam` by 50.
-pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
-    let cases = read_yaml(&dir.join("performance-config.yaml"));
+/// Which workloads a run replays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Set {
+    /// Upstream's workloads as transcribed (`performance-config.yaml`).
+    Upstream,
+    /// The same on nodes labelled as real nodes are, and this project's own workloads of
+    /// `real-nodes-config.yaml` (see [`real_node_variants`]).
+    RealNodes,
+}
+
+/// The workloads of `set`; `smoke` divides each `countParam` by 500 (at least 2, and 0 stays 0)
+/// and each `durationParam` by 50.
+pub fn load(dir: &Path, smoke: bool, set: Set) -> Vec<Workload> {
+    let upstream = load_file(&dir.join("performance-config.yaml"), dir, smoke, false);
+    match set {
+        Set::Upstream => upstream,
+        Set::RealNodes => {
+            let mut out = real_node_variants(&upstream);
+            out.extend(load_file(&dir.join(REAL_NODES_CONFIG), dir, smoke, true));
+            out
+        }
+    }
+}
+
+/// This project's workloads shaped like real clusters, in upstream's format (every node of them
+/// labelled as real nodes are).
+const REAL_NODES_CONFIG: &str = "real-nodes-config.yaml";
+
+/// The suffix of a workload replayed on nodes labelled as real nodes are.
+pub const REAL_NODES_SUFFIX: &str = "/RealNodeLabels";
+
+/// Every workload whose pods spread or carry pod (anti-)affinity, again on nodes labelled as the
+/// kubelet labels real ones ([`real_node_labels`]): upstream's node template has no
+/// `kubernetes.io/hostname` label, so there every hostname-keyed spread constraint and
+/// (anti-)affinity term matches no domain and costs nothing, while every real node has one.
+pub fn real_node_variants(upstream: &[Workload]) -> Vec<Workload> {
+    upstream
+        .iter()
+        .filter(|w| uses_topology(w))
+        .map(|w| {
+            let ops = w
+                .ops
+                .iter()
+                .map(|op| match op {
+                    Op::Nodes { count, template, label, allocatable, .. } => Op::Nodes {
+                        count: *count,
+                        template: template.clone(),
+                        label: label.clone(),
+                        allocatable: allocatable.clone(),
+                        real_labels: true,
+                    },
+                    other => other.clone(),
+                })
+                .collect();
+            Workload { name: format!("{}{REAL_NODES_SUFFIX}", w.name), threshold: w.threshold, ops }
+        })
+        .collect()
+}
+
+/// Whether a workload's pods spread over topology domains or carry pod (anti)-affinity: their
+/// own spread constraints or terms, or PodTopologySpread's default constraints, which apply to
+/// pods a Service selects (a Service of the workload whose selector matches a pod template's
+/// labels).
+pub fn uses_topology(w: &Workload) -> bool {
+    let mut pods: Vec<&Value> = Vec::new();
+    let mut services: Vec<&Value> = Vec::new();
+    for op in &w.ops {
+        match op {
+            Op::Pods { template, .. } => pods.push(&template.value),
+            Op::Any { object, .. } => services.push(&object.value),
+            Op::Churn { templates, .. } => {
+                for t in templates {
+                    match t["kind"].as_str() {
+                        Some("Pod") => pods.push(t),
+                        Some("Service") => services.push(t),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let own = |p: &Value| {
+        let spec = &p["spec"];
+        spec["topologySpreadConstraints"].as_array().is_some_and(|c| !c.is_empty())
+            || spec["affinity"]["podAffinity"].is_object()
+            || spec["affinity"]["podAntiAffinity"].is_object()
+    };
+    let selected = |p: &Value| {
+        services.iter().filter(|s| s["kind"].as_str().unwrap_or("Service") == "Service").any(|s| {
+            s["spec"]["selector"]
+                .as_object()
+                .is_some_and(|sel| !sel.is_empty() && sel.iter().all(|(k, v)| p["metadata"]["labels"][k.as_str()] == *v))
+        })
+    };
+    pods.iter().any(|p| own(p) || selected(p))
+}
+
+/// The labels the kubelet puts on a node (`kubernetes.io/hostname`, `kubernetes.io/os`,
+/// `kubernetes.io/arch`; the cloud provider's `topology.kubernetes.io/region` and `zone`), for
+/// node `i` named `name`: three zones of one region, round robin. A workload's
+/// `labelNodePrepareStrategy` is applied after them (it keeps its own zone values).
+fn real_node_labels(name: &str, i: usize) -> [(&'static str, String); 5] {
+    [
+        ("kubernetes.io/hostname", name.to_string()),
+        ("kubernetes.io/os", "linux".to_string()),
+        ("kubernetes.io/arch", "amd64".to_string()),
+        ("topology.kubernetes.io/region", "region-1".to_string()),
+        ("topology.kubernetes.io/zone", format!("zone-{}", i % 3)),
+    ]
+}
+
+/// The workloads of one config file (upstream's format, templates relative to `dir`);
+/// `real_labels` labels every node as real nodes are.
+fn load_file(config: &Path, dir: &Path, smoke: bool, real_labels: bool) -> Vec<Workload> {
+    let cases = read_yaml(config);
     let mut out = Vec::new();
     for case in cases.as_array().expect("a list of test cases") {
         let case_name = case["name"].as_str().expect("test case name");
@@ -218,6 +358,7 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
                             (key, values.filter_map(|v| v.as_str().map(str::to_string)).collect())
                         }),
                         allocatable: op.get("nodeAllocatableStrategy").cloned(),
+                        real_labels,
                     },
                     "createNamespaces" => Op::Namespaces {
                         prefix: op["prefix"].as_str().unwrap_or("ns").to_string(),
@@ -280,9 +421,10 @@ pub fn load(dir: &Path, smoke: bool) -> Vec<Workload> {
 }
 
 /// Node `i` of a `createNodes` op (`index` within the op): named after `generateName`,
-/// labelled by the prepare strategy (round robin over the values), allocatable defaulted from
-/// capacity as kube-apiserver does (`SetDefaults_NodeStatus`).
-fn node_object(template: &Template, label: &Option<(String, Vec<String>)>, i: usize, index: usize) -> Value {
+/// labelled as a real node when `real` ([`real_node_labels`]), then by the prepare strategy
+/// (round robin over the values), allocatable defaulted from capacity as kube-apiserver does
+/// (`SetDefaults_NodeStatus`).
+fn node_object(template: &Template, label: &Option<(String, Vec<String>)>, i: usize, index: usize, real: bool) -> Value {
     let mut n = template.at(index);
     if n["metadata"]["name"].as_str().is_none() {
         let prefix = n["metadata"]["generateName"].as_str().unwrap_or("node-").to_string();
@@ -290,6 +432,12 @@ fn node_object(template: &Template, label: &Option<(String, Vec<String>)>, i: us
     }
     if let Some(m) = n["metadata"].as_object_mut() {
         m.remove("generateName");
+    }
+    if real {
+        let name = n["metadata"]["name"].as_str().unwrap_or("").to_string();
+        for (k, v) in real_node_labels(&name, i) {
+            n["metadata"]["labels"][k] = json!(v);
+        }
     }
     if let Some((key, values)) = label {
         if !values.is_empty() {
@@ -419,7 +567,7 @@ fn churn_object(template: &Value, namespace: &str, i: usize) -> Value {
     let kind = template["kind"].as_str().unwrap_or("");
     match kind {
         "Pod" => pod_object(&Template { value: template.clone(), indexed: false }, namespace, i, i),
-        "Node" => node_object(&Template { value: template.clone(), indexed: false }, &None, i, i),
+        "Node" => node_object(&Template { value: template.clone(), indexed: false }, &None, i, i, false),
         _ => named(template, namespace, i),
     }
 }
@@ -932,9 +1080,10 @@ pub fn decision(w: &Workload) -> Measured {
     let mut node_names: Vec<String> = Vec::new();
     for op in &w.ops {
         match op {
-            Op::Nodes { count, template, label, allocatable } => {
+            Op::Nodes { count, template, label, allocatable, real_labels } => {
                 for index in 0..*count {
-                    let n: api::Node = decode(with_allocatable(node_object(template, label, nodes, index), allocatable));
+                    let n: api::Node =
+                        decode(with_allocatable(node_object(template, label, nodes, index, *real_labels), allocatable));
                     nodes += 1;
                     // As upstream: the node, then its CSINode (`PrepareDependentObjects`).
                     let csi_node = allocatable.as_ref().map(|s| csi_node_object(&n.metadata.name, s));
@@ -1136,10 +1285,10 @@ pub fn e2e(w: &Workload) -> Measured {
         let mut waiters = Vec::new();
         for op in &w.ops {
             match op {
-                Op::Nodes { count, template, label, allocatable } => {
+                Op::Nodes { count, template, label, allocatable, real_labels } => {
                     for index in 0..*count {
-                        let n = server
-                            .create("/api/v1/nodes", with_allocatable(node_object(template, label, nodes, index), allocatable));
+                        let node = node_object(template, label, nodes, index, *real_labels);
+                        let n = server.create("/api/v1/nodes", with_allocatable(node, allocatable));
                         nodes += 1;
                         node_names.push(n["metadata"]["name"].as_str().unwrap_or("").to_string());
                         if let Some(strategy) = allocatable {
@@ -1485,7 +1634,11 @@ fn isolated(w: &Workload, smoke: bool, runs: usize, end_to_end: bool) -> Measure
 /// The child's part: replay workload `name` in process (or end to end) `runs` times and print the median as one
 /// JSON line on stdout.
 pub fn child(name: &str, smoke: bool, runs: usize) {
-    let w = load(&dir(), smoke).into_iter().find(|w| w.name == name).unwrap_or_else(|| panic!("no workload {name}"));
+    let w = [Set::Upstream, Set::RealNodes]
+        .into_iter()
+        .flat_map(|set| load(&dir(), smoke, set))
+        .find(|w| w.name == name)
+        .unwrap_or_else(|| panic!("no workload {name}"));
     let m = if std::env::var_os(CHILD_E2E_ENV).is_some() {
         median_of((0..runs.clamp(1, 3)).map(|_| e2e(&w)).collect())
     } else {
@@ -1507,8 +1660,8 @@ fn selected(name: &str, filter: Option<&str>) -> bool {
 /// Run every workload (whose name contains `filter`, or one of its comma-separated parts) in
 /// process and, with `e2e`, end to end: the in-process replays first, each in a fresh child
 /// process (see [`isolated`]), then the end-to-end ones, each in its own child as well.
-pub fn run(smoke: bool, runs: usize, e2e_too: bool, filter: Option<&str>) -> Vec<Row> {
-    let workloads: Vec<Workload> = load(&dir(), smoke).into_iter().filter(|w| selected(&w.name, filter)).collect();
+pub fn run(set: Set, smoke: bool, runs: usize, e2e_too: bool, filter: Option<&str>) -> Vec<Row> {
+    let workloads: Vec<Workload> = load(&dir(), smoke, set).into_iter().filter(|w| selected(&w.name, filter)).collect();
     let mut rows = Vec::new();
     for w in &workloads {
         let (init, measured) = w.pods();

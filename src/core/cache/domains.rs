@@ -37,6 +37,14 @@ struct KeyValues {
     column: Vec<u32>,
 }
 
+impl KeyValues {
+    /// Each value on one node (and some node with the key).
+    #[inline]
+    fn unique(&self) -> bool {
+        self.nodes > 0 && self.values.len() == self.nodes as usize
+    }
+}
+
 /// A node without the key in a key's column.
 const NO_VALUE: u32 = u32::MAX;
 
@@ -65,14 +73,23 @@ impl NodeValueIds {
 
 /// One key's node id → value id column (see [`Domains::column`]).
 #[derive(Debug, Clone, Copy)]
-pub struct Column<'a>(&'a [u32]);
+pub struct Column<'a> {
+    ids: &'a [u32],
+    unique: bool,
+}
 
 impl Column<'_> {
     /// The id of node `node`'s value, if the node has the key.
     #[inline]
     pub fn get(self, node: NodeId) -> Option<u32> {
-        let id = *self.0.get(node as usize)?;
+        let id = *self.ids.get(node as usize)?;
         (id != NO_VALUE).then_some(id)
+    }
+
+    /// Every value of the key is on one node ([`Domains::is_unique`]).
+    #[inline]
+    pub fn unique(self) -> bool {
+        self.unique
     }
 }
 
@@ -137,6 +154,16 @@ impl Domains {
         self.keys.get(&key).into_iter().flat_map(|kv| kv.values.iter().map(|(v, (id, _))| (&**v, *id)))
     }
 
+    /// Whether every value of the key is on exactly one node (`kubernetes.io/hostname` as the
+    /// kubelet sets it, or any key whose values the nodes do not share): then a node's domain is
+    /// the node itself, and counts per domain can be kept and read per node id, in dense
+    /// vectors, instead of per value id in maps. Node relabelling can make a key stop (or start)
+    /// being unique at any event, so callers ask at the start of each cycle.
+    #[inline]
+    pub fn is_unique(&self, key: Name) -> bool {
+        self.keys.get(&key).is_some_and(KeyValues::unique)
+    }
+
     /// Number of distinct values of the key.
     pub fn num_values(&self, key: Name) -> usize {
         self.keys.get(&key).map_or(0, |kv| kv.values.len())
@@ -158,7 +185,7 @@ impl Domains {
     /// one per node.
     #[inline]
     pub fn column(&self, key: Name) -> Option<Column<'_>> {
-        self.keys.get(&key).map(|kv| Column(&kv.column))
+        self.keys.get(&key).map(|kv| Column { ids: &kv.column, unique: kv.unique() })
     }
 
     /// The value behind an id, while some node carries it (a search: for checks, not cycles).
@@ -211,5 +238,23 @@ mod tests {
         let again = d.add_node(2, &labels(&[("topology.kubernetes.io/zone", "z2")]));
         assert_ne!(again.get(zone), c.get(zone), "a returning value gets a fresh id");
         assert_eq!(a.get(Name::new("kubernetes.io/hostname")), None);
+    }
+
+    #[test]
+    fn a_key_is_unique_while_no_two_nodes_share_a_value() {
+        let host = Name::new("kubernetes.io/hostname");
+        let mut d = Domains::default();
+        assert!(!d.is_unique(host), "a key on no node");
+        d.add_node(0, &labels(&[("kubernetes.io/hostname", "a")]));
+        d.add_node(1, &labels(&[("kubernetes.io/hostname", "b")]));
+        assert!(d.is_unique(host));
+        assert!(d.column(host).is_some_and(|c| c.unique()));
+        // Relabelled to share a value: no longer unique; and back.
+        d.remove_node(1, &labels(&[("kubernetes.io/hostname", "b")]));
+        d.add_node(1, &labels(&[("kubernetes.io/hostname", "a")]));
+        assert!(!d.is_unique(host));
+        assert!(d.column(host).is_some_and(|c| !c.unique()));
+        d.remove_node(1, &labels(&[("kubernetes.io/hostname", "a")]));
+        assert!(d.is_unique(host));
     }
 }

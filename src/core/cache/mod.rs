@@ -212,7 +212,7 @@ fn account(
 ) {
     tallies.pod_placed(pod, id, values, delta);
     if let Some(terms) = index.terms_of(pod) {
-        groups.pod_placed(terms, values, delta);
+        groups.pod_placed(terms, id, values, delta);
     }
 }
 
@@ -366,7 +366,7 @@ impl Cache {
     pub fn verify_topology_counts(&self) -> Result<(), String> {
         let placed = self.slots.iter().flatten().flat_map(|n| n.pods.iter().map(move |p| (&**p, n.id, &n.value_ids)));
         self.tallies.verify(placed.clone())?;
-        self.term_groups.verify(placed.filter_map(|(p, _, l)| self.pod_index.terms_of(p).map(|t| (&**t, l))))?;
+        self.term_groups.verify(placed.filter_map(|(p, id, l)| self.pod_index.terms_of(p).map(|t| (&**t, id, l))))?;
         let mut fresh = domains::Domains::default();
         for n in self.nodes() {
             fresh.add_node(n.id, &n.node.labels);

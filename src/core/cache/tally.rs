@@ -70,14 +70,32 @@ impl TallyKey {
     }
 }
 
-/// The counts of one key.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// The counts of one key: matching pods per topology value id and per node.
+///
+/// Per node the counts are a dense vector indexed by node id (grown to the highest node id that
+/// holds a counted pod; node ids are reused, so it stays as long as the node table): a Filter or
+/// Score pass reads a node's count with one load instead of a hash lookup, and for
+/// `kubernetes.io/hostname` and any other key whose every value is on one node
+/// ([`crate::core::cache::domains::Domains::is_unique`]) a node's domain count *is* its node
+/// count ([`Counts::in_domain_of`]). Per value the counts stay a map (one entry per value with
+/// matching pods: a few for zones).
+#[derive(Debug, Clone, Default)]
 pub struct Counts {
-    /// Node → matching pods on it (no zero entries). Unseeded: the scheduler numbers nodes.
-    by_node: HashMap<NodeId, i64>,
+    /// Node id → matching pods on it (0 past the end).
+    by_node: Vec<u32>,
     /// Topology value id ([`crate::core::cache::domains`]) → matching pods on nodes with that
     /// value (no zero entries). Unseeded: the cache numbers values.
     by_id: HashMap<u32, i64>,
+}
+
+impl PartialEq for Counts {
+    /// The same counts, however long the per-node vectors grew (zeros past the end).
+    fn eq(&self, other: &Counts) -> bool {
+        let (short, long) = if self.by_node.len() <= other.by_node.len() { (self, other) } else { (other, self) };
+        self.by_id == other.by_id
+            && long.by_node[..short.by_node.len()] == short.by_node[..]
+            && long.by_node[short.by_node.len()..].iter().all(|n| *n == 0)
+    }
 }
 
 impl Counts {
@@ -86,23 +104,47 @@ impl Counts {
         &self.by_id
     }
 
+    /// Matching pods per node id (nodes past the end have none).
+    pub fn by_node(&self) -> &[u32] {
+        &self.by_node
+    }
+
     /// Matching pods on nodes with this topology value id.
+    #[inline]
     pub fn on_id(&self, id: u32) -> i64 {
         self.by_id.get(&id).copied().unwrap_or(0)
     }
 
     /// Matching pods on one node.
+    #[inline]
     pub fn on_node(&self, id: NodeId) -> i64 {
-        self.by_node.get(&id).copied().unwrap_or(0)
+        i64::from(self.by_node.get(id as usize).copied().unwrap_or(0))
+    }
+
+    /// Matching pods in the domain of node `node`, whose value id is `id`: with `unique` (every
+    /// value of the key on one node) the node's own count, else the value's.
+    #[inline]
+    pub fn in_domain_of(&self, node: NodeId, id: u32, unique: bool) -> i64 {
+        if unique {
+            self.on_node(node)
+        } else {
+            self.on_id(id)
+        }
     }
 
     fn add(&mut self, id: NodeId, value: Option<u32>, delta: i64) {
-        for (map, k) in [(&mut self.by_node, Some(id)), (&mut self.by_id, value)] {
-            let Some(k) = k else { continue };
-            let n = map.entry(k).or_insert(0);
+        let slot = id as usize;
+        if self.by_node.len() <= slot {
+            self.by_node.resize(slot + 1, 0);
+        }
+        let n = &mut self.by_node[slot];
+        // Counts never go below zero (a pod leaves only where it was counted).
+        *n = u32::try_from(i64::from(*n).saturating_add(delta)).unwrap_or(0);
+        if let Some(k) = value {
+            let n = self.by_id.entry(k).or_insert(0);
             *n += delta;
             if *n == 0 {
-                map.remove(&k);
+                self.by_id.remove(&k);
             }
         }
     }

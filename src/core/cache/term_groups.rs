@@ -11,6 +11,7 @@
 
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
 use crate::core::cache::domains::NodeValueIds;
+use crate::core::cache::NodeId;
 // Unseeded for the value-id counts only (the cache numbers values).
 use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::seeded_hash::SeededHashMap;
@@ -34,6 +35,11 @@ pub struct Group {
     /// Topology value id ([`crate::core::cache::domains`]) of the holders' nodes → holders (no
     /// zero entries). Unseeded: the cache numbers values.
     pub by_id: HashMap<u32, i64>,
+    /// The same holders by node id (holders on nodes with the topology key only; no zero
+    /// entries): for a key whose every value is on one node
+    /// ([`crate::core::cache::domains::Domains::is_unique`]) these are the per-domain counts,
+    /// which a cycle adds into vectors indexed by node id. Unseeded: the scheduler numbers nodes.
+    pub by_node: HashMap<NodeId, i64>,
     /// Holders, including those on nodes without the topology key.
     holders: i64,
 }
@@ -61,6 +67,15 @@ fn each_term(terms: &PodTerms, mut f: impl FnMut(TermKind, i32, &AffinityTerm)) 
     }
 }
 
+/// Add `delta` to `k`'s count, removing it at zero.
+fn add_nonzero(counts: &mut HashMap<u32, i64>, k: u32, delta: i64) {
+    let n = counts.entry(k).or_insert(0);
+    *n += delta;
+    if *n == 0 {
+        counts.remove(&k);
+    }
+}
+
 impl TermGroups {
     /// The groups, or `None` when switched off (plugins then walk the pods).
     pub fn groups(&self) -> Option<impl Iterator<Item = &Group>> {
@@ -72,9 +87,9 @@ impl TermGroups {
         self.disabled = !on;
     }
 
-    /// A pod with `terms` was placed on (`delta` 1) or left (−1) a node with label value ids
-    /// `values`.
-    pub fn pod_placed(&mut self, terms: &PodTerms, values: &NodeValueIds, delta: i64) {
+    /// A pod with `terms` was placed on (`delta` 1) or left (−1) node `node` with label value
+    /// ids `values`.
+    pub fn pod_placed(&mut self, terms: &PodTerms, node: NodeId, values: &NodeValueIds, delta: i64) {
         each_term(terms, |kind, weight, term| {
             let sig = format!("{kind:?}/{weight}/{term:?}");
             let g = self.groups.entry(sig.clone()).or_insert_with(|| Group {
@@ -82,15 +97,13 @@ impl TermGroups {
                 weight,
                 term: term.clone(),
                 by_id: HashMap::default(),
+                by_node: HashMap::default(),
                 holders: 0,
             });
             g.holders += delta;
             if let Some(id) = term.topology_key.and_then(|k| values.get(k)) {
-                let n = g.by_id.entry(id).or_insert(0);
-                *n += delta;
-                if *n == 0 {
-                    g.by_id.remove(&id);
-                }
+                add_nonzero(&mut g.by_id, id, delta);
+                add_nonzero(&mut g.by_node, node, delta);
             }
             if g.holders == 0 {
                 self.groups.remove(&sig);
@@ -98,11 +111,12 @@ impl TermGroups {
         });
     }
 
-    /// Compare with groups rebuilt from `placed` (terms and node label values of every holder).
-    pub fn verify<'a>(&self, placed: impl Iterator<Item = (&'a PodTerms, &'a NodeValueIds)>) -> Result<(), String> {
+    /// Compare with groups rebuilt from `placed` (terms, node and node label values of every
+    /// holder).
+    pub fn verify<'a>(&self, placed: impl Iterator<Item = (&'a PodTerms, NodeId, &'a NodeValueIds)>) -> Result<(), String> {
         let mut fresh = TermGroups::default();
-        for (terms, values) in placed {
-            fresh.pod_placed(terms, values, 1);
+        for (terms, node, values) in placed {
+            fresh.pod_placed(terms, node, values, 1);
         }
         if fresh.groups != self.groups {
             return Err(format!("{} term groups differ from {} recomputed", self.groups.len(), fresh.groups.len()));

@@ -1,6 +1,7 @@
 //! PodTopologySpread and InterPodAffinity with the cache's incrementally kept counts (tallies
 //! and term groups) against the straightforward walk over every pod, on random clusters: random
-//! nodes (zone and hostname labels, a taint, relabelling, removal), random pods (labels,
+//! nodes (zone and hostname labels and another key with one value per node, a taint,
+//! relabelling that changes or removes a node's hostname or zone, removal), random pods (labels,
 //! namespaces, required and preferred (anti-)affinity with namespaces / namespaceSelector /
 //! matchLabelKeys / mismatchLabelKeys, spread constraints of both kinds with minDomains,
 //! matchLabelKeys and both node inclusion policies, node selectors, terminating pods) and random
@@ -21,6 +22,8 @@ use crate::core::rng::Rng;
 
 const HOST: &str = "kubernetes.io/hostname";
 const ZONE: &str = "topology.kubernetes.io/zone";
+/// A key with one value per node that is not `kubernetes.io/hostname`.
+const RACK_SLOT: &str = "example.com/rack-slot";
 const NAMESPACES: [&str; 2] = ["default", "other"];
 
 fn pick<'a>(rng: &mut Rng, from: &[&'a str]) -> &'a str {
@@ -29,13 +32,38 @@ fn pick<'a>(rng: &mut Rng, from: &[&'a str]) -> &'a str {
 
 pub(super) fn random_node(rng: &mut Rng, i: u64, zones: bool) -> NodeBuilder {
     let name = format!("n{i}");
+    random_node_labelled(rng, &name, &name, zones)
+}
+
+/// A node relabelled while pods run on it: its hostname label kept, changed to another node's
+/// (two nodes then share a hostname value: the key stops having one value per node) or removed;
+/// a zone as [`random_node`] gives one.
+fn relabelled_node(rng: &mut Rng, i: u64, num_nodes: u64, zones: bool) -> NodeBuilder {
+    let name = format!("n{i}");
+    match rng.below(4) {
+        0 => {
+            let host = format!("n{}", rng.below(num_nodes));
+            random_node_labelled(rng, &name, &host, zones)
+        }
+        1 => random_node_labelled(rng, &name, "", zones),
+        _ => random_node(rng, i, zones),
+    }
+}
+
+/// A random node named `name` with hostname label `host` (none when empty) and a unique
+/// per-node key of another name (`RACK_SLOT`: one value per node too, not named hostname).
+fn random_node_labelled(rng: &mut Rng, name: &str, host: &str, zones: bool) -> NodeBuilder {
     let zone = format!("z{}", rng.below(3));
-    let mut labels = vec![(HOST, name.as_str())];
+    let slot = format!("slot-{name}");
+    let mut labels = vec![(RACK_SLOT, slot.as_str())];
+    if !host.is_empty() {
+        labels.push((HOST, host));
+    }
     // Now and then a node without a zone (spread constraints then exclude it).
     if zones && rng.below(8) != 0 {
         labels.push((ZONE, zone.as_str()));
     }
-    let mut b = NodeBuilder::new(&name).labels(&labels);
+    let mut b = NodeBuilder::new(name).labels(&labels);
     if rng.below(6) == 0 {
         b = b.taint("dedicated", "x", "NoSchedule");
     }
@@ -53,7 +81,7 @@ fn random_selector(rng: &mut Rng) -> api::LabelSelector {
 }
 
 fn random_term(rng: &mut Rng) -> api::PodAffinityTerm {
-    let mut t = pod_term(Some(random_selector(rng)), pick(rng, &[HOST, ZONE, ZONE]));
+    let mut t = pod_term(Some(random_selector(rng)), pick(rng, &[HOST, HOST, ZONE, ZONE, RACK_SLOT]));
     match rng.below(6) {
         0 => t.namespaces = vec!["other".into()],
         1 => t.namespace_selector = Some(selector(vec![sel_req("team", "In", &["blue"])])),
@@ -92,7 +120,7 @@ pub(super) fn random_pod(rng: &mut Rng, name: &str, with_terms: bool) -> PodBuil
     }
     for _ in 0..rng.below(3) {
         let when = pick(rng, &["DoNotSchedule", "ScheduleAnyway"]);
-        let key = pick(rng, &[HOST, ZONE]);
+        let key = pick(rng, &[HOST, HOST, ZONE, RACK_SLOT]);
         p = p.spread(1 + rng.below(2) as i32, key, when, Some(random_selector(rng)));
         let (a, b, c, d) = (rng.below(4), rng.below(4), rng.below(4), rng.below(4));
         p = p.spread_with(|c_| {
@@ -242,10 +270,11 @@ fn incremental_counts_decide_as_the_walk_over_every_pod() {
                     cache.remove_pod(&key);
                 }
                 7 => {
-                    // Relabel a node (another zone) or let it go and come back.
+                    // Relabel a node (another zone, another node's hostname, no hostname) or
+                    // let it go and come back.
                     let other = rng.below(num_nodes);
                     if rng.below(2) == 0 {
-                        cache.upsert_node(random_node(&mut rng, other, zones).spec());
+                        cache.upsert_node(relabelled_node(&mut rng, other, num_nodes, zones).spec());
                     } else if cache.node_by_name(&node).is_some() {
                         cache.remove_node(&node);
                     } else {

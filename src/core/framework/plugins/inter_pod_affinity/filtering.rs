@@ -165,7 +165,12 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
         for g in groups.filter(|g| g.kind == TermKind::RequiredAntiAffinity) {
             let Some(key) = g.term.topology_key else { continue };
             if g.term.matches(&pod.namespace, &pod.labels, &ns_labels) {
-                existing.add_all(key, &g.by_id);
+                if cache.domains().is_unique(key) {
+                    // One domain per node (hostname): per node id, no map as large as the cluster.
+                    existing.add_per_node(key, &g.by_node);
+                } else {
+                    existing.add_all(key, &g.by_id);
+                }
             }
         }
     } else if cache.pod_index().num_with_required_anti_affinity() > 0 {

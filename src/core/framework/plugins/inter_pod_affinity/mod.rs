@@ -55,9 +55,20 @@ impl InterPodAffinity {
 /// `topologyToMatchedTermCount`: counts per (topology key, value); entries at zero are removed.
 /// Values are the cache's value ids ([`crate::core::cache::domains`]), so Filter compares a
 /// node's id instead of hashing its label value.
+///
+/// Keys whose every value is on one node ([`Domains::is_unique`], `kubernetes.io/hostname`) may
+/// instead be counted per node id in one dense vector ([`TopologyCounts::add_per_node`]): with
+/// one domain per node a map per value is as large as the cluster, and Filter would hash once
+/// per node. A key is counted one way or the other within one set of counts.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TopologyCounts {
     map: HashMap<Name, HashMap<u32, i64>>,
+    /// The keys counted per node.
+    dense_keys: Vec<Name>,
+    /// Node id → the sum, over the keys counted per node, of the count of the node's domain
+    /// (0 past the end). The counts are of placed pods, never negative, so the sum is positive
+    /// exactly when one of them is.
+    per_node: Vec<i64>,
 }
 
 impl TopologyCounts {
@@ -65,7 +76,20 @@ impl TopologyCounts {
     pub fn update(&mut self, node: &NodeInfo, key: Option<Name>, delta: i64) {
         let Some(key) = key else { return };
         let Some(id) = node.value_id(key) else { return };
-        self.add(key, id, delta);
+        if self.dense_keys.contains(&key) {
+            self.add_on_node(node.id, delta);
+        } else {
+            self.add(key, id, delta);
+        }
+    }
+
+    /// Add `delta` to node `node`'s entry of the per-node counts.
+    fn add_on_node(&mut self, node: crate::core::cache::NodeId, delta: i64) {
+        let slot = node as usize;
+        if self.per_node.len() <= slot {
+            self.per_node.resize(slot + 1, 0);
+        }
+        self.per_node[slot] += delta;
     }
 
     /// Add `delta` to the pair (key, value id).
@@ -106,20 +130,35 @@ impl TopologyCounts {
         }
     }
 
-    /// The count of one pair (0 when absent).
+    /// Add the counts of a key whose every value is on one node, given per node id (a term
+    /// group's holders by node, on nodes with the key): kept in the per-node vector from then on.
+    pub fn add_per_node(&mut self, key: Name, counts: &HashMap<u32, i64>) {
+        if !self.dense_keys.contains(&key) {
+            self.dense_keys.push(key);
+        }
+        for (&node, &n) in counts {
+            self.add_on_node(node, n);
+        }
+    }
+
+    /// The count of one pair (0 when absent); for keys counted by value id.
     pub fn get(&self, key: Name, id: u32) -> i64 {
         self.map.get(&key).and_then(|m| m.get(&id)).copied().unwrap_or(0)
     }
 
     /// No pair is counted (`len(map) == 0`).
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.map.is_empty() && self.per_node.iter().all(|n| *n == 0)
     }
 
     /// Whether any counted pair with a positive count is one of the node's labels (its ids
     /// read from the cache's columns).
     pub fn any_positive_on(&self, domains: &Domains, node: &NodeInfo) -> bool {
-        self.map.iter().any(|(k, values)| domains.node_value(*k, node.id).and_then(|id| values.get(&id)).is_some_and(|n| *n > 0))
+        self.per_node.get(node.id as usize).is_some_and(|n| *n > 0)
+            || self
+                .map
+                .iter()
+                .any(|(k, values)| domains.node_value(*k, node.id).and_then(|id| values.get(&id)).is_some_and(|n| *n > 0))
     }
 }
 

@@ -9,7 +9,8 @@
 
 use super::filtering::{namespace_labels, no_labels, resolve_namespaces, term_counts, visit_all, visit_term_candidates};
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
-use crate::core::cache::domains::Domains;
+use crate::core::cache::domains::{Column, Domains};
+use crate::core::cache::tally::Counts;
 use crate::core::cache::term_groups::TermKind;
 use crate::core::cache::{AssignedPod, Cache, NodeInfo};
 use crate::core::config::InterPodAffinityArgs;
@@ -28,6 +29,13 @@ type ScoreMap = HashMap<Name, HashMap<u32, i64>>;
 #[derive(Debug)]
 pub(crate) struct PreScoreState {
     pub topology_score: ScoreMap,
+    /// The scores of keys whose every value is on one node ([`Domains::is_unique`],
+    /// `kubernetes.io/hostname`), summed per node id instead of kept per value in
+    /// `topology_score` (a map as large as the cluster); empty when there are none. Filled
+    /// for the nodes PreScore was given.
+    pub node_scores: Vec<i64>,
+    /// Some pair was scored through `node_scores` (upstream's map would not be empty).
+    pub node_pairs: bool,
     /// Why the incoming pod's terms do not parse: upstream's PreScore fails with an Error
     /// status; here Score reports it so the cycle fails the same way.
     pub error: Option<String>,
@@ -97,13 +105,66 @@ fn process_existing_terms(m: &mut ScoreMap, inc: &Incoming, et: &PodTerms, node:
     }
 }
 
+/// Scores summed per node id for keys with one value per node (see
+/// [`PreScoreState::node_scores`]), for the nodes being scored.
+struct NodeScores<'a> {
+    nodes: &'a [&'a NodeInfo],
+    bound: usize,
+    scores: Vec<i64>,
+    pairs: bool,
+}
+
+impl NodeScores<'_> {
+    fn slots(&mut self) -> &mut Vec<i64> {
+        if self.scores.is_empty() {
+            self.scores = vec![0; self.bound];
+        }
+        &mut self.scores
+    }
+
+    /// A tally's counts of a unique key times `weight`, for the nodes being scored that carry
+    /// the key (a node's domain count is its own count).
+    fn add_tally(&mut self, column: Column, weight: i64, counts: &Counts) {
+        if counts.by_id().is_empty() {
+            return;
+        }
+        self.pairs = true;
+        let nodes = self.nodes;
+        let slots = self.slots();
+        for n in nodes {
+            if column.get(n.id).is_some() {
+                if let Some(slot) = slots.get_mut(n.id as usize) {
+                    *slot += weight * counts.on_node(n.id);
+                }
+            }
+        }
+    }
+
+    /// A term group's holders per node (on nodes with the key) times `weight`.
+    fn add_holders(&mut self, weight: i64, by_node: &HashMap<u32, i64>) {
+        if by_node.is_empty() {
+            return;
+        }
+        self.pairs = true;
+        let slots = self.slots();
+        for (&node, &n) in by_node {
+            if let Some(slot) = slots.get_mut(node as usize) {
+                *slot += weight * n;
+            }
+        }
+    }
+}
+
 /// `processExistingPod`, the incoming pod's side: one preferred term against the existing pods
 /// it may match (found through the label index when possible).
-fn process_incoming_term(m: &mut ScoreMap, cache: &Cache, term: &AffinityTerm, weight: i64) {
+fn process_incoming_term(m: &mut ScoreMap, dense: &mut NodeScores, cache: &Cache, term: &AffinityTerm, weight: i64) {
     if let Some(counts) = term_counts(cache, term) {
         // The cache's tally: `n` matching pods on nodes with value `v`.
         if let (Some(key), Some(counts)) = (term.topology_key, counts) {
-            add_scores(m, key, weight, counts.by_id());
+            match cache.domains().column(key).filter(|c| c.unique()) {
+                Some(column) => dense.add_tally(column, weight, counts),
+                None => add_scores(m, key, weight, counts.by_id()),
+            }
         }
         return;
     }
@@ -142,7 +203,12 @@ pub(crate) fn pre_score(
     let (mut terms, errors) = PodTerms::of_pod(affinity, &pod.namespace, &pod.labels, KeyResolution::Lookup);
     if !errors.is_empty() {
         let error = Some(format!("failed to parse pod: {}", errors.join(", ")));
-        *state = Some(Box::new(PreScoreState { topology_score: ScoreMap::default(), error }));
+        *state = Some(Box::new(PreScoreState {
+            topology_score: ScoreMap::default(),
+            node_scores: Vec::new(),
+            node_pairs: false,
+            error,
+        }));
         return PreScoreOutcome::Run;
     }
     resolve_namespaces(
@@ -152,11 +218,12 @@ pub(crate) fn pre_score(
     let ns_labels = namespace_labels(cache, pod);
     let inc = Incoming { pod, terms, ns_labels: &ns_labels, hard_weight: i64::from(args.hard_pod_affinity_weight) };
     let mut m = ScoreMap::default();
+    let mut dense = NodeScores { nodes, bound: cache.node_id_bound(), scores: Vec::new(), pairs: false };
     for (w, t) in &inc.terms.preferred_affinity {
-        process_incoming_term(&mut m, cache, t, i64::from(*w));
+        process_incoming_term(&mut m, &mut dense, cache, t, i64::from(*w));
     }
     for (w, t) in &inc.terms.preferred_anti_affinity {
-        process_incoming_term(&mut m, cache, t, -i64::from(*w));
+        process_incoming_term(&mut m, &mut dense, cache, t, -i64::from(*w));
     }
     // Only pods with affinity terms contribute from their side; the cache's groups of identical
     // terms stand for their holders.
@@ -170,7 +237,11 @@ pub(crate) fn pre_score(
             };
             let Some(key) = g.term.topology_key else { continue };
             if g.term.matches(&pod.namespace, &pod.labels, &ns_labels) {
-                add_scores(&mut m, key, w, &g.by_id);
+                if cache.domains().is_unique(key) {
+                    dense.add_holders(w, &g.by_node);
+                } else {
+                    add_scores(&mut m, key, w, &g.by_id);
+                }
             }
         }
     } else {
@@ -179,10 +250,10 @@ pub(crate) fn pre_score(
             process_existing_terms(&mut m, &inc, &ip.terms, node);
         }
     }
-    if m.is_empty() {
+    if m.is_empty() && !dense.pairs {
         return PreScoreOutcome::Skip;
     }
-    *state = Some(Box::new(PreScoreState { topology_score: m, error: None }));
+    *state = Some(Box::new(PreScoreState { topology_score: m, node_scores: dense.scores, node_pairs: dense.pairs, error: None }));
     PreScoreOutcome::Run
 }
 
@@ -199,8 +270,9 @@ pub(crate) fn score_all(d: &Domains, nodes: &[&NodeInfo], state: &PluginState, o
     }
     // Each key's column looked up once for all nodes; keys on no node add nothing.
     let pairs: Vec<_> = s.topology_score.iter().filter_map(|(key, values)| Some((d.column(*key)?, values))).collect();
+    let per_node = s.node_scores.as_slice();
     for (o, node) in out.iter_mut().zip(nodes) {
-        let mut score = 0;
+        let mut score = per_node.get(node.id as usize).copied().unwrap_or(0);
         for (column, values) in &pairs {
             if let Some(id) = column.get(node.id) {
                 score += values.get(&id).copied().unwrap_or(0);
@@ -216,7 +288,7 @@ pub(crate) fn score_all(d: &Domains, nodes: &[&NodeInfo], state: &PluginState, o
 #[cfg(test)]
 pub(crate) fn reference_score(cache: &Cache, node: &NodeInfo, state: &PluginState) -> i64 {
     let s = state_as::<PreScoreState>(state).expect("prescore state");
-    let mut score = 0;
+    let mut score = s.node_scores.get(node.id as usize).copied().unwrap_or(0);
     for (key, values) in &s.topology_score {
         let Some(value) = node.node.labels.get(*key) else { continue };
         let id = cache.domains().id(*key, value).expect("a value some node carries has an id");
@@ -228,7 +300,7 @@ pub(crate) fn reference_score(cache: &Cache, node: &NodeInfo, state: &PluginStat
 /// NormalizeScore: `int64(100·(s−min)/(max−min))`, all 0 when max == min.
 pub(crate) fn normalize(scores: &mut [i64], state: &PluginState) {
     match state_as::<PreScoreState>(state) {
-        Some(s) if !s.topology_score.is_empty() => {}
+        Some(s) if !s.topology_score.is_empty() || s.node_pairs => {}
         _ => return,
     }
     let min = scores.iter().copied().min().unwrap_or(0);
