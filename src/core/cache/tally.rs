@@ -77,7 +77,7 @@ impl TallyKey {
 /// Score pass reads a node's count with one load instead of a hash lookup, and for
 /// `kubernetes.io/hostname` and any other key whose every value is on one node
 /// ([`crate::core::cache::domains::Domains::is_unique`]) a node's domain count *is* its node
-/// count ([`Counts::in_domain_of`]). Per value the counts stay a map (one entry per value with
+/// count ([`Counts::on_node`]). Per value the counts stay a map (one entry per value with
 /// matching pods: a few for zones).
 #[derive(Debug, Clone, Default)]
 pub struct Counts {
@@ -119,17 +119,6 @@ impl Counts {
     #[inline]
     pub fn on_node(&self, id: NodeId) -> i64 {
         i64::from(self.by_node.get(id as usize).copied().unwrap_or(0))
-    }
-
-    /// Matching pods in the domain of node `node`, whose value id is `id`: with `unique` (every
-    /// value of the key on one node) the node's own count, else the value's.
-    #[inline]
-    pub fn in_domain_of(&self, node: NodeId, id: u32, unique: bool) -> i64 {
-        if unique {
-            self.on_node(node)
-        } else {
-            self.on_id(id)
-        }
     }
 
     fn add(&mut self, id: NodeId, value: Option<u32>, delta: i64) {
