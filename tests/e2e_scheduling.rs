@@ -88,8 +88,12 @@ fn binds_pods_to_suitable_nodes_with_upstream_events() {
     es.wait_for_log(r#""Successfully bound pod to node" pod="default/on-ssd" node="ssd" evaluatedNodes=4 feasibleNodes=1"#, T)
         .expect("log line");
 
-    // The pod's condition carries the full message.
-    let cond = server.pod_scheduled(&format!("{}/port-b", pods_path(ns))).expect("condition");
+    // The pod's condition carries the full message (a status write of its own: it may land
+    // after the event).
+    let cond = support::wait::wait_for(T, "port-b's PodScheduled condition", || {
+        server.pod_scheduled(&format!("{}/port-b", pods_path(ns)))
+    })
+    .expect("condition");
     assert_eq!(cond["status"], "False");
     assert_eq!(cond["reason"], "Unschedulable");
     assert!(cond["message"].as_str().is_some_and(|m| m.starts_with("0/4 nodes are available")));
