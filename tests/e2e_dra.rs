@@ -132,6 +132,12 @@ fn status_writes<'a>(log: &'a [RequestRecord], claim_name: &str) -> Vec<&'a Requ
 }
 
 /// Index in the log of the successful binding of `pod`.
+/// The server's request log once `ready` holds for it. The server applies a request before it
+/// logs it, so a change seen in the store may still be missing from the log for a moment.
+fn log_once(server: &TestApiServer, what: &str, ready: impl Fn(&[RequestRecord]) -> bool) -> Vec<RequestRecord> {
+    wait_for(T, what, || Some(server.requests()).filter(|log| ready(log))).unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn binding_index(log: &[RequestRecord], pod: &str) -> Option<usize> {
     let path = format!("{PODS}/{pod}/binding");
     log.iter().position(|r| r.path == path && r.method == "POST" && (200..300).contains(&r.code))
@@ -165,7 +171,7 @@ fn a_claim_is_allocated_and_reserved_in_its_status_before_the_pod_is_bound() {
 
     // The order through the server's eyes: one status write (allocation and reservation at once),
     // then the binding.
-    let log = server.requests();
+    let log = log_once(&server, "trainer's binding in the request log", |log| binding_index(log, "trainer").is_some());
     let writes = status_writes(&log, "gpu-claim");
     assert_eq!(writes.len(), 1, "{writes:#?}");
     assert!(writes[0].body.contains("\"allocation\"") && writes[0].body.contains("\"reservedFor\""), "{}", writes[0].body);
@@ -189,7 +195,7 @@ fn a_claim_from_a_template_is_created_by_the_controller_and_then_allocated() {
     let generated = p["status"]["resourceClaimStatuses"][0]["resourceClaimName"].as_str().expect("claim generated").to_string();
     let c = wait_claim(&server, &started.es, &generated, &["inference"]);
     assert_eq!(allocated_devices(&c)[0].3, "gpu-0");
-    let log = server.requests();
+    let log = log_once(&server, "inference's binding in the request log", |log| binding_index(log, "inference").is_some());
     let write_at = log.iter().position(|r| r.path == format!("{}/status", claim_at(&generated)) && r.code == 200);
     assert!(write_at.expect("status written") < binding_index(&log, "inference").expect("bound"));
 }
@@ -208,7 +214,7 @@ fn a_shared_claim_is_allocated_once_and_reserved_for_every_pod_using_it() {
     let c = wait_claim(&server, &started.es, "shared", &["a", "b"]);
     assert_eq!(allocated_devices(&c).len(), 1, "one device for both pods: {c}");
     // One allocation: every later write only adds a reservation to the same allocation.
-    let log = server.requests();
+    let log = log_once(&server, "both status writes in the request log", |log| status_writes(log, "shared").len() >= 2);
     let writes = status_writes(&log, "shared");
     assert_eq!(writes.len(), 2, "one write per pod: {writes:#?}");
     // The second pod's claim still lets another claim have the other GPU.
