@@ -8,6 +8,10 @@
 # whether the target has had a long run (at least 10 million executions or an hour). Every
 # target of `fuzz/run.sh --list` has a row; one never recorded says so. Rows of targets that
 # no longer exist are dropped. A crash is recorded in its row and makes the script exit non-zero.
+# A target stops early once it reaches 10 million executions (the long-run bar). The table is
+# rewritten after each target, under a lock, so several record.sh runs (one per CPU, with
+# different targets) can share the machine and the document, and an interrupted run keeps the
+# rows it finished.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,18 +33,45 @@ group() { sed ':a;s/\B[0-9]\{3\}\>/ &/;ta' <<<"$1"; }
 # The value of libFuzzer's `stat::NAME:` line in LOG (empty when absent).
 stat() { sed -n "s/^stat::$1: *\([0-9]*\).*/\1/p" "$2" | tail -1; }
 
-# The current rows, by target: one file per row.
-rows=fuzz/target/record-rows
-rm -rf "$rows" && mkdir -p "$rows"
-awk -v begin="$begin" -v end="$end" '$0 == begin { on = 1; next } $0 == end { on = 0 } on' "$doc" | { grep '^| `' || true; } | while IFS= read -r line; do
-    name=$(sed 's/^| `\([^`]*\)`.*/\1/' <<<"$line")
-    printf '%s\n' "$line" >"$rows/$name"
-done
+# Merge ROW (the new row of TARGET) into the document's table, holding the lock so that
+# parallel runs do not drop each other's rows: the current rows are read at the moment of writing.
+write_row() {
+    local t="$1" row="$2"
+    (
+        flock 9
+        # The current rows, by target: one file per row.
+        rows=fuzz/target/record-rows.$$
+        rm -rf "$rows" && mkdir -p "$rows"
+        awk -v begin="$begin" -v end="$end" '$0 == begin { on = 1; next } $0 == end { on = 0 } on' "$doc" | { grep '^| `' || true; } | while IFS= read -r line; do
+            name=$(sed 's/^| `\([^`]*\)`.*/\1/' <<<"$line")
+            printf '%s\n' "$line" >"$rows/$name"
+        done
+        printf '%s\n' "$row" >"$rows/$t"
+        # The table: every target in run.sh's order, recorded or not.
+        table=fuzz/target/record-table.$$.md
+        {
+            printf '%s\n' "$begin"
+            echo "| target | time | executions | executions/s | peak RSS | date (UTC) | load average (before → after) | ≥ 10 M executions or 1 h | result |"
+            echo "|---|---|---|---|---|---|---|---|---|"
+            fuzz/run.sh --list | while IFS= read -r t; do
+                if [ -f "$rows/$t" ]; then cat "$rows/$t"; else echo "| \`$t\` | — | — | — | — | — | — | not yet recorded | — |"; fi
+            done
+            printf '%s\n' "$end"
+        } >"$table"
+        awk -v begin="$begin" -v end="$end" -v table="$table" '
+            $0 == begin { while ((getline line < table) > 0) print line; skip = 1; next }
+            $0 == end { skip = 0; next }
+            !skip { print }
+        ' "$doc" >"$doc.new"
+        mv "$doc.new" "$doc"
+        rm -rf "$rows" "$table"
+    ) 9>fuzz/target/record.lock
+}
 
 status=0
 for t in "${targets[@]}"; do
     load_before=$(cut -d' ' -f1 /proc/loadavg)
-    if fuzz/run.sh "$seconds" "$t"; then result="no crash"; else result="**crash or failure**: fuzz/target/$t.log"; status=1; fi
+    if FUZZ_MAX_RUNS=10000000 fuzz/run.sh "$seconds" "$t"; then result="no crash"; else result="**crash or failure**: fuzz/target/$t.log"; status=1; fi
     load_after=$(cut -d' ' -f1 /proc/loadavg)
     log="fuzz/target/$t.log"
     runs=$(stat number_of_executed_units "$log")
@@ -55,25 +86,8 @@ for t in "${targets[@]}"; do
         if [ "$runs" -ge 10000000 ] || [ "$took" -ge 3600 ]; then long="yes"; fi
         row="| \`$t\` | $took s | $(group "$runs") | $(group "${rate:-0}") | ${rss:-?} MB | $(date -u +%F) | $load_before → $load_after on $(nproc) CPUs | $long | $result |"
     fi
-    printf '%s\n' "$row" >"$rows/$t"
+    write_row "$t" "$row"
 done
 
-# The table: every target in run.sh's order, recorded or not.
-table=fuzz/target/record-table.md
-{
-    printf '%s\n' "$begin"
-    echo "| target | time | executions | executions/s | peak RSS | date (UTC) | load average (before → after) | ≥ 10 M executions or 1 h | result |"
-    echo "|---|---|---|---|---|---|---|---|---|"
-    fuzz/run.sh --list | while IFS= read -r t; do
-        if [ -f "$rows/$t" ]; then cat "$rows/$t"; else echo "| \`$t\` | — | — | — | — | — | — | not yet recorded | — |"; fi
-    done
-    printf '%s\n' "$end"
-} >"$table"
-awk -v begin="$begin" -v end="$end" -v table="$table" '
-    $0 == begin { while ((getline line < table) > 0) print line; skip = 1; next }
-    $0 == end { skip = 0; next }
-    !skip { print }
-' "$doc" >"$doc.new"
-mv "$doc.new" "$doc"
 echo "wrote ${#targets[@]} row(s) of $doc's executions table"
 exit $status

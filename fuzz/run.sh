@@ -27,6 +27,13 @@ if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <(all_targets)
 fi
 
+# FUZZ_MAX_RUNS=N stops a target after N executions even when time is left (record.sh sets it
+# to the long-run bar of 10 million).
+max_runs=()
+if [ -n "${FUZZ_MAX_RUNS:-}" ]; then
+    max_runs=(-runs="$FUZZ_MAX_RUNS")
+fi
+
 toolchain=()
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     toolchain=(+nightly)
@@ -44,7 +51,7 @@ for t in "${targets[@]}"; do
     # the run as a crash does.
     set +e
     cargo "${toolchain[@]}" fuzz run --fuzz-dir fuzz "$t" "$work" "fuzz/corpus/$t" -- \
-        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+        -max_total_time="$seconds" "${max_runs[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -print_final_stats=1 -artifact_prefix="fuzz/artifacts/$t/" >"fuzz/target/$t.log" 2>&1
     rc=$?
     set -e
