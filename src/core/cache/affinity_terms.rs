@@ -18,7 +18,8 @@ use std::sync::Arc;
 /// One parsed `PodAffinityTerm`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AffinityTerm {
-    pub namespaces: Vec<Box<str>>,
+    /// Shared names (a resolved namespace selector's come from the cache's namespace table).
+    pub namespaces: Vec<Arc<str>>,
     pub namespace_selector: Selector,
     pub selector: Selector,
     /// `None` when no node can carry the key.
@@ -64,14 +65,18 @@ impl AffinityTerm {
 
     /// `mergeAffinityTermNamespacesIfNotEmpty`: resolve a non-empty namespace selector into
     /// namespace names (for the incoming pod's terms), leaving `Nothing` behind.
-    pub fn resolve_namespaces<'a>(&mut self, matching: impl FnOnce(&Selector) -> Vec<&'a str>) {
+    pub fn resolve_namespaces(&mut self, matching: impl FnOnce(&Selector) -> Vec<Arc<str>>) {
         if self.namespace_selector.is_empty() {
             return;
         }
-        for n in matching(&self.namespace_selector) {
-            if !self.namespaces.iter().any(|x| **x == *n) {
-                self.namespaces.push(n.into());
-            }
+        // A selector may pick hundreds of namespaces: the list is a set (its order means
+        // nothing), merged by sorting once rather than searched per name; the cache hands the
+        // selected names out sorted, so a term without `namespaces` needs no merge.
+        let listed = !self.namespaces.is_empty();
+        self.namespaces.extend(matching(&self.namespace_selector));
+        if listed {
+            self.namespaces.sort_unstable();
+            self.namespaces.dedup();
         }
         self.namespace_selector = Selector::nothing();
     }

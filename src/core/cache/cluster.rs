@@ -10,6 +10,7 @@ use crate::core::labels::KeyResolution;
 use crate::core::labels::Selector;
 use crate::core::model::{Labels, PodInfo};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// Objects of one kind by namespace, then name.
 type ByNamespace<T> = HashMap<Box<str>, BTreeMap<Box<str>, T>>;
@@ -17,7 +18,9 @@ type ByNamespace<T> = HashMap<Box<str>, BTreeMap<Box<str>, T>>;
 /// Namespaces and controller selectors.
 #[derive(Debug, Default)]
 pub struct ClusterObjects {
-    namespaces: HashMap<Box<str>, Labels>,
+    /// Shared names: a namespace selector's resolution hands them out without copying, in name
+    /// order (the order an affinity term keeps them in).
+    namespaces: BTreeMap<Arc<str>, Labels>,
     /// Service selector; `None` selects nothing.
     services: ByNamespace<Option<Selector>>,
     replication_controllers: ByNamespace<Option<Selector>>,
@@ -73,9 +76,9 @@ impl ClusterObjects {
         self.namespaces.get(ns)
     }
 
-    /// Names of the namespaces whose labels match `sel` (`nsLister.List(selector)`).
-    pub fn namespaces_matching(&self, sel: &Selector) -> Vec<&str> {
-        self.namespaces.iter().filter(|(_, l)| sel.matches(l)).map(|(n, _)| &**n).collect()
+    /// Names of the namespaces whose labels match `sel` (`nsLister.List(selector)`), sorted.
+    pub fn namespaces_matching(&self, sel: &Selector) -> Vec<Arc<str>> {
+        self.namespaces.iter().filter(|(_, l)| sel.matches(l)).map(|(n, _)| Arc::clone(n)).collect()
     }
 
     /// Add or replace a namespace's labels.

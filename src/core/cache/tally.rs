@@ -22,6 +22,7 @@ use crate::core::fxhash::FxHashMap as HashMap;
 use crate::core::intern::Name;
 use crate::core::labels::Selector;
 use crate::core::seeded_hash::SeededHashMap;
+use std::sync::Arc;
 
 /// How many tallies are kept at most (each costs a namespace check, and in its namespaces a
 /// selector match, per placed pod).
@@ -29,31 +30,53 @@ pub const CAPACITY: usize = 256;
 
 /// What a tally counts: non-terminating (or all) pods of `namespaces` matching `selector`,
 /// grouped by their node's value for `topology_key`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Eq)]
 pub struct TallyKey {
-    /// Sorted, without duplicates.
-    namespaces: Vec<Box<str>>,
+    /// Sorted, without duplicates; shared with the terms they come from.
+    namespaces: Vec<Arc<str>>,
     selector: Selector,
     topology_key: Name,
     skip_terminating: bool,
 }
 
+impl PartialEq for TallyKey {
+    /// Equal content; namespace names shared with the cache's namespace table (a resolved
+    /// namespace selector's, often hundreds) compare by address first.
+    fn eq(&self, other: &TallyKey) -> bool {
+        self.topology_key == other.topology_key
+            && self.skip_terminating == other.skip_terminating
+            && self.namespaces.len() == other.namespaces.len()
+            && self.namespaces.iter().zip(&other.namespaces).all(|(a, b)| Arc::ptr_eq(a, b) || a == b)
+            && self.selector == other.selector
+    }
+}
+
+impl std::hash::Hash for TallyKey {
+    /// The content, as [`PartialEq`] compares it (an address only short-cuts equal content).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.namespaces.hash(state);
+        self.selector.hash(state);
+        self.topology_key.hash(state);
+        self.skip_terminating.hash(state);
+    }
+}
+
 impl TallyKey {
     /// A key; the namespace list is normalised (sorted, deduplicated).
-    pub fn new<'a>(
-        namespaces: impl IntoIterator<Item = &'a str>,
+    pub fn new(
+        namespaces: impl IntoIterator<Item = Arc<str>>,
         selector: Selector,
         topology_key: Name,
         skip_terminating: bool,
     ) -> TallyKey {
-        let mut namespaces: Vec<Box<str>> = namespaces.into_iter().map(Into::into).collect();
+        let mut namespaces: Vec<Arc<str>> = namespaces.into_iter().collect();
         namespaces.sort();
         namespaces.dedup();
         TallyKey { namespaces, selector, topology_key, skip_terminating }
     }
 
     /// The namespaces counted.
-    pub fn namespaces(&self) -> &[Box<str>] {
+    pub fn namespaces(&self) -> &[Arc<str>] {
         &self.namespaces
     }
 
@@ -121,7 +144,9 @@ impl Counts {
         i64::from(self.by_node.get(id as usize).copied().unwrap_or(0))
     }
 
-    fn add(&mut self, id: NodeId, value: Option<u32>, delta: i64) {
+    /// Count `delta` pods on node `id`, whose value of the key is `value` (`None`: the node
+    /// lacks the key; counted per node only).
+    pub(super) fn add(&mut self, id: NodeId, value: Option<u32>, delta: i64) {
         let slot = id as usize;
         if self.by_node.len() <= slot {
             self.by_node.resize(slot + 1, 0);

@@ -12,8 +12,7 @@
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
 use crate::core::cache::domains::NodeValueIds;
 use crate::core::cache::NodeId;
-// Unseeded for the value-id counts only (the cache numbers values).
-use crate::core::fxhash::FxHashMap as HashMap;
+use crate::core::cache::tally::Counts;
 use crate::core::seeded_hash::SeededHashMap;
 
 /// Which of a pod's term lists a group comes from.
@@ -32,14 +31,11 @@ pub struct Group {
     /// The preference weight (0 for required terms).
     pub weight: i32,
     pub term: AffinityTerm,
-    /// Topology value id ([`crate::core::cache::domains`]) of the holders' nodes → holders (no
-    /// zero entries). Unseeded: the cache numbers values.
-    pub by_id: HashMap<u32, i64>,
-    /// The same holders by node id (holders on nodes with the topology key only; no zero
-    /// entries): for a key whose every value is on one node
-    /// ([`crate::core::cache::domains::Domains::is_unique`]) these are the per-domain counts,
-    /// which a cycle adds into vectors indexed by node id. Unseeded: the scheduler numbers nodes.
-    pub by_node: HashMap<NodeId, i64>,
+    /// The holders on nodes with the topology key, per topology value id
+    /// ([`crate::core::cache::domains`]) and per node id. For a key whose every value is on one
+    /// node ([`crate::core::cache::domains::Domains::is_unique`]) the per-node counts are the
+    /// per-domain counts, which a cycle reads or adds up by node id without hashing.
+    pub counts: Counts,
     /// Holders, including those on nodes without the topology key.
     holders: i64,
 }
@@ -67,15 +63,6 @@ fn each_term(terms: &PodTerms, mut f: impl FnMut(TermKind, i32, &AffinityTerm)) 
     }
 }
 
-/// Add `delta` to `k`'s count, removing it at zero.
-fn add_nonzero(counts: &mut HashMap<u32, i64>, k: u32, delta: i64) {
-    let n = counts.entry(k).or_insert(0);
-    *n += delta;
-    if *n == 0 {
-        counts.remove(&k);
-    }
-}
-
 impl TermGroups {
     /// The groups, or `None` when switched off (plugins then walk the pods).
     pub fn groups(&self) -> Option<impl Iterator<Item = &Group>> {
@@ -96,14 +83,12 @@ impl TermGroups {
                 kind,
                 weight,
                 term: term.clone(),
-                by_id: HashMap::default(),
-                by_node: HashMap::default(),
+                counts: Counts::default(),
                 holders: 0,
             });
             g.holders += delta;
             if let Some(id) = term.topology_key.and_then(|k| values.get(k)) {
-                add_nonzero(&mut g.by_id, id, delta);
-                add_nonzero(&mut g.by_node, node, delta);
+                g.counts.add(node, Some(id), delta);
             }
             if g.holders == 0 {
                 self.groups.remove(&sig);

@@ -6,12 +6,17 @@
 //! Two ways, one result. Node by node, each plugin is a dynamic call per node (and a timed one in
 //! sampled cycles). When no plugin call is timed, no pod is nominated anywhere and every Filter
 //! plugin running for the pod has a whole-list filter ([`crate::core::framework::plugins::FilterAll`]: the
-//! in-tree plugins that run for pods without volumes have one), the walk takes the nodes in runs: a run is as long as the feasible nodes
-//! still wanted, so the node-by-node walk would have evaluated all of it; each plugin filters the
-//! run's nodes still standing in one call, and the run's verdicts are then taken in node order
-//! exactly as the node-by-node walk takes them (an error ends the walk at its node; the nodes
-//! after it were evaluated but are dropped, which no one can observe: those filters are pure).
-//! The evaluation counts (`scheduler_plugin_evaluation_total`) are those of the nodes taken.
+//! in-tree plugins that run for pods without volumes have one), the walk takes the nodes in runs;
+//! each plugin filters the run's nodes still standing in one call, and the run's verdicts are then
+//! taken in node order exactly as the node-by-node walk takes them, up to the error or the last
+//! feasible node wanted that ends the walk. The nodes of a run after that point were evaluated but
+//! are dropped, which no one can observe: those filters are pure. The evaluation counts
+//! (`scheduler_plugin_evaluation_total`) are those of the nodes taken.
+//!
+//! A run is as long as the feasible nodes still wanted when feasible nodes have been plentiful,
+//! and longer when they have been sparse ([`run_length`]): where most nodes are rejected (required
+//! anti-affinity per hostname on a nearly full cluster) runs of a few nodes would cost a call of
+//! every plugin per few nodes.
 
 use crate::core::cache::{Cache, NodeId, NodeInfo};
 use crate::core::framework::instrument::{point, Rec};
@@ -127,7 +132,10 @@ impl Framework {
         let mut ended_at = vec![0usize; active.len() + 1];
         let mut walked = 0;
         while walked < len && walk.feasible.len() < num_to_find {
-            let want = (num_to_find - walk.feasible.len()).min(len - walked);
+            let want = run_length(num_to_find - walk.feasible.len(), walked, walk.feasible.len()).min(len - walked);
+            // At most this many rejections more: reserved at once, not grown by doubling (a
+            // cycle on a nearly full cluster rejects thousands of nodes).
+            walk.rejected.reserve(want);
             run.clear();
             run.extend((walked..walked + want).map(|j| cache.node(nodes[(start + j) % len])));
             standing.clear();
@@ -172,6 +180,9 @@ impl Framework {
             let mut taken = 0;
             let (ended, verdicts_at) = (ended_at.as_mut_slice(), verdicts.as_mut_slice());
             for (k, (&at, &node)) in rejected_at.iter().zip(run.iter()).enumerate() {
+                if walk.feasible.len() >= num_to_find {
+                    break;
+                }
                 taken = k + 1;
                 ended[at] += 1;
                 match verdicts_at.get_mut(k).and_then(Option::take) {
@@ -198,5 +209,35 @@ impl Framework {
             }
         }
         walk
+    }
+}
+
+/// How many nodes the next run of a whole-list walk evaluates, `wanted` feasible nodes still
+/// wanted after `walked` nodes gave `found`: the nodes still wanted at the feasible share seen so
+/// far, with an eighth more (at least `wanted`: the node-by-node walk evaluates that many anyway).
+/// Nothing found yet: twice the nodes walked. The caller caps it at the nodes left.
+fn run_length(wanted: usize, walked: usize, found: usize) -> usize {
+    if walked == 0 {
+        return wanted;
+    }
+    let estimate = match found {
+        0 => walked.saturating_mul(2),
+        _ => wanted.saturating_mul(walked).saturating_mul(9) / found.saturating_mul(8),
+    };
+    estimate.max(wanted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_length;
+
+    #[test]
+    fn runs_grow_where_feasible_nodes_are_sparse() {
+        assert_eq!(run_length(300, 0, 0), 300, "the first run is the nodes wanted");
+        assert_eq!(run_length(10, 300, 290), 11, "plentiful: about the nodes wanted");
+        assert_eq!(run_length(5, 300, 300), 5, "never fewer than wanted");
+        assert_eq!(run_length(285, 300, 15), 6412, "sparse: the share seen so far, an eighth more");
+        assert_eq!(run_length(300, 300, 0), 600, "none found: twice the nodes walked");
+        assert_eq!(run_length(usize::MAX, usize::MAX, 1), usize::MAX, "saturates");
     }
 }

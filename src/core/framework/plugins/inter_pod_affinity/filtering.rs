@@ -89,7 +89,7 @@ pub(crate) fn tally_key(term: &AffinityTerm) -> Option<TallyKey> {
     if !term.namespace_selector.is_nothing() {
         return None;
     }
-    term.topology_key.map(|k| TallyKey::new(term.namespaces.iter().map(|n| &**n), term.selector.clone(), k, false))
+    term.topology_key.map(|k| TallyKey::new(term.namespaces.iter().cloned(), term.selector.clone(), k, false))
 }
 
 /// The cache's counts for an incoming term: `None` when not available (walk the pods instead),
@@ -167,9 +167,9 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
             if g.term.matches(&pod.namespace, &pod.labels, &ns_labels) {
                 if cache.domains().is_unique(key) {
                     // One domain per node (hostname): per node id, no map as large as the cluster.
-                    existing.add_per_node(key, &g.by_node);
+                    existing.add_node_counts(key, g.counts.by_node(), None);
                 } else {
-                    existing.add_all(key, &g.by_id);
+                    existing.add_all(key, g.counts.by_id());
                 }
             }
         }
@@ -213,8 +213,13 @@ pub(crate) fn pre_filter(cache: &Cache, pod: &PodInfo, state: &mut PluginState) 
     }
     for t in &terms.anti_affinity {
         if let Some(counts) = term_counts(cache, t) {
-            if let (Some(key), Some(counts)) = (t.topology_key, counts) {
-                anti.add_all(key, counts.by_id());
+            match (t.topology_key, counts) {
+                // One domain per node (hostname): Filter reads one entry per node, no hash.
+                (Some(key), Some(counts)) if cache.domains().is_unique(key) => {
+                    anti.add_node_counts(key, counts.by_node(), Some(cache.domains()))
+                }
+                (Some(key), Some(counts)) => anti.add_all(key, counts.by_id()),
+                _ => {}
             }
             continue;
         }
@@ -287,12 +292,18 @@ fn satisfies_pod_affinity(d: &Domains, s: &PreFilterState, pod: &PodInfo, node: 
 
 /// `satisfyPodAntiAffinity`.
 fn satisfies_pod_anti_affinity(d: &Domains, s: &PreFilterState, node: &NodeInfo) -> bool {
-    if s.anti_affinity_counts.is_empty() {
+    let counts = &s.anti_affinity_counts;
+    if counts.is_empty() {
         return true;
     }
+    // Keys counted per node are counted only on nodes with the key: a positive entry is a
+    // term's domain (this node) holding a match.
+    if counts.positive_on_node(node.id) {
+        return false;
+    }
     !s.terms.anti_affinity.iter().any(|t| match t.topology_key.and_then(|k| Some((k, d.node_value(k, node.id)?))) {
-        Some((key, id)) => s.anti_affinity_counts.get(key, id) > 0,
-        None => false,
+        Some((key, id)) if !counts.is_per_node(key) => counts.get(key, id) > 0,
+        _ => false,
     })
 }
 

@@ -69,6 +69,9 @@ pub(crate) struct TopologyCounts {
     /// (0 past the end). The counts are of placed pods, never negative, so the sum is positive
     /// exactly when one of them is.
     per_node: Vec<i64>,
+    /// The sum of `per_node` (positive exactly when one entry is), so that emptiness, which
+    /// Filter asks per node, is not a pass over the vector.
+    per_node_total: i64,
 }
 
 impl TopologyCounts {
@@ -87,9 +90,12 @@ impl TopologyCounts {
     fn add_on_node(&mut self, node: crate::core::cache::NodeId, delta: i64) {
         let slot = node as usize;
         if self.per_node.len() <= slot {
-            self.per_node.resize(slot + 1, 0);
+            // Doubling: the counts arrive in node order (a tally's vector) or any order (a
+            // group's map), and growing by one node at a time would copy the vector each time.
+            self.per_node.resize((slot + 1).next_power_of_two(), 0);
         }
         self.per_node[slot] += delta;
+        self.per_node_total += delta;
     }
 
     /// Add `delta` to the pair (key, value id).
@@ -130,15 +136,44 @@ impl TopologyCounts {
         }
     }
 
-    /// Add the counts of a key whose every value is on one node, given per node id (a term
-    /// group's holders by node, on nodes with the key): kept in the per-node vector from then on.
-    pub fn add_per_node(&mut self, key: Name, counts: &HashMap<u32, i64>) {
+    /// Add per-node counts of a key whose every value is on one node (`by_node`, indexed by
+    /// node id), for the nodes that have the key: kept in the per-node vector from then on.
+    /// `domains` tells which nodes have it when the counts may include others (a tally counts
+    /// pods on nodes without the key; a term group's holders do not), `None` when they cannot.
+    pub fn add_node_counts(&mut self, key: Name, by_node: &[u32], domains: Option<&Domains>) {
         if !self.dense_keys.contains(&key) {
             self.dense_keys.push(key);
         }
-        for (&node, &n) in counts {
-            self.add_on_node(node, n);
+        if self.per_node.len() < by_node.len() {
+            self.per_node.resize(by_node.len(), 0);
         }
+        // One pass, no per-node lookup of the key's map: the column when nodes must be checked.
+        let column = match domains {
+            Some(d) => match d.column(key) {
+                Some(c) => Some(c),
+                None => return, // no node has the key
+            },
+            None => None,
+        };
+        let mut added = 0;
+        for (node, (slot, &n)) in self.per_node.iter_mut().zip(by_node).enumerate() {
+            if n > 0 && column.is_none_or(|c| c.get(node as crate::core::cache::NodeId).is_some()) {
+                *slot += i64::from(n);
+                added += i64::from(n);
+            }
+        }
+        self.per_node_total += added;
+    }
+
+    /// Whether `key` is counted per node (then [`TopologyCounts::get`] does not see it).
+    pub fn is_per_node(&self, key: Name) -> bool {
+        self.dense_keys.contains(&key)
+    }
+
+    /// Whether a key counted per node has a positive count on the node.
+    #[inline]
+    pub fn positive_on_node(&self, node: crate::core::cache::NodeId) -> bool {
+        self.per_node.get(node as usize).is_some_and(|n| *n > 0)
     }
 
     /// The count of one pair (0 when absent); for keys counted by value id.
@@ -148,13 +183,13 @@ impl TopologyCounts {
 
     /// No pair is counted (`len(map) == 0`).
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty() && self.per_node.iter().all(|n| *n == 0)
+        self.map.is_empty() && self.per_node_total == 0
     }
 
     /// Whether any counted pair with a positive count is one of the node's labels (its ids
     /// read from the cache's columns).
     pub fn any_positive_on(&self, domains: &Domains, node: &NodeInfo) -> bool {
-        self.per_node.get(node.id as usize).is_some_and(|n| *n > 0)
+        self.positive_on_node(node.id)
             || self
                 .map
                 .iter()

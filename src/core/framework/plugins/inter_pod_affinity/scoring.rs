@@ -140,16 +140,18 @@ impl NodeScores<'_> {
         }
     }
 
-    /// A term group's holders per node (on nodes with the key) times `weight`.
-    fn add_holders(&mut self, weight: i64, by_node: &HashMap<u32, i64>) {
-        if by_node.is_empty() {
+    /// A term group's holders per node (on nodes with the key) times `weight`, for the nodes
+    /// being scored.
+    fn add_holders(&mut self, weight: i64, holders: &Counts) {
+        if holders.by_id().is_empty() {
             return;
         }
         self.pairs = true;
+        let nodes = self.nodes;
         let slots = self.slots();
-        for (&node, &n) in by_node {
-            if let Some(slot) = slots.get_mut(node as usize) {
-                *slot += weight * n;
+        for n in nodes {
+            if let Some(slot) = slots.get_mut(n.id as usize) {
+                *slot += weight * holders.on_node(n.id);
             }
         }
     }
@@ -238,9 +240,9 @@ pub(crate) fn pre_score(
             let Some(key) = g.term.topology_key else { continue };
             if g.term.matches(&pod.namespace, &pod.labels, &ns_labels) {
                 if cache.domains().is_unique(key) {
-                    dense.add_holders(w, &g.by_node);
+                    dense.add_holders(w, &g.counts);
                 } else {
-                    add_scores(&mut m, key, w, &g.by_id);
+                    add_scores(&mut m, key, w, g.counts.by_id());
                 }
             }
         }

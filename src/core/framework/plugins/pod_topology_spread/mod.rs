@@ -95,7 +95,7 @@ impl Constraint {
     /// The tally that counts this constraint's matching pods (non-terminating, of the incoming
     /// pod's namespace) per topology value.
     pub fn tally_key(&self, namespace: &str) -> Option<TallyKey> {
-        self.topology_key.map(|k| TallyKey::new([namespace], self.selector.clone(), k, true))
+        self.topology_key.map(|k| TallyKey::new([std::sync::Arc::from(namespace)], self.selector.clone(), k, true))
     }
 }
 
