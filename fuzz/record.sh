@@ -8,7 +8,8 @@
 # whether the target has had a long run (at least 10 million executions or an hour). Every
 # target of `fuzz/run.sh --list` has a row; one never recorded says so. Rows of targets that
 # no longer exist are dropped. A crash is recorded in its row and makes the script exit non-zero.
-# A target stops early once it reaches 10 million executions (the long-run bar). The table is
+# A target stops early once it reaches 10 million executions (the long-run bar), and an input is
+# reported as hung after 60 s rather than 10 (the machine is shared; libFuzzer counts wall time). The table is
 # rewritten after each target, under a lock, so several record.sh runs (one per CPU, with
 # different targets) can share the machine and the document, and an interrupted run keeps the
 # rows it finished.
@@ -71,14 +72,16 @@ write_row() {
 status=0
 for t in "${targets[@]}"; do
     load_before=$(cut -d' ' -f1 /proc/loadavg)
-    if FUZZ_MAX_RUNS=10000000 fuzz/run.sh "$seconds" "$t"; then result="no crash"; else result="**crash or failure**: fuzz/target/$t.log"; status=1; fi
+    started=$(date +%s)
+    if FUZZ_MAX_RUNS=10000000 FUZZ_TIMEOUT=60 fuzz/run.sh "$seconds" "$t"; then result="no crash"; else result="**crash or failure**: fuzz/target/$t.log"; status=1; fi
     load_after=$(cut -d' ' -f1 /proc/loadavg)
     log="fuzz/target/$t.log"
     runs=$(stat number_of_executed_units "$log")
     rate=$(stat average_exec_per_sec "$log")
     rss=$(stat peak_rss_mb "$log")
     took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
-    took="${took:-$seconds}"
+    # A run that ends on a crash prints no "Done" line: its own wall time, then.
+    took="${took:-$(($(date +%s) - started))}"
     if [ -z "$runs" ]; then
         row="| \`$t\` | — | — | — | — | $(date -u +%F) | — | not yet | did not run: $log |"
     else

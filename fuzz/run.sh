@@ -34,6 +34,11 @@ if [ -n "${FUZZ_MAX_RUNS:-}" ]; then
     max_runs=(-runs="$FUZZ_MAX_RUNS")
 fi
 
+# FUZZ_TIMEOUT=SECONDS: how long one input may run before it is reported as hung (default 10).
+# libFuzzer measures wall time, so a fuzzer starved by other work on a shared machine (or
+# stopped with SIGSTOP) reports a hang that is not one; record.sh allows 60.
+timeout="${FUZZ_TIMEOUT:-10}"
+
 toolchain=()
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     toolchain=(+nightly)
@@ -51,7 +56,7 @@ for t in "${targets[@]}"; do
     # the run as a crash does.
     set +e
     cargo "${toolchain[@]}" fuzz run --fuzz-dir fuzz "$t" "$work" "fuzz/corpus/$t" -- \
-        -max_total_time="$seconds" "${max_runs[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+        -max_total_time="$seconds" "${max_runs[@]}" -timeout="$timeout" -rss_limit_mb=2048 -max_len=65536 \
         -print_final_stats=1 -artifact_prefix="fuzz/artifacts/$t/" >"fuzz/target/$t.log" 2>&1
     rc=$?
     set -e

@@ -11,7 +11,7 @@
 mod support;
 
 use std::collections::{HashMap, VecDeque};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use support::invariants::{assert_no_overcommit, binding_target, rss_mib, PodKey};
 use support::objects::{node, pod};
 use support::process::Launch;
@@ -28,6 +28,72 @@ const CHECK_EVERY: Duration = Duration::from_secs(10);
 
 fn pods_path() -> String {
     format!("/api/v1/namespaces/{NS}/pods")
+}
+
+/// Seconds since midnight UTC now, as klog's header gives a line's time of day.
+fn time_of_day() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() % 86_400).unwrap_or(0)
+}
+
+/// The time of day (seconds since midnight UTC) of a klog line (`I1129 17:23:45.123456 …`).
+fn klog_time_of_day(line: &str) -> Option<u64> {
+    let mut hms = line.get(6..14)?.split(':').map(|x| x.parse::<u64>().ok());
+    Some(hms.next()?? * 3600 + hms.next()?? * 60 + hms.next()??)
+}
+
+/// `HH:MM:SS` of a time of day.
+fn hms(t: u64) -> String {
+    format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)
+}
+
+/// What the soak's record needs to explain its memory: the RSS once a minute, and each step of
+/// more than 2 MiB between two samples with the scheduler's log lines around it (its per-pod
+/// binding lines left out).
+fn report_rss(samples: &[Sample], logs: &str) {
+    let mut minute = -1.0;
+    let mut line = String::new();
+    for s in samples {
+        if s.elapsed - minute >= 60.0 || std::ptr::eq(s, samples.last().expect("samples")) {
+            minute = s.elapsed;
+            line += &format!(" {:.0}s={:.1}", s.elapsed, s.rss);
+        }
+    }
+    eprintln!("SOAK RSS MiB by minute:{line}");
+    for w in samples.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        if b.rss - a.rss <= 2.0 {
+            continue;
+        }
+        eprintln!(
+            "SOAK RSS step: {:.1} → {:.1} MiB between t={:.0}s and t={:.0}s ({} → {} UTC)",
+            a.rss,
+            b.rss,
+            a.elapsed,
+            b.elapsed,
+            hms(a.time_of_day),
+            hms(b.time_of_day)
+        );
+        let around = logs
+            .lines()
+            .filter(|l| !l.contains("Successfully bound pod to node"))
+            .filter(|l| klog_time_of_day(l).is_some_and(|t| t + 1 >= a.time_of_day && t <= b.time_of_day + 1));
+        for l in around.take(30) {
+            eprintln!("SOAK   log: {l}");
+        }
+    }
+}
+
+/// One RSS sample of the scheduler.
+struct Sample {
+    elapsed: f64,
+    rss: f64,
+    time_of_day: u64,
+}
+
+impl Sample {
+    fn take(start: Instant, es: &support::process::Edgesched) -> Sample {
+        Sample { elapsed: start.elapsed().as_secs_f64(), rss: rss_mib(es).expect("VmRSS"), time_of_day: time_of_day() }
+    }
 }
 
 fn soak_seconds() -> u64 {
@@ -106,7 +172,7 @@ fn soak_pod_churn_over_500_nodes() {
         }
         (name, p.build())
     };
-    let mut samples: Vec<(f64, f64)> = Vec::new();
+    let mut samples: Vec<Sample> = Vec::new();
     let start = Instant::now();
     let end = start + Duration::from_secs(seconds);
     let mut next_sample = start;
@@ -136,14 +202,14 @@ fn soak_pod_churn_over_500_nodes() {
         if Instant::now() >= next_sample {
             next_sample += SAMPLE_EVERY;
             assert!(es.alive(), "edgesched exited:\n{}", es.logs());
-            samples.push((start.elapsed().as_secs_f64(), rss_mib(&es).expect("VmRSS")));
+            samples.push(Sample::take(start, &es));
         }
         if Instant::now() >= next_check {
             next_check += CHECK_EVERY;
             tally.drain(&server);
             assert_no_overcommit(&server);
             delete_events(&server);
-            let last = samples.last().map(|s| s.1).unwrap_or_default();
+            let last = samples.last().map(|s| s.rss).unwrap_or_default();
             eprintln!(
                 "soak t={:>5.0}s created={created} deleted={deleted} binds={} rss={last:.1}MiB",
                 start.elapsed().as_secs_f64(),
@@ -171,13 +237,13 @@ fn soak_pod_churn_over_500_nodes() {
     }
     assert_no_overcommit(&server);
     assert!(es.alive(), "edgesched exited:\n{}", es.logs());
-    samples.push((start.elapsed().as_secs_f64(), rss_mib(&es).expect("VmRSS")));
+    samples.push(Sample::take(start, &es));
 
-    let rss_start = samples.first().map(|s| s.1).unwrap_or_default();
-    let rss_end = samples.last().map(|s| s.1).unwrap_or_default();
-    let rss_max = samples.iter().map(|s| s.1).fold(0.0, f64::max);
+    let rss_start = samples.first().map(|s| s.rss).unwrap_or_default();
+    let rss_end = samples.last().map(|s| s.rss).unwrap_or_default();
+    let rss_max = samples.iter().map(|s| s.rss).fold(0.0, f64::max);
     let quarter = churn_secs / 4.0;
-    let rss_quarter = samples.iter().find(|s| s.0 >= quarter).map(|s| s.1).unwrap_or(rss_start);
+    let rss_quarter = samples.iter().find(|s| s.elapsed >= quarter).map(|s| s.rss).unwrap_or(rss_start);
     let logs = es.logs();
     let warnings = logs.lines().filter(|l| l.starts_with('W') || l.starts_with('E')).count();
     eprintln!(
@@ -194,6 +260,7 @@ fn soak_pod_churn_over_500_nodes() {
     for l in logs.lines().filter(|l| l.starts_with('W') || l.starts_with('E')) {
         eprintln!("SOAK log line: {l}");
     }
+    report_rss(&samples, &logs);
     let bound = rss_quarter * 1.5 + 8.0;
     assert!(
         rss_end <= bound,

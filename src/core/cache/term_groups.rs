@@ -11,8 +11,8 @@
 
 use crate::core::cache::affinity_terms::{AffinityTerm, PodTerms};
 use crate::core::cache::domains::NodeValueIds;
-use crate::core::cache::NodeId;
 use crate::core::cache::tally::Counts;
+use crate::core::cache::NodeId;
 use crate::core::seeded_hash::SeededHashMap;
 
 /// Which of a pod's term lists a group comes from.
