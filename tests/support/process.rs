@@ -53,8 +53,30 @@ pub fn command() -> Command {
     }
 }
 
-/// A port that was free a moment ago (for `--secure-port`).
+/// A port that was free a moment ago (for `--secure-port`), taken below the kernel's ephemeral
+/// range: a port from that range can be taken by any outgoing connection between this check and
+/// the scheduler's bind (seen on a loaded machine as "Address already in use"), while ports below
+/// it are only ever taken by listeners that ask for them. Each test process walks its own
+/// stretch of them; the kernel's choice is the fallback.
 pub fn free_port() -> u16 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    const SPAN: u32 = 10_000;
+    let ephemeral_low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next().and_then(|v| v.parse::<u32>().ok()))
+        .unwrap_or(0);
+    if ephemeral_low > SPAN + 1024 {
+        let low = ephemeral_low - SPAN;
+        let start = std::process::id().wrapping_mul(97) % SPAN;
+        for _ in 0..200 {
+            let offset = (start + NEXT.fetch_add(1, Ordering::Relaxed)) % SPAN;
+            let Ok(port) = u16::try_from(low + offset) else { break };
+            if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+                return port;
+            }
+        }
+    }
     std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(0)
 }
 
