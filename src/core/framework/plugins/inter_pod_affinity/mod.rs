@@ -90,8 +90,8 @@ impl TopologyCounts {
     fn add_on_node(&mut self, node: crate::core::cache::NodeId, delta: i64) {
         let slot = node as usize;
         if self.per_node.len() <= slot {
-            // Doubling: the counts arrive in node order (a tally's vector) or any order (a
-            // group's map), and growing by one node at a time would copy the vector each time.
+            // Doubling: updates arrive one pod at a time (walks over pods, what-if changes), in any
+            // node order, and growing by one node at a time would copy the vector each time.
             self.per_node.resize((slot + 1).next_power_of_two(), 0);
         }
         self.per_node[slot] += delta;

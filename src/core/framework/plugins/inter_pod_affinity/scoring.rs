@@ -122,9 +122,12 @@ impl NodeScores<'_> {
         &mut self.scores
     }
 
-    /// A tally's counts of a unique key times `weight`, for the nodes being scored that carry
-    /// the key (a node's domain count is its own count).
-    fn add_tally(&mut self, column: Column, weight: i64, counts: &Counts) {
+    /// Per-node counts of a unique key (a tally's matching pods, or a term group's holders)
+    /// times `weight`, for the nodes being scored that carry the key (a node's domain count is
+    /// its own count). `column` says which nodes carry it when the counts may include others
+    /// (a tally counts pods on nodes without the key; a group's holders are only on nodes with
+    /// it: `None`).
+    fn add_counts(&mut self, column: Option<Column>, weight: i64, counts: &Counts) {
         if counts.by_id().is_empty() {
             return;
         }
@@ -132,26 +135,10 @@ impl NodeScores<'_> {
         let nodes = self.nodes;
         let slots = self.slots();
         for n in nodes {
-            if column.get(n.id).is_some() {
+            if column.is_none_or(|c| c.get(n.id).is_some()) {
                 if let Some(slot) = slots.get_mut(n.id as usize) {
                     *slot += weight * counts.on_node(n.id);
                 }
-            }
-        }
-    }
-
-    /// A term group's holders per node (on nodes with the key) times `weight`, for the nodes
-    /// being scored.
-    fn add_holders(&mut self, weight: i64, holders: &Counts) {
-        if holders.by_id().is_empty() {
-            return;
-        }
-        self.pairs = true;
-        let nodes = self.nodes;
-        let slots = self.slots();
-        for n in nodes {
-            if let Some(slot) = slots.get_mut(n.id as usize) {
-                *slot += weight * holders.on_node(n.id);
             }
         }
     }
@@ -164,7 +151,7 @@ fn process_incoming_term(m: &mut ScoreMap, dense: &mut NodeScores, cache: &Cache
         // The cache's tally: `n` matching pods on nodes with value `v`.
         if let (Some(key), Some(counts)) = (term.topology_key, counts) {
             match cache.domains().column(key).filter(|c| c.unique()) {
-                Some(column) => dense.add_tally(column, weight, counts),
+                Some(column) => dense.add_counts(Some(column), weight, counts),
                 None => add_scores(m, key, weight, counts.by_id()),
             }
         }
@@ -240,7 +227,7 @@ pub(crate) fn pre_score(
             let Some(key) = g.term.topology_key else { continue };
             if g.term.matches(&pod.namespace, &pod.labels, &ns_labels) {
                 if cache.domains().is_unique(key) {
-                    dense.add_holders(w, &g.counts);
+                    dense.add_counts(None, w, &g.counts);
                 } else {
                     add_scores(&mut m, key, w, g.counts.by_id());
                 }
