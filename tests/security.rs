@@ -2,7 +2,8 @@
 //! says `insecure-skip-tls-verify` (and then loudly), plain-http API servers need an explicit
 //! opt-in, bearer tokens and private keys never reach the logs (even at `--v=10`) or `/configz`,
 //! a rotated token file is picked up promptly, and the health endpoints refuse oversized,
-//! slow-loris and request-smuggling requests.
+//! slow-loris and request-smuggling requests; and every map hashed without a seed says why no
+//! tenant chooses its keys.
 
 mod support;
 
@@ -347,4 +348,43 @@ fn secure_port_refuses_a_request_smuggling_attempt() {
     let answer = https::raw_exchange(es.secure_port, ca.ca_der(), one.as_bytes()).expect("exchange");
     assert!(answer.starts_with("HTTP/1.1 200 OK\r\n") && answer.ends_with("ok"), "{answer}");
     assert_no_panic(&es);
+}
+
+/// The unseeded hasher (`src/core/fxhash.rs`) can be attacked with keys computed offline, so each
+/// place that uses it says, in a comment starting "Unseeded" on the line or the three before it,
+/// why no tenant chooses its keys; keys a tenant chooses go to the seeded hasher. A new use
+/// without the reason fails here and makes its author decide.
+#[test]
+fn every_use_of_the_unseeded_hash_says_why_no_tenant_chooses_its_keys() {
+    fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read src") {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut uses = 0;
+    let mut missing = Vec::new();
+    for file in files.iter().filter(|f| !f.ends_with("core/fxhash.rs")) {
+        let text = std::fs::read_to_string(file).expect("read source");
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if !line.contains("fxhash::") {
+                continue;
+            }
+            uses += 1;
+            let said = lines[i.saturating_sub(3)..=i].iter().any(|l| l.contains("Unseeded"));
+            if !said {
+                missing.push(format!("{}:{}: {}", file.strip_prefix(&src).unwrap_or(file).display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(uses > 0, "no use of the unseeded hash found under {}: is the scan looking in the right place?", src.display());
+    assert!(missing.is_empty(), "uses of the unseeded hash without an `Unseeded` reason:\n{}", missing.join("\n"));
 }

@@ -60,6 +60,7 @@ pub type SeededHashSet<K> = HashSet<K, SeededState>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    // Unseeded: the hash the collision list is computed against, for comparison.
     use crate::core::fxhash::{colliding_pod_keys, FxHasher};
     use std::cell::Cell;
     use std::hash::{BuildHasherDefault, Hash, Hasher};

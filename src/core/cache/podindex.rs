@@ -12,6 +12,7 @@
 
 use crate::core::cache::affinity_terms::PodTerms;
 use crate::core::cache::assigned::AssignedPod;
+// Unseeded for interned label keys only (see `ByKey`).
 use crate::core::fxhash::FxHashMap;
 use crate::core::intern::Name;
 use crate::core::labels::{Narrowing, Selector};

@@ -11,6 +11,8 @@
 
 use crate::core::api;
 use crate::core::dra::allocator::{AllocatedDevices, DeviceId};
+// Unseeded: device ids are driver, pool and device names that DRA drivers (components an
+// administrator installs) publish in ResourceSlices; no tenant chooses them.
 use crate::core::fxhash::FxHashMap;
 
 /// How many allocations hold each device.

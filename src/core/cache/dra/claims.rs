@@ -11,7 +11,7 @@
 //! resourceVersions compare as integers, as upstream's `strconv.ParseInt` comparison does.
 
 use crate::core::api::{self, Object};
-use crate::core::fxhash::FxHashMap;
+use crate::core::seeded_hash::SeededHashMap;
 use crate::core::texts::dynamic_resources as texts;
 use std::sync::Arc;
 
@@ -40,11 +40,12 @@ impl std::fmt::Display for AssumeError {
     }
 }
 
-/// The claims by `namespace/name`, with an index by UID.
+/// The claims by `namespace/name`, with an index by UID. Seeded: tenants name their claims (and
+/// the index shares the map type rather than trust that no client ever picks a UID).
 #[derive(Debug, Clone, Default)]
 pub struct ClaimStore {
-    by_key: FxHashMap<String, Entry>,
-    by_uid: FxHashMap<Box<str>, String>,
+    by_key: SeededHashMap<String, Entry>,
+    by_uid: SeededHashMap<Box<str>, String>,
 }
 
 /// `getObjVersion`: the resourceVersion as an integer.
@@ -177,9 +178,12 @@ impl ClaimStore {
         Some(ClaimChange { old: Some(old), new: Some(e.latest.clone()) })
     }
 
-    /// Forget everything (the kind became unreadable); the removed latest versions.
+    /// Forget everything (the kind became unreadable); the removed latest versions, in key order
+    /// (the map's order differs from process to process).
     pub fn clear(&mut self) -> Vec<Arc<api::ResourceClaim>> {
         self.by_uid.clear();
-        self.by_key.drain().map(|(_, e)| e.latest).collect()
+        let mut removed: Vec<(String, Entry)> = self.by_key.drain().collect();
+        removed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        removed.into_iter().map(|(_, e)| e.latest).collect()
     }
 }

@@ -21,8 +21,10 @@ mod tests;
 
 use crate::core::api::{self, Object};
 use crate::core::dra::allocator::{AllocatedDevices, DeviceClasses, DeviceId, PrepareError, PreparedSlice, SliceIndex};
+// Unseeded for in-flight allocations by claim UID only: the API server assigns UIDs.
 use crate::core::fxhash::FxHashMap;
 use crate::core::model::PodKey;
+use crate::core::seeded_hash::SeededHashMap;
 use allocated::AllocatedCounts;
 pub use claims::{AssumeError, ClaimChange, ClaimStore};
 use std::collections::BTreeMap;
@@ -69,7 +71,8 @@ pub struct DraState {
     /// In-flight allocations by claim UID.
     in_flight: FxHashMap<Box<str>, InFlight>,
     /// The claim UIDs each pod has in flight (what a failed or finished binding releases).
-    pod_in_flight: FxHashMap<PodKey, Vec<Box<str>>>,
+    /// Seeded: pods' `namespace/name` keys are chosen by tenants.
+    pod_in_flight: SeededHashMap<PodKey, Vec<Box<str>>>,
     allocated: AllocatedCounts,
     templates: BTreeMap<String, api::ResourceClaimTemplate>,
     /// Kinds RBAC forbids (or the server does not serve) right now.

@@ -11,6 +11,7 @@
 
 use super::prepared::{NodeRef, NodeSelection, PreparedSlice, SliceIndex};
 use super::Features;
+// Unseeded: device names within one pool, published by a DRA driver.
 use crate::core::fxhash::FxHashSet;
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -6,6 +6,8 @@
 
 use crate::core::api::{self, DeviceAttribute, NodeSelector};
 use crate::core::framework::plugins::helper::CompiledNodeSelector;
+// Unseeded: keyed by node names (administrators' and kubelets') and by driver and pool names
+// (DRA drivers', which an administrator installs); no tenant chooses them.
 use crate::core::fxhash::FxHashMap;
 use crate::core::labels::KeyResolution;
 use crate::core::model::Labels;

@@ -12,6 +12,7 @@ use super::pools::{self, GatherError, Pool};
 use super::prepared::{DeviceId, NodeRef, PreparedDevice};
 use super::{AllocError, Allocator, Deadline, SelectorEvaluator, SelectorFailure};
 use crate::core::api::{self, DeviceClass, DeviceSelector, DeviceToleration, ExactDeviceRequest};
+// Unseeded: keyed by device ids (names DRA drivers publish) and indices the search hands out.
 use crate::core::fxhash::FxHashMap;
 use crate::core::texts::dra_allocator::{self as texts, SelectorOwner};
 

@@ -10,6 +10,7 @@
 use crate::core::api;
 use crate::core::framework::plugins::helper::CompiledNodeSelector;
 use crate::core::framework::{state_as, PluginState};
+// Unseeded: keyed by node names (administrators' and kubelets').
 use crate::core::fxhash::FxHashMap;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
