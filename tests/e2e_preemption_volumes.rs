@@ -129,6 +129,10 @@ fn high_priority_pod_preempts_the_least_important_victim_and_lands_on_the_nomina
     assert_eq!(preempted.len(), 1, "{:?}", server.events(NS));
     let critical_uid = server.get(&format!("{PODS}/critical")).expect("critical")["metadata"]["uid"].clone();
     assert_eq!(preempted[0]["note"], format!("Preempted by pod {} on node n1", critical_uid.as_str().unwrap_or("?")));
+    // The preemptor is the related object (executor.go: `Eventf(victim, preemptor, ...)`).
+    assert_eq!(preempted[0]["related"]["kind"], "Pod", "{}", preempted[0]);
+    assert_eq!(preempted[0]["related"]["name"], "critical", "{}", preempted[0]);
+    assert_eq!(preempted[0]["related"]["uid"], critical_uid, "{}", preempted[0]);
 }
 
 #[test]

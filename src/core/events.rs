@@ -6,8 +6,9 @@
 //! refreshed on a 30-minute heartbeat (`refreshTime`); a series idle for 6 minutes (`finishTime`)
 //! is written one last time and finished, so the next occurrence starts a new event. Isomorphic
 //! events share `getKey`'s fields: type, action, reason, reporting controller and instance (one
-//! instance per process here), and the whole `regarding` reference — resourceVersion included,
-//! so a pod that changed starts a new event.
+//! instance per process here), the whole `regarding` reference — resourceVersion included,
+//! so a pod that changed starts a new event — and the `related` one (a preemption victim's
+//! preemptor), so two preemptors of one victim make two events.
 //!
 //! Pure: callers pass `now` and perform the returned [`EventWrite`]s, whose JSON bodies are
 //! written here.
@@ -46,6 +47,8 @@ impl EventType {
 #[derive(Debug, Clone)]
 pub struct EventRecord {
     pub regarding: api::ObjectReference,
+    /// The object the event is also about (`related`: a preemption victim's preemptor).
+    pub related: Option<api::ObjectReference>,
     pub type_: EventType,
     pub reason: String,
     pub action: String,
@@ -77,6 +80,8 @@ struct Fields<'a> {
     controller: &'a str,
     /// kind, apiVersion, namespace, name, uid, resourceVersion of `regarding`.
     regarding: [&'a str; 6],
+    /// The same fields of `related`, when the event has one.
+    related: Option<[&'a str; 6]>,
 }
 
 /// Names of the `regarding` reference's fields, as [`Fields::regarding`] holds them.
@@ -87,7 +92,11 @@ impl EventWrite {
         let mut it = self.key.split('\0');
         let mut next = || it.next().unwrap_or("");
         let (type_, action, reason, controller) = (next(), next(), next(), next());
-        Fields { type_, action, reason, controller, regarding: std::array::from_fn(|_| next()) }
+        let regarding = std::array::from_fn(|_| next());
+        // `pack` writes the related reference's fields only when there is one.
+        let rest: Vec<&str> = it.collect();
+        let related = <[&str; 6]>::try_from(rest).ok();
+        Fields { type_, action, reason, controller, regarding, related }
     }
 
     /// Whether this write patches the series of an event created before.
@@ -121,6 +130,9 @@ impl EventWrite {
         o.field("eventTime", &timefmt::format_micro(self.first)).field("reportingController", f.controller);
         o.field("reportingInstance", &format!("{}-{hostname}", f.controller));
         o.field("action", f.action).field("reason", f.reason).reference("regarding", &f.regarding);
+        if let Some(related) = &f.related {
+            o.reference("related", related);
+        }
         o.field("note", &self.note).field("type", f.type_);
         if let Some((count, last)) = self.series {
             o.key("series").open().number("count", count).field("lastObservedTime", &timefmt::format_micro(last)).close();
@@ -230,24 +242,19 @@ impl Json {
 }
 
 /// The identity of an event for series de-duplication (`getKey`: type, action, reason,
-/// reporting controller and the whole `regarding` reference), packed in one string: one
-/// allocation per series instead of one per field. NUL cannot occur in these API strings.
+/// reporting controller, the whole `regarding` reference and the `related` one when there is
+/// one), packed in one string: one allocation per series instead of one per field. NUL cannot
+/// occur in these API strings.
 fn pack(ev: &EventRecord) -> String {
-    let r = &ev.regarding;
-    let parts = [
-        ev.type_.as_str(),
-        &ev.action,
-        &ev.reason,
-        &ev.reporting_controller,
-        &r.kind,
-        &r.api_version,
-        &r.namespace,
-        &r.name,
-        &r.uid,
-        &r.resource_version,
-    ];
-    let mut key = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
-    for (i, p) in parts.iter().enumerate() {
+    fn reference(r: &api::ObjectReference) -> [&str; 6] {
+        [&r.kind, &r.api_version, &r.namespace, &r.name, &r.uid, &r.resource_version]
+    }
+    let head = [ev.type_.as_str(), &ev.action, &ev.reason, &ev.reporting_controller];
+    let regarding = reference(&ev.regarding);
+    let related = ev.related.as_ref().map(reference);
+    let parts = || head.iter().chain(&regarding).chain(related.iter().flatten());
+    let mut key = String::with_capacity(parts().map(|p| p.len() + 1).sum());
+    for (i, p) in parts().enumerate() {
         if i > 0 {
             key.push('\0');
         }
@@ -375,6 +382,7 @@ impl Default for EventSeries {
 pub fn failed_scheduling(pod: &PodInfo, profile: &str, message: &str) -> EventRecord {
     EventRecord {
         regarding: pod_reference(&pod.namespace, &pod.name, &pod.uid, &pod.resource_version),
+        related: None,
         type_: EventType::Warning,
         reason: texts::REASON_FAILED_SCHEDULING.into(),
         action: texts::ACTION_SCHEDULING.into(),
@@ -387,6 +395,7 @@ pub fn failed_scheduling(pod: &PodInfo, profile: &str, message: &str) -> EventRe
 pub fn scheduled(pod: &PodInfo, node: &str, profile: &str) -> EventRecord {
     EventRecord {
         regarding: pod_reference(&pod.namespace, &pod.name, &pod.uid, &pod.resource_version),
+        related: None,
         type_: EventType::Normal,
         reason: texts::REASON_SCHEDULED.into(),
         action: texts::ACTION_BINDING.into(),
@@ -395,15 +404,17 @@ pub fn scheduled(pod: &PodInfo, node: &str, profile: &str) -> EventRecord {
     }
 }
 
-/// `Preempted`/`Preempting` (Normal) on a victim evicted for `preemptor_uid` on `node`
-/// (preemption.go).
-pub fn preempted(namespace: &str, name: &str, uid: &str, preemptor_uid: &str, node: &str, profile: &str) -> EventRecord {
+/// `Preempted`/`Preempting` (Normal) on a victim evicted for `preemptor` on `node`, with the
+/// preemptor as the related object (`Eventf(victim, preemptor, ...)` in
+/// pkg/scheduler/framework/preemption/executor.go, kubernetes/kubernetes v1.35).
+pub fn preempted(victim: api::ObjectReference, preemptor: api::ObjectReference, node: &str, profile: &str) -> EventRecord {
     EventRecord {
-        regarding: pod_reference(namespace, name, uid, ""),
+        note: texts::preempted(&preemptor.uid, node),
+        regarding: victim,
+        related: Some(preemptor),
         type_: EventType::Normal,
         reason: texts::REASON_PREEMPTED.into(),
         action: texts::ACTION_PREEMPTING.into(),
-        note: texts::preempted(preemptor_uid, node),
         reporting_controller: profile.into(),
     }
 }
@@ -413,6 +424,7 @@ pub fn preempted(namespace: &str, name: &str, uid: &str, preemptor_uid: &str, no
 pub fn no_scheduler_for_name(regarding: api::ObjectReference, reporter: &str, note: String) -> EventRecord {
     EventRecord {
         regarding,
+        related: None,
         type_: EventType::Warning,
         reason: texts::REASON_NO_SCHEDULER_FOR_NAME.into(),
         action: texts::ACTION_SCHEDULING.into(),
@@ -440,6 +452,7 @@ mod tests {
     fn failed(note: &str) -> EventRecord {
         EventRecord {
             regarding: pod_reference("default", "p", "u1", "7"),
+            related: None,
             type_: EventType::Warning,
             reason: "FailedScheduling".into(),
             action: "Scheduling".into(),
@@ -625,5 +638,30 @@ mod tests {
         assert!(created(s.record(&normal, t0, wall)));
         assert!(s.record(&normal, t0, wall).is_some_and(|w| w.is_series()), "the same key again is a series");
         assert_eq!(s.len(), 3);
+    }
+
+    #[test]
+    fn the_related_object_is_part_of_the_key_and_of_the_body() {
+        // event_broadcaster.go getKey: `related` is a key; executor.go records a victim's event
+        // with its preemptor as the related object.
+        let mut s = EventSeries::new();
+        let (t0, wall) = (Instant::now(), SystemTime::now());
+        let victim = pod_reference("default", "low", "u-low", "");
+        let by = |name: &str| preempted(victim.clone(), pod_reference("default", name, &format!("u-{name}"), "3"), "n1", "s");
+        let first = s.record(&by("high-1"), t0, wall).expect("created");
+        assert!(!first.is_series());
+        let second = s.record(&by("high-2"), t0, wall).expect("created");
+        assert!(!second.is_series(), "another preemptor of the same victim is another event");
+        assert!(s.record(&by("high-1"), t0, wall).is_some_and(|w| w.is_series()), "the same preemptor again is a series");
+        let body = json(&second.event_json("host"));
+        assert_eq!(body["regarding"]["name"], "low");
+        assert_eq!(
+            body["related"],
+            serde_json::json!({"kind": "Pod", "apiVersion": "v1", "namespace": "default", "name": "high-2", "uid": "u-high-2", "resourceVersion": "3"})
+        );
+        assert_eq!(body["note"], "Preempted by pod u-high-2 on node n1");
+        assert_eq!(body["metadata"]["name"].as_str().map(|n| n.starts_with("low.")), Some(true));
+        // An event without a related object writes none.
+        assert!(json(&s.record(&failed("x"), t0, wall).expect("created").event_json("host")).get("related").is_none());
     }
 }

@@ -76,7 +76,8 @@ pub struct Eviction {
     pub namespace: String,
     pub name: String,
     pub uid: String,
-    pub preemptor_uid: String,
+    /// The preemptor as the event on the victim names it (`related`; its uid is in the note).
+    pub preemptor_reference: crate::core::api::ObjectReference,
     /// `namespace/name` of the preemptor (for the log line).
     pub preemptor: String,
     pub node: String,

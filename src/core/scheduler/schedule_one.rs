@@ -205,7 +205,12 @@ impl Scheduler {
                                 namespace: v.namespace.to_string(),
                                 name: v.key.split_once('/').map(|(_, n)| n.to_string()).unwrap_or_default(),
                                 uid: v.uid.to_string(),
-                                preemptor_uid: pod.uid.to_string(),
+                                preemptor_reference: crate::core::events::pod_reference(
+                                    &pod.namespace,
+                                    &pod.name,
+                                    &pod.uid,
+                                    &pod.resource_version,
+                                ),
                                 preemptor: key.to_string(),
                                 node: node.to_string(),
                                 profile: profile.clone(),

@@ -2071,20 +2071,33 @@ fn scheduled_note() {
     assert_eq!(ev.note, "Successfully assigned default/on-ssd to ssd");
 }
 
+fn preempted_low_by_high() -> EventRecord {
+    let victim = events::pod_reference("ns", "low", "uid-low", "");
+    let preemptor = events::pod_reference("ns", "high", "uid-high", "5");
+    events::preempted(victim, preemptor, "n1", "default-scheduler")
+}
+
 #[test]
 fn preempted_event() {
-    assert_eq!(events::preempted("ns", "low", "uid-low", "uid-high", "n1", "default-scheduler").reason, "Preempted");
+    assert_eq!(preempted_low_by_high().reason, "Preempted");
 }
 
 #[test]
 fn preempting_action() {
-    assert_eq!(events::preempted("ns", "low", "uid-low", "uid-high", "n1", "default-scheduler").action, "Preempting");
+    assert_eq!(preempted_low_by_high().action, "Preempting");
 }
 
 #[test]
 fn preempted_note() {
-    let ev = events::preempted("ns", "low", "uid-low", "uid-high", "n1", "default-scheduler");
+    let ev = preempted_low_by_high();
     assert_eq!((ev.note.as_str(), ev.type_), ("Preempted by pod uid-high on node n1", EventType::Normal));
+}
+
+#[test]
+fn preempted_names_the_preemptor_as_the_related_object() {
+    // executor.go: Eventf(victim, preemptor, ...).
+    let ev = preempted_low_by_high();
+    assert_eq!((ev.regarding.name.as_str(), ev.related.as_ref().map(|r| r.name.as_str())), ("low", Some("high")));
 }
 
 #[test]

@@ -687,7 +687,7 @@ pub fn patch_status(client: &Client, p: &StatusPatch, wall: SystemTime) -> Resul
 /// Preempt a victim as upstream's `PreemptPod`: add the `DisruptionTarget` condition, delete with
 /// a UID precondition, and record a `Preempted` event on the victim.
 fn evict(ctx: &WorkerContext, ev: &crate::core::scheduler::effects::Eviction) -> Result<(), ApiError> {
-    let (namespace, name, uid, preemptor_uid) = (&ev.namespace, &ev.name, &ev.uid, &ev.preemptor_uid);
+    let (namespace, name, uid) = (&ev.namespace, &ev.name, &ev.uid);
     let (preemptor_key, node, profile) = (&ev.preemptor, &ev.node, &ev.profile);
     let wall = ctx.clock.wall();
     let c = conditions::disruption_target(profile);
@@ -721,7 +721,10 @@ fn evict(ctx: &WorkerContext, ev: &crate::core::scheduler::effects::Eviction) ->
         }
         Err(e) => return Err(e),
     }
-    ctx.events.record(events::preempted(namespace, name, uid, preemptor_uid, node, profile));
+    // Upstream's reference to the victim carries the resourceVersion its informer last saw; the
+    // cache keeps none for bound pods (a string per pod at 150,000 pods), so it is left out.
+    let victim = events::pod_reference(namespace, name, uid, "");
+    ctx.events.record(events::preempted(victim, ev.preemptor_reference.clone(), node, profile));
     Ok(())
 }
 

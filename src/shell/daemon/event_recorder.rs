@@ -550,6 +550,7 @@ mod tests {
     fn scheduled(name: &str) -> EventRecord {
         EventRecord {
             regarding: pod_reference("default", name, &format!("uid-{name}"), "1"),
+            related: None,
             type_: EventType::Normal,
             reason: "Scheduled".into(),
             action: "Binding".into(),
