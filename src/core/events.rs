@@ -94,8 +94,10 @@ impl EventWrite {
         let (type_, action, reason, controller) = (next(), next(), next(), next());
         let regarding = std::array::from_fn(|_| next());
         // `pack` writes the related reference's fields only when there is one.
-        let rest: Vec<&str> = it.collect();
-        let related = <[&str; 6]>::try_from(rest).ok();
+        let related = it.next().map(|kind| {
+            let mut next = || it.next().unwrap_or("");
+            [kind, next(), next(), next(), next(), next()]
+        });
         Fields { type_, action, reason, controller, regarding, related }
     }
 
